@@ -1,0 +1,11 @@
+// Package rpc is cdevd's wire contract: JSON-RPC method names, the params,
+// results and event payloads of every method, and the error codes clients
+// rely on. It has no behaviour and imports nothing of cdevd, so that the
+// OpenRPC document, the server and outside clients all read one definition.
+//
+// Conventions the OpenRPC generator relies on: a field tagged `omitempty` is
+// optional, every other field is required; a `doc:"…"` tag is its
+// description; `format:"date-time"` marks RFC 3339 times; `enum:"v"` pins a
+// string field to one value; `schema:"object"` or `schema:"any"` types a
+// json.RawMessage; a named string type with an Enum method lists its values.
+package rpc

@@ -1,0 +1,112 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// JSON-RPC 2.0 and cdevd error codes. Codes in -32000..-32099 are cdevd's own
+// and stable: clients switch on them.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+
+	CodeOverloaded     = -32001 // too many requests in flight on this connection
+	CodeNotInitialized = -32002 // a method other than initialize before initialize
+
+	CodeSessionNotFound = -32010 // data {session_id}
+	CodeSessionBusy     = -32011 // data {session_id, reason}
+	CodeRequestNotFound = -32013 // data {session_id, request_id}: nothing pending to answer
+
+	CodeWorkspaceNotFound = -32020 // data {workspace_id}
+	CodeInvalidPath       = -32021 // data {path, reason}
+	CodePathOutside       = -32022 // data {path}
+)
+
+// Error is a JSON-RPC error object. Handlers return it (possibly wrapped with
+// %w); the transport converts it to the wire error once, with errors.As, so a
+// wrapped Error keeps its code.
+type Error struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string {
+	if e.Data != nil {
+		if b, err := json.Marshal(e.Data); err == nil {
+			return fmt.Sprintf("%s (code %d, data %s)", e.Message, e.Code, b)
+		}
+	}
+	return fmt.Sprintf("%s (code %d)", e.Message, e.Code)
+}
+
+// AsError returns the *Error inside err, or an internal error that carries
+// err's text when err is not one.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
+}
+
+// Errorf builds an *Error with a formatted message and optional data.
+func Errorf(code int64, data any, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Data: data}
+}
+
+// InvalidParams reports a bad field in a request's params.
+func InvalidParams(field, reason string) *Error {
+	return &Error{
+		Code:    CodeInvalidParams,
+		Message: fmt.Sprintf("invalid params: %s: %s", field, reason),
+		Data:    map[string]any{"field": field, "reason": reason},
+	}
+}
+
+// SessionNotFound reports an unknown session id.
+func SessionNotFound(sessionID string) *Error {
+	return &Error{Code: CodeSessionNotFound, Message: "session not found",
+		Data: map[string]any{"session_id": sessionID}}
+}
+
+// SessionBusy reports a session that cannot take the request now.
+func SessionBusy(sessionID, reason string) *Error {
+	return &Error{Code: CodeSessionBusy, Message: "session busy: " + reason,
+		Data: map[string]any{"session_id": sessionID, "reason": reason}}
+}
+
+// RequestNotFound reports an answer to a prompt that is not pending.
+func RequestNotFound(sessionID, requestID string) *Error {
+	return &Error{Code: CodeRequestNotFound, Message: "no pending request to answer",
+		Data: map[string]any{"session_id": sessionID, "request_id": requestID}}
+}
+
+// WorkspaceNotFound reports an unknown workspace id.
+func WorkspaceNotFound(workspaceID string) *Error {
+	return &Error{Code: CodeWorkspaceNotFound, Message: "workspace not found",
+		Data: map[string]any{"workspace_id": workspaceID}}
+}
+
+// InvalidPath reports a path that cannot be used as a workspace.
+func InvalidPath(path, reason string) *Error {
+	return &Error{Code: CodeInvalidPath, Message: "invalid path: " + reason,
+		Data: map[string]any{"path": path, "reason": reason}}
+}
+
+// PathOutside reports a path that is not inside any workspace.
+func PathOutside(path string) *Error {
+	return &Error{Code: CodePathOutside, Message: "path outside workspace",
+		Data: map[string]any{"path": path}}
+}
+
+// Overloaded is returned when a connection has too many requests in flight.
+var Overloaded = &Error{Code: CodeOverloaded, Message: "server overloaded; retry later"}
+
+// NotInitialized is returned for any method called before initialize.
+var NotInitialized = &Error{Code: CodeNotInitialized, Message: "not initialized"}

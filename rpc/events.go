@@ -1,0 +1,193 @@
+package rpc
+
+// EventPrefix starts the method name of every server notification.
+const EventPrefix = "event/"
+
+// Event types (the part after "event/").
+const (
+	EventClaudeMessage      = "claude_message"
+	EventMessageDelta       = "message_delta"
+	EventPermission         = "pty_permission"
+	EventPermissionResolved = "pty_permission_resolved"
+	EventQuestion           = "question"
+	EventState              = "pty_state"
+	EventTurnCompleted      = "turn_completed"
+	EventError              = "error"
+	EventSessionStart       = "session_start"
+	EventSessionEnd         = "session_end"
+	EventSessionStopped     = "session_stopped"
+	EventSessionUpdated     = "session_updated"
+	EventHeartbeat          = "heartbeat"
+)
+
+// EventHeader is carried, flattened, by every session event.
+type EventHeader struct {
+	SessionID   string `json:"session_id"`
+	WorkspaceID string `json:"workspace_id"`
+	AgentType   string `json:"agent_type"`
+	Timestamp   string `json:"timestamp" format:"date-time"`
+	Seq         int64  `json:"seq" doc:"Per session, from 1, no gaps within an epoch."`
+	Epoch       string `json:"epoch"`
+}
+
+// ClaudeMessageEvent is a complete message, for every runtime despite the name.
+type ClaudeMessageEvent struct {
+	EventHeader
+	ID      string      `json:"id"`
+	Type    MessageType `json:"type"`
+	UUID    string      `json:"uuid"`
+	Message MessageBody `json:"message"`
+}
+
+// DeltaPhase says what a delta adds to.
+type DeltaPhase string
+
+// Delta phases.
+const (
+	PhaseText     DeltaPhase = "text"
+	PhaseThinking DeltaPhase = "thinking"
+)
+
+// Enum lists the values of DeltaPhase.
+func (DeltaPhase) Enum() []string { return []string{"text", "thinking"} }
+
+// MessageDeltaEvent is a live piece of a message being written.
+type MessageDeltaEvent struct {
+	EventHeader
+	MessageID string     `json:"message_id"`
+	Phase     DeltaPhase `json:"phase"`
+	Text      string     `json:"text"`
+}
+
+// PermissionKind classifies what a permission request is for.
+type PermissionKind string
+
+// Permission kinds.
+const (
+	PermBash    PermissionKind = "bash_command"
+	PermWrite   PermissionKind = "write_file"
+	PermEdit    PermissionKind = "edit_file"
+	PermRead    PermissionKind = "read_file"
+	PermMCP     PermissionKind = "mcp_tool"
+	PermToolUse PermissionKind = "tool_use"
+)
+
+// Enum lists the values of PermissionKind.
+func (PermissionKind) Enum() []string {
+	return []string{"bash_command", "write_file", "edit_file", "read_file", "mcp_tool", "tool_use"}
+}
+
+// Option is one answer a client may choose.
+type Option struct {
+	Key         string `json:"key"`
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+// PermissionEvent asks the user to allow a tool call.
+type PermissionEvent struct {
+	EventHeader
+	RequestID   string         `json:"request_id"`
+	Type        PermissionKind `json:"type"`
+	ToolName    string         `json:"tool_name"`
+	Target      string         `json:"target" doc:"The command, file or resource concerned."`
+	Description string         `json:"description"`
+	Preview     string         `json:"preview"`
+	Options     []Option       `json:"options"`
+}
+
+// Question is one question of a QuestionEvent.
+type Question struct {
+	Question    string   `json:"question"`
+	Header      string   `json:"header,omitempty"`
+	Options     []Option `json:"options,omitempty"`
+	MultiSelect bool     `json:"multi_select,omitempty"`
+}
+
+// QuestionEvent asks the user a question (answered with session/respond type=question).
+type QuestionEvent struct {
+	EventHeader
+	RequestID string     `json:"request_id"`
+	Questions []Question `json:"questions"`
+}
+
+// PermissionResolvedEvent tells every watcher that a prompt was answered or cancelled.
+type PermissionResolvedEvent struct {
+	EventHeader
+	RequestID  string `json:"request_id"`
+	ResolvedBy string `json:"resolved_by" doc:"The answering client's id, or \"server\" when cancelled."`
+	Decision   string `json:"decision" doc:"allow, allow_always, deny, answered or cancelled."`
+}
+
+// PtyState is the state shown by pty_state.
+type PtyState string
+
+// pty_state values.
+const (
+	PtyIdle       PtyState = "idle"
+	PtyThinking   PtyState = "thinking"
+	PtyPermission PtyState = "permission"
+	PtyQuestion   PtyState = "question"
+	PtyError      PtyState = "error"
+)
+
+// Enum lists the values of PtyState.
+func (PtyState) Enum() []string {
+	return []string{"idle", "thinking", "permission", "question", "error"}
+}
+
+// StateEvent tells what the agent is doing now.
+type StateEvent struct {
+	EventHeader
+	State           PtyState `json:"state"`
+	WaitingForInput bool     `json:"waiting_for_input"`
+}
+
+// TurnCompletedEvent ends a turn that finished normally.
+type TurnCompletedEvent struct {
+	EventHeader
+	Usage      Usage    `json:"usage"`
+	CostUSD    *float64 `json:"cost_usd,omitempty"`
+	StopReason string   `json:"stop_reason"`
+	DurationMS int64    `json:"duration_ms,omitempty"`
+}
+
+// ErrorEvent ends a turn that failed, or reports a session-level failure.
+type ErrorEvent struct {
+	EventHeader
+	Code    string `json:"code" doc:"Stable: cli_exited, stall_timeout, output_too_large, start_failed, runtime_error."`
+	Message string `json:"message"`
+}
+
+// SessionStartEvent says a session began running in cdevd.
+type SessionStartEvent struct {
+	EventHeader
+	Source string `json:"source,omitempty" doc:"new or resumed."`
+}
+
+// SessionEndEvent says a session's process ended (session_end) or that it
+// was stopped (session_stopped).
+type SessionEndEvent struct {
+	EventHeader
+	Reason   string `json:"reason"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+}
+
+// SessionUpdatedEvent tells workspace subscribers that a session's
+// transcript changed, including sessions run outside cdevd.
+type SessionUpdatedEvent struct {
+	SessionID    string `json:"session_id"`
+	WorkspaceID  string `json:"workspace_id"`
+	AgentType    string `json:"agent_type"`
+	Summary      string `json:"summary"`
+	MessageCount int    `json:"message_count"`
+	LastUpdated  string `json:"last_updated" format:"date-time"`
+	Timestamp    string `json:"timestamp" format:"date-time"`
+}
+
+// HeartbeatEvent keeps idle connections visibly alive.
+type HeartbeatEvent struct {
+	ServerTime    string `json:"server_time" format:"date-time"`
+	Sequence      int64  `json:"sequence"`
+	UptimeSeconds int64  `json:"uptime_seconds"`
+}

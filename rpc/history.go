@@ -1,0 +1,187 @@
+package rpc
+
+import "encoding/json"
+
+// HistoryParams lists a workspace's sessions of one runtime.
+type HistoryParams struct {
+	WorkspaceID string `json:"workspace_id"`
+	AgentType   string `json:"agent_type,omitempty"`
+	Limit       int    `json:"limit,omitempty" doc:"Default 50, at most 500."`
+	Cursor      string `json:"cursor,omitempty" doc:"next_cursor of the previous page."`
+}
+
+// HistorySession is one session in a workspace's history.
+type HistorySession struct {
+	SessionID    string        `json:"session_id"`
+	AgentType    string        `json:"agent_type"`
+	Summary      string        `json:"summary"`
+	MessageCount int           `json:"message_count"`
+	LastUpdated  string        `json:"last_updated" format:"date-time"`
+	Branch       string        `json:"branch,omitempty"`
+	Status       SessionStatus `json:"status"`
+}
+
+// HistoryResult is one page of history, newest first.
+type HistoryResult struct {
+	Sessions   []HistorySession `json:"sessions"`
+	Total      int              `json:"total"`
+	NextCursor string           `json:"next_cursor,omitempty"`
+}
+
+// Order is a paging direction.
+type Order string
+
+// Orders.
+const (
+	OrderAsc  Order = "asc"
+	OrderDesc Order = "desc"
+)
+
+// Enum lists the values of Order.
+func (Order) Enum() []string { return []string{"asc", "desc"} }
+
+// MessagesParams pages a session's transcript.
+type MessagesParams struct {
+	WorkspaceID string `json:"workspace_id"`
+	SessionID   string `json:"session_id"`
+	AgentType   string `json:"agent_type,omitempty"`
+	Limit       int    `json:"limit,omitempty" doc:"Default 50, at most 500."`
+	Offset      int    `json:"offset,omitempty"`
+	Order       Order  `json:"order,omitempty" doc:"asc: oldest first; desc: newest first (offset counts from the newest)."`
+}
+
+// MessagesResult is one page of a transcript.
+type MessagesResult struct {
+	SessionID   string    `json:"session_id"`
+	Messages    []Message `json:"messages"`
+	Total       int       `json:"total"`
+	Limit       int       `json:"limit"`
+	Offset      int       `json:"offset"`
+	HasMore     bool      `json:"has_more"`
+	QueryTimeMS float64   `json:"query_time_ms"`
+}
+
+// MessageType is who a message is from.
+type MessageType string
+
+// Message types.
+const (
+	MessageUser      MessageType = "user"
+	MessageAssistant MessageType = "assistant"
+	MessageSystem    MessageType = "system"
+)
+
+// Enum lists the values of MessageType.
+func (MessageType) Enum() []string { return []string{"user", "assistant", "system"} }
+
+// Message is a complete message in the same shape for every runtime.
+type Message struct {
+	ID        string      `json:"id"`
+	SessionID string      `json:"session_id"`
+	Type      MessageType `json:"type"`
+	UUID      string      `json:"uuid"`
+	Timestamp string      `json:"timestamp" format:"date-time"`
+	Message   MessageBody `json:"message"`
+}
+
+// MessageBody is the role and content of a Message.
+type MessageBody struct {
+	Role    string         `json:"role"`
+	Content []ContentBlock `json:"content"`
+	Model   string         `json:"model,omitempty"`
+	Usage   *Usage         `json:"usage,omitempty"`
+}
+
+// BlockType is a content block's kind.
+type BlockType string
+
+// Content block kinds.
+const (
+	BlockText       BlockType = "text"
+	BlockThinking   BlockType = "thinking"
+	BlockToolUse    BlockType = "tool_use"
+	BlockToolResult BlockType = "tool_result"
+	BlockImage      BlockType = "image"
+)
+
+// Enum lists the values of BlockType.
+func (BlockType) Enum() []string {
+	return []string{"text", "thinking", "tool_use", "tool_result", "image"}
+}
+
+// ContentBlock is one block of a message; which fields are set depends on type.
+type ContentBlock struct {
+	Type      BlockType       `json:"type"`
+	Text      string          `json:"text,omitempty" doc:"text blocks."`
+	Thinking  string          `json:"thinking,omitempty" doc:"thinking blocks."`
+	ID        string          `json:"id,omitempty" doc:"tool_use blocks."`
+	Name      string          `json:"name,omitempty" doc:"tool_use blocks."`
+	Input     json.RawMessage `json:"input,omitempty" doc:"tool_use blocks: the tool's input object." schema:"object"`
+	ToolUseID string          `json:"tool_use_id,omitempty" doc:"tool_result blocks."`
+	Content   json.RawMessage `json:"content,omitempty" doc:"tool_result blocks: a string or an array of blocks." schema:"any"`
+	IsError   bool            `json:"is_error,omitempty" doc:"tool_result blocks."`
+	Source    json.RawMessage `json:"source,omitempty" doc:"image blocks." schema:"object"`
+}
+
+// Usage is token usage.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens,omitempty"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens,omitempty"`
+}
+
+// WatchParams starts watching a session's events.
+type WatchParams struct {
+	WorkspaceID string `json:"workspace_id"`
+	SessionID   string `json:"session_id"`
+	AgentType   string `json:"agent_type,omitempty"`
+	SinceSeq    *int64 `json:"since_seq,omitempty" doc:"Replay events after this seq (same epoch) before going live."`
+}
+
+// WatchResult answers watch. Replayed events are sent right after it.
+type WatchResult struct {
+	Status      string `json:"status" enum:"watching"`
+	Watching    bool   `json:"watching"`
+	WorkspaceID string `json:"workspace_id"`
+	SessionID   string `json:"session_id"`
+	Epoch       string `json:"epoch"`
+	LastSeq     int64  `json:"last_seq"`
+	Replayed    int    `json:"replayed"`
+	Gap         bool   `json:"gap" doc:"The replay buffer no longer reaches since_seq: reload with messages."`
+}
+
+// UnwatchParams stops watching one session, or all with no session_id.
+type UnwatchParams struct {
+	AgentType string `json:"agent_type,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// UnwatchResult answers unwatch.
+type UnwatchResult struct {
+	Status      string `json:"status" enum:"unwatched"`
+	Watching    bool   `json:"watching"`
+	WorkspaceID string `json:"workspace_id,omitempty"`
+	SessionID   string `json:"session_id,omitempty"`
+}
+
+// SessionRefParams names a session in a workspace.
+type SessionRefParams struct {
+	WorkspaceID string `json:"workspace_id"`
+	SessionID   string `json:"session_id"`
+	AgentType   string `json:"agent_type,omitempty"`
+}
+
+// ActivateResult answers workspace/session/activate.
+type ActivateResult struct {
+	Success     bool   `json:"success"`
+	WorkspaceID string `json:"workspace_id"`
+	SessionID   string `json:"session_id"`
+}
+
+// DeleteResult answers workspace/session/delete.
+type DeleteResult struct {
+	Status      string `json:"status" enum:"deleted"`
+	WorkspaceID string `json:"workspace_id"`
+	SessionID   string `json:"session_id"`
+}

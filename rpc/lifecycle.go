@@ -1,0 +1,151 @@
+package rpc
+
+// ProtocolVersion is the wire protocol version cdevd speaks.
+const ProtocolVersion = "1.0"
+
+// RegistrySchemaVersion is the runtimeRegistry contract version.
+const RegistrySchemaVersion = "1.0"
+
+// ClientInfo names a client.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// ClientCapabilities are what a client declares at initialize.
+type ClientCapabilities struct {
+	OptOutNotificationMethods []string `json:"optOutNotificationMethods,omitempty" doc:"Notification methods (e.g. event/message_delta) this client does not want."`
+}
+
+// InitializeParams opens a session of the protocol on a connection. Both
+// spellings of client info are accepted because existing clients send either.
+type InitializeParams struct {
+	ProtocolVersion string              `json:"protocolVersion,omitempty"`
+	ClientInfo      *ClientInfo         `json:"clientInfo,omitempty"`
+	ClientInfoSnake *ClientInfo         `json:"client_info,omitempty" doc:"Alias of clientInfo."`
+	Capabilities    *ClientCapabilities `json:"capabilities,omitempty"`
+}
+
+// ServerInfo names the server.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// InitializeResult is the answer to initialize.
+type InitializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	ServerInfo      ServerInfo         `json:"serverInfo"`
+	ServerInfoSnake ServerInfo         `json:"server_info" doc:"Same as serverInfo; read by the iOS client."`
+	ClientID        string             `json:"clientId"`
+	Epoch           string             `json:"epoch" doc:"A new id per server start; event seqs are meaningful within one epoch."`
+	Capabilities    ServerCapabilities `json:"capabilities"`
+}
+
+// ServerCapabilities lists the runtimes and how to route to them.
+type ServerCapabilities struct {
+	SupportedAgents []string        `json:"supportedAgents" doc:"Equal to the ids of runtimeRegistry.runtimes."`
+	RuntimeRegistry RuntimeRegistry `json:"runtimeRegistry"`
+}
+
+// RuntimeRegistry is the runtime capability registry contract.
+type RuntimeRegistry struct {
+	SchemaVersion  string    `json:"schemaVersion"`
+	GeneratedAt    string    `json:"generatedAt" doc:"RFC 3339 time the registry was built." format:"date-time"`
+	DefaultRuntime string    `json:"defaultRuntime"`
+	Routing        Routing   `json:"routing"`
+	Runtimes       []Runtime `json:"runtimes"`
+}
+
+// Routing says which param selects a runtime and where it is required.
+type Routing struct {
+	AgentTypeField    string   `json:"agentTypeField"`
+	DefaultAgentType  string   `json:"defaultAgentType"`
+	RequiredOnMethods []string `json:"requiredOnMethods"`
+}
+
+// RuntimeStatus says whether a runtime can be used.
+type RuntimeStatus string
+
+// Runtime statuses.
+const (
+	RuntimeActive     RuntimeStatus = "active"
+	RuntimePreview    RuntimeStatus = "preview"
+	RuntimeDeprecated RuntimeStatus = "deprecated"
+	RuntimeDisabled   RuntimeStatus = "disabled"
+)
+
+// Enum lists the values of RuntimeStatus.
+func (RuntimeStatus) Enum() []string {
+	return []string{string(RuntimeActive), string(RuntimePreview), string(RuntimeDeprecated), string(RuntimeDisabled)}
+}
+
+// ListSource says where a runtime's session list comes from.
+type ListSource string
+
+// Session list sources.
+const (
+	ListWorkspaceHistory ListSource = "workspaceHistory"
+	ListRuntimeScoped    ListSource = "runtimeScoped"
+)
+
+// Enum lists the values of ListSource.
+func (ListSource) Enum() []string {
+	return []string{string(ListWorkspaceHistory), string(ListRuntimeScoped)}
+}
+
+// ScopeSource says whether messages and watch are scoped by workspace.
+type ScopeSource string
+
+// Message and watch sources.
+const (
+	ScopeWorkspace ScopeSource = "workspaceScoped"
+	ScopeRuntime   ScopeSource = "runtimeScoped"
+)
+
+// Enum lists the values of ScopeSource.
+func (ScopeSource) Enum() []string { return []string{string(ScopeWorkspace), string(ScopeRuntime)} }
+
+// Runtime is one runtime's capability record.
+type Runtime struct {
+	ID                                    string         `json:"id"`
+	DisplayName                           string         `json:"displayName"`
+	Status                                RuntimeStatus  `json:"status"`
+	SessionListSource                     ListSource     `json:"sessionListSource"`
+	SessionMessagesSource                 ScopeSource    `json:"sessionMessagesSource"`
+	SessionWatchSource                    ScopeSource    `json:"sessionWatchSource"`
+	RequiresWorkspaceActivationOnResume   bool           `json:"requiresWorkspaceActivationOnResume"`
+	RequiresSessionResolutionOnNewSession bool           `json:"requiresSessionResolutionOnNewSession"`
+	SupportsResume                        bool           `json:"supportsResume"`
+	SupportsInteractiveQuestions          bool           `json:"supportsInteractiveQuestions"`
+	SupportsPermissions                   bool           `json:"supportsPermissions"`
+	Methods                               RuntimeMethods `json:"methods"`
+	Availability                          Availability   `json:"availability"`
+}
+
+// RuntimeMethods maps a runtime's operations to RPC methods.
+type RuntimeMethods struct {
+	History  string `json:"history"`
+	Messages string `json:"messages"`
+	Watch    string `json:"watch"`
+	Unwatch  string `json:"unwatch"`
+	Start    string `json:"start"`
+	Send     string `json:"send"`
+	Stop     string `json:"stop"`
+	Input    string `json:"input"`
+	Respond  string `json:"respond"`
+	State    string `json:"state,omitempty"`
+}
+
+// Availability is what detecting a runtime's CLI on this machine found.
+type Availability struct {
+	Installed bool   `json:"installed"`
+	Version   string `json:"version,omitempty"`
+	Reason    string `json:"reason,omitempty" doc:"Why the runtime is not usable, when it is not."`
+}
+
+// InitializedParams is the (ignored) initialized notification.
+type InitializedParams struct{}
+
+// DiscoverParams takes nothing.
+type DiscoverParams struct{}

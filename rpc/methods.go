@@ -1,0 +1,105 @@
+package rpc
+
+// Method names.
+const (
+	MethodInitialize  = "initialize"
+	MethodInitialized = "initialized"
+	MethodDiscover    = "rpc.discover"
+
+	MethodWorkspaceList          = "workspace/list"
+	MethodWorkspaceAdd           = "workspace/add"
+	MethodWorkspaceRemove        = "workspace/remove"
+	MethodWorkspaceGet           = "workspace/get"
+	MethodWorkspaceSubscribe     = "workspace/subscribe"
+	MethodWorkspaceUnsubscribe   = "workspace/unsubscribe"
+	MethodWorkspaceSubscriptions = "workspace/subscriptions"
+	MethodWorkspaceSubscribeAll  = "workspace/subscribeAll"
+
+	MethodSessionStart   = "session/start"
+	MethodSessionSend    = "session/send"
+	MethodSessionStop    = "session/stop"
+	MethodSessionInput   = "session/input"
+	MethodSessionRespond = "session/respond"
+	MethodSessionState   = "session/state"
+
+	MethodHistory  = "workspace/session/history"
+	MethodMessages = "workspace/session/messages"
+	MethodWatch    = "workspace/session/watch"
+	MethodUnwatch  = "workspace/session/unwatch"
+	MethodActivate = "workspace/session/activate"
+	MethodDelete   = "workspace/session/delete"
+)
+
+// RoutedMethods must carry agent_type for deterministic routing.
+var RoutedMethods = []string{
+	MethodSessionStart, MethodSessionSend, MethodSessionStop, MethodSessionInput, MethodSessionRespond,
+}
+
+// MethodSpec describes one client→server method for the OpenRPC document.
+// Params and Result are zero values of the Go types on the wire.
+type MethodSpec struct {
+	Name    string
+	Summary string
+	Params  any
+	Result  any // nil for notifications (no reply)
+	Errors  []int64
+}
+
+// EventSpec describes one server→client notification.
+type EventSpec struct {
+	Type    string // method is EventPrefix+Type
+	Summary string
+	Params  any
+}
+
+var (
+	sessionErrs   = []int64{CodeInvalidParams, CodeInternalError, CodeSessionNotFound, CodeWorkspaceNotFound}
+	workspaceErrs = []int64{CodeInvalidParams, CodeWorkspaceNotFound}
+)
+
+// Methods lists every method clients may call, in documentation order.
+var Methods = []MethodSpec{
+	{MethodInitialize, "Open the protocol on this connection; returns the runtime registry.", InitializeParams{}, InitializeResult{}, []int64{CodeInvalidRequest}},
+	{MethodInitialized, "Notification after initialize; ignored.", InitializedParams{}, nil, nil},
+	{MethodDiscover, "The OpenRPC document of this server.", DiscoverParams{}, map[string]any{}, nil},
+
+	{MethodWorkspaceList, "List workspaces.", WorkspaceListParams{}, WorkspaceListResult{}, nil},
+	{MethodWorkspaceAdd, "Add a directory as a workspace (idempotent for a path).", WorkspaceAddParams{}, Workspace{}, []int64{CodeInvalidParams, CodeInvalidPath}},
+	{MethodWorkspaceRemove, "Forget a workspace; sessions and transcripts are untouched.", WorkspaceIDParams{}, SuccessResult{}, workspaceErrs},
+	{MethodWorkspaceGet, "One workspace.", WorkspaceIDParams{}, Workspace{}, workspaceErrs},
+	{MethodWorkspaceSubscribe, "Receive a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
+	{MethodWorkspaceUnsubscribe, "Stop receiving a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
+	{MethodWorkspaceSubscriptions, "This connection's workspace subscriptions.", EmptyParams{}, SubscriptionsResult{}, nil},
+	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, nil},
+
+	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodePathOutside)},
+	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy)},
+	{MethodSessionStop, "Interrupt the running turn and end the session's process.", SessionStopParams{}, SessionStopResult{}, sessionErrs},
+	{MethodSessionInput, "Answer the pending prompt with a key or text.", SessionInputParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
+	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
+	{MethodSessionState, "A session's exact state.", SessionStateParams{}, SessionStateResult{}, sessionErrs},
+
+	{MethodHistory, "A workspace's sessions, newest first, including those run outside cdevd.", HistoryParams{}, HistoryResult{}, sessionErrs},
+	{MethodMessages, "A page of a session's transcript.", MessagesParams{}, MessagesResult{}, sessionErrs},
+	{MethodWatch, "Receive a session's events, replaying from since_seq.", WatchParams{}, WatchResult{}, sessionErrs},
+	{MethodUnwatch, "Stop receiving a session's events.", UnwatchParams{}, UnwatchResult{}, nil},
+	{MethodActivate, "Mark a session as this client's current one in a workspace.", SessionRefParams{}, ActivateResult{}, sessionErrs},
+	{MethodDelete, "Move a session's transcript to the trash (refused while it runs).", SessionRefParams{}, DeleteResult{}, append(sessionErrs, CodeSessionBusy)},
+}
+
+// Events lists every notification the server sends.
+var Events = []EventSpec{
+	{EventClaudeMessage, "A complete message (every runtime).", ClaudeMessageEvent{}},
+	{EventMessageDelta, "Live tokens of a message being written.", MessageDeltaEvent{}},
+	{EventPermission, "A permission request.", PermissionEvent{}},
+	{EventPermissionResolved, "A permission request or question was answered or cancelled.", PermissionResolvedEvent{}},
+	{EventQuestion, "A question for the user.", QuestionEvent{}},
+	{EventState, "What the agent is doing now.", StateEvent{}},
+	{EventTurnCompleted, "A turn finished.", TurnCompletedEvent{}},
+	{EventError, "A turn failed, or the session hit an error.", ErrorEvent{}},
+	{EventSessionStart, "A session started running.", SessionStartEvent{}},
+	{EventSessionEnd, "A session's process ended.", SessionEndEvent{}},
+	{EventSessionStopped, "A session was stopped.", SessionEndEvent{}},
+	{EventSessionUpdated, "A workspace session's transcript changed.", SessionUpdatedEvent{}},
+	{EventHeartbeat, "Keepalive.", HeartbeatEvent{}},
+}

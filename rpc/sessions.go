@@ -1,0 +1,195 @@
+package rpc
+
+// SessionStatus is a session's lifecycle status. Existing clients fail to
+// decode any value not listed here.
+type SessionStatus string
+
+// Session statuses.
+const (
+	StatusStarting   SessionStatus = "starting"
+	StatusRunning    SessionStatus = "running"
+	StatusStopping   SessionStatus = "stopping"
+	StatusStopped    SessionStatus = "stopped"
+	StatusError      SessionStatus = "error"
+	StatusHistorical SessionStatus = "historical"
+)
+
+// Enum lists the values of SessionStatus.
+func (SessionStatus) Enum() []string {
+	return []string{"starting", "running", "stopping", "stopped", "error", "historical"}
+}
+
+// StartStatus says what session/start did.
+type StartStatus string
+
+// session/start outcomes.
+const (
+	StartStarted  StartStatus = "started"  // a new process was started (new or resumed session)
+	StartExisting StartStatus = "existing" // the session was already running in cdevd
+)
+
+// Enum lists the values of StartStatus.
+func (StartStatus) Enum() []string { return []string{"started", "existing", "attached", "not_found"} }
+
+// Activity is what the agent is doing.
+type Activity string
+
+// Activities.
+const (
+	ActivityIdle       Activity = "idle"
+	ActivityThinking   Activity = "thinking"
+	ActivityPermission Activity = "permission"
+	ActivityQuestion   Activity = "question"
+)
+
+// Enum lists the values of Activity.
+func (Activity) Enum() []string { return []string{"idle", "thinking", "permission", "question"} }
+
+// PermissionMode is how the agent asks before acting.
+type PermissionMode string
+
+// Permission modes.
+const (
+	PermissionDefault     PermissionMode = "default"
+	PermissionAcceptEdits PermissionMode = "acceptEdits"
+	PermissionBypass      PermissionMode = "bypassPermissions"
+	PermissionPlan        PermissionMode = "plan"
+	PermissionInteractive PermissionMode = "interactive"
+)
+
+// Enum lists the values of PermissionMode.
+func (PermissionMode) Enum() []string {
+	return []string{"default", "acceptEdits", "bypassPermissions", "plan", "interactive"}
+}
+
+// SessionStartParams starts, resumes or attaches to a session.
+type SessionStartParams struct {
+	WorkspaceID     string         `json:"workspace_id"`
+	AgentType       string         `json:"agent_type,omitempty"`
+	SessionID       string         `json:"session_id,omitempty" doc:"A running session to attach to, or a historical one to resume."`
+	ResumeSessionID string         `json:"resume_session_id,omitempty" doc:"A historical session to resume."`
+	Prompt          string         `json:"prompt,omitempty" doc:"First turn, sent once the session runs."`
+	Model           string         `json:"model,omitempty" doc:"A model alias or full id understood by the runtime."`
+	PermissionMode  PermissionMode `json:"permission_mode,omitempty"`
+	YoloMode        bool           `json:"yolo_mode,omitempty" doc:"Skip every permission prompt."`
+}
+
+// SessionStartResult answers session/start. The session id is final.
+type SessionStartResult struct {
+	SessionID   string      `json:"session_id"`
+	WorkspaceID string      `json:"workspace_id"`
+	AgentType   string      `json:"agent_type"`
+	Status      StartStatus `json:"status"`
+	Source      string      `json:"source,omitempty" doc:"new, resumed or live."`
+}
+
+// SendMode says whether session/send without a session id continues the
+// workspace's current session or starts a new one.
+type SendMode string
+
+// Send modes.
+const (
+	SendNew      SendMode = "new"
+	SendContinue SendMode = "continue"
+)
+
+// Enum lists the values of SendMode.
+func (SendMode) Enum() []string { return []string{"new", "continue"} }
+
+// SessionSendParams sends the next user turn.
+type SessionSendParams struct {
+	Prompt         string         `json:"prompt"`
+	SessionID      string         `json:"session_id,omitempty"`
+	WorkspaceID    string         `json:"workspace_id,omitempty" doc:"With no session_id: the workspace whose current session (mode continue) or a new session (mode new) gets the turn."`
+	Mode           SendMode       `json:"mode,omitempty"`
+	AgentType      string         `json:"agent_type,omitempty"`
+	PermissionMode PermissionMode `json:"permission_mode,omitempty"`
+	YoloMode       bool           `json:"yolo_mode,omitempty"`
+}
+
+// SessionSendResult answers session/send.
+type SessionSendResult struct {
+	Status      string `json:"status" enum:"sent"`
+	SessionID   string `json:"session_id"`
+	AgentType   string `json:"agent_type"`
+	WorkspaceID string `json:"workspace_id,omitempty"`
+	AutoCreated bool   `json:"auto_created,omitempty"`
+}
+
+// SessionStopParams stops a session.
+type SessionStopParams struct {
+	SessionID string `json:"session_id"`
+	AgentType string `json:"agent_type,omitempty"`
+}
+
+// SessionStopResult answers session/stop.
+type SessionStopResult struct {
+	Success   bool   `json:"success"`
+	Status    string `json:"status" enum:"stopped"`
+	SessionID string `json:"session_id"`
+	AgentType string `json:"agent_type"`
+}
+
+// SessionInputParams answers the pending prompt with a key or text.
+type SessionInputParams struct {
+	SessionID string `json:"session_id"`
+	Input     string `json:"input,omitempty" doc:"Text, an option key, or a key name (enter, escape, …)."`
+	Key       string `json:"key,omitempty" doc:"enter, escape, up, down, tab, or an option key."`
+	AgentType string `json:"agent_type,omitempty"`
+}
+
+// StatusResult is {status} alone.
+type StatusResult struct {
+	Status string `json:"status"`
+}
+
+// RespondType says what kind of prompt a response answers.
+type RespondType string
+
+// Response types.
+const (
+	RespondPermission RespondType = "permission"
+	RespondQuestion   RespondType = "question"
+)
+
+// Enum lists the values of RespondType.
+func (RespondType) Enum() []string { return []string{"permission", "question"} }
+
+// SessionRespondParams answers a permission request or a question.
+type SessionRespondParams struct {
+	SessionID string      `json:"session_id"`
+	Type      RespondType `json:"type"`
+	Response  string      `json:"response" doc:"yes, no, always, an option key, or answer text."`
+	RequestID string      `json:"request_id,omitempty" doc:"Which prompt; defaults to the oldest pending one of this type."`
+	AgentType string      `json:"agent_type,omitempty"`
+}
+
+// SessionStateParams asks for a session's state.
+type SessionStateParams struct {
+	SessionID string `json:"session_id"`
+	AgentType string `json:"agent_type,omitempty"`
+}
+
+// PendingRequest is a prompt waiting for an answer.
+type PendingRequest struct {
+	RequestID string      `json:"request_id"`
+	Type      RespondType `json:"type"`
+	ToolName  string      `json:"tool_name,omitempty"`
+	Summary   string      `json:"summary,omitempty"`
+}
+
+// SessionStateResult is a session's exact state.
+type SessionStateResult struct {
+	SessionID       string           `json:"session_id"`
+	WorkspaceID     string           `json:"workspace_id"`
+	AgentType       string           `json:"agent_type"`
+	Status          SessionStatus    `json:"status"`
+	Activity        Activity         `json:"activity"`
+	StartedAt       string           `json:"started_at" format:"date-time"`
+	LastActive      string           `json:"last_active" format:"date-time"`
+	IsRunning       bool             `json:"is_running" doc:"The runtime's process is alive."`
+	WaitingForInput bool             `json:"waiting_for_input"`
+	Pending         []PendingRequest `json:"pending,omitempty"`
+	Epoch           string           `json:"epoch"`
+	LastSeq         int64            `json:"last_seq"`
+}

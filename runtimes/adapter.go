@@ -1,0 +1,163 @@
+package runtimes
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/cdevd/cdevd/rpc"
+)
+
+// Adapter is one agent runtime (Claude Code, Codex, Gemini, …).
+type Adapter interface {
+	// Info describes the adapter itself; it does not look at the machine.
+	Info() Info
+	// Detect looks for the CLI on this machine (path, --version). It must
+	// return within ctx's deadline and never panic on a missing CLI.
+	Detect(ctx context.Context) Availability
+	// Start spawns the CLI for a new or resumed session. When Start returns,
+	// Session.ID is final. Events are delivered to sink, in order, from
+	// goroutines the adapter owns, until the session's Done channel closes;
+	// the last event is always ProcessExited.
+	Start(ctx context.Context, req StartRequest, sink Sink) (Session, error)
+	// Transcripts gives access to the runtime's stored sessions; nil when the
+	// runtime keeps none.
+	Transcripts() Transcripts
+}
+
+// Maturity says whether an adapter implements everything it advertises.
+type Maturity int
+
+// Maturities.
+const (
+	// Complete adapters are active when their CLI is installed.
+	Complete Maturity = iota
+	// Preview adapters are usable but partial.
+	Preview
+)
+
+// Info is the static description of an adapter.
+type Info struct {
+	ID          string // stable runtime id, the agent_type value ("claude")
+	DisplayName string
+	Maturity    Maturity
+	// Features are what end-to-end tests prove for this runtime. The
+	// registry advertises exactly these.
+	Features Features
+}
+
+// Features are the capability flags of the runtime registry.
+type Features struct {
+	Resume               bool
+	InteractiveQuestions bool
+	Permissions          bool
+	// IDKnownAtStart: session/start returns the final session id, so clients
+	// need not wait for a resolution event.
+	IDKnownAtStart bool
+	// ActivateOnResume: clients should call workspace/session/activate when
+	// resuming.
+	ActivateOnResume bool
+}
+
+// Availability is the result of detecting a CLI.
+type Availability struct {
+	Installed bool
+	Path      string
+	Version   string
+	// Reason says why the runtime cannot be used; empty when it can.
+	Reason string
+}
+
+// Usable reports whether the CLI was found and answered --version.
+func (a Availability) Usable() bool { return a.Installed && a.Reason == "" }
+
+// StartRequest is what the engine asks an adapter to start.
+type StartRequest struct {
+	// SessionID is the id to use. For a new session the engine picks a
+	// UUID; adapters whose CLI picks its own id may ignore it and return the
+	// CLI's (read from its handshake before Start returns).
+	SessionID string
+	// Resume continues SessionID's stored history instead of starting fresh.
+	Resume bool
+	// Dir is the canonical workspace directory: the CLI's working directory.
+	Dir            string
+	Model          string
+	PermissionMode rpc.PermissionMode
+	Yolo           bool
+}
+
+// Session is one running CLI process serving one session id.
+type Session interface {
+	ID() string
+	// Send starts a turn. It returns ErrBusy while a turn runs and
+	// ErrExited once the process has ended.
+	Send(ctx context.Context, turn Turn) error
+	// Respond answers a pending prompt; ErrNoRequest if it is not pending.
+	Respond(ctx context.Context, requestID string, a Answer) error
+	// Interrupt asks the CLI to abandon the running turn. The turn still
+	// ends with TurnCompleted or TurnFailed (or ProcessExited).
+	Interrupt(ctx context.Context) error
+	// Close ends the process group: gracefully, then by force when ctx
+	// expires. Safe to call more than once and concurrently; when it
+	// returns, the process is gone and ProcessExited has been delivered.
+	Close(ctx context.Context) error
+	// Done is closed once the process has exited and every event was delivered.
+	Done() <-chan struct{}
+}
+
+// Turn is one user turn.
+type Turn struct {
+	Prompt string
+}
+
+// Decision answers a permission request.
+type Decision string
+
+// Decisions.
+const (
+	Allow       Decision = "allow"
+	AllowAlways Decision = "allow_always" // for the rest of the session
+	Deny        Decision = "deny"
+)
+
+// Answer answers a prompt: a permission Decision, or question Text (an
+// option key or free text).
+type Answer struct {
+	Decision Decision
+	Text     string
+}
+
+// Transcripts reads a runtime's stored sessions for a workspace directory.
+type Transcripts interface {
+	// List returns every stored session for dir, newest first.
+	List(ctx context.Context, dir string) ([]Summary, error)
+	// Messages returns a page of a session's transcript and the total count.
+	// With desc, offset counts from the newest message.
+	Messages(ctx context.Context, dir, sessionID string, offset, limit int, desc bool) ([]rpc.Message, int, error)
+	// Tail follows a transcript from its current end, calling emit for each
+	// message appended, until the returned Closer is closed.
+	Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error)
+	// Path is the transcript file of a session, for moving it to the trash.
+	Path(dir, sessionID string) (string, error)
+	// Dir is where the runtime stores dir's transcripts, watched to notice
+	// sessions run outside cdevd; "" when there is none.
+	Dir(dir string) string
+}
+
+// Summary describes one stored session.
+type Summary struct {
+	SessionID    string
+	Summary      string
+	MessageCount int
+	LastUpdated  string // RFC 3339
+	Branch       string
+}
+
+// Errors adapters return; shared code checks them with errors.Is.
+var (
+	ErrBusy        = errors.New("a turn is already running")
+	ErrExited      = errors.New("the runtime's process has exited")
+	ErrNoRequest   = errors.New("no such pending request")
+	ErrNoSession   = errors.New("no stored session with that id")
+	ErrNotLoggedIn = errors.New("the CLI is not authenticated")
+)

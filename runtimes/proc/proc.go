@@ -1,0 +1,345 @@
+// Package proc runs an agent CLI as a child process the way every adapter
+// needs it: in its own process group (so a stop reaches the tools it
+// spawned), dying with the daemon (Pdeathsig), with line-oriented stdout, a
+// stall timer that only runs while a turn does, and a stop that is graceful
+// first, forced after a grace period, idempotent and waits for its goroutines.
+package proc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// DefaultMaxLine bounds one stdout line. A longer line is dropped (reported
+// through OnOversize) rather than buffered without limit.
+const DefaultMaxLine = 8 << 20
+
+// DefaultKillGrace is how long Stop waits after SIGTERM before SIGKILL.
+const DefaultKillGrace = 3 * time.Second
+
+// ErrExited is returned by Write once the process has ended.
+var ErrExited = errors.New("process has exited")
+
+// Clock lets tests drive the stall timer.
+type Clock interface {
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is the part of *time.Timer the runner uses.
+type Timer interface{ Stop() bool }
+
+type realClock struct{}
+
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// Config describes the process to run and where its output goes.
+type Config struct {
+	Path string
+	Args []string
+	Dir  string
+	// Env is the whole environment; nil means the daemon's own.
+	Env []string
+
+	// StallTimeout fires OnStall when no output arrived for this long while
+	// the stall timer is armed. Zero disables it.
+	StallTimeout time.Duration
+	// KillGrace is the wait between SIGTERM and SIGKILL (DefaultKillGrace).
+	KillGrace time.Duration
+	// MaxLine bounds a stdout line (DefaultMaxLine).
+	MaxLine int
+
+	// OnLine gets each stdout line without its newline, in order, on one
+	// goroutine. The slice is only valid during the call.
+	OnLine func(line []byte)
+	// OnStderr gets each stderr line (optional; logged at debug otherwise).
+	OnStderr func(line []byte)
+	// OnOversize reports a dropped stdout line longer than MaxLine.
+	OnOversize func(size int)
+	// OnStall is called (once per arming) when the stall timer fires.
+	OnStall func()
+
+	Clock  Clock
+	Logger *zap.Logger
+}
+
+// Process is a running child.
+type Process struct {
+	cfg   Config
+	cmd   *exec.Cmd
+	log   *zap.Logger
+	stdin io.WriteCloser
+
+	writeMu sync.Mutex // one whole line per Write
+
+	stallMu    sync.Mutex
+	stallArmed bool
+	stallTimer Timer
+
+	stopOnce sync.Once
+	stopErr  error
+	done     chan struct{} // closed when the process exited and readers finished
+	exitCode int
+	exitErr  error
+}
+
+// Start spawns the process. Its stdout and stderr are read until EOF.
+func Start(cfg Config) (*Process, error) {
+	if cfg.KillGrace <= 0 {
+		cfg.KillGrace = DefaultKillGrace
+	}
+	if cfg.MaxLine <= 0 {
+		cfg.MaxLine = DefaultMaxLine
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = realClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	cmd := exec.Command(cfg.Path, cfg.Args...)
+	cmd.Dir = cfg.Dir
+	cmd.Env = cfg.Env
+	cmd.SysProcAttr = sysProcAttr()
+
+	// Plain os.Pipes rather than StdoutPipe: exec's Wait would otherwise
+	// wait for (or close under) our readers, and a grandchild holding the
+	// pipe open could block Wait forever.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		errR.Close()
+		errW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		errR.Close()
+		errW.Close()
+		stdin.Close()
+		return nil, fmt.Errorf("start %s: %w", cfg.Path, err)
+	}
+	outW.Close()
+	errW.Close()
+
+	p := &Process{cfg: cfg, cmd: cmd, stdin: stdin, done: make(chan struct{}),
+		log: cfg.Logger.With(zap.Int("pid", cmd.Process.Pid))}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); p.readStdout(outR) }()
+	go func() { defer readers.Done(); p.readStderr(errR) }()
+	go func() {
+		werr := cmd.Wait()
+		// The leader is gone; end whatever it left in its group so that the
+		// pipes reach EOF and nothing outlives the session.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		readers.Wait()
+		outR.Close()
+		errR.Close()
+		p.DisarmStall()
+		p.exitErr = werr
+		p.exitCode = exitCode(cmd.ProcessState)
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	return ps.ExitCode() // -1 when killed by a signal
+}
+
+func (p *Process) readStdout(r io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	oversize := 0 // >0 while discarding the rest of a too-long line
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			p.touch()
+		}
+		complete := err == nil
+		if complete {
+			chunk = chunk[:len(chunk)-1]
+		}
+		switch {
+		case oversize > 0:
+			oversize += len(chunk)
+		case len(buf)+len(chunk) > p.cfg.MaxLine:
+			oversize = len(buf) + len(chunk)
+			buf = buf[:0]
+		default:
+			buf = append(buf, chunk...)
+		}
+		if complete || (err != nil && err != bufio.ErrBufferFull && (len(buf) > 0 || oversize > 0)) {
+			if oversize > 0 {
+				if p.cfg.OnOversize != nil {
+					p.cfg.OnOversize(oversize)
+				}
+				oversize = 0
+			} else if p.cfg.OnLine != nil {
+				p.cfg.OnLine(bytes.TrimSuffix(buf, []byte("\r")))
+			}
+			buf = buf[:0]
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
+}
+
+func (p *Process) readStderr(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		p.touch()
+		if p.cfg.OnStderr != nil {
+			p.cfg.OnStderr(sc.Bytes())
+		} else {
+			p.log.Debug("cli stderr", zap.ByteString("line", sc.Bytes()))
+		}
+	}
+	// A stderr line over 1 MiB stops the scanner; keep draining so the
+	// child never blocks on a full pipe.
+	_, _ = io.Copy(io.Discard, r)
+}
+
+// Pid is the process id (and process group id).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed once the process exited and all its output was delivered.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitCode is valid after Done: the exit status, or -1 if killed by a signal.
+func (p *Process) ExitCode() int { <-p.done; return p.exitCode }
+
+// Write writes b to stdin as one unit (callers pass whole lines).
+func (p *Process) Write(b []byte) error {
+	select {
+	case <-p.done:
+		return ErrExited
+	default:
+	}
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	if _, err := p.stdin.Write(b); err != nil {
+		return fmt.Errorf("%w: %v", ErrExited, err)
+	}
+	return nil
+}
+
+// CloseStdin closes the child's stdin (many CLIs exit on EOF).
+func (p *Process) CloseStdin() error {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	return p.stdin.Close()
+}
+
+// Signal sends sig to the whole process group.
+func (p *Process) Signal(sig syscall.Signal) error {
+	return syscall.Kill(-p.cmd.Process.Pid, sig)
+}
+
+// ArmStall starts the stall timer; any output restarts it. Adapters arm it
+// when a turn starts and disarm it when the turn ends or waits for the user.
+func (p *Process) ArmStall() {
+	if p.cfg.StallTimeout <= 0 {
+		return
+	}
+	p.stallMu.Lock()
+	defer p.stallMu.Unlock()
+	p.stallArmed = true
+	p.resetLocked()
+}
+
+// DisarmStall stops the stall timer.
+func (p *Process) DisarmStall() {
+	p.stallMu.Lock()
+	defer p.stallMu.Unlock()
+	p.stallArmed = false
+	if p.stallTimer != nil {
+		p.stallTimer.Stop()
+		p.stallTimer = nil
+	}
+}
+
+func (p *Process) touch() {
+	p.stallMu.Lock()
+	defer p.stallMu.Unlock()
+	if p.stallArmed {
+		p.resetLocked()
+	}
+}
+
+func (p *Process) resetLocked() {
+	if p.stallTimer != nil {
+		p.stallTimer.Stop()
+	}
+	var t Timer
+	t = p.cfg.Clock.AfterFunc(p.cfg.StallTimeout, func() {
+		p.stallMu.Lock()
+		fire := p.stallArmed && p.stallTimer == t
+		if fire {
+			p.stallArmed = false
+			p.stallTimer = nil
+		}
+		p.stallMu.Unlock()
+		if fire && p.cfg.OnStall != nil {
+			p.cfg.OnStall()
+		}
+	})
+	p.stallTimer = t
+}
+
+// Stop ends the process group: stdin is closed and SIGTERM sent, then
+// SIGKILL after KillGrace or when ctx ends, whichever is first. It waits
+// until the process exited and its output was delivered. Safe to call more
+// than once and concurrently.
+func (p *Process) Stop(ctx context.Context) error {
+	p.stopOnce.Do(func() {
+		select {
+		case <-p.done:
+			return
+		default:
+		}
+		_ = p.CloseStdin()
+		_ = p.Signal(syscall.SIGTERM)
+		grace := time.NewTimer(p.cfg.KillGrace)
+		defer grace.Stop()
+		select {
+		case <-p.done:
+			return
+		case <-grace.C:
+		case <-ctx.Done():
+		}
+		p.log.Debug("process ignored SIGTERM; killing its group")
+		_ = p.Signal(syscall.SIGKILL)
+	})
+	<-p.done
+	return p.stopErr
+}
