@@ -1,0 +1,10 @@
+// Package transcript reads Claude Code's stored sessions: the JSONL files the
+// CLI writes under ~/.claude/projects/<encoded cwd>/<session id>.jsonl.
+//
+// ToMessage turns one transcript line (or one stream-json stdout line, which
+// has the same shape) into the runtime-neutral rpc.Message. Store implements
+// runtimes.Transcripts on top of the files: it keeps, per file, the byte
+// offsets of its message lines and the facts List reports, and extends them
+// from the old end when the file grows, so neither listing nor paging re-reads
+// a whole transcript. Tail follows one file with fsnotify.
+package transcript
