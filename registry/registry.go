@@ -1,0 +1,243 @@
+// Package registry holds the runtime adapters cdevd was built with and turns
+// them, plus what detecting each CLI found, into the runtimeRegistry that
+// initialize returns. It knows no runtime by name: everything it says comes
+// from the adapters' Info and Detect, so the registry cannot advertise a
+// runtime or a feature that no adapter provides.
+package registry
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// DetectTTL is how long a detection result is reused. Detection runs each
+// CLI's --version (hundreds of milliseconds for Node CLIs); initialize must
+// not pay that on every connection, yet installing a CLI should show up
+// without restarting the daemon.
+const DetectTTL = 30 * time.Second
+
+// DetectTimeout bounds one CLI's detection.
+const DetectTimeout = 10 * time.Second
+
+// Registry is the ordered set of adapters. The first is the default runtime.
+type Registry struct {
+	adapters []runtimes.Adapter
+	byID     map[string]runtimes.Adapter
+	disabled map[string]string // id → reason, from configuration
+
+	mu       sync.Mutex
+	detected map[string]detection
+	now      func() time.Time
+}
+
+type detection struct {
+	avail runtimes.Availability
+	at    time.Time
+}
+
+// New registers adapters in order; duplicate ids are an error.
+func New(adapters ...runtimes.Adapter) (*Registry, error) {
+	r := &Registry{byID: map[string]runtimes.Adapter{}, disabled: map[string]string{},
+		detected: map[string]detection{}, now: time.Now}
+	for _, a := range adapters {
+		id := a.Info().ID
+		if id == "" {
+			return nil, fmt.Errorf("registry: adapter %T has no id", a)
+		}
+		if _, dup := r.byID[id]; dup {
+			return nil, fmt.Errorf("registry: runtime %q registered twice", id)
+		}
+		r.byID[id] = a
+		r.adapters = append(r.adapters, a)
+	}
+	return r, nil
+}
+
+// Disable turns a registered runtime off by configuration.
+func (r *Registry) Disable(id, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.disabled[id] = reason
+}
+
+// IDs lists the registered runtime ids in registration order.
+func (r *Registry) IDs() []string {
+	ids := make([]string, len(r.adapters))
+	for i, a := range r.adapters {
+		ids[i] = a.Info().ID
+	}
+	return ids
+}
+
+// Default is the runtime used when a request names none.
+func (r *Registry) Default() string {
+	if len(r.adapters) == 0 {
+		return ""
+	}
+	return r.adapters[0].Info().ID
+}
+
+// Adapter returns a registered adapter.
+func (r *Registry) Adapter(id string) (runtimes.Adapter, bool) {
+	a, ok := r.byID[id]
+	return a, ok
+}
+
+// Status is a runtime's status and availability as of now.
+type Status struct {
+	Status       rpc.RuntimeStatus
+	Availability runtimes.Availability
+	Reason       string
+}
+
+// Status detects (or reuses a recent detection of) one runtime.
+func (r *Registry) Status(ctx context.Context, id string) Status {
+	a := r.byID[id]
+	avail := r.detect(ctx, a)
+	r.mu.Lock()
+	reason, off := r.disabled[id]
+	r.mu.Unlock()
+	switch {
+	case off:
+		return Status{rpc.RuntimeDisabled, avail, reason}
+	case !avail.Usable():
+		return Status{rpc.RuntimeDisabled, avail, avail.Reason}
+	case a.Info().Maturity == runtimes.Preview:
+		return Status{rpc.RuntimePreview, avail, ""}
+	default:
+		return Status{rpc.RuntimeActive, avail, ""}
+	}
+}
+
+func (r *Registry) detect(ctx context.Context, a runtimes.Adapter) runtimes.Availability {
+	id := a.Info().ID
+	r.mu.Lock()
+	d, ok := r.detected[id]
+	r.mu.Unlock()
+	if ok && r.now().Sub(d.at) < DetectTTL {
+		return d.avail
+	}
+	ctx, cancel := context.WithTimeout(ctx, DetectTimeout)
+	defer cancel()
+	avail := a.Detect(ctx)
+	if !avail.Installed && avail.Reason == "" {
+		avail.Reason = "not installed"
+	}
+	r.mu.Lock()
+	r.detected[id] = detection{avail, r.now()}
+	r.mu.Unlock()
+	return avail
+}
+
+// Refresh forgets cached detections so the next Snapshot detects again.
+func (r *Registry) Refresh() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.detected)
+}
+
+// Snapshot builds the runtimeRegistry of the contract. Runtimes are
+// detected concurrently so one slow CLI does not add up with the others.
+func (r *Registry) Snapshot(ctx context.Context) rpc.RuntimeRegistry {
+	statuses := make([]Status, len(r.adapters))
+	var wg sync.WaitGroup
+	for i, a := range r.adapters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = r.Status(ctx, a.Info().ID)
+		}()
+	}
+	wg.Wait()
+	return Build(r.adapters, statuses, r.now())
+}
+
+// Build is the one place the registry's wire shape is assembled.
+func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.RuntimeRegistry {
+	defaultID := ""
+	if len(adapters) > 0 {
+		defaultID = adapters[0].Info().ID
+	}
+	list := make([]rpc.Runtime, 0, len(adapters))
+	for i, a := range adapters {
+		info, st := a.Info(), statuses[i]
+		f := info.Features
+		list = append(list, rpc.Runtime{
+			ID:                                    info.ID,
+			DisplayName:                           info.DisplayName,
+			Status:                                st.Status,
+			SessionListSource:                     rpc.ListWorkspaceHistory,
+			SessionMessagesSource:                 rpc.ScopeWorkspace,
+			SessionWatchSource:                    rpc.ScopeWorkspace,
+			RequiresWorkspaceActivationOnResume:   f.ActivateOnResume,
+			RequiresSessionResolutionOnNewSession: !f.IDKnownAtStart,
+			SupportsResume:                        f.Resume,
+			SupportsInteractiveQuestions:          f.InteractiveQuestions,
+			SupportsPermissions:                   f.Permissions,
+			Methods: rpc.RuntimeMethods{
+				History:  rpc.MethodHistory,
+				Messages: rpc.MethodMessages,
+				Watch:    rpc.MethodWatch,
+				Unwatch:  rpc.MethodUnwatch,
+				Start:    rpc.MethodSessionStart,
+				Send:     rpc.MethodSessionSend,
+				Stop:     rpc.MethodSessionStop,
+				Input:    rpc.MethodSessionInput,
+				Respond:  rpc.MethodSessionRespond,
+				State:    rpc.MethodSessionState,
+			},
+			Availability: rpc.Availability{
+				Installed: st.Availability.Installed,
+				Version:   st.Availability.Version,
+				Reason:    st.Reason,
+			},
+		})
+	}
+	return rpc.RuntimeRegistry{
+		SchemaVersion:  rpc.RegistrySchemaVersion,
+		GeneratedAt:    now.UTC().Format(time.RFC3339),
+		DefaultRuntime: defaultID,
+		Routing: rpc.Routing{
+			AgentTypeField:    "agent_type",
+			DefaultAgentType:  defaultID,
+			RequiredOnMethods: rpc.RoutedMethods,
+		},
+		Runtimes: list,
+	}
+}
+
+// Route resolves a request's agent_type to a usable adapter, with the
+// contract's errors: unknown → InvalidParams with the supported ids;
+// disabled → InvalidParams with status and reason.
+func (r *Registry) Route(ctx context.Context, method, agentType string) (runtimes.Adapter, error) {
+	if agentType == "" {
+		agentType = r.Default()
+	}
+	a, ok := r.byID[agentType]
+	if !ok {
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams,
+			Message: fmt.Sprintf("unknown agent_type %q", agentType),
+			Data: map[string]any{"agent_type": agentType, "method": method,
+				"supported_agent_types": r.IDs()}}
+	}
+	if st := r.Status(ctx, agentType); st.Status == rpc.RuntimeDisabled {
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams,
+			Message: fmt.Sprintf("agent_type %q is disabled: %s", agentType, st.Reason),
+			Data: map[string]any{"agent_type": agentType, "method": method,
+				"supported_agent_types": r.IDs(), "status": string(st.Status), "reason": st.Reason}}
+	}
+	return a, nil
+}
+
+// Failing wraps an adapter failure for a known, enabled runtime as the
+// contract's InternalError with runtime context.
+func Failing(method, agentType string, err error) error {
+	return &rpc.Error{Code: rpc.CodeInternalError,
+		Message: fmt.Sprintf("%s failed: %v", agentType, err),
+		Data:    map[string]any{"agent_type": agentType, "method": method, "reason": err.Error()}}
+}

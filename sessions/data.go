@@ -1,0 +1,242 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/workspaces"
+)
+
+// Paging bounds of history and messages.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+func (e *Engine) transcripts(ctx context.Context, method, agentType string) (runtimes.Transcripts, string, error) {
+	a, err := e.reg.Route(ctx, method, agentType)
+	if err != nil {
+		return nil, "", err
+	}
+	t := a.Transcripts()
+	if t == nil {
+		return nil, "", failing(method, a.Info().ID, errors.New("this runtime keeps no transcripts"))
+	}
+	return t, a.Info().ID, nil
+}
+
+func limitOf(limit int) (int, error) {
+	switch {
+	case limit == 0:
+		return DefaultLimit, nil
+	case limit < 0:
+		return 0, rpc.InvalidParams("limit", "must be positive")
+	case limit > MaxLimit:
+		return MaxLimit, nil
+	}
+	return limit, nil
+}
+
+// History lists a workspace's sessions of one runtime, newest first: those
+// in the runtime's transcripts (including sessions run outside cdevd) and
+// those cdevd runs that have no transcript yet.
+func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryResult, error) {
+	ws, err := e.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.HistoryResult{}, err
+	}
+	t, agent, err := e.transcripts(ctx, rpc.MethodHistory, p.AgentType)
+	if err != nil {
+		return rpc.HistoryResult{}, err
+	}
+	limit, err := limitOf(p.Limit)
+	if err != nil {
+		return rpc.HistoryResult{}, err
+	}
+	offset := 0
+	if p.Cursor != "" {
+		if offset, err = strconv.Atoi(p.Cursor); err != nil || offset < 0 {
+			return rpc.HistoryResult{}, rpc.InvalidParams("cursor", "not a cursor from this server")
+		}
+	}
+	stored, err := t.List(ctx, ws.Path)
+	if err != nil {
+		return rpc.HistoryResult{}, failing(rpc.MethodHistory, agent, err)
+	}
+	live := map[string]rpc.HistorySession{}
+	e.mu.Lock()
+	for _, s := range e.sessions {
+		if s.workspaceID == ws.ID && s.agentType == agent && !s.external {
+			s.mu.Lock()
+			live[s.id] = rpc.HistorySession{SessionID: s.id, AgentType: agent, Status: s.st,
+				LastUpdated: s.lastActive.UTC().Format(time.RFC3339)}
+			s.mu.Unlock()
+		}
+	}
+	e.mu.Unlock()
+	all := make([]rpc.HistorySession, 0, len(stored)+len(live))
+	seen := map[string]bool{}
+	for _, st := range stored {
+		status := rpc.StatusHistorical
+		if ls, ok := live[st.SessionID]; ok {
+			status = ls.Status
+		}
+		seen[st.SessionID] = true
+		all = append(all, rpc.HistorySession{SessionID: st.SessionID, AgentType: agent, Summary: st.Summary,
+			MessageCount: st.MessageCount, LastUpdated: st.LastUpdated, Branch: st.Branch, Status: status})
+	}
+	var fresh []rpc.HistorySession // running, nothing stored yet: newest of all
+	for id, hs := range live {
+		if !seen[id] {
+			fresh = append(fresh, hs)
+		}
+	}
+	sort.Slice(fresh, func(i, j int) bool { return fresh[i].LastUpdated > fresh[j].LastUpdated })
+	all = append(fresh, all...)
+	res := rpc.HistoryResult{Sessions: []rpc.HistorySession{}, Total: len(all)}
+	if offset < len(all) {
+		end := min(offset+limit, len(all))
+		res.Sessions = all[offset:end]
+		if end < len(all) {
+			res.NextCursor = strconv.Itoa(end)
+		}
+	}
+	return res, nil
+}
+
+// Messages pages a session's transcript.
+func (e *Engine) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.MessagesResult, error) {
+	began := time.Now()
+	ws, err := e.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.MessagesResult{}, err
+	}
+	if err := validID(p.SessionID); err != nil {
+		return rpc.MessagesResult{}, err
+	}
+	t, agent, err := e.transcripts(ctx, rpc.MethodMessages, p.AgentType)
+	if err != nil {
+		return rpc.MessagesResult{}, err
+	}
+	limit, err := limitOf(p.Limit)
+	if err != nil {
+		return rpc.MessagesResult{}, err
+	}
+	if p.Offset < 0 {
+		return rpc.MessagesResult{}, rpc.InvalidParams("offset", "must not be negative")
+	}
+	if p.Order != "" && p.Order != rpc.OrderAsc && p.Order != rpc.OrderDesc {
+		return rpc.MessagesResult{}, rpc.InvalidParams("order", "asc or desc")
+	}
+	msgs, total, err := t.Messages(ctx, ws.Path, p.SessionID, p.Offset, limit, p.Order == rpc.OrderDesc)
+	if errors.Is(err, runtimes.ErrNoSession) || errors.Is(err, os.ErrNotExist) {
+		if s := e.lookup(p.SessionID); s != nil && s.workspaceID == ws.ID {
+			msgs, total, err = nil, 0, nil // running, nothing written yet
+		} else {
+			return rpc.MessagesResult{}, rpc.SessionNotFound(p.SessionID)
+		}
+	}
+	if err != nil {
+		return rpc.MessagesResult{}, failing(rpc.MethodMessages, agent, err)
+	}
+	if msgs == nil {
+		msgs = []rpc.Message{}
+	}
+	for i := range msgs {
+		msgs[i].SessionID = p.SessionID
+	}
+	return rpc.MessagesResult{SessionID: p.SessionID, Messages: msgs, Total: total, Limit: limit,
+		Offset: p.Offset, HasMore: p.Offset+len(msgs) < total,
+		QueryTimeMS: float64(time.Since(began).Microseconds()) / 1000}, nil
+}
+
+// Delete moves a session's transcript to the trash. It is refused while the
+// session's process runs; the transcript is never destroyed.
+func (e *Engine) Delete(ctx context.Context, p rpc.SessionRefParams) (rpc.DeleteResult, error) {
+	ws, err := e.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.DeleteResult{}, err
+	}
+	if err := validID(p.SessionID); err != nil {
+		return rpc.DeleteResult{}, err
+	}
+	t, agent, err := e.transcripts(ctx, rpc.MethodDelete, p.AgentType)
+	if err != nil {
+		return rpc.DeleteResult{}, err
+	}
+	if s := e.lookup(p.SessionID); s != nil && !s.external {
+		if s.isRunning() || s.status() == rpc.StatusStarting {
+			return rpc.DeleteResult{}, rpc.SessionBusy(p.SessionID, "stop the session before deleting it")
+		}
+	}
+	path, err := t.Path(ws.Path, p.SessionID)
+	if err != nil {
+		return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
+	}
+	if err := e.trash(path, agent, ws.ID); err != nil {
+		return rpc.DeleteResult{}, failing(rpc.MethodDelete, agent, err)
+	}
+	if s := e.lookup(p.SessionID); s != nil {
+		if s.external {
+			s.closeTail()
+		}
+		e.forget(s)
+	}
+	e.mu.Lock()
+	if e.active[ws.ID].sessionID == p.SessionID {
+		delete(e.active, ws.ID)
+	}
+	e.mu.Unlock()
+	return rpc.DeleteResult{Status: "deleted", WorkspaceID: ws.ID, SessionID: p.SessionID}, nil
+}
+
+// tailExternal follows a session that cdevd does not run (one in a
+// terminal, say) through its transcript, numbering the messages appended
+// to it like any session's events. The tail ends with its last watcher.
+func (e *Engine) tailExternal(ctx context.Context, ws workspaces.Workspace, id, agentType string) (*session, error) {
+	a, err := e.reg.Route(ctx, rpc.MethodWatch, agentType)
+	if err != nil {
+		return nil, err
+	}
+	t := a.Transcripts()
+	if t == nil || !e.hasTranscript(a, ws.Path, id) {
+		return nil, rpc.SessionNotFound(id)
+	}
+	s := e.newSession(id, ws, a, StartOptions{})
+	s.external = true
+	s.st = rpc.StatusHistorical
+	e.mu.Lock()
+	if other, ok := e.sessions[id]; ok {
+		e.mu.Unlock()
+		return other, nil
+	}
+	e.sessions[id] = s
+	e.mu.Unlock()
+	tail, err := t.Tail(context.WithoutCancel(ctx), ws.Path, id, func(m rpc.Message) {
+		m.SessionID = id
+		s.mu.Lock()
+		s.lastActive = time.Now()
+		s.emitMessageLocked(m)
+		s.mu.Unlock()
+	})
+	if err != nil {
+		e.forget(s)
+		s.log.Warn("tail transcript", zap.Error(err))
+		return nil, failing(rpc.MethodWatch, a.Info().ID, err)
+	}
+	s.mu.Lock()
+	s.tail = tail
+	s.mu.Unlock()
+	return s, nil
+}

@@ -1,0 +1,630 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/registry"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/workspaces"
+)
+
+// Watcher is where a client's events go: one per connection.
+type Watcher interface {
+	// ClientID names the client (for resolved_by).
+	ClientID() string
+	// Deliver enqueues ev without blocking; a full queue is the watcher's
+	// problem (the transport disconnects it), never the session's.
+	Deliver(ev *Event)
+}
+
+// Config configures an Engine.
+type Config struct {
+	Registry   *registry.Registry
+	Workspaces *workspaces.Store
+	// Epoch identifies this server run; seqs are only comparable within it.
+	Epoch string
+	// TrashDir receives deleted transcripts.
+	TrashDir string
+
+	// ReplayEvents and ReplayAge: each session keeps at least this many
+	// events or this much time of them (10,000 and 5 minutes by default),
+	// and never more than ReplayMax (100,000).
+	ReplayEvents int
+	ReplayAge    time.Duration
+	ReplayMax    int
+
+	// IdleTimeout ends a session's process after this long without a turn
+	// (the session resumes on the next send). Zero means 30 minutes;
+	// negative disables it.
+	IdleTimeout time.Duration
+	// MaxProcesses caps live processes per runtime (default 8); starting one
+	// more ends the least recently active idle one first.
+	MaxProcesses int
+	// StopTimeout bounds a graceful stop before the process group is killed.
+	StopTimeout time.Duration
+
+	Logger *zap.Logger
+}
+
+// Engine runs every session of the daemon.
+type Engine struct {
+	cfg Config
+	log *zap.Logger
+	reg *registry.Registry
+	ws  *workspaces.Store
+
+	// Lock order: mu before any session's mu; subMu is a leaf taken by
+	// sessions while they hold their own lock, so it guards nothing else.
+	mu       sync.Mutex
+	sessions map[string]*session
+	active   map[string]activeRef // workspace id → current session
+	closed   bool
+
+	subMu sync.Mutex
+	subs  map[string]map[Watcher]struct{} // workspace id → subscribers
+
+	wg sync.WaitGroup // idle reapers and other background work
+}
+
+type activeRef struct{ sessionID, agentType string }
+
+// New creates an Engine.
+func New(cfg Config) *Engine {
+	if cfg.ReplayEvents <= 0 {
+		cfg.ReplayEvents = 10_000
+	}
+	if cfg.ReplayAge <= 0 {
+		cfg.ReplayAge = 5 * time.Minute
+	}
+	if cfg.ReplayMax < cfg.ReplayEvents {
+		cfg.ReplayMax = max(100_000, cfg.ReplayEvents)
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = 30 * time.Minute
+	}
+	if cfg.MaxProcesses <= 0 {
+		cfg.MaxProcesses = 8
+	}
+	if cfg.StopTimeout <= 0 {
+		cfg.StopTimeout = 5 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	if cfg.Epoch == "" {
+		cfg.Epoch = uuid.NewString()
+	}
+	return &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
+		sessions: map[string]*session{}, subs: map[string]map[Watcher]struct{}{},
+		active: map[string]activeRef{}}
+}
+
+// Epoch is this server run's id.
+func (e *Engine) Epoch() string { return e.cfg.Epoch }
+
+// Running counts sessions whose process is alive.
+func (e *Engine) Running() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, s := range e.sessions {
+		if s.isRunning() {
+			n++
+		}
+	}
+	return n
+}
+
+// StartOptions are session/start's params after validation.
+type StartOptions struct {
+	WorkspaceID    string
+	AgentType      string
+	SessionID      string
+	Resume         bool
+	Model          string
+	PermissionMode rpc.PermissionMode
+	Yolo           bool
+}
+
+// Start starts a new session, resumes a historical one, or returns the live
+// one with that id. The watcher (the calling client) is attached to it.
+func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.SessionStartResult, error) {
+	ws, err := e.ws.Get(o.WorkspaceID)
+	if err != nil {
+		return rpc.SessionStartResult{}, err
+	}
+	adapter, err := e.reg.Route(ctx, rpc.MethodSessionStart, o.AgentType)
+	if err != nil {
+		return rpc.SessionStartResult{}, err
+	}
+	agent := adapter.Info().ID
+	if o.SessionID != "" {
+		if err := validID(o.SessionID); err != nil {
+			return rpc.SessionStartResult{}, err
+		}
+		if s := e.lookup(o.SessionID); s != nil && !s.external {
+			if s.workspaceID != ws.ID || s.agentType != agent {
+				return rpc.SessionStartResult{}, rpc.InvalidParams("session_id",
+					fmt.Sprintf("session runs in workspace %s with %s", s.workspaceID, s.agentType))
+			}
+			s.watch(w, nil)
+			return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
+				Status: rpc.StartExisting, Source: "live"}, nil
+		}
+		if !o.Resume && !e.hasTranscript(adapter, ws.Path, o.SessionID) {
+			// A client-chosen id for a brand new session.
+			if _, err := uuid.Parse(o.SessionID); err != nil {
+				return rpc.SessionStartResult{}, rpc.SessionNotFound(o.SessionID)
+			}
+		} else {
+			o.Resume = true
+		}
+	} else {
+		if o.Resume {
+			return rpc.SessionStartResult{}, rpc.InvalidParams("resume_session_id", "required")
+		}
+		o.SessionID = uuid.NewString()
+	}
+	if o.Resume && !e.hasTranscript(adapter, ws.Path, o.SessionID) {
+		return rpc.SessionStartResult{}, rpc.SessionNotFound(o.SessionID)
+	}
+
+	s := e.newSession(o.SessionID, ws, adapter, o)
+	if err := e.register(s); err != nil {
+		return rpc.SessionStartResult{}, err
+	}
+	if err := s.ensureProcess(ctx); err != nil {
+		e.forget(s)
+		return rpc.SessionStartResult{}, err
+	}
+	s.watch(w, nil)
+	source := "new"
+	if o.Resume {
+		source = "resumed"
+	}
+	s.emitLifecycle(rpc.EventSessionStart, func(h rpc.EventHeader) any {
+		return rpc.SessionStartEvent{EventHeader: h, Source: source}
+	})
+	return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
+		Status: rpc.StartStarted, Source: source}, nil
+}
+
+func (e *Engine) hasTranscript(a runtimes.Adapter, dir, id string) bool {
+	t := a.Transcripts()
+	if t == nil {
+		return false
+	}
+	p, err := t.Path(dir, id)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p)
+	return err == nil
+}
+
+func validID(id string) error {
+	if len(id) > 200 || id == "." || id == ".." || filepath.Base(id) != id {
+		return rpc.InvalidParams("session_id", "not a valid session id")
+	}
+	return nil
+}
+
+func (e *Engine) register(s *session) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return rpc.Errorf(rpc.CodeInternalError, nil, "server is shutting down")
+	}
+	if old, ok := e.sessions[s.id]; ok && !old.external {
+		return rpc.SessionBusy(s.id, "session is already running")
+	} else if ok {
+		// An external tail of the same id: the new owner takes over its watchers.
+		old.closeTail()
+	}
+	e.sessions[s.id] = s
+	return nil
+}
+
+func (e *Engine) forget(s *session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sessions[s.id] == s {
+		delete(e.sessions, s.id)
+	}
+}
+
+func (e *Engine) lookup(id string) *session {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sessions[id]
+}
+
+// session returns a live (cdevd-run) session or SessionNotFound.
+func (e *Engine) session(id string) (*session, error) {
+	if id == "" {
+		return nil, rpc.InvalidParams("session_id", "required")
+	}
+	s := e.lookup(id)
+	if s == nil || s.external {
+		return nil, rpc.SessionNotFound(id)
+	}
+	return s, nil
+}
+
+// checkAgent enforces that a routed call's agent_type matches the session's.
+func (e *Engine) checkAgent(ctx context.Context, method, agentType string, s *session) error {
+	if agentType == "" || agentType == s.agentType {
+		return nil
+	}
+	if _, err := e.reg.Route(ctx, method, agentType); err != nil {
+		return err
+	}
+	return rpc.InvalidParams("agent_type", fmt.Sprintf("session %s runs %s, not %s", s.id, s.agentType, agentType))
+}
+
+// SendOptions are session/send's params after validation.
+type SendOptions struct {
+	Prompt      string
+	SessionID   string
+	WorkspaceID string
+	Mode        rpc.SendMode
+	AgentType   string
+	Options     StartOptions // for a session created by this send
+}
+
+// Send sends a user turn, creating or resuming the session when needed.
+func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.SessionSendResult, error) {
+	if o.Prompt == "" {
+		return rpc.SessionSendResult{}, rpc.InvalidParams("prompt", "required")
+	}
+	auto := false
+	s := (*session)(nil)
+	switch {
+	case o.SessionID != "":
+		s = e.lookup(o.SessionID)
+		if s == nil || s.external {
+			// A historical session: resume it in its workspace.
+			if o.WorkspaceID == "" {
+				return rpc.SessionSendResult{}, rpc.SessionNotFound(o.SessionID)
+			}
+			st := o.Options
+			st.WorkspaceID, st.AgentType, st.SessionID, st.Resume = o.WorkspaceID, o.AgentType, o.SessionID, true
+			if _, err := e.Start(ctx, w, st); err != nil {
+				return rpc.SessionSendResult{}, err
+			}
+			s = e.lookup(o.SessionID)
+		}
+	case o.WorkspaceID != "":
+		if o.Mode == rpc.SendContinue || o.Mode == "" {
+			s = e.current(o.WorkspaceID, o.AgentType)
+		}
+		if s == nil {
+			st := o.Options
+			st.WorkspaceID, st.AgentType = o.WorkspaceID, o.AgentType
+			if o.Mode == rpc.SendContinue || o.Mode == "" {
+				if ref, ok := e.activeRef(o.WorkspaceID); ok && (o.AgentType == "" || o.AgentType == ref.agentType) {
+					st.SessionID, st.AgentType = ref.sessionID, ref.agentType
+				}
+			}
+			res, err := e.Start(ctx, w, st)
+			if err != nil {
+				return rpc.SessionSendResult{}, err
+			}
+			auto = res.Source == "new"
+			s = e.lookup(res.SessionID)
+		}
+	default:
+		return rpc.SessionSendResult{}, rpc.InvalidParams("session_id", "session_id or workspace_id is required")
+	}
+	if s == nil {
+		return rpc.SessionSendResult{}, rpc.SessionNotFound(o.SessionID)
+	}
+	if err := e.checkAgent(ctx, rpc.MethodSessionSend, o.AgentType, s); err != nil {
+		return rpc.SessionSendResult{}, err
+	}
+	if err := s.send(ctx, o.Prompt); err != nil {
+		return rpc.SessionSendResult{}, err
+	}
+	s.watch(w, nil)
+	return rpc.SessionSendResult{Status: "sent", SessionID: s.id, AgentType: s.agentType,
+		WorkspaceID: s.workspaceID, AutoCreated: auto}, nil
+}
+
+// current is the workspace's most recently active cdevd session.
+func (e *Engine) current(workspaceID, agentType string) *session {
+	if ref, ok := e.activeRef(workspaceID); ok {
+		if s := e.lookup(ref.sessionID); s != nil && !s.external {
+			return s
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var best *session
+	for _, s := range e.sessions {
+		if s.external || s.workspaceID != workspaceID || (agentType != "" && s.agentType != agentType) {
+			continue
+		}
+		if best == nil || s.lastActiveTime().After(best.lastActiveTime()) {
+			best = s
+		}
+	}
+	return best
+}
+
+func (e *Engine) activeRef(workspaceID string) (activeRef, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, ok := e.active[workspaceID]
+	return r, ok
+}
+
+// Stop interrupts a session's turn and ends its process group.
+func (e *Engine) Stop(ctx context.Context, id, agentType string) (rpc.SessionStopResult, error) {
+	s, err := e.session(id)
+	if err != nil {
+		return rpc.SessionStopResult{}, err
+	}
+	if err := e.checkAgent(ctx, rpc.MethodSessionStop, agentType, s); err != nil {
+		return rpc.SessionStopResult{}, err
+	}
+	s.stop(ctx, "stopped")
+	return rpc.SessionStopResult{Success: true, Status: "stopped", SessionID: s.id, AgentType: s.agentType}, nil
+}
+
+// Respond answers a pending prompt.
+func (e *Engine) Respond(ctx context.Context, w Watcher, id, agentType string, kind rpc.RespondType, requestID, response string) error {
+	s, err := e.session(id)
+	if err != nil {
+		return err
+	}
+	if err := e.checkAgent(ctx, rpc.MethodSessionRespond, agentType, s); err != nil {
+		return err
+	}
+	return s.respond(ctx, w.ClientID(), kind, requestID, response, false)
+}
+
+// Input answers the pending prompt with a key or text.
+func (e *Engine) Input(ctx context.Context, w Watcher, id, agentType, input string) error {
+	s, err := e.session(id)
+	if err != nil {
+		return err
+	}
+	if err := e.checkAgent(ctx, rpc.MethodSessionInput, agentType, s); err != nil {
+		return err
+	}
+	return s.respond(ctx, w.ClientID(), "", "", input, true)
+}
+
+// State is a session's exact state.
+func (e *Engine) State(id string) (rpc.SessionStateResult, error) {
+	s, err := e.session(id)
+	if err != nil {
+		return rpc.SessionStateResult{}, err
+	}
+	return s.state(), nil
+}
+
+// Watch attaches w to a session's events, replaying after sinceSeq. A
+// session cdevd does not run is followed through its transcript.
+func (e *Engine) Watch(ctx context.Context, w Watcher, workspaceID, id, agentType string, sinceSeq *int64) (rpc.WatchResult, error) {
+	ws, err := e.ws.Get(workspaceID)
+	if err != nil {
+		return rpc.WatchResult{}, err
+	}
+	if err := validID(id); err != nil {
+		return rpc.WatchResult{}, err
+	}
+	s := e.lookup(id)
+	if s == nil {
+		if s, err = e.tailExternal(ctx, ws, id, agentType); err != nil {
+			return rpc.WatchResult{}, err
+		}
+	}
+	if s.workspaceID != ws.ID {
+		return rpc.WatchResult{}, rpc.SessionNotFound(id)
+	}
+	replayed, gap, last := s.watch(w, sinceSeq)
+	return rpc.WatchResult{Status: "watching", Watching: true, WorkspaceID: ws.ID, SessionID: id,
+		Epoch: e.cfg.Epoch, LastSeq: last, Replayed: replayed, Gap: gap}, nil
+}
+
+// Unwatch detaches w from one session, or from all when id is empty. It
+// returns the workspace of the session left, if any.
+func (e *Engine) Unwatch(w Watcher, id string) string {
+	e.mu.Lock()
+	var list []*session
+	for _, s := range e.sessions {
+		if id == "" || s.id == id {
+			list = append(list, s)
+		}
+	}
+	e.mu.Unlock()
+	wsID := ""
+	for _, s := range list {
+		if s.unwatch(w) {
+			wsID = s.workspaceID
+		}
+	}
+	return wsID
+}
+
+// Detach removes a departing client everywhere.
+func (e *Engine) Detach(w Watcher) {
+	e.Unwatch(w, "")
+	e.subMu.Lock()
+	defer e.subMu.Unlock()
+	for _, subs := range e.subs {
+		delete(subs, w)
+	}
+}
+
+// Subscribe adds w to a workspace's lifecycle events and returns w's
+// subscriptions. An empty id subscribes to every workspace.
+func (e *Engine) Subscribe(w Watcher, workspaceID string) ([]string, error) {
+	ids := []string{workspaceID}
+	if workspaceID == "" {
+		ids = ids[:0]
+		for _, ws := range e.ws.List() {
+			ids = append(ids, ws.ID)
+		}
+	} else if _, err := e.ws.Get(workspaceID); err != nil {
+		return nil, err
+	}
+	e.subMu.Lock()
+	for _, id := range ids {
+		if e.subs[id] == nil {
+			e.subs[id] = map[Watcher]struct{}{}
+		}
+		e.subs[id][w] = struct{}{}
+	}
+	e.subMu.Unlock()
+	return e.Subscriptions(w), nil
+}
+
+// Unsubscribe removes w from a workspace's lifecycle events.
+func (e *Engine) Unsubscribe(w Watcher, workspaceID string) ([]string, error) {
+	if _, err := e.ws.Get(workspaceID); err != nil {
+		return nil, err
+	}
+	e.subMu.Lock()
+	delete(e.subs[workspaceID], w)
+	e.subMu.Unlock()
+	return e.Subscriptions(w), nil
+}
+
+// Subscriptions lists w's subscribed workspaces, sorted.
+func (e *Engine) Subscriptions(w Watcher) []string {
+	e.subMu.Lock()
+	defer e.subMu.Unlock()
+	ids := []string{}
+	for id, subs := range e.subs {
+		if _, ok := subs[w]; ok {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// publishWorkspace sends a lifecycle event to the workspace's subscribers
+// that do not already get it by watching the session.
+func (e *Engine) publishWorkspace(ev *Event, watching map[Watcher]struct{}) {
+	e.subMu.Lock()
+	defer e.subMu.Unlock()
+	for w := range e.subs[ev.WorkspaceID] {
+		if _, dup := watching[w]; !dup {
+			w.Deliver(ev)
+		}
+	}
+}
+
+// Activate marks a session as the workspace's current one.
+func (e *Engine) Activate(workspaceID, id, agentType string) error {
+	ws, err := e.ws.Get(workspaceID)
+	if err != nil {
+		return err
+	}
+	if err := validID(id); err != nil {
+		return err
+	}
+	agent := agentType
+	if s := e.lookup(id); s != nil {
+		agent = s.agentType
+	} else {
+		a, err := e.reg.Route(context.Background(), rpc.MethodActivate, agentType)
+		if err != nil {
+			return err
+		}
+		if !e.hasTranscript(a, ws.Path, id) {
+			return rpc.SessionNotFound(id)
+		}
+		agent = a.Info().ID
+	}
+	e.mu.Lock()
+	e.active[ws.ID] = activeRef{id, agent}
+	e.mu.Unlock()
+	return nil
+}
+
+// WorkspaceSessions lists the live sessions of a workspace and its current one.
+func (e *Engine) WorkspaceSessions(workspaceID string) ([]rpc.WorkspaceSession, activeRef) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var list []rpc.WorkspaceSession
+	for _, s := range e.sessions {
+		if s.workspaceID == workspaceID && !s.external {
+			list = append(list, rpc.WorkspaceSession{ID: s.id, WorkspaceID: workspaceID,
+				AgentType: s.agentType, Status: s.status()})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	return list, e.active[workspaceID]
+}
+
+// ActiveSession is a workspace's current session, if any.
+func (e *Engine) ActiveSession(workspaceID string) (id, agentType string) {
+	r, _ := e.activeRef(workspaceID)
+	return r.sessionID, r.agentType
+}
+
+// Close ends every session's process and tail. The engine refuses new
+// sessions afterwards.
+func (e *Engine) Close(ctx context.Context) {
+	e.mu.Lock()
+	e.closed = true
+	list := make([]*session, 0, len(e.sessions))
+	for _, s := range e.sessions {
+		list = append(list, s)
+	}
+	e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if s.external {
+				s.closeTail()
+			} else {
+				s.stop(ctx, "server shutting down")
+			}
+		}()
+	}
+	wg.Wait()
+	e.wg.Wait()
+}
+
+// Trash moves a file into the trash directory, keeping it recoverable.
+func (e *Engine) trash(path, agent, workspaceID string) error {
+	dst := filepath.Join(e.cfg.TrashDir, agent, workspaceID,
+		time.Now().UTC().Format("20060102T150405Z")+"-"+filepath.Base(path))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	if err := os.Rename(path, dst); err != nil {
+		if !errors.Is(err, syscall.EXDEV) {
+			return err
+		}
+		// Across file systems: copy, then remove the original.
+		b, rerr := os.ReadFile(path)
+		if rerr != nil {
+			return rerr
+		}
+		if werr := workspaces.WriteFileAtomic(dst, b, 0o600); werr != nil {
+			return werr
+		}
+		return os.Remove(path)
+	}
+	return nil
+}

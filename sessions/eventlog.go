@@ -1,0 +1,95 @@
+package sessions
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Event is one numbered session event, marshaled once as a complete
+// JSON-RPC notification and shared by every watcher and by the replay buffer.
+type Event struct {
+	Seq         int64
+	Type        string // without the "event/" prefix
+	SessionID   string
+	WorkspaceID string
+	At          time.Time
+	Frame       []byte
+}
+
+// Method is the notification's method name.
+func (e *Event) Method() string { return "event/" + e.Type }
+
+// notification marshals a JSON-RPC notification.
+func notification(method string, params any) []byte {
+	b, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", method, params})
+	if err != nil {
+		// Params are cdevd's own wire types; failing to marshal one is a bug.
+		panic("sessions: marshal " + method + ": " + err.Error())
+	}
+	return b
+}
+
+// eventLog is a session's replay buffer: a ring of the most recent events.
+// It keeps at least minEvents events or everything younger than minAge,
+// whichever is more, up to maxEvents so memory stays bounded.
+type eventLog struct {
+	buf       []*Event // ring
+	start     int      // index of the oldest event
+	n         int
+	minEvents int
+	minAge    time.Duration
+	maxEvents int
+}
+
+func newEventLog(minEvents, maxEvents int, minAge time.Duration) *eventLog {
+	return &eventLog{minEvents: minEvents, maxEvents: maxEvents, minAge: minAge,
+		buf: make([]*Event, 0, 64)}
+}
+
+func (l *eventLog) at(i int) *Event { return l.buf[(l.start+i)%len(l.buf)] }
+
+// add appends ev, dropping the oldest events that are beyond both limits.
+func (l *eventLog) add(ev *Event) {
+	if l.n == len(l.buf) {
+		if l.n < l.maxEvents && (l.n < l.minEvents || ev.At.Sub(l.at(0).At) < l.minAge) {
+			l.grow()
+		} else {
+			l.start = (l.start + 1) % len(l.buf) // overwrite the oldest
+			l.n--
+		}
+	}
+	l.buf[(l.start+l.n)%len(l.buf)] = ev
+	l.n++
+}
+
+func (l *eventLog) grow() {
+	size := max(2*len(l.buf), 64)
+	size = min(size, l.maxEvents)
+	nb := make([]*Event, size)
+	for i := range l.n {
+		nb[i] = l.at(i)
+	}
+	l.buf, l.start = nb, 0
+}
+
+// since returns the events after seq, and whether the buffer still reaches
+// back that far (false: events were dropped, the caller has a gap).
+func (l *eventLog) since(seq int64) ([]*Event, bool) {
+	if l.n == 0 {
+		return nil, true
+	}
+	first := l.at(0).Seq
+	if seq < first-1 {
+		return nil, false
+	}
+	skip := int(seq - first + 1)
+	out := make([]*Event, 0, max(l.n-skip, 0))
+	for i := max(skip, 0); i < l.n; i++ {
+		out = append(out, l.at(i))
+	}
+	return out, true
+}

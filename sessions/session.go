@@ -1,0 +1,633 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/workspaces"
+)
+
+// session is one session id and, while it runs, its one process.
+//
+// Locking: opMu serializes operations that change the process (start, send,
+// stop, reap) and may be held across slow adapter calls; mu guards state
+// and the event log and is never held across a call into the adapter,
+// because adapters deliver events synchronously from their own goroutines.
+type session struct {
+	e           *Engine
+	id          string
+	workspaceID string
+	dir         string
+	agentType   string
+	adapter     runtimes.Adapter
+	opts        StartOptions
+	external    bool      // followed through its transcript, not run by cdevd
+	tail        io.Closer // external sessions only
+	log         *zap.Logger
+
+	opMu sync.Mutex
+
+	mu         sync.Mutex
+	st         rpc.SessionStatus
+	activity   rpc.Activity
+	startedAt  time.Time
+	lastActive time.Time
+	rt         runtimes.Session // nil while no process runs
+	gen        int              // process generation; events of older ones are ignored
+	hadTurn    bool             // the runtime has stored history to resume
+	stopping   bool             // a user stop is under way
+	reaping    bool             // an idle process is being ended; its exit is not news
+	turnOpen   bool
+	pending    []*prompt
+	events     *eventLog
+	seq        int64
+	watchers   map[Watcher]struct{}
+	idle       *time.Timer
+}
+
+type prompt struct {
+	id    string
+	kind  rpc.RespondType
+	event *Event // the pty_permission or question event, re-sent to new watchers
+	tool  string
+	summ  string
+}
+
+func (e *Engine) newSession(id string, ws workspaces.Workspace, a runtimes.Adapter, o StartOptions) *session {
+	now := time.Now()
+	return &session{e: e, id: id, workspaceID: ws.ID, dir: ws.Path, agentType: a.Info().ID,
+		adapter: a, opts: o, hadTurn: o.Resume, st: rpc.StatusStarting, activity: rpc.ActivityIdle,
+		startedAt: now, lastActive: now,
+		events:   newEventLog(e.cfg.ReplayEvents, e.cfg.ReplayMax, e.cfg.ReplayAge),
+		watchers: map[Watcher]struct{}{},
+		log:      e.log.With(zap.String("session", id), zap.String("runtime", a.Info().ID))}
+}
+
+func (s *session) status() rpc.SessionStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st
+}
+
+func (s *session) isRunning() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rt != nil
+}
+
+func (s *session) lastActiveTime() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastActive
+}
+
+// ensureProcess starts (or resumes) the session's process if none runs.
+// Callers hold opMu or own the session exclusively.
+func (s *session) ensureProcess(ctx context.Context) error {
+	s.mu.Lock()
+	if s.rt != nil {
+		s.mu.Unlock()
+		return nil
+	}
+	resume := s.hadTurn
+	s.gen++
+	gen := s.gen
+	s.mu.Unlock()
+
+	if err := s.e.makeRoom(ctx, s); err != nil {
+		return err
+	}
+	req := runtimes.StartRequest{SessionID: s.id, Resume: resume, Dir: s.dir, Model: s.opts.Model,
+		PermissionMode: s.opts.PermissionMode, Yolo: s.opts.Yolo}
+	rt, err := s.adapter.Start(ctx, req, func(ev runtimes.Event) { s.onEvent(gen, ev) })
+	if err != nil {
+		s.mu.Lock()
+		if s.st == rpc.StatusStarting {
+			s.st = rpc.StatusError
+		}
+		s.mu.Unlock()
+		if errors.Is(err, runtimes.ErrNoSession) {
+			return rpc.SessionNotFound(s.id)
+		}
+		s.log.Warn("runtime failed to start", zap.Error(err))
+		return failing(rpc.MethodSessionStart, s.agentType, err)
+	}
+	s.mu.Lock()
+	s.rt = rt
+	s.st = rpc.StatusRunning
+	s.stopping = false
+	s.lastActive = time.Now()
+	s.mu.Unlock()
+	return nil
+}
+
+func failing(method, agent string, err error) error {
+	return &rpc.Error{Code: rpc.CodeInternalError, Message: fmt.Sprintf("%s failed: %v", agent, err),
+		Data: map[string]any{"agent_type": agent, "method": method, "reason": err.Error()}}
+}
+
+// makeRoom enforces MaxProcesses for s's runtime by ending the least
+// recently active idle process of that runtime.
+func (e *Engine) makeRoom(ctx context.Context, s *session) error {
+	e.mu.Lock()
+	live := 0
+	var victim *session
+	var victimActive time.Time
+	for _, o := range e.sessions {
+		if o == s || o.agentType != s.agentType || o.external {
+			continue
+		}
+		o.mu.Lock()
+		if o.rt != nil {
+			live++
+			if !o.turnOpen && len(o.pending) == 0 && !o.stopping &&
+				(victim == nil || o.lastActive.Before(victimActive)) {
+				victim, victimActive = o, o.lastActive
+			}
+		}
+		o.mu.Unlock()
+	}
+	e.mu.Unlock()
+	if live < e.cfg.MaxProcesses {
+		return nil
+	}
+	if victim == nil {
+		return rpc.SessionBusy(s.id, fmt.Sprintf("%d %s sessions are busy; stop one first", live, s.agentType))
+	}
+	victim.reap(ctx)
+	return nil
+}
+
+// send starts a turn, resuming the process first if it has gone.
+func (s *session) send(ctx context.Context, text string) error {
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	s.mu.Lock()
+	busy := s.turnOpen || s.stopping
+	s.mu.Unlock()
+	if busy {
+		return rpc.SessionBusy(s.id, "a turn is running")
+	}
+	if err := s.ensureProcess(ctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	rt := s.rt
+	s.turnOpen = true
+	s.hadTurn = true
+	s.st = rpc.StatusRunning
+	s.lastActive = time.Now()
+	s.stopIdleLocked()
+	now := time.Now().UTC()
+	msg := rpc.Message{ID: uuid.NewString(), SessionID: s.id, Type: rpc.MessageUser,
+		Timestamp: now.Format(time.RFC3339Nano),
+		Message:   rpc.MessageBody{Role: "user", Content: []rpc.ContentBlock{{Type: rpc.BlockText, Text: text}}}}
+	msg.UUID = msg.ID
+	s.emitMessageLocked(msg)
+	s.setActivityLocked(rpc.ActivityThinking)
+	s.mu.Unlock()
+
+	if err := rt.Send(ctx, runtimes.Turn{Prompt: text}); err != nil {
+		s.mu.Lock()
+		open := s.turnOpen
+		s.turnOpen = false
+		if open {
+			code := runtimes.CodeRuntimeError
+			if errors.Is(err, runtimes.ErrExited) {
+				code = runtimes.CodeCLIExited
+			}
+			s.emitLocked(rpc.EventError, func(h rpc.EventHeader) any {
+				return rpc.ErrorEvent{EventHeader: h, Code: code, Message: err.Error()}
+			})
+			s.setActivityLocked(rpc.ActivityIdle)
+		}
+		s.mu.Unlock()
+		if errors.Is(err, runtimes.ErrBusy) {
+			return rpc.SessionBusy(s.id, "a turn is running")
+		}
+		return failing(rpc.MethodSessionSend, s.agentType, err)
+	}
+	return nil
+}
+
+// stop ends the session's process. The turn in progress, if any, ends with
+// session_stopped, its one terminal event.
+func (s *session) stop(ctx context.Context, reason string) {
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	s.mu.Lock()
+	rt := s.rt
+	s.stopIdleLocked()
+	if rt == nil {
+		if s.st != rpc.StatusStopped {
+			s.st = rpc.StatusStopped
+			s.cancelPromptsLocked()
+			s.emitLifecycleLocked(rpc.EventSessionStopped, func(h rpc.EventHeader) any {
+				return rpc.SessionEndEvent{EventHeader: h, Reason: reason}
+			})
+		}
+		s.mu.Unlock()
+		return
+	}
+	s.stopping = true
+	s.st = rpc.StatusStopping
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.e.cfg.StopTimeout)
+	defer cancel()
+	if err := rt.Close(ctx); err != nil {
+		s.log.Warn("stop", zap.Error(err))
+	}
+	<-rt.Done()
+}
+
+// reap ends an idle process to free resources; the session stays and
+// resumes on its next send.
+func (s *session) reap(ctx context.Context) {
+	if !s.opMu.TryLock() {
+		return // an operation is under way: the session is not idle
+	}
+	defer s.opMu.Unlock()
+	s.mu.Lock()
+	rt := s.rt
+	if rt == nil || s.turnOpen || len(s.pending) > 0 {
+		s.mu.Unlock()
+		return
+	}
+	s.stopIdleLocked()
+	s.reaping = true
+	s.mu.Unlock()
+	s.log.Debug("reaping idle process")
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.e.cfg.StopTimeout)
+	defer cancel()
+	_ = rt.Close(ctx)
+	<-rt.Done()
+}
+
+func (s *session) armIdleLocked() {
+	if s.e.cfg.IdleTimeout < 0 || s.rt == nil {
+		return
+	}
+	s.stopIdleLocked()
+	s.idle = time.AfterFunc(s.e.cfg.IdleTimeout, func() { s.reap(context.Background()) })
+}
+
+func (s *session) stopIdleLocked() {
+	if s.idle != nil {
+		s.idle.Stop()
+		s.idle = nil
+	}
+}
+
+// onEvent turns an adapter event into session events.
+func (s *session) onEvent(gen int, ev runtimes.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gen != s.gen {
+		return
+	}
+	s.lastActive = time.Now()
+	switch ev := ev.(type) {
+	case runtimes.MessageDelta:
+		s.emitLocked(rpc.EventMessageDelta, func(h rpc.EventHeader) any {
+			return rpc.MessageDeltaEvent{EventHeader: h, MessageID: ev.MessageID, Phase: ev.Phase, Text: ev.Text}
+		})
+	case runtimes.MessageCompleted:
+		ev.Message.SessionID = s.id
+		s.emitMessageLocked(ev.Message)
+	case runtimes.ActivityChanged:
+		s.setActivityLocked(ev.Activity)
+	case runtimes.PromptRequested:
+		s.addPromptLocked(ev)
+	case runtimes.PromptCancelled:
+		s.resolveLocked(ev.RequestID, "server", "cancelled")
+	case runtimes.TurnCompleted:
+		if !s.endTurnLocked() {
+			return
+		}
+		s.emitLocked(rpc.EventTurnCompleted, func(h rpc.EventHeader) any {
+			return rpc.TurnCompletedEvent{EventHeader: h, Usage: ev.Usage, CostUSD: ev.CostUSD,
+				StopReason: ev.StopReason, DurationMS: ev.DurationMS}
+		})
+	case runtimes.TurnFailed:
+		if !s.endTurnLocked() {
+			s.log.Info("runtime error outside a turn", zap.String("code", ev.Code), zap.String("message", ev.Message))
+			return
+		}
+		s.emitLocked(rpc.EventError, func(h rpc.EventHeader) any {
+			return rpc.ErrorEvent{EventHeader: h, Code: ev.Code, Message: ev.Message}
+		})
+	case runtimes.ProcessExited:
+		s.exitedLocked(ev)
+	}
+}
+
+// endTurnLocked closes the open turn; false if none was open (so that a
+// second terminal event for one turn is never sent).
+func (s *session) endTurnLocked() bool {
+	if !s.turnOpen || s.stopping {
+		return false
+	}
+	s.turnOpen = false
+	s.setActivityLocked(rpc.ActivityIdle)
+	s.armIdleLocked()
+	return true
+}
+
+func (s *session) exitedLocked(ev runtimes.ProcessExited) {
+	s.rt = nil
+	reaped := s.reaping
+	s.reaping = false
+	s.stopIdleLocked()
+	s.cancelPromptsLocked()
+	code := ev.ExitCode
+	switch {
+	case s.stopping:
+		s.stopping, s.turnOpen = false, false
+		s.st = rpc.StatusStopped
+		s.setActivityLocked(rpc.ActivityIdle)
+		s.emitLifecycleLocked(rpc.EventSessionStopped, func(h rpc.EventHeader) any {
+			return rpc.SessionEndEvent{EventHeader: h, Reason: "stopped", ExitCode: &code}
+		})
+	case s.turnOpen:
+		s.turnOpen = false
+		s.st = rpc.StatusError
+		s.emitLocked(rpc.EventError, func(h rpc.EventHeader) any {
+			return rpc.ErrorEvent{EventHeader: h, Code: runtimes.CodeCLIExited,
+				Message: fmt.Sprintf("%s exited during the turn (exit code %d): %s", s.agentType, code, ev.Reason)}
+		})
+		s.setActivityLocked(rpc.ActivityIdle)
+		s.emitLifecycleLocked(rpc.EventSessionEnd, func(h rpc.EventHeader) any {
+			return rpc.SessionEndEvent{EventHeader: h, Reason: "exited", ExitCode: &code}
+		})
+	case reaped:
+		// Ended while idle to free resources: from the client's point of
+		// view the session still runs, and it resumes on its next send.
+	default:
+		if code != 0 {
+			s.st = rpc.StatusError
+		}
+		s.emitLifecycleLocked(rpc.EventSessionEnd, func(h rpc.EventHeader) any {
+			return rpc.SessionEndEvent{EventHeader: h, Reason: "exited", ExitCode: &code}
+		})
+	}
+}
+
+func (s *session) setActivityLocked(a rpc.Activity) {
+	if s.activity == a {
+		return
+	}
+	s.activity = a
+	state := rpc.PtyState(a)
+	s.emitLocked(rpc.EventState, func(h rpc.EventHeader) any {
+		return rpc.StateEvent{EventHeader: h, State: state,
+			WaitingForInput: a == rpc.ActivityPermission || a == rpc.ActivityQuestion}
+	})
+}
+
+func (s *session) emitMessageLocked(m rpc.Message) {
+	s.emitAtLocked(rpc.EventClaudeMessage, m.Timestamp, func(h rpc.EventHeader) any {
+		return rpc.ClaudeMessageEvent{EventHeader: h, ID: m.ID, Type: m.Type, UUID: m.UUID, Message: m.Message}
+	})
+}
+
+func (s *session) addPromptLocked(ev runtimes.PromptRequested) {
+	p := &prompt{id: ev.RequestID}
+	switch {
+	case ev.Permission != nil:
+		pp := ev.Permission
+		p.kind, p.tool, p.summ = rpc.RespondPermission, pp.ToolName, pp.Target
+		p.event = s.emitLocked(rpc.EventPermission, func(h rpc.EventHeader) any {
+			return rpc.PermissionEvent{EventHeader: h, RequestID: ev.RequestID, Type: pp.Kind,
+				ToolName: pp.ToolName, Target: pp.Target, Description: pp.Description,
+				Preview: pp.Preview, Options: pp.Options}
+		})
+	case ev.Question != nil:
+		q := ev.Question
+		p.kind = rpc.RespondQuestion
+		if len(q.Questions) > 0 {
+			p.summ = q.Questions[0].Question
+		}
+		p.event = s.emitLocked(rpc.EventQuestion, func(h rpc.EventHeader) any {
+			return rpc.QuestionEvent{EventHeader: h, RequestID: ev.RequestID, Questions: q.Questions}
+		})
+	default:
+		return
+	}
+	s.pending = append(s.pending, p)
+	s.stopIdleLocked()
+}
+
+// resolveLocked removes a pending prompt and tells every watcher.
+func (s *session) resolveLocked(requestID, by, decision string) bool {
+	for i, p := range s.pending {
+		if p.id == requestID {
+			s.pending = append(s.pending[:i], s.pending[i+1:]...)
+			s.emitLocked(rpc.EventPermissionResolved, func(h rpc.EventHeader) any {
+				return rpc.PermissionResolvedEvent{EventHeader: h, RequestID: requestID, ResolvedBy: by, Decision: decision}
+			})
+			return true
+		}
+	}
+	return false
+}
+
+func (s *session) cancelPromptsLocked() {
+	for len(s.pending) > 0 {
+		s.resolveLocked(s.pending[0].id, "server", "cancelled")
+	}
+}
+
+// respond answers a pending prompt. With asInput, response is what
+// session/input got: a key name, an option key or text.
+func (s *session) respond(ctx context.Context, clientID string, kind rpc.RespondType, requestID, response string, asInput bool) error {
+	s.mu.Lock()
+	var p *prompt
+	for _, c := range s.pending {
+		if (requestID == "" || c.id == requestID) && (kind == "" || c.kind == kind) {
+			p = c
+			break
+		}
+	}
+	rt := s.rt
+	if p == nil || rt == nil {
+		s.mu.Unlock()
+		return rpc.RequestNotFound(s.id, requestID)
+	}
+	// Claim the prompt so that a second client answering at the same time
+	// gets RequestNotFound instead of answering twice.
+	s.removePromptLocked(p)
+	s.mu.Unlock()
+
+	answer, decision, err := interpret(p.kind, response, asInput)
+	if err == nil {
+		err = rt.Respond(ctx, p.id, answer)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.pending = append([]*prompt{p}, s.pending...)
+		if errors.Is(err, runtimes.ErrNoRequest) || errors.Is(err, runtimes.ErrExited) {
+			return rpc.RequestNotFound(s.id, p.id)
+		}
+		var re *rpc.Error
+		if errors.As(err, &re) {
+			return err
+		}
+		return failing(rpc.MethodSessionRespond, s.agentType, err)
+	}
+	s.emitLocked(rpc.EventPermissionResolved, func(h rpc.EventHeader) any {
+		return rpc.PermissionResolvedEvent{EventHeader: h, RequestID: p.id, ResolvedBy: clientID, Decision: decision}
+	})
+	return nil
+}
+
+func (s *session) removePromptLocked(p *prompt) {
+	for i, c := range s.pending {
+		if c == p {
+			s.pending = append(s.pending[:i], s.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+// interpret maps what a client sent to an adapter Answer and the decision
+// reported in pty_permission_resolved.
+func interpret(kind rpc.RespondType, response string, asInput bool) (runtimes.Answer, string, error) {
+	r := strings.TrimSpace(response)
+	if kind == rpc.RespondQuestion {
+		if r == "" || (asInput && strings.EqualFold(r, "escape")) {
+			return runtimes.Answer{}, "", rpc.InvalidParams("response", "an answer is required")
+		}
+		return runtimes.Answer{Text: r}, "answered", nil
+	}
+	switch strings.ToLower(r) {
+	case "yes", "y", "allow", "approve", "1", "enter":
+		return runtimes.Answer{Decision: runtimes.Allow}, string(runtimes.Allow), nil
+	case "always", "allow_always", "2":
+		return runtimes.Answer{Decision: runtimes.AllowAlways}, string(runtimes.AllowAlways), nil
+	case "no", "n", "deny", "reject", "3", "escape", "esc":
+		return runtimes.Answer{Decision: runtimes.Deny}, string(runtimes.Deny), nil
+	}
+	return runtimes.Answer{}, "", rpc.InvalidParams("response", fmt.Sprintf("%q is not yes, always or no", response))
+}
+
+func (s *session) state() rpc.SessionStateResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := rpc.SessionStateResult{SessionID: s.id, WorkspaceID: s.workspaceID, AgentType: s.agentType,
+		Status: s.st, Activity: s.activity, StartedAt: s.startedAt.UTC().Format(time.RFC3339),
+		LastActive: s.lastActive.UTC().Format(time.RFC3339), IsRunning: s.rt != nil,
+		WaitingForInput: len(s.pending) > 0, Epoch: s.e.cfg.Epoch, LastSeq: s.seq}
+	for _, p := range s.pending {
+		res.Pending = append(res.Pending, rpc.PendingRequest{RequestID: p.id, Type: p.kind, ToolName: p.tool, Summary: p.summ})
+	}
+	return res
+}
+
+// emitLocked numbers, records and fans out one event.
+func (s *session) emitLocked(typ string, build func(rpc.EventHeader) any) *Event {
+	return s.emitAtLocked(typ, "", build)
+}
+
+func (s *session) emitAtLocked(typ, at string, build func(rpc.EventHeader) any) *Event {
+	now := time.Now().UTC()
+	if at == "" {
+		at = now.Format(time.RFC3339Nano)
+	}
+	s.seq++
+	h := rpc.EventHeader{SessionID: s.id, WorkspaceID: s.workspaceID, AgentType: s.agentType,
+		Timestamp: at, Seq: s.seq, Epoch: s.e.cfg.Epoch}
+	ev := &Event{Seq: s.seq, Type: typ, SessionID: s.id, WorkspaceID: s.workspaceID, At: now,
+		Frame: notification(rpc.EventPrefix+typ, build(h))}
+	s.events.add(ev)
+	for w := range s.watchers {
+		w.Deliver(ev)
+	}
+	return ev
+}
+
+// emitLifecycleLocked emits an event that workspace subscribers get too.
+func (s *session) emitLifecycleLocked(typ string, build func(rpc.EventHeader) any) {
+	ev := s.emitLocked(typ, build)
+	watching := make(map[Watcher]struct{}, len(s.watchers))
+	for w := range s.watchers {
+		watching[w] = struct{}{}
+	}
+	s.e.publishWorkspace(ev, watching) // takes only subMu, a leaf lock
+
+}
+
+func (s *session) emitLifecycle(typ string, build func(rpc.EventHeader) any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.emitLifecycleLocked(typ, build)
+}
+
+// watch attaches w, first replaying what it missed after sinceSeq, then
+// the pending prompts it has not seen. Doing both under mu, which every
+// emit holds, is what makes replay-then-live have no gap and no duplicate.
+func (s *session) watch(w Watcher, sinceSeq *int64) (replayed int, gap bool, last int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, already := s.watchers[w]; already && sinceSeq == nil {
+		return 0, false, s.seq
+	}
+	seen := s.seq // without since_seq the client starts from now
+	if sinceSeq != nil {
+		seen = *sinceSeq
+		if seen > s.seq {
+			gap, seen = true, s.seq // a seq from another epoch
+		} else if evs, ok := s.events.since(seen); !ok {
+			gap, seen = true, s.seq
+		} else {
+			for _, ev := range evs {
+				w.Deliver(ev)
+			}
+			replayed = len(evs)
+		}
+	}
+	for _, p := range s.pending {
+		if p.event.Seq <= seen || gap {
+			w.Deliver(p.event)
+		}
+	}
+	s.watchers[w] = struct{}{}
+	return replayed, gap, s.seq
+}
+
+// unwatch detaches w; the last watcher of an external session ends its tail.
+func (s *session) unwatch(w Watcher) bool {
+	s.mu.Lock()
+	_, ok := s.watchers[w]
+	delete(s.watchers, w)
+	last := s.external && len(s.watchers) == 0
+	s.mu.Unlock()
+	if last {
+		s.e.forget(s)
+		s.closeTail()
+	}
+	return ok
+}
+
+func (s *session) closeTail() {
+	s.mu.Lock()
+	t := s.tail
+	s.tail = nil
+	s.mu.Unlock()
+	if t != nil {
+		if err := t.Close(); err != nil {
+			s.log.Debug("close tail", zap.Error(err))
+		}
+	}
+}

@@ -1,0 +1,225 @@
+// Package workspaces keeps the directories the user allowed sessions to run
+// in. Paths are canonical (absolute, symlinks resolved) so that one
+// directory has one id however it is named, ids are derived from the path so
+// they survive restarts and re-adds, and the list is persisted with atomic
+// writes so a crash never leaves a half-written file.
+package workspaces
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
+)
+
+// Workspace is one allowed directory.
+type Workspace struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Path      string    `json:"path"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Store is the persisted set of workspaces. It is safe for concurrent use.
+type Store struct {
+	file string
+
+	mu   sync.RWMutex
+	byID map[string]Workspace
+}
+
+// Open loads the store kept in file, which need not exist yet.
+func Open(file string) (*Store, error) {
+	s := &Store{file: file, byID: map[string]Workspace{}}
+	b, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var list []Workspace
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	for _, w := range list {
+		s.byID[w.ID] = w
+	}
+	return s, nil
+}
+
+// IDFor is the stable id of a canonical path.
+func IDFor(path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return "ws_" + hex.EncodeToString(sum[:8])
+}
+
+// Canonical returns the absolute, symlink-free form of path.
+func Canonical(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("path is empty")
+	}
+	if strings.HasPrefix(path, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		path = filepath.Join(home, path[2:])
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// Add adds the directory at path (creating it when create is set) and
+// returns its workspace; adding a known directory returns the existing one.
+func (s *Store) Add(path, name string, create bool) (Workspace, error) {
+	if path == "" {
+		return Workspace{}, rpc.InvalidParams("path", "required")
+	}
+	if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~/") {
+		return Workspace{}, rpc.InvalidPath(path, "must be absolute")
+	}
+	if create {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return Workspace{}, rpc.InvalidPath(path, err.Error())
+		}
+	}
+	canon, err := Canonical(path)
+	if err != nil {
+		return Workspace{}, rpc.InvalidPath(path, "does not exist")
+	}
+	fi, err := os.Stat(canon)
+	if err != nil {
+		return Workspace{}, rpc.InvalidPath(path, err.Error())
+	}
+	if !fi.IsDir() {
+		return Workspace{}, rpc.InvalidPath(path, "not a directory")
+	}
+	id := IDFor(canon)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.byID[id]; ok {
+		return w, nil
+	}
+	if name == "" {
+		name = filepath.Base(canon)
+	}
+	w := Workspace{ID: id, Name: name, Path: canon, CreatedAt: time.Now().UTC().Truncate(time.Second)}
+	s.byID[id] = w
+	if err := s.saveLocked(); err != nil {
+		delete(s.byID, id)
+		return Workspace{}, err
+	}
+	return w, nil
+}
+
+// Remove forgets a workspace. Its directory, sessions and transcripts are untouched.
+func (s *Store) Remove(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, ok := s.byID[id]
+	if !ok {
+		return rpc.WorkspaceNotFound(id)
+	}
+	delete(s.byID, id)
+	if err := s.saveLocked(); err != nil {
+		s.byID[id] = w
+		return err
+	}
+	return nil
+}
+
+// Get returns a workspace by id.
+func (s *Store) Get(id string) (Workspace, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, ok := s.byID[id]
+	if !ok {
+		return Workspace{}, rpc.WorkspaceNotFound(id)
+	}
+	return w, nil
+}
+
+// List returns every workspace, by name then path.
+func (s *Store) List() []Workspace {
+	s.mu.RLock()
+	list := make([]Workspace, 0, len(s.byID))
+	for _, w := range s.byID {
+		list = append(list, w)
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(list, func(a, b Workspace) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	return list
+}
+
+// Contains reports whether path (canonicalized) lies inside workspace w.
+func (w Workspace) Contains(path string) bool {
+	canon, err := Canonical(path)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(w.Path, canon)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// saveLocked writes the store atomically: a temp file in the same
+// directory, synced, then renamed over the old one.
+func (s *Store) saveLocked() error {
+	list := make([]Workspace, 0, len(s.byID))
+	for _, w := range s.byID {
+		list = append(list, w)
+	}
+	slices.SortFunc(list, func(a, b Workspace) int { return strings.Compare(a.ID, b.ID) })
+	b, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(s.file, append(b, '\n'), 0o600)
+}
+
+// WriteFileAtomic replaces file with data so that readers see the old or
+// the new content, never a mix, even if the daemon dies mid-write.
+func WriteFileAtomic(file string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(file)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(file)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
