@@ -1,0 +1,14 @@
+package openrpc
+
+import (
+	"flag"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite openrpc.json from the Go types")
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
