@@ -68,6 +68,7 @@ type SessionStartParams struct {
 	AgentType       string         `json:"agent_type,omitempty"`
 	SessionID       string         `json:"session_id,omitempty" doc:"A running session to attach to, or a historical one to resume."`
 	ResumeSessionID string         `json:"resume_session_id,omitempty" doc:"A historical session to resume."`
+	Cwd             string         `json:"cwd,omitempty" doc:"A directory inside the workspace to run in (default: the workspace root)."`
 	Prompt          string         `json:"prompt,omitempty" doc:"First turn, sent once the session runs."`
 	Model           string         `json:"model,omitempty" doc:"A model alias or full id understood by the runtime."`
 	PermissionMode  PermissionMode `json:"permission_mode,omitempty"`

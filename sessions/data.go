@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/workspaces"
@@ -28,7 +29,7 @@ func (e *Engine) transcripts(ctx context.Context, method, agentType string) (run
 	}
 	t := a.Transcripts()
 	if t == nil {
-		return nil, "", failing(method, a.Info().ID, errors.New("this runtime keeps no transcripts"))
+		return nil, "", registry.Failing(method, a.Info().ID, errors.New("this runtime keeps no transcripts"))
 	}
 	return t, a.Info().ID, nil
 }
@@ -69,7 +70,7 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 	}
 	stored, err := t.List(ctx, ws.Path)
 	if err != nil {
-		return rpc.HistoryResult{}, failing(rpc.MethodHistory, agent, err)
+		return rpc.HistoryResult{}, registry.Failing(rpc.MethodHistory, agent, err)
 	}
 	live := map[string]rpc.HistorySession{}
 	e.mu.Lock()
@@ -145,7 +146,7 @@ func (e *Engine) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.Messag
 		}
 	}
 	if err != nil {
-		return rpc.MessagesResult{}, failing(rpc.MethodMessages, agent, err)
+		return rpc.MessagesResult{}, registry.Failing(rpc.MethodMessages, agent, err)
 	}
 	if msgs == nil {
 		msgs = []rpc.Message{}
@@ -185,7 +186,7 @@ func (e *Engine) Delete(ctx context.Context, p rpc.SessionRefParams) (rpc.Delete
 		return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
 	}
 	if err := e.trash(path, agent, ws.ID); err != nil {
-		return rpc.DeleteResult{}, failing(rpc.MethodDelete, agent, err)
+		return rpc.DeleteResult{}, registry.Failing(rpc.MethodDelete, agent, err)
 	}
 	if s := e.lookup(p.SessionID); s != nil {
 		if s.external {
@@ -233,7 +234,7 @@ func (e *Engine) tailExternal(ctx context.Context, ws workspaces.Workspace, id, 
 	if err != nil {
 		e.forget(s)
 		s.log.Warn("tail transcript", zap.Error(err))
-		return nil, failing(rpc.MethodWatch, a.Info().ID, err)
+		return nil, registry.Failing(rpc.MethodWatch, a.Info().ID, err)
 	}
 	s.mu.Lock()
 	s.tail = tail

@@ -130,6 +130,7 @@ func (e *Engine) Running() int {
 // StartOptions are session/start's params after validation.
 type StartOptions struct {
 	WorkspaceID    string
+	Cwd            string // inside the workspace; "" is its root
 	AgentType      string
 	SessionID      string
 	Resume         bool
@@ -150,6 +151,18 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 		return rpc.SessionStartResult{}, err
 	}
 	agent := adapter.Info().ID
+	dir := ws.Path
+	if o.Cwd != "" {
+		if !filepath.IsAbs(o.Cwd) {
+			o.Cwd = filepath.Join(ws.Path, o.Cwd)
+		}
+		if !ws.Contains(o.Cwd) {
+			return rpc.SessionStartResult{}, rpc.PathOutside(o.Cwd)
+		}
+		if dir, err = workspaces.Canonical(o.Cwd); err != nil {
+			return rpc.SessionStartResult{}, rpc.InvalidPath(o.Cwd, "does not exist")
+		}
+	}
 	if o.SessionID != "" {
 		if err := validID(o.SessionID); err != nil {
 			return rpc.SessionStartResult{}, err
@@ -163,7 +176,7 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 			return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
 				Status: rpc.StartExisting, Source: "live"}, nil
 		}
-		if !o.Resume && !e.hasTranscript(adapter, ws.Path, o.SessionID) {
+		if !o.Resume && !e.hasTranscript(adapter, dir, o.SessionID) {
 			// A client-chosen id for a brand new session.
 			if _, err := uuid.Parse(o.SessionID); err != nil {
 				return rpc.SessionStartResult{}, rpc.SessionNotFound(o.SessionID)
@@ -177,11 +190,12 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 		}
 		o.SessionID = uuid.NewString()
 	}
-	if o.Resume && !e.hasTranscript(adapter, ws.Path, o.SessionID) {
+	if o.Resume && !e.hasTranscript(adapter, dir, o.SessionID) {
 		return rpc.SessionStartResult{}, rpc.SessionNotFound(o.SessionID)
 	}
 
 	s := e.newSession(o.SessionID, ws, adapter, o)
+	s.dir = dir
 	if err := e.register(s); err != nil {
 		return rpc.SessionStartResult{}, err
 	}
@@ -558,8 +572,8 @@ func (e *Engine) Activate(workspaceID, id, agentType string) error {
 	return nil
 }
 
-// WorkspaceSessions lists the live sessions of a workspace and its current one.
-func (e *Engine) WorkspaceSessions(workspaceID string) ([]rpc.WorkspaceSession, activeRef) {
+// WorkspaceSessions lists the sessions cdevd runs in a workspace.
+func (e *Engine) WorkspaceSessions(workspaceID string) []rpc.WorkspaceSession {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var list []rpc.WorkspaceSession
@@ -570,7 +584,7 @@ func (e *Engine) WorkspaceSessions(workspaceID string) ([]rpc.WorkspaceSession, 
 		}
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
-	return list, e.active[workspaceID]
+	return list
 }
 
 // ActiveSession is a workspace's current session, if any.

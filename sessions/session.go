@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/workspaces"
@@ -120,7 +121,7 @@ func (s *session) ensureProcess(ctx context.Context) error {
 			return rpc.SessionNotFound(s.id)
 		}
 		s.log.Warn("runtime failed to start", zap.Error(err))
-		return failing(rpc.MethodSessionStart, s.agentType, err)
+		return registry.Failing(rpc.MethodSessionStart, s.agentType, err)
 	}
 	s.mu.Lock()
 	s.rt = rt
@@ -129,11 +130,6 @@ func (s *session) ensureProcess(ctx context.Context) error {
 	s.lastActive = time.Now()
 	s.mu.Unlock()
 	return nil
-}
-
-func failing(method, agent string, err error) error {
-	return &rpc.Error{Code: rpc.CodeInternalError, Message: fmt.Sprintf("%s failed: %v", agent, err),
-		Data: map[string]any{"agent_type": agent, "method": method, "reason": err.Error()}}
 }
 
 // makeRoom enforces MaxProcesses for s's runtime by ending the least
@@ -215,7 +211,7 @@ func (s *session) send(ctx context.Context, text string) error {
 		if errors.Is(err, runtimes.ErrBusy) {
 			return rpc.SessionBusy(s.id, "a turn is running")
 		}
-		return failing(rpc.MethodSessionSend, s.agentType, err)
+		return registry.Failing(rpc.MethodSessionSend, s.agentType, err)
 	}
 	return nil
 }
@@ -396,6 +392,9 @@ func (s *session) setActivityLocked(a rpc.Activity) {
 }
 
 func (s *session) emitMessageLocked(m rpc.Message) {
+	if m.Message.Content == nil {
+		m.Message.Content = []rpc.ContentBlock{} // required on the wire: never null
+	}
 	s.emitAtLocked(rpc.EventClaudeMessage, m.Timestamp, func(h rpc.EventHeader) any {
 		return rpc.ClaudeMessageEvent{EventHeader: h, ID: m.ID, Type: m.Type, UUID: m.UUID, Message: m.Message}
 	})
@@ -406,6 +405,9 @@ func (s *session) addPromptLocked(ev runtimes.PromptRequested) {
 	switch {
 	case ev.Permission != nil:
 		pp := ev.Permission
+		if pp.Options == nil {
+			pp.Options = []rpc.Option{}
+		}
 		p.kind, p.tool, p.summ = rpc.RespondPermission, pp.ToolName, pp.Target
 		p.event = s.emitLocked(rpc.EventPermission, func(h rpc.EventHeader) any {
 			return rpc.PermissionEvent{EventHeader: h, RequestID: ev.RequestID, Type: pp.Kind,
@@ -414,6 +416,9 @@ func (s *session) addPromptLocked(ev runtimes.PromptRequested) {
 		})
 	case ev.Question != nil:
 		q := ev.Question
+		if q.Questions == nil {
+			q.Questions = []rpc.Question{}
+		}
 		p.kind = rpc.RespondQuestion
 		if len(q.Questions) > 0 {
 			p.summ = q.Questions[0].Question
@@ -484,7 +489,7 @@ func (s *session) respond(ctx context.Context, clientID string, kind rpc.Respond
 		if errors.As(err, &re) {
 			return err
 		}
-		return failing(rpc.MethodSessionRespond, s.agentType, err)
+		return registry.Failing(rpc.MethodSessionRespond, s.agentType, err)
 	}
 	s.emitLocked(rpc.EventPermissionResolved, func(h rpc.EventHeader) any {
 		return rpc.PermissionResolvedEvent{EventHeader: h, RequestID: p.id, ResolvedBy: clientID, Decision: decision}

@@ -1,0 +1,30 @@
+# The two commands of the README:
+#   make serve   install what cdevd needs and run it with sensible defaults
+#   make test    run the whole test suite (what CI runs, through .ci/run)
+
+GO ?= go
+NPM ?= npm
+ARGS ?= --workspace .
+
+.PHONY: serve test install build bench
+
+# node_modules holds the pinned agent CLIs the tests run for real; a CLI of
+# your own on PATH (logged in) takes precedence when serving.
+install:
+	$(NPM) ci --no-audit --no-fund
+	$(GO) mod download
+
+build:
+	$(GO) build -o bin/cdevd ./cmd/cdevd
+
+serve: install build
+	PATH="$$PATH:$(CURDIR)/node_modules/.bin" ./bin/cdevd serve $(ARGS)
+
+test: install
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+bench: install
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...

@@ -1,0 +1,223 @@
+// Package daemon assembles cdevd from its parts (state directory, token,
+// workspace store, registry, sessions engine, server, transport, HTTP
+// listener) and takes it down in order. cmd/cdevd and the contract suite
+// both start cdevd through it, so the suite tests what users run.
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/openrpc"
+	"github.com/cdevd/cdevd/registry"
+	"github.com/cdevd/cdevd/rpc/server"
+	"github.com/cdevd/cdevd/rpc/transport"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/sessions"
+	"github.com/cdevd/cdevd/workspaces"
+)
+
+// Version is cdevd's version.
+const Version = "0.1.0"
+
+// DefaultAddr is where cdevd listens unless told otherwise.
+const DefaultAddr = "127.0.0.1:16180"
+
+// Config is everything `cdevd serve` can be told.
+type Config struct {
+	Home         string   // state directory ($CDEVD_HOME)
+	Addr         string   // host:port; port 0 picks a free one
+	AllowRemote  bool     // permit a non-loopback bind
+	Token        string   // "" → the stored token (created on first start)
+	Workspaces   []string // added at start
+	AllowOrigins []string
+	AllowHosts   []string
+	Adapters     []runtimes.Adapter
+
+	IdleTimeout  time.Duration
+	MaxProcesses int
+	// Transport overrides tuning for tests (zero values keep the defaults).
+	Transport transport.Config
+	Sessions  sessions.Config
+
+	Logger *zap.Logger
+}
+
+// Daemon is a running cdevd.
+type Daemon struct {
+	log       *zap.Logger
+	ln        net.Listener
+	http      *http.Server
+	transport *transport.Server
+	engine    *sessions.Engine
+	served    chan error
+	token     string
+	tokenFrom string
+}
+
+// Start builds cdevd and starts listening.
+func Start(cfg Config) (*Daemon, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	token, from, err := LoadToken(cfg.Home, cfg.Token)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.New(cfg.Adapters...)
+	if err != nil {
+		return nil, err
+	}
+	store, err := workspaces.Open(filepath.Join(cfg.Home, "workspaces.json"))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range cfg.Workspaces {
+		if !filepath.IsAbs(p) {
+			if p, err = filepath.Abs(p); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := store.Add(p, "", false); err != nil {
+			return nil, fmt.Errorf("--workspace %s: %w", p, err)
+		}
+	}
+
+	host, _, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("--addr: %w", err)
+	}
+	if !isLoopback(host) {
+		if !cfg.AllowRemote {
+			return nil, fmt.Errorf("--addr %s is not a loopback address; pass --allow-remote to listen on it", cfg.Addr)
+		}
+		log.Warn("listening on a non-loopback address: anyone who can reach it and has the token controls your agents",
+			zap.String("addr", cfg.Addr))
+	}
+
+	sc := cfg.Sessions
+	sc.Registry, sc.Workspaces, sc.Logger = reg, store, log.Named("sessions")
+	sc.TrashDir = filepath.Join(cfg.Home, "trash")
+	if cfg.IdleTimeout != 0 {
+		sc.IdleTimeout = cfg.IdleTimeout
+	}
+	if cfg.MaxProcesses != 0 {
+		sc.MaxProcesses = cfg.MaxProcesses
+	}
+	engine := sessions.New(sc)
+
+	metrics := prometheus.NewRegistry()
+	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "cdevd",
+		Name: "sessions_running", Help: "Sessions whose runtime process is alive."},
+		func() float64 { return float64(engine.Running()) }))
+
+	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine,
+		Discover: openrpc.Document, Logger: log.Named("rpc")})
+	tc := cfg.Transport
+	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
+	tc.Registry, tc.Logger = metrics, log.Named("transport")
+	ts := transport.New(tc, srv)
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, served: make(chan error, 1),
+		token: token, tokenFrom: from,
+		http: &http.Server{Handler: ts, ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: zap.NewStdLog(log.Named("http"))}}
+	go func() { d.served <- d.http.Serve(ln) }()
+	return d, nil
+}
+
+// URL is the WebSocket URL clients connect to.
+func (d *Daemon) URL() string { return "ws://" + d.ln.Addr().String() + "/ws" }
+
+// Addr is the listening address.
+func (d *Daemon) Addr() string { return d.ln.Addr().String() }
+
+// Token is the token clients must present.
+func (d *Daemon) Token() string { return d.token }
+
+// TokenSource says where the token came from, for the startup line.
+func (d *Daemon) TokenSource() string { return d.tokenFrom }
+
+// Done yields the listener's error if it stops by itself.
+func (d *Daemon) Done() <-chan error { return d.served }
+
+// Shutdown stops accepting, ends every session's process group, closes
+// every socket with a close frame, and returns when all of it is done.
+func (d *Daemon) Shutdown(ctx context.Context) error {
+	// Refuse new upgrades and close live sockets (1001) first, so that
+	// clients hear about the shutdown before their sessions' events stop.
+	terr := d.transport.Shutdown(ctx)
+	herr := d.http.Shutdown(ctx)
+	d.engine.Close(ctx)
+	if errors.Is(herr, http.ErrServerClosed) {
+		herr = nil
+	}
+	return errors.Join(terr, herr)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// LoadToken returns the token to require: override if set, else the one
+// stored in home/token, created (256 random bits, mode 0600) if missing.
+func LoadToken(home, override string) (token, source string, err error) {
+	if override != "" {
+		return override, "the CDEVD_TOKEN environment variable", nil
+	}
+	file := TokenFile(home)
+	b, err := os.ReadFile(file)
+	if err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		return strings.TrimSpace(string(b)), file, nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", "", fmt.Errorf("read token: %w", err)
+	}
+	t, err := RotateToken(home)
+	return t, file, err
+}
+
+// RotateToken writes a new random token and returns it.
+func RotateToken(home string) (string, error) {
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return "", err
+	}
+	t := hex.EncodeToString(buf)
+	if err := workspaces.WriteFileAtomic(TokenFile(home), []byte(t+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	return t, nil
+}
+
+// TokenFile is where the token is kept.
+func TokenFile(home string) string { return filepath.Join(home, "token") }

@@ -1,0 +1,246 @@
+// Package server implements cdevd's JSON-RPC methods on top of the
+// transport: one file per method family (lifecycle, workspaces, sessions,
+// workspace session data), one dispatch switch, and one value per
+// connection that holds what the protocol makes per-connection
+// (initialization, opted-out notifications, watched sessions).
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/registry"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/rpc/transport"
+	"github.com/cdevd/cdevd/sessions"
+	"github.com/cdevd/cdevd/workspaces"
+)
+
+// Config wires the server to the daemon's parts.
+type Config struct {
+	Version    string // cdevd's version, for serverInfo
+	Registry   *registry.Registry
+	Workspaces *workspaces.Store
+	Engine     *sessions.Engine
+	// Discover is the OpenRPC document returned by rpc.discover.
+	Discover json.RawMessage
+	Logger   *zap.Logger
+}
+
+// Server is the transport.Handler of cdevd.
+type Server struct {
+	cfg     Config
+	log     *zap.Logger
+	reg     *registry.Registry
+	ws      *workspaces.Store
+	engine  *sessions.Engine
+	started time.Time
+
+	mu      sync.Mutex
+	clients map[*transport.Conn]*client
+}
+
+// New creates the Server.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	return &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
+		engine: cfg.Engine, started: time.Now(), clients: map[*transport.Conn]*client{}}
+}
+
+// client is one connection's protocol state. It is the sessions.Watcher
+// through which the connection receives events.
+type client struct {
+	conn *transport.Conn
+
+	mu          sync.Mutex
+	initialized bool
+	info        rpc.ClientInfo
+}
+
+func (c *client) ClientID() string { return c.conn.ID() }
+
+func (c *client) Deliver(ev *sessions.Event) { c.conn.SendEvent(ev.Method(), ev.Frame) }
+
+func (c *client) isInitialized() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.initialized
+}
+
+// Open implements transport.Handler.
+func (s *Server) Open(conn *transport.Conn) {
+	s.mu.Lock()
+	s.clients[conn] = &client{conn: conn}
+	s.mu.Unlock()
+}
+
+// Close implements transport.Handler: the client stops watching everything.
+// Its sessions keep running.
+func (s *Server) Close(conn *transport.Conn) {
+	s.mu.Lock()
+	c := s.clients[conn]
+	delete(s.clients, conn)
+	s.mu.Unlock()
+	if c != nil {
+		s.engine.Detach(c)
+	}
+}
+
+func (s *Server) client(conn *transport.Conn) *client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clients[conn]
+}
+
+// Handle implements transport.Handler: the one dispatch switch.
+func (s *Server) Handle(ctx context.Context, conn *transport.Conn, method string, params json.RawMessage) (any, error) {
+	c := s.client(conn)
+	if c == nil {
+		return nil, errors.New("connection is closing")
+	}
+	if method == rpc.MethodInitialize {
+		return s.initialize(ctx, c, params)
+	}
+	if method == rpc.MethodInitialized {
+		return nil, nil
+	}
+	if !c.isInitialized() {
+		if !known(method) {
+			return nil, methodNotFound(method)
+		}
+		return nil, rpc.NotInitialized
+	}
+	switch method {
+	case rpc.MethodDiscover:
+		return s.cfg.Discover, nil
+
+	case rpc.MethodWorkspaceList:
+		return call(ctx, params, s.workspaceList)
+	case rpc.MethodWorkspaceAdd:
+		return call(ctx, params, s.workspaceAdd)
+	case rpc.MethodWorkspaceRemove:
+		return call(ctx, params, s.workspaceRemove)
+	case rpc.MethodWorkspaceGet:
+		return call(ctx, params, s.workspaceGet)
+	case rpc.MethodWorkspaceSubscribe:
+		return callc(ctx, c, params, s.workspaceSubscribe)
+	case rpc.MethodWorkspaceUnsubscribe:
+		return callc(ctx, c, params, s.workspaceUnsubscribe)
+	case rpc.MethodWorkspaceSubscriptions:
+		return callc(ctx, c, params, s.workspaceSubscriptions)
+	case rpc.MethodWorkspaceSubscribeAll:
+		return callc(ctx, c, params, s.workspaceSubscribeAll)
+
+	case rpc.MethodSessionStart:
+		return callc(ctx, c, params, s.sessionStart)
+	case rpc.MethodSessionSend:
+		return callc(ctx, c, params, s.sessionSend)
+	case rpc.MethodSessionStop:
+		return call(ctx, params, s.sessionStop)
+	case rpc.MethodSessionInput:
+		return callc(ctx, c, params, s.sessionInput)
+	case rpc.MethodSessionRespond:
+		return callc(ctx, c, params, s.sessionRespond)
+	case rpc.MethodSessionState:
+		return call(ctx, params, s.sessionState)
+
+	case rpc.MethodHistory:
+		return call(ctx, params, s.engine.History)
+	case rpc.MethodMessages:
+		return call(ctx, params, s.engine.Messages)
+	case rpc.MethodWatch:
+		return callc(ctx, c, params, s.watch)
+	case rpc.MethodUnwatch:
+		return callc(ctx, c, params, s.unwatch)
+	case rpc.MethodActivate:
+		return call(ctx, params, s.activate)
+	case rpc.MethodDelete:
+		return call(ctx, params, s.engine.Delete)
+	}
+	return nil, methodNotFound(method)
+}
+
+func known(method string) bool {
+	for _, m := range rpc.Methods {
+		if m.Name == method {
+			return true
+		}
+	}
+	return false
+}
+
+func methodNotFound(method string) error {
+	return &rpc.Error{Code: rpc.CodeMethodNotFound, Message: "method not found: " + method,
+		Data: map[string]any{"method": method}}
+}
+
+// call decodes params into P and calls f.
+func call[P, R any](ctx context.Context, raw json.RawMessage, f func(context.Context, P) (R, error)) (any, error) {
+	var p P
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	return f(ctx, p)
+}
+
+// callc is call for methods that need the calling client.
+func callc[P, R any](ctx context.Context, c *client, raw json.RawMessage, f func(context.Context, *client, P) (R, error)) (any, error) {
+	var p P
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	return f(ctx, c, p)
+}
+
+// decode unmarshals by-name params, turning type errors into InvalidParams
+// that name the field.
+func decode(raw json.RawMessage, v any) error {
+	trimmed := strings.TrimSpace(string(raw))
+	if trimmed == "" || trimmed == "null" {
+		return nil
+	}
+	if trimmed[0] != '{' {
+		return rpc.InvalidParams("params", "must be an object (params are passed by name)")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			field := te.Field
+			if field == "" {
+				field = "params"
+			}
+			return rpc.InvalidParams(field, fmt.Sprintf("expected %s, got %s", te.Type, te.Value))
+		}
+		return rpc.InvalidParams("params", err.Error())
+	}
+	return nil
+}
+
+// oneOf checks an enum-valued param.
+func oneOf[T ~string](field string, v T, allowed ...T) error {
+	if v == "" {
+		return nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return rpc.InvalidParams(field, fmt.Sprintf("%q is not one of %v", v, allowed))
+}
+
+func required(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return rpc.InvalidParams(field, "required")
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"context"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/sessions"
+)
+
+var permissionModes = []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionAcceptEdits,
+	rpc.PermissionBypass, rpc.PermissionPlan, rpc.PermissionInteractive}
+
+func (s *Server) sessionStart(ctx context.Context, c *client, p rpc.SessionStartParams) (rpc.SessionStartResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.SessionStartResult{}, err
+	}
+	if err := oneOf("permission_mode", p.PermissionMode, permissionModes...); err != nil {
+		return rpc.SessionStartResult{}, err
+	}
+	if p.SessionID != "" && p.ResumeSessionID != "" && p.SessionID != p.ResumeSessionID {
+		return rpc.SessionStartResult{}, rpc.InvalidParams("resume_session_id", "conflicts with session_id")
+	}
+	o := sessions.StartOptions{WorkspaceID: p.WorkspaceID, Cwd: p.Cwd, AgentType: p.AgentType, SessionID: p.SessionID,
+		Model: p.Model, PermissionMode: p.PermissionMode, Yolo: p.YoloMode}
+	if p.ResumeSessionID != "" {
+		o.SessionID, o.Resume = p.ResumeSessionID, true
+	}
+	res, err := s.engine.Start(ctx, c, o)
+	if err != nil || p.Prompt == "" {
+		return res, err
+	}
+	// The first turn. If it cannot be sent the session still exists (it
+	// shows in session/state); the error tells the client why.
+	_, err = s.engine.Send(ctx, c, sessions.SendOptions{Prompt: p.Prompt, SessionID: res.SessionID,
+		AgentType: res.AgentType})
+	return res, err
+}
+
+func (s *Server) sessionSend(ctx context.Context, c *client, p rpc.SessionSendParams) (rpc.SessionSendResult, error) {
+	if err := required("prompt", p.Prompt); err != nil {
+		return rpc.SessionSendResult{}, err
+	}
+	if err := oneOf("mode", p.Mode, rpc.SendNew, rpc.SendContinue); err != nil {
+		return rpc.SessionSendResult{}, err
+	}
+	if err := oneOf("permission_mode", p.PermissionMode, permissionModes...); err != nil {
+		return rpc.SessionSendResult{}, err
+	}
+	return s.engine.Send(ctx, c, sessions.SendOptions{Prompt: p.Prompt, SessionID: p.SessionID,
+		WorkspaceID: p.WorkspaceID, Mode: p.Mode, AgentType: p.AgentType,
+		Options: sessions.StartOptions{PermissionMode: p.PermissionMode, Yolo: p.YoloMode}})
+}
+
+func (s *Server) sessionStop(ctx context.Context, p rpc.SessionStopParams) (rpc.SessionStopResult, error) {
+	if err := required("session_id", p.SessionID); err != nil {
+		return rpc.SessionStopResult{}, err
+	}
+	return s.engine.Stop(ctx, p.SessionID, p.AgentType)
+}
+
+func (s *Server) sessionInput(ctx context.Context, c *client, p rpc.SessionInputParams) (rpc.StatusResult, error) {
+	if err := required("session_id", p.SessionID); err != nil {
+		return rpc.StatusResult{}, err
+	}
+	in := p.Key
+	if in == "" {
+		in = p.Input
+	}
+	if err := required("input", in); err != nil {
+		return rpc.StatusResult{}, err
+	}
+	if err := s.engine.Input(ctx, c, p.SessionID, p.AgentType, in); err != nil {
+		return rpc.StatusResult{}, err
+	}
+	return rpc.StatusResult{Status: "sent"}, nil
+}
+
+func (s *Server) sessionRespond(ctx context.Context, c *client, p rpc.SessionRespondParams) (rpc.StatusResult, error) {
+	if err := required("session_id", p.SessionID); err != nil {
+		return rpc.StatusResult{}, err
+	}
+	if err := required("type", string(p.Type)); err != nil {
+		return rpc.StatusResult{}, err
+	}
+	if err := oneOf("type", p.Type, rpc.RespondPermission, rpc.RespondQuestion); err != nil {
+		return rpc.StatusResult{}, err
+	}
+	if err := required("response", p.Response); err != nil {
+		return rpc.StatusResult{}, err
+	}
+	if err := s.engine.Respond(ctx, c, p.SessionID, p.AgentType, p.Type, p.RequestID, p.Response); err != nil {
+		return rpc.StatusResult{}, err
+	}
+	return rpc.StatusResult{Status: "responded"}, nil
+}
+
+func (s *Server) sessionState(_ context.Context, p rpc.SessionStateParams) (rpc.SessionStateResult, error) {
+	if err := required("session_id", p.SessionID); err != nil {
+		return rpc.SessionStateResult{}, err
+	}
+	return s.engine.State(p.SessionID)
+}

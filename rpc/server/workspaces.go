@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/workspaces"
+)
+
+func (s *Server) toWire(w workspaces.Workspace) rpc.Workspace {
+	live := s.engine.WorkspaceSessions(w.ID)
+	activeID, activeAgent := s.engine.ActiveSession(w.ID)
+	_, err := os.Stat(filepath.Join(w.Path, ".git"))
+	return rpc.Workspace{ID: w.ID, Name: w.Name, Path: w.Path,
+		CreatedAt: w.CreatedAt.UTC().Format(time.RFC3339), Sessions: live,
+		ActiveSessionID: activeID, ActiveAgentType: activeAgent, IsGitRepo: err == nil}
+}
+
+func (s *Server) workspaceList(_ context.Context, _ rpc.WorkspaceListParams) (rpc.WorkspaceListResult, error) {
+	list := s.ws.List()
+	res := rpc.WorkspaceListResult{Workspaces: make([]rpc.Workspace, 0, len(list))}
+	for _, w := range list {
+		res.Workspaces = append(res.Workspaces, s.toWire(w))
+	}
+	return res, nil
+}
+
+func (s *Server) workspaceAdd(_ context.Context, p rpc.WorkspaceAddParams) (rpc.Workspace, error) {
+	w, err := s.ws.Add(p.Path, p.Name, p.CreateIfMissing)
+	if err != nil {
+		return rpc.Workspace{}, err
+	}
+	return s.toWire(w), nil
+}
+
+func (s *Server) workspaceRemove(_ context.Context, p rpc.WorkspaceIDParams) (rpc.SuccessResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.SuccessResult{}, err
+	}
+	if err := s.ws.Remove(p.WorkspaceID); err != nil {
+		return rpc.SuccessResult{}, err
+	}
+	return rpc.SuccessResult{Success: true}, nil
+}
+
+func (s *Server) workspaceGet(_ context.Context, p rpc.WorkspaceIDParams) (rpc.Workspace, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.Workspace{}, err
+	}
+	w, err := s.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.Workspace{}, err
+	}
+	return s.toWire(w), nil
+}
+
+func (s *Server) workspaceSubscribe(_ context.Context, c *client, p rpc.WorkspaceIDParams) (rpc.SubscribeResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.SubscribeResult{}, err
+	}
+	ids, err := s.engine.Subscribe(c, p.WorkspaceID)
+	if err != nil {
+		return rpc.SubscribeResult{}, err
+	}
+	return rpc.SubscribeResult{Success: true, WorkspaceID: p.WorkspaceID, Subscribed: ids}, nil
+}
+
+func (s *Server) workspaceUnsubscribe(_ context.Context, c *client, p rpc.WorkspaceIDParams) (rpc.SubscribeResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.SubscribeResult{}, err
+	}
+	ids, err := s.engine.Unsubscribe(c, p.WorkspaceID)
+	if err != nil {
+		return rpc.SubscribeResult{}, err
+	}
+	return rpc.SubscribeResult{Success: true, WorkspaceID: p.WorkspaceID, Subscribed: ids}, nil
+}
+
+func (s *Server) workspaceSubscriptions(_ context.Context, c *client, _ rpc.EmptyParams) (rpc.SubscriptionsResult, error) {
+	return rpc.SubscriptionsResult{Workspaces: s.engine.Subscriptions(c)}, nil
+}
+
+func (s *Server) workspaceSubscribeAll(_ context.Context, c *client, _ rpc.EmptyParams) (rpc.SubscribeResult, error) {
+	ids, err := s.engine.Subscribe(c, "")
+	if err != nil {
+		return rpc.SubscribeResult{}, err
+	}
+	return rpc.SubscribeResult{Success: true, Subscribed: ids}, nil
+}
