@@ -84,13 +84,12 @@ type Process struct {
 
 	stallMu    sync.Mutex
 	stallArmed bool
+	stallEnded bool // the process is gone: the timer must not be armed again
 	stallTimer Timer
 
 	stopOnce sync.Once
-	stopErr  error
 	done     chan struct{} // closed when the process exited and readers finished
 	exitCode int
-	exitErr  error
 }
 
 // Start spawns the process. Its stdout and stderr are read until EOF.
@@ -152,15 +151,14 @@ func Start(cfg Config) (*Process, error) {
 	go func() { defer readers.Done(); p.readStdout(outR) }()
 	go func() { defer readers.Done(); p.readStderr(errR) }()
 	go func() {
-		werr := cmd.Wait()
+		_ = cmd.Wait() // the exit status is read from ProcessState
 		// The leader is gone; end whatever it left in its group so that the
 		// pipes reach EOF and nothing outlives the session.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		readers.Wait()
 		outR.Close()
 		errR.Close()
-		p.DisarmStall()
-		p.exitErr = werr
+		p.endStall()
 		p.exitCode = exitCode(cmd.ProcessState)
 		close(p.done)
 	}()
@@ -253,10 +251,10 @@ func (p *Process) Write(b []byte) error {
 	return nil
 }
 
-// CloseStdin closes the child's stdin (many CLIs exit on EOF).
+// CloseStdin closes the child's stdin (many CLIs exit on EOF). It does not
+// wait for a Write blocked on a child that stopped reading: closing the pipe
+// ends that Write with an error.
 func (p *Process) CloseStdin() error {
-	p.writeMu.Lock()
-	defer p.writeMu.Unlock()
 	return p.stdin.Close()
 }
 
@@ -273,6 +271,9 @@ func (p *Process) ArmStall() {
 	}
 	p.stallMu.Lock()
 	defer p.stallMu.Unlock()
+	if p.stallEnded {
+		return
+	}
 	p.stallArmed = true
 	p.resetLocked()
 }
@@ -281,6 +282,18 @@ func (p *Process) ArmStall() {
 func (p *Process) DisarmStall() {
 	p.stallMu.Lock()
 	defer p.stallMu.Unlock()
+	p.disarmLocked()
+}
+
+// endStall disarms the timer for good once the process has exited.
+func (p *Process) endStall() {
+	p.stallMu.Lock()
+	defer p.stallMu.Unlock()
+	p.stallEnded = true
+	p.disarmLocked()
+}
+
+func (p *Process) disarmLocked() {
 	p.stallArmed = false
 	if p.stallTimer != nil {
 		p.stallTimer.Stop()
@@ -341,5 +354,5 @@ func (p *Process) Stop(ctx context.Context) error {
 		_ = p.Signal(syscall.SIGKILL)
 	})
 	<-p.done
-	return p.stopErr
+	return nil
 }
