@@ -3,8 +3,10 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -25,27 +27,39 @@ type Line struct {
 	Cwd        string          `json:"cwd"`
 	Message    json.RawMessage `json:"message"`
 	IsMeta     bool            `json:"isMeta"`
-	// IsSidechain marks a sub-agent's messages, which are not part of the
-	// main conversation.
+	// IsSidechain marks a sub-agent's messages: not the main conversation.
 	IsSidechain bool `json:"isSidechain"`
-	// Summary is the text of a "summary" line.
-	Summary string `json:"summary"`
+	// IsCompactSummary marks the user message that replaces a compacted
+	// conversation: a message, but not a prompt the user typed.
+	IsCompactSummary bool `json:"isCompactSummary"`
+	// Titles, from "summary", "custom-title" (/rename) and "ai-title" lines.
+	Summary     string `json:"summary"`
+	CustomTitle string `json:"customTitle"`
+	AITitle     string `json:"aiTitle"`
 }
 
 // ParseLine decodes one JSONL line. stdout lines spell the session id
-// session_id; it is folded into SessionID.
+// session_id; it is folded into SessionID. A field of an unexpected type is
+// left zero rather than failing the line: only malformed JSON is an error.
 func ParseLine(b []byte) (Line, error) {
 	var l struct {
 		Line
 		StdoutSessionID string `json:"session_id"`
 	}
-	if err := json.Unmarshal(b, &l); err != nil {
+	if err := json.Unmarshal(b, &l); err != nil && !isTypeError(err) {
 		return Line{}, fmt.Errorf("parse transcript line: %w", err)
 	}
 	if l.SessionID == "" {
 		l.SessionID = l.StdoutSessionID
 	}
 	return l.Line, nil
+}
+
+// isMessage reports whether ToMessage accepts l. It looks only at the line,
+// not at the blocks, so indexing and counting stay cheap and agree with it.
+func isMessage(l Line) bool {
+	return (l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain &&
+		len(l.Message) > 0 && string(l.Message) != "null"
 }
 
 // apiMessage is the Anthropic API message a user or assistant line carries.
@@ -74,29 +88,26 @@ type apiBlock struct {
 // now is the clock for messages that carry no timestamp (stdout lines).
 var now = time.Now
 
-// isConversation reports whether a line of this kind is a conversation
-// message. It looks only at the line's header so that indexing and counting
-// agree with ToMessage without converting every block.
-func isConversation(typ string, isMeta, isSidechain bool) bool {
-	return (typ == "user" || typ == "assistant") && !isMeta && !isSidechain
-}
+// timeFormat is RFC 3339 with milliseconds, as Claude writes timestamps.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // ToMessage converts a user/assistant line (from a transcript or from the
 // CLI's stdout) to the normalized rpc.Message; ok is false for lines that are
 // not conversation messages (attachment, queue-operation, last-prompt,
 // summary, meta and sub-agent lines…).
 //
-// Blocks of a type the protocol does not know (redacted_thinking,
-// server-side tool blocks, …) are left out rather than turned into text:
-// clients decode only the five protocol block types, and raw JSON shown as
-// text would be noise. The message itself is still returned, so counts and
-// paging agree with the index.
+// Blocks of a type the protocol does not know (redacted_thinking, server
+// tool blocks…) are left out rather than shown as text: clients decode only
+// the five protocol block types, and raw JSON would be noise. The message is
+// still returned, possibly with no blocks, so that message counts and paging
+// never depend on block contents; for the same reason a field of an
+// unexpected type is dropped, not the whole message.
 func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
-	if !isConversation(l.Type, l.IsMeta, l.IsSidechain) || len(l.Message) == 0 {
+	if !isMessage(l) {
 		return rpc.Message{}, false
 	}
 	var am apiMessage
-	if err := json.Unmarshal(l.Message, &am); err != nil {
+	if err := json.Unmarshal(l.Message, &am); err != nil && !isTypeError(err) {
 		return rpc.Message{}, false
 	}
 	if sessionID == "" {
@@ -125,12 +136,17 @@ func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 	}, true
 }
 
+func isTypeError(err error) bool {
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te)
+}
+
 // timestamp returns ts when it is RFC 3339, else the current time.
 func timestamp(ts string) string {
 	if _, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 		return ts
 	}
-	return now().UTC().Format(time.RFC3339Nano)
+	return now().UTC().Format(timeFormat)
 }
 
 // blocks converts API content: a plain string (a typed user prompt) or an
@@ -148,11 +164,15 @@ func blocks(raw json.RawMessage) []rpc.ContentBlock {
 		}
 		return out
 	}
-	var in []apiBlock
+	var in []json.RawMessage
 	if json.Unmarshal(raw, &in) != nil {
 		return out
 	}
-	for _, b := range in {
+	for _, r := range in {
+		var b apiBlock
+		if err := json.Unmarshal(r, &b); err != nil && !isTypeError(err) {
+			continue
+		}
 		switch rpc.BlockType(b.Type) {
 		case rpc.BlockText:
 			out = append(out, rpc.ContentBlock{Type: rpc.BlockText, Text: b.Text})
@@ -167,6 +187,43 @@ func blocks(raw json.RawMessage) []rpc.ContentBlock {
 		}
 	}
 	return out
+}
+
+// notTyped are the openings of user-message text the CLI writes itself
+// (slash commands and their output, shell escapes, reminders).
+var notTyped = []string{"<command-", "<local-command-", "<bash-", "<system-reminder>"}
+
+// prompt returns the text the user typed in l, or "" when l is not a typed
+// prompt (a tool result, a command, a compaction summary…).
+func prompt(l Line) string {
+	if l.Type != "user" || !isMessage(l) || l.IsCompactSummary {
+		return ""
+	}
+	text := ""
+	for _, b := range blocksOf(l) {
+		switch b.Type {
+		case rpc.BlockToolResult:
+			return ""
+		case rpc.BlockText:
+			if text == "" {
+				text = strings.TrimSpace(b.Text)
+			}
+		}
+	}
+	for _, p := range notTyped {
+		if strings.HasPrefix(text, p) {
+			return ""
+		}
+	}
+	return text
+}
+
+func blocksOf(l Line) []rpc.ContentBlock {
+	var am apiMessage
+	if err := json.Unmarshal(l.Message, &am); err != nil && !isTypeError(err) {
+		return nil
+	}
+	return blocks(am.Content)
 }
 
 // maxDirName is where Claude shortens long folder names (adding a hash).

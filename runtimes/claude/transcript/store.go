@@ -1,14 +1,19 @@
 package transcript
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/rpc"
@@ -16,10 +21,18 @@ import (
 )
 
 // Store reads the transcripts under one Claude projects directory
-// (~/.claude/projects). It is safe for concurrent use.
+// (~/.claude/projects). It caches one index per transcript file, so it is
+// meant to live as long as the daemon. It is safe for concurrent use.
 type Store struct {
 	projectsDir string
 	log         *zap.Logger
+
+	mu      sync.Mutex
+	entries map[string]*entry // by transcript path
+
+	// Counters that let tests prove what the cache saves.
+	fullScans    atomic.Int64
+	scannedBytes atomic.Int64
 }
 
 var _ runtimes.Transcripts = (*Store)(nil)
@@ -29,7 +42,7 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Store{projectsDir: projectsDir, log: logger}
+	return &Store{projectsDir: projectsDir, log: logger, entries: map[string]*entry{}}
 }
 
 // Dir is the folder holding dir's transcripts.
@@ -37,41 +50,218 @@ func (s *Store) Dir(dir string) string {
 	return filepath.Join(s.projectsDir, EncodeDir(dir))
 }
 
-// Path is the transcript file of sessionID in dir.
+// Path is the transcript file of sessionID in dir. The error wraps
+// runtimes.ErrNoSession when there is none.
 func (s *Store) Path(dir, sessionID string) (string, error) {
 	p, err := s.path(dir, sessionID)
 	if err != nil {
 		return "", err
 	}
 	if _, err := os.Stat(p); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
-		}
-		return "", err
+		return "", noSession(sessionID, err)
 	}
 	return p, nil
 }
 
-// path validates sessionID and joins it to Dir(dir) without looking at disk.
+// path validates sessionID, so that it cannot name a file outside Dir(dir),
+// and joins it to Dir(dir) without looking at the disk.
 func (s *Store) path(dir, sessionID string) (string, error) {
-	if sessionID == "" || sessionID == "." || sessionID == ".." ||
-		strings.ContainsAny(sessionID, `/\`) || strings.Contains(sessionID, "..") {
+	if sessionID == "" || strings.ContainsAny(sessionID, `/\`+"\x00") || strings.Contains(sessionID, "..") {
 		return "", fmt.Errorf("invalid session id %q", sessionID)
 	}
 	return filepath.Join(s.Dir(dir), sessionID+".jsonl"), nil
 }
 
-// List returns every stored session of dir, newest first.
+// noSession wraps runtimes.ErrNoSession for a missing file.
+func noSession(sessionID string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
+	}
+	return err
+}
+
+// entry returns the cache entry of path, creating it.
+func (s *Store) entry(path string) *entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[path]
+	if e == nil {
+		e = &entry{}
+		s.entries[path] = e
+	}
+	return e
+}
+
+// forget drops the cache entry of a file that is gone.
+func (s *Store) forget(path string) {
+	s.mu.Lock()
+	delete(s.entries, path)
+	s.mu.Unlock()
+}
+
+// List returns every stored session of dir, newest first (by the file's
+// modification time). Only files named <uuid>.jsonl are sessions: Claude's
+// session ids are UUIDs, and this leaves out other files such as older CLIs'
+// agent-*.jsonl sub-agent transcripts. A file unchanged since the last call
+// is not read again; one that grew is read from where the last call stopped.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	return nil, errors.New("transcript: List not implemented yet")
+	d := s.Dir(dir)
+	des, err := os.ReadDir(d)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []runtimes.Summary{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	type listed struct {
+		runtimes.Summary
+		fi os.FileInfo
+	}
+	out := make([]listed, 0, len(des))
+	seen := make(map[string]bool, len(des))
+	for _, de := range des {
+		id, ok := strings.CutSuffix(de.Name(), ".jsonl")
+		if !ok || !de.Type().IsRegular() || uuid.Validate(id) != nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := filepath.Join(d, de.Name())
+		x, err := s.index(ctx, p, de)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since ReadDir
+		}
+		if err != nil {
+			return nil, err
+		}
+		seen[p] = true
+		out = append(out, listed{runtimes.Summary{
+			SessionID:    id,
+			Summary:      x.summary,
+			MessageCount: x.count,
+			LastUpdated:  x.fi.ModTime().UTC().Format(timeFormat),
+			Branch:       x.branch,
+		}, x.fi})
+	}
+	s.prune(d, seen)
+	slices.SortFunc(out, func(a, b listed) int {
+		if c := b.fi.ModTime().Compare(a.fi.ModTime()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.SessionID, b.SessionID)
+	})
+	res := make([]runtimes.Summary, len(out))
+	for i, l := range out {
+		res[i] = l.Summary
+	}
+	return res, nil
+}
+
+// listing is what List needs of one index, copied out under its lock.
+type listing struct {
+	fi              os.FileInfo
+	summary, branch string
+	count           int
+}
+
+// index returns the up-to-date listing facts of transcript p. The directory
+// entry's metadata decides whether the cache is current, so an unchanged
+// file is not even opened.
+func (s *Store) index(ctx context.Context, p string, de fs.DirEntry) (listing, error) {
+	fi, err := de.Info()
+	if err != nil {
+		return listing{}, err
+	}
+	e := s.entry(p)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.idx.upToDate(fi) {
+		f, err := os.Open(p)
+		if err != nil {
+			return listing{}, err
+		}
+		defer f.Close()
+		if fi, err = f.Stat(); err != nil {
+			return listing{}, err
+		}
+		if err := s.refresh(ctx, e, f, fi); err != nil {
+			return listing{}, err
+		}
+	}
+	x := e.idx
+	return listing{fi: x.fi, summary: x.title(), branch: x.branch, count: len(x.lines)}, nil
+}
+
+// prune forgets the cached indexes of files in d that List did not see.
+func (s *Store) prune(d string, seen map[string]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range s.entries {
+		if filepath.Dir(p) == d && !seen[p] {
+			delete(s.entries, p)
+		}
+	}
 }
 
 // Messages returns a page of a transcript and the number of messages in it.
+// With desc, offset counts from the newest message and the page is newest
+// first. Only the page's lines are read and parsed, using the file's index
+// of message offsets (built on first use, extended when the file grows).
 func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
-	return nil, 0, errors.New("transcript: Messages not implemented yet")
-}
-
-// Tail follows a transcript from its current end.
-func (s *Store) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error) {
-	return nil, errors.New("transcript: Tail not implemented yet")
+	if offset < 0 || limit < 0 {
+		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
+	}
+	p, err := s.path(dir, sessionID)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			s.forget(p)
+		}
+		return nil, 0, noSession(sessionID, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	e := s.entry(p)
+	// Held while reading the page too: the index's offsets are those of the
+	// file version f has open only until someone refreshes it again.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := s.refresh(ctx, e, f, fi); err != nil {
+		return nil, 0, err
+	}
+	lines := e.idx.lines
+	total := len(lines)
+	from, to := min(offset, total), min(offset+limit, total) // in the page's order
+	page := make([]rpc.Message, 0, to-from)
+	var buf []byte
+	for i := from; i < to; i++ {
+		sp := lines[i]
+		if desc {
+			sp = lines[total-1-i]
+		}
+		if int64(cap(buf)) < sp.n {
+			buf = make([]byte, sp.n)
+		}
+		b := buf[:sp.n]
+		if _, err := f.ReadAt(b, sp.off); err != nil {
+			return nil, 0, fmt.Errorf("read %s: %w", p, err)
+		}
+		l, err := ParseLine(b)
+		m, ok := ToMessage(sessionID, l)
+		if err != nil || !ok {
+			// Only a file rewritten in place, keeping its size and time, gets
+			// here: forget the index so the next call rebuilds it.
+			e.idx = nil
+			return nil, 0, fmt.Errorf("transcript %s changed while read", p)
+		}
+		page = append(page, m)
+	}
+	return page, total, nil
 }

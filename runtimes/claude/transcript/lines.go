@@ -1,0 +1,99 @@
+package transcript
+
+import (
+	"bytes"
+	"io"
+)
+
+// maxLine bounds one transcript line held in memory. Lines carrying images
+// run to megabytes; a longer line is skipped (and counted) rather than
+// buffered without limit.
+const maxLine = 64 << 20
+
+// chunkSize is how much is read from a transcript at a time.
+const chunkSize = 256 << 10
+
+// lineSplitter cuts a byte stream into newline-terminated lines, holding a
+// partial last line until its newline arrives. It tracks file offsets so
+// callers can index lines and resume where they stopped.
+type lineSplitter struct {
+	pos      int64  // offset just after the last complete line
+	pending  []byte // the incomplete line after pos, unless overlong
+	partial  int64  // length of the incomplete line, buffered or not
+	overlong bool   // the incomplete line passed maxLine and is being skipped
+	skipped  int    // overlong lines dropped so far
+}
+
+// feed splits the bytes that follow everything fed so far, calling fn with
+// each complete line's offset and content (without the newline). line is
+// only valid during the call.
+func (s *lineSplitter) feed(data []byte, fn func(off int64, line []byte)) {
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			s.take(data)
+			return
+		}
+		if s.partial == 0 {
+			fn(s.pos, data[:i]) // the common case: no copy
+		} else if s.take(data[:i]); s.overlong {
+			s.skipped++
+		} else {
+			fn(s.pos, s.pending)
+		}
+		s.pos += s.partial + int64(i) + 1
+		s.pending, s.partial, s.overlong = s.pending[:0], 0, false
+		data = data[i+1:]
+	}
+}
+
+// take adds b to the incomplete line.
+func (s *lineSplitter) take(b []byte) {
+	s.partial += int64(len(b))
+	if s.overlong {
+		return
+	}
+	if s.partial > maxLine {
+		s.overlong, s.pending = true, nil
+		return
+	}
+	s.pending = append(s.pending, b...)
+}
+
+// reset restarts splitting at offset pos, dropping any incomplete line.
+func (s *lineSplitter) reset(pos int64) {
+	*s = lineSplitter{pos: pos, skipped: s.skipped}
+}
+
+// readLines feeds r to s in chunks until EOF, reusing buf.
+func readLines(r io.Reader, s *lineSplitter, buf []byte, fn func(off int64, line []byte)) error {
+	for {
+		n, err := r.Read(buf)
+		s.feed(buf[:n], fn)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// lastLineStart is the offset just after the last newline before size in
+// r, or 0: where a reader that wants only new lines, but no torn one,
+// starts.
+func lastLineStart(r io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(0, end-int64(len(buf)))
+		n, err := r.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}

@@ -1,0 +1,214 @@
+package transcript
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/rpc"
+)
+
+// Tail follows a transcript from its current end, calling emit (from one
+// goroutine, in file order) with every message appended after that, until
+// ctx ends or the returned Closer is closed. The file need not exist yet: a
+// session's transcript appears with its first turn. Tail watches the
+// directory, not the file, so that it sees the file created, removed or
+// replaced. A partial last line is held until its newline arrives. When the
+// file shrinks, Tail goes on from its new end; when another file takes its
+// place, Tail reads that one from the start (like tail -F). emit must not
+// block for long.
+func (s *Store) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error) {
+	p, err := s.path(dir, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	// A directory that does not exist cannot be watched. Claude creates it
+	// with the session's first line anyway, and an empty one lists nothing.
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, err
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	// Watch before looking at the file, so no write falls in between.
+	if err := w.Add(filepath.Dir(p)); err != nil {
+		w.Close()
+		return nil, err
+	}
+	t := &tailer{
+		path:      p,
+		sessionID: sessionID,
+		emit:      emit,
+		log:       s.log.With(zap.String("session_id", sessionID)),
+		w:         w,
+		buf:       make([]byte, chunkSize),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	if err := t.open(true); err != nil {
+		w.Close()
+		return nil, err
+	}
+	go t.run(ctx)
+	return t, nil
+}
+
+// tailer follows one transcript path. Everything but stop, once and done is
+// owned by its run goroutine once it starts.
+type tailer struct {
+	path      string
+	sessionID string
+	emit      func(rpc.Message)
+	log       *zap.Logger
+	w         *fsnotify.Watcher
+
+	f     *os.File    // nil while the path does not exist
+	fi    os.FileInfo // identity of f
+	split lineSplitter
+	buf   []byte
+
+	stop chan struct{}
+	once sync.Once
+	done chan struct{}
+}
+
+// Close stops following and waits until the goroutine and watcher are gone.
+func (t *tailer) Close() error {
+	t.once.Do(func() { close(t.stop) })
+	<-t.done
+	return nil
+}
+
+func (t *tailer) run(ctx context.Context) {
+	defer close(t.done)
+	defer t.closeFile()
+	defer t.w.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.stop:
+			return
+		case ev, ok := <-t.w.Events:
+			if !ok {
+				return
+			}
+			if filepath.Clean(ev.Name) != t.path {
+				continue
+			}
+			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				t.reopen()
+			} else if ev.Has(fsnotify.Write) {
+				t.read()
+			}
+		case err, ok := <-t.w.Errors:
+			if !ok {
+				return
+			}
+			t.log.Warn("transcript watch error", zap.Error(err))
+			// Events may have been lost: look at the file afresh.
+			t.reopen()
+		}
+	}
+}
+
+// open starts following whatever file is at the path now: from its end (the
+// start of a torn last line) when fromEnd, else from its start.
+func (t *tailer) open(fromEnd bool) error {
+	f, err := os.Open(t.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	var pos int64
+	if fromEnd {
+		if pos, err = lastLineStart(f, fi.Size()); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	t.f, t.fi = f, fi
+	t.split.reset(pos)
+	t.read()
+	return nil
+}
+
+// reopen handles the path being created, removed or replaced: it finishes
+// the file it has, then switches to the one now at the path, if another.
+func (t *tailer) reopen() {
+	fi, err := os.Stat(t.path)
+	if t.f != nil && err == nil && os.SameFile(fi, t.fi) {
+		t.read()
+		return
+	}
+	t.read()
+	t.closeFile()
+	if err := t.open(false); err != nil {
+		t.log.Warn("open transcript", zap.Error(err))
+	}
+}
+
+func (t *tailer) closeFile() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+}
+
+// read emits the messages of the complete lines added since the last read.
+func (t *tailer) read() {
+	if t.f == nil {
+		return
+	}
+	fi, err := t.f.Stat()
+	if err != nil {
+		t.log.Warn("stat transcript", zap.Error(err))
+		return
+	}
+	from := t.split.pos + t.split.partial
+	if fi.Size() < from {
+		// Truncated: what was read is gone; go on from the new end.
+		pos, err := lastLineStart(t.f, fi.Size())
+		if err != nil {
+			t.log.Warn("read transcript", zap.Error(err))
+			return
+		}
+		t.split.reset(pos)
+		from = pos
+	}
+	skipped := t.split.skipped
+	r := io.NewSectionReader(t.f, from, fi.Size()-from)
+	if err := readLines(r, &t.split, t.buf, t.line); err != nil {
+		t.log.Warn("read transcript", zap.Error(err))
+	}
+	if t.split.skipped > skipped {
+		t.log.Warn("skipped overlong transcript lines", zap.Int("lines", t.split.skipped-skipped))
+	}
+}
+
+// line emits one complete line if it is a message.
+func (t *tailer) line(_ int64, b []byte) {
+	l, err := ParseLine(b)
+	if err != nil {
+		t.log.Debug("unparsable transcript line", zap.Error(err))
+		return
+	}
+	if m, ok := ToMessage(t.sessionID, l); ok {
+		t.emit(m)
+	}
+}
