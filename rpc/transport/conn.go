@@ -1,0 +1,293 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/gorilla/websocket"
+	"go.uber.org/zap"
+)
+
+// closeGrace is how long a closing connection waits for the peer to answer
+// its close frame, so the peer reads that frame (and its code) before the
+// TCP connection goes away.
+const closeGrace = time.Second
+
+// maxCloseText is the room for text in a close frame (125 bytes minus the code).
+const maxCloseText = 123
+
+const heartbeatMethod = rpc.EventPrefix + rpc.EventHeartbeat
+
+// Conn is one client connection. Its methods are safe for concurrent use.
+type Conn struct {
+	id  string
+	srv *Server
+	ws  *websocket.Conn
+	log *zap.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	send   chan []byte
+	// inflight holds a token per running request; a full channel means
+	// the connection is at MaxInflight.
+	inflight chan struct{}
+	optOut   atomic.Pointer[map[string]bool]
+
+	closeOnce sync.Once
+	closeMsg  []byte // the close frame's payload; written once, before ctx is cancelled
+
+	handlers  sync.WaitGroup // running Handle calls and batches
+	readErr   error          // why reading ended; set before readDone is closed
+	readDone  chan struct{}
+	writeDone chan struct{}
+}
+
+func newConn(s *Server, ws *websocket.Conn) *Conn {
+	id := rand.Text()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Conn{
+		id:        id,
+		srv:       s,
+		ws:        ws,
+		log:       s.log.With(zap.String("conn", id)),
+		ctx:       ctx,
+		cancel:    cancel,
+		send:      make(chan []byte, s.cfg.SendQueue),
+		inflight:  make(chan struct{}, s.cfg.MaxInflight),
+		readDone:  make(chan struct{}),
+		writeDone: make(chan struct{}),
+	}
+}
+
+// ID is random and unique per connection.
+func (c *Conn) ID() string { return c.id }
+
+// Context is cancelled when the connection ends (or starts closing).
+func (c *Conn) Context() context.Context { return c.ctx }
+
+// Done is closed when the connection ends (or starts closing).
+func (c *Conn) Done() <-chan struct{} { return c.ctx.Done() }
+
+// Notify marshals a notification and queues it. It never blocks; it
+// reports false when the notification cannot be sent: the connection is
+// closed, or its queue overflowed and it is now being closed with 1013.
+// A method the client opted out of is dropped and reports true.
+func (c *Conn) Notify(method string, params any) bool {
+	if c.optedOut(method) {
+		return true
+	}
+	msg, err := marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		c.log.Error("notification not sent: cannot marshal params", zap.String("method", method), zap.Error(err))
+		return false
+	}
+	return c.notify(msg)
+}
+
+// SendEvent queues an already-marshaled notification, which may be shared
+// with other connections: it is never modified. Like Notify, it never
+// blocks and honours the client's opt-outs.
+func (c *Conn) SendEvent(method string, msg []byte) bool {
+	if c.optedOut(method) {
+		return true
+	}
+	return c.notify(msg)
+}
+
+// SetOptOut replaces the notification methods this client does not want
+// (initialize's optOutNotificationMethods).
+func (c *Conn) SetOptOut(methods []string) {
+	set := make(map[string]bool, len(methods))
+	for _, m := range methods {
+		set[m] = true
+	}
+	c.optOut.Store(&set)
+}
+
+// Close sends a close frame with code and text, then closes the
+// connection. Only the first call has an effect.
+func (c *Conn) Close(code int, text string) { c.close(code, text) }
+
+// close reports whether this call was the one that closed c.
+func (c *Conn) close(code int, text string) bool {
+	closed := false
+	c.closeOnce.Do(func() {
+		closed = true
+		c.closeMsg = websocket.FormatCloseMessage(code, truncateUTF8(text, maxCloseText))
+		c.cancel()
+		c.log.Debug("connection closing", zap.Int("code", code), zap.String("text", text))
+	})
+	return closed
+}
+
+func (c *Conn) optedOut(method string) bool {
+	set := c.optOut.Load()
+	return set != nil && (*set)[method]
+}
+
+func (c *Conn) notify(msg []byte) bool {
+	if !c.enqueue(msg) {
+		return false
+	}
+	c.srv.metrics.notifications.Inc()
+	return true
+}
+
+// enqueue never blocks: a client too slow to drain its queue is cut off
+// rather than allowed to hold up whoever is sending (a session's fan-out).
+func (c *Conn) enqueue(msg []byte) bool {
+	if c.ctx.Err() != nil {
+		return false
+	}
+	select {
+	case c.send <- msg:
+		return true
+	default:
+		if c.close(websocket.CloseTryAgainLater, "slow client; reconnect with since_seq") {
+			c.srv.metrics.slowClients.Inc()
+			c.log.Warn("send queue full: disconnecting slow client")
+		}
+		return false
+	}
+}
+
+// serve runs the connection until it ends and everything it started has
+// returned, then tells the handler.
+func (c *Conn) serve() {
+	m := c.srv.metrics
+	m.connsOpen.Inc()
+	m.connsTotal.Inc()
+	defer m.connsOpen.Dec()
+	c.log.Debug("connection opened")
+
+	c.srv.h.Open(c)
+	go c.writeLoop()
+	c.readLoop()
+	close(c.readDone)
+	<-c.writeDone
+	c.handlers.Wait()
+	c.srv.h.Close(c)
+	c.log.Debug("connection closed")
+}
+
+func (c *Conn) readLoop() {
+	cfg := &c.srv.cfg
+	pongWait := 2 * cfg.PingInterval
+	c.ws.SetReadLimit(cfg.MaxFrameBytes)
+	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(pongWait)) })
+	for {
+		typ, data, err := c.ws.ReadMessage()
+		if err != nil {
+			c.readErr = err
+			c.readFailed(err)
+			return
+		}
+		if typ != websocket.TextMessage {
+			c.reject(invalidRequest("binary frames are not accepted; send JSON-RPC as text"))
+			continue
+		}
+		c.dispatch(data)
+	}
+}
+
+func (c *Conn) readFailed(err error) {
+	var ne net.Error
+	switch {
+	case errors.Is(err, websocket.ErrReadLimit):
+		// The library has already sent 1009; this records it for the log.
+		c.Close(websocket.CloseMessageTooBig, "message too big")
+	case errors.As(err, &ne) && ne.Timeout():
+		c.log.Info("peer stopped answering pings")
+		c.Close(websocket.CloseGoingAway, "ping timeout")
+	default:
+		c.Close(websocket.CloseNormalClosure, "")
+	}
+	c.log.Debug("read ended", zap.Error(err))
+}
+
+// writeLoop is the connection's only writer of data frames. Once the
+// connection closes, queued messages are dropped: the client recovers
+// session events with since_seq.
+func (c *Conn) writeLoop() {
+	defer close(c.writeDone)
+	cfg := &c.srv.cfg
+	ping := time.NewTicker(cfg.PingInterval)
+	defer ping.Stop()
+	heartbeat := time.NewTicker(cfg.HeartbeatInterval)
+	defer heartbeat.Stop()
+	var seq int64
+
+	for c.ctx.Err() == nil {
+		select {
+		case <-c.ctx.Done():
+		case msg := <-c.send:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(cfg.WriteTimeout))
+			if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
+				c.log.Debug("write failed", zap.Error(err))
+				c.Close(websocket.CloseGoingAway, "write failed")
+			}
+		case <-ping.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(cfg.WriteTimeout)); err != nil {
+				c.log.Debug("ping failed", zap.Error(err))
+				c.Close(websocket.CloseGoingAway, "write failed")
+			}
+		case now := <-heartbeat.C:
+			seq++
+			c.Notify(heartbeatMethod, rpc.HeartbeatEvent{
+				ServerTime:    now.UTC().Format(time.RFC3339),
+				Sequence:      seq,
+				UptimeSeconds: int64(now.Sub(c.srv.started).Seconds()),
+			})
+		}
+	}
+
+	// Writing the close frame fails when the peer is gone (nobody to wait
+	// for) or when one was already sent: the peer closed first, or the
+	// read limit was hit.
+	err := c.ws.WriteControl(websocket.CloseMessage, c.closeMsg, time.Now().Add(cfg.WriteTimeout))
+	if err == nil || errors.Is(err, websocket.ErrCloseSent) {
+		c.awaitPeerClose()
+	}
+	_ = c.ws.Close()
+}
+
+// awaitPeerClose gives the peer closeGrace to read the close frame and
+// answer it. Closing a TCP connection that still holds unread input sends a
+// reset, which can destroy the close frame before the peer reads it; so
+// when reading stopped early (a message over the limit), what the peer
+// still sends is discarded in the meantime.
+func (c *Conn) awaitPeerClose() {
+	deadline := time.Now().Add(closeGrace)
+	grace := time.NewTimer(closeGrace)
+	defer grace.Stop()
+	select {
+	case <-c.readDone:
+	case <-grace.C:
+		return
+	}
+	if errors.Is(c.readErr, websocket.ErrReadLimit) {
+		nc := c.ws.NetConn()
+		_ = nc.SetReadDeadline(deadline)
+		_, _ = io.Copy(io.Discard, nc)
+	}
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

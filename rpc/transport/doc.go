@@ -1,0 +1,12 @@
+// Package transport is everything between cdevd's HTTP listener and its
+// method handler: the WebSocket upgrade with its host, origin and token
+// checks, a JSON-RPC 2.0 layer of its own (so malformed input gets an error
+// reply instead of a dropped connection, and batches work), bounded
+// concurrent requests, a bounded non-blocking send queue per connection,
+// keepalives, health and readiness probes, and Prometheus metrics.
+//
+// The method implementations live elsewhere and see only Handler and Conn:
+// Handle gets each request's method and raw params and returns a result or
+// an error (a possibly wrapped *rpc.Error keeps its code and data); Conn
+// sends notifications to one client without ever blocking the caller.
+package transport

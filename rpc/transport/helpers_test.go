@@ -1,0 +1,242 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/gorilla/websocket"
+	"github.com/sourcegraph/jsonrpc2"
+	wsstream "github.com/sourcegraph/jsonrpc2/websocket"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const testToken = "s3cret-t0ken-for-tests"
+
+// wait bounds every wait in these tests; nothing should take this long.
+const wait = 10 * time.Second
+
+// testHandler implements a few methods whose behaviour the tests control.
+type testHandler struct {
+	opened   chan *Conn
+	closed   chan int32 // in-flight Handle calls when Close ran
+	started  chan string
+	release  chan struct{}
+	inflight atomic.Int32
+}
+
+func newTestHandler() *testHandler {
+	return &testHandler{
+		opened:  make(chan *Conn, 16),
+		closed:  make(chan int32, 16),
+		started: make(chan string, 64),
+		release: make(chan struct{}),
+	}
+}
+
+func (h *testHandler) Open(c *Conn) { h.opened <- c }
+
+func (h *testHandler) Close(*Conn) { h.closed <- h.inflight.Load() }
+
+func (h *testHandler) Handle(ctx context.Context, _ *Conn, method string, params json.RawMessage) (any, error) {
+	h.inflight.Add(1)
+	defer h.inflight.Add(-1)
+	switch method {
+	case "echo":
+		if params == nil {
+			return nil, nil
+		}
+		return params, nil
+	case "block": // until released or the connection ends
+		h.started <- method
+		select {
+		case <-h.release:
+			return "released", nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case "hold": // until the connection ends, and then until released
+		h.started <- method
+		<-ctx.Done()
+		h.started <- "hold cancelled"
+		<-h.release
+		return nil, ctx.Err()
+	case "note":
+		h.started <- method
+		return nil, errors.New("a notification's error is never sent")
+	case "fail":
+		return nil, fmt.Errorf("looking up the session: %w", rpc.SessionNotFound("s1"))
+	case "panic":
+		panic("boom")
+	}
+	return nil, &rpc.Error{Code: rpc.CodeMethodNotFound, Message: "method not found"}
+}
+
+// await receives from ch or fails the test after wait.
+func await[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(wait):
+		t.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
+	}
+}
+
+type testServer struct {
+	*Server
+	h   *testHandler
+	ts  *httptest.Server
+	url string // ws://…/ws
+}
+
+// startServer runs a Server on loopback; it is shut down when the test ends.
+func startServer(t testing.TB, cfg Config) *testServer {
+	t.Helper()
+	if cfg.Token == "" {
+		cfg.Token = testToken
+	}
+	h := newTestHandler()
+	s := New(cfg, h)
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		ts.Close()
+	})
+	return &testServer{Server: s, h: h, ts: ts, url: "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws"}
+}
+
+func bearer(tok string) http.Header {
+	return http.Header{"Authorization": {"Bearer " + tok}}
+}
+
+// dial opens a WebSocket with the given headers and subprotocols.
+func (s *testServer) dial(t testing.TB, url string, hdr http.Header, protos ...string) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	d := websocket.Dialer{Subprotocols: protos, HandshakeTimeout: wait}
+	ws, resp, err := d.Dial(url, hdr)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Cleanup(func() { ws.Close() })
+	}
+	return ws, resp, err
+}
+
+// rawConn dials with the token and returns the client and the server's Conn.
+func (s *testServer) rawConn(t testing.TB) (*websocket.Conn, *Conn) {
+	t.Helper()
+	ws, _, err := s.dial(t, s.url, bearer(testToken))
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	return ws, await(t, s.h.opened, "Open")
+}
+
+// client is a sourcegraph/jsonrpc2 client whose notifications arrive on notes.
+type client struct {
+	*jsonrpc2.Conn
+	notes chan *jsonrpc2.Request
+}
+
+func (c *client) Handle(_ context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Request) {
+	if r.Notif {
+		c.notes <- r
+	}
+}
+
+type testLogger struct{ t testing.TB }
+
+func (l testLogger) Printf(format string, v ...any) { l.t.Logf(format, v...) }
+
+func (s *testServer) client(t testing.TB) (*client, *Conn) {
+	t.Helper()
+	ws, sc := s.rawConn(t)
+	c := &client{notes: make(chan *jsonrpc2.Request, 256)}
+	c.Conn = jsonrpc2.NewConn(context.Background(), wsstream.NewObjectStream(ws), c, jsonrpc2.SetLogger(testLogger{t}))
+	t.Cleanup(func() {
+		c.Close()
+		<-c.DisconnectNotify()
+	})
+	return c, sc
+}
+
+// call makes a request with the jsonrpc2 client and a deadline.
+func (c *client) call(t testing.TB, method string, params, result any) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return c.Call(ctx, method, params, result)
+}
+
+// roundTrip sends one text frame and returns the next frame received.
+func roundTrip(t testing.TB, ws *websocket.Conn, frame string) []byte {
+	t.Helper()
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(frame)); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	return readFrame(t, ws)
+}
+
+func readFrame(t testing.TB, ws *websocket.Conn) []byte {
+	t.Helper()
+	_ = ws.SetReadDeadline(time.Now().Add(wait))
+	_, msg, err := ws.ReadMessage()
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return msg
+}
+
+// wireResponse is a response as a client decodes it, id kept raw.
+type wireResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *rpc.Error      `json:"error"`
+}
+
+func decodeResponse(t testing.TB, msg []byte) wireResponse {
+	t.Helper()
+	var r wireResponse
+	if err := json.Unmarshal(msg, &r); err != nil {
+		t.Fatalf("response %s: %v", msg, err)
+	}
+	if r.JSONRPC != "2.0" {
+		t.Fatalf("response %s: jsonrpc is not 2.0", msg)
+	}
+	return r
+}
+
+// closeCode reads until the connection ends and returns the close frame's code.
+func closeCode(t testing.TB, ws *websocket.Conn) (int, string) {
+	t.Helper()
+	_ = ws.SetReadDeadline(time.Now().Add(wait))
+	for {
+		if _, _, err := ws.ReadMessage(); err != nil {
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) {
+				t.Fatalf("connection ended without a close frame: %v", err)
+			}
+			return ce.Code, ce.Text
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
+	"go.uber.org/zap"
+)
+
+// request is a validated JSON-RPC request object.
+type request struct {
+	// id is kept as received so it is echoed exactly (strings, negative
+	// and fractional numbers); nil means a notification.
+	id     json.RawMessage
+	method string
+	params json.RawMessage
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"` // nil encodes as null
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *rpc.Error      `json:"error,omitempty"`
+}
+
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params,omitempty"`
+}
+
+func invalidRequest(reason string) *rpc.Error {
+	return &rpc.Error{Code: rpc.CodeInvalidRequest, Message: "invalid request: " + reason}
+}
+
+// dispatch answers one text frame: a request, a notification or a batch.
+// It never waits for a handler: each runs in its own goroutine.
+func (c *Conn) dispatch(data []byte) {
+	if !json.Valid(data) {
+		c.reject(&rpc.Error{Code: rpc.CodeParseError, Message: "parse error"})
+		return
+	}
+	elems := []json.RawMessage{data}
+	isBatch := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("["))
+	if isBatch {
+		elems = nil
+		_ = json.Unmarshal(data, &elems) // valid JSON starting with '[' is an array
+		if len(elems) == 0 {
+			c.reject(invalidRequest("empty batch"))
+			return
+		}
+	}
+	b := &batch{c: c, isBatch: isBatch, replies: make([][]byte, len(elems))}
+	// The extra count keeps the batch open until every element has started.
+	b.pending.Store(int32(len(elems)) + 1)
+	for i, raw := range elems {
+		c.start(raw, b, i)
+	}
+	b.done()
+}
+
+// start validates one request and runs it in a new goroutine; replies that
+// need no handler (invalid, overloaded) are recorded at once.
+func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
+	req, rerr := parseRequest(raw)
+	if rerr == nil && !c.acquire() {
+		rerr = rpc.Overloaded
+		if req.id == nil {
+			c.log.Debug("notification dropped: too many in flight", zap.String("method", req.method))
+		}
+	}
+	if rerr != nil {
+		c.srv.metrics.count(req.method, rerr)
+		if rerr.Code == rpc.CodeInvalidRequest || req.id != nil {
+			b.replies[i] = encodeResponse(req.id, nil, rerr)
+		}
+		b.done()
+		return
+	}
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		defer func() { <-c.inflight }()
+		b.replies[i] = c.call(req)
+		b.done()
+	}()
+}
+
+func (c *Conn) acquire() bool {
+	select {
+	case c.inflight <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// call runs the handler for req and returns the encoded response, or nil
+// for a notification.
+func (c *Conn) call(req request) []byte {
+	start := time.Now()
+	result, rerr := c.invoke(req)
+	c.srv.metrics.observe(req.method, time.Since(start))
+
+	var raw json.RawMessage
+	if rerr == nil {
+		var err error
+		if raw, err = marshal(result); err != nil {
+			c.log.Error("cannot marshal result", zap.String("method", req.method), zap.Error(err))
+			rerr = &rpc.Error{Code: rpc.CodeInternalError, Message: "internal error: result not encodable"}
+		}
+	}
+	c.srv.metrics.count(req.method, rerr)
+	if req.id == nil {
+		if rerr != nil {
+			c.log.Debug("notification failed", zap.String("method", req.method), zap.Error(rerr))
+		}
+		return nil
+	}
+	return encodeResponse(req.id, raw, rerr)
+}
+
+// invoke calls Handle, turning a panic into an internal error so that one
+// broken method cannot take down the connection or the server.
+func (c *Conn) invoke(req request) (result any, rerr *rpc.Error) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("handler panicked", zap.String("method", req.method), zap.Any("panic", v), zap.Stack("stack"))
+			result, rerr = nil, &rpc.Error{Code: rpc.CodeInternalError, Message: "internal error"}
+		}
+	}()
+	result, err := c.srv.h.Handle(c.ctx, c, req.method, req.params)
+	if err != nil {
+		return nil, rpc.AsError(err)
+	}
+	return result, nil
+}
+
+// reject answers a frame that holds no readable request (id null).
+func (c *Conn) reject(rerr *rpc.Error) {
+	c.srv.metrics.count("", rerr)
+	c.reply(encodeResponse(nil, nil, rerr))
+}
+
+// reply queues a response; nil means there is nothing to send.
+func (c *Conn) reply(msg []byte) {
+	if msg != nil {
+		c.enqueue(msg)
+	}
+}
+
+// batch collects the replies to one frame's requests, so a batch is
+// answered with one array frame once its last element is done.
+type batch struct {
+	c       *Conn
+	isBatch bool
+	replies [][]byte // nil for notifications
+	pending atomic.Int32
+}
+
+func (b *batch) done() {
+	if b.pending.Add(-1) > 0 {
+		return
+	}
+	if !b.isBatch {
+		b.c.reply(b.replies[0])
+		return
+	}
+	var out []byte
+	for _, r := range b.replies {
+		if r == nil {
+			continue
+		}
+		if out == nil {
+			out = append(out, '[')
+		} else {
+			out = append(out, ',')
+		}
+		out = append(out, r...)
+	}
+	if out != nil {
+		b.c.reply(append(out, ']'))
+	}
+}
+
+// parseRequest validates one JSON value as a request object. On failure it
+// still returns the id when it could be read, for the error reply.
+func parseRequest(raw json.RawMessage) (request, *rpc.Error) {
+	// A map, not a struct: encoding/json matches struct fields without
+	// regard to case, and JSON-RPC member names are case-sensitive.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return request{}, invalidRequest("not an object")
+	}
+	var req request
+	if id, ok := fields["id"]; ok {
+		if !validID(id) {
+			return request{}, invalidRequest("id must be a string, a number or null")
+		}
+		req.id = id
+	}
+	var version string
+	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
+		return req, invalidRequest(`jsonrpc must be "2.0"`)
+	}
+	m, ok := fields["method"]
+	if !ok || m[0] != '"' {
+		return req, invalidRequest("method must be a string")
+	}
+	_ = json.Unmarshal(m, &req.method) // a valid JSON string
+	if p, ok := fields["params"]; ok {
+		if p[0] != '{' && p[0] != '[' {
+			return req, invalidRequest("params must be an object or an array")
+		}
+		req.params = p
+	}
+	return req, nil
+}
+
+// validID accepts a string, a number or null (values are valid JSON, so the
+// first byte tells the type).
+func validID(id json.RawMessage) bool {
+	switch id[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return string(id) == "null"
+}
+
+func encodeResponse(id, result json.RawMessage, rerr *rpc.Error) []byte {
+	msg, err := marshal(response{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
+	if err != nil {
+		// Only an error's data can fail to encode: send the rest.
+		msg, _ = marshal(response{JSONRPC: "2.0", ID: id, Error: &rpc.Error{Code: rerr.Code, Message: rerr.Message}})
+	}
+	return msg
+}
+
+// marshal is json.Marshal without HTML escaping, so ids and strings go out
+// byte for byte as they came in.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
