@@ -26,6 +26,10 @@ const maxCloseText = 123
 
 const heartbeatMethod = rpc.EventPrefix + rpc.EventHeartbeat
 
+// Log fields, declared once so every line uses the same keys.
+func connField(id string) zap.Field       { return zap.String("conn", id) }
+func methodField(method string) zap.Field { return zap.String("method", method) }
+
 // Conn is one client connection. Its methods are safe for concurrent use.
 type Conn struct {
 	id  string
@@ -57,7 +61,7 @@ func newConn(s *Server, ws *websocket.Conn) *Conn {
 		id:        id,
 		srv:       s,
 		ws:        ws,
-		log:       s.log.With(zap.String("conn", id)),
+		log:       s.log.With(connField(id)),
 		ctx:       ctx,
 		cancel:    cancel,
 		send:      make(chan []byte, s.cfg.SendQueue),
@@ -86,7 +90,7 @@ func (c *Conn) Notify(method string, params any) bool {
 	}
 	msg, err := marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
-		c.log.Error("notification not sent: cannot marshal params", zap.String("method", method), zap.Error(err))
+		c.log.Error("notification not sent: cannot marshal params", methodField(method), zap.Error(err))
 		return false
 	}
 	return c.notify(msg)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/gorilla/websocket"
@@ -162,6 +163,31 @@ func TestCloseWaitsForHandlers(t *testing.T) {
 	close(s.h.release)
 	if inflight := await(t, s.h.closed, "Close"); inflight != 0 {
 		t.Errorf("Close ran while %d Handle calls were running", inflight)
+	}
+}
+
+func TestPeerWithoutPongsDropped(t *testing.T) {
+	s := startServer(t, Config{PingInterval: 20 * time.Millisecond})
+	// This client never reads, so it never answers the pings.
+	_, sc := s.rawConn(t)
+	await(t, sc.Done(), "the silent peer to be dropped")
+	if inflight := await(t, s.h.closed, "Close"); inflight != 0 {
+		t.Errorf("Close ran with %d requests in flight", inflight)
+	}
+}
+
+func TestCloseFromServerSide(t *testing.T) {
+	s := startServer(t, Config{})
+	ws, sc := s.rawConn(t)
+	long := strings.Repeat("é", 100) // 200 bytes: more than a close frame holds
+	sc.Close(4000, long)
+	sc.Close(4001, "second call ignored")
+	code, text := closeCode(t, ws)
+	if code != 4000 || !strings.HasPrefix(long, text) || len(text) < 120 || len(text) > 123 {
+		t.Errorf("closed with %d %q (%d bytes), want 4000 and the text cut to 123 bytes", code, text, len(text))
+	}
+	if !utf8.ValidString(text) {
+		t.Errorf("close text %q is not valid UTF-8", text)
 	}
 }
 

@@ -80,6 +80,10 @@ func (h *testHandler) Handle(ctx context.Context, _ *Conn, method string, params
 		return nil, fmt.Errorf("looking up the session: %w", rpc.SessionNotFound("s1"))
 	case "panic":
 		panic("boom")
+	case "bad result":
+		return make(chan int), nil
+	case "bad data":
+		return nil, &rpc.Error{Code: rpc.CodeSessionBusy, Message: "session busy", Data: make(chan int)}
 	}
 	return nil, &rpc.Error{Code: rpc.CodeMethodNotFound, Message: "method not found"}
 }

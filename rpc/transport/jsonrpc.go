@@ -69,7 +69,7 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 	if rerr == nil && !c.acquire() {
 		rerr = rpc.Overloaded
 		if req.id == nil {
-			c.log.Debug("notification dropped: too many in flight", zap.String("method", req.method))
+			c.log.Debug("notification dropped: too many in flight", methodField(req.method))
 		}
 	}
 	if rerr != nil {
@@ -109,14 +109,14 @@ func (c *Conn) call(req request) []byte {
 	if rerr == nil {
 		var err error
 		if raw, err = marshal(result); err != nil {
-			c.log.Error("cannot marshal result", zap.String("method", req.method), zap.Error(err))
+			c.log.Error("cannot marshal result", methodField(req.method), zap.Error(err))
 			rerr = &rpc.Error{Code: rpc.CodeInternalError, Message: "internal error: result not encodable"}
 		}
 	}
 	c.srv.metrics.count(req.method, rerr)
 	if req.id == nil {
 		if rerr != nil {
-			c.log.Debug("notification failed", zap.String("method", req.method), zap.Error(rerr))
+			c.log.Debug("notification failed", methodField(req.method), zap.Error(rerr))
 		}
 		return nil
 	}
@@ -128,7 +128,7 @@ func (c *Conn) call(req request) []byte {
 func (c *Conn) invoke(req request) (result any, rerr *rpc.Error) {
 	defer func() {
 		if v := recover(); v != nil {
-			c.log.Error("handler panicked", zap.String("method", req.method), zap.Any("panic", v), zap.Stack("stack"))
+			c.log.Error("handler panicked", methodField(req.method), zap.Any("panic", v), zap.Stack("stack"))
 			result, rerr = nil, &rpc.Error{Code: rpc.CodeInternalError, Message: "internal error"}
 		}
 	}()

@@ -267,6 +267,18 @@ func TestPanicIsInternalError(t *testing.T) {
 	}
 }
 
+func TestUnencodableReplies(t *testing.T) {
+	s := startServer(t, Config{})
+	c, _ := s.client(t)
+	var je *jsonrpc2.Error
+	if err := c.call(t, "bad result", nil, nil); !errors.As(err, &je) || je.Code != rpc.CodeInternalError {
+		t.Errorf("unencodable result: %v, want -32603", err)
+	}
+	if err := c.call(t, "bad data", nil, nil); !errors.As(err, &je) || je.Code != rpc.CodeSessionBusy || je.Data != nil {
+		t.Errorf("unencodable error data: %v, want -32011 without data", err)
+	}
+}
+
 func BenchmarkRoundTrip(b *testing.B) {
 	s := startServer(b, Config{})
 	c, _ := s.client(b)

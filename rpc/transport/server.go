@@ -154,8 +154,10 @@ func (s *Server) Conns() int {
 	return len(s.conns)
 }
 
-// Shutdown refuses new upgrades (503), closes every connection with 1001,
-// and waits until their handlers and goroutines have ended or ctx is done.
+// Shutdown refuses new upgrades (503), closes every connection with 1001
+// (which cancels their handlers' contexts), and waits until every handler
+// and connection goroutine has ended. If ctx ends first it returns
+// ctx.Err(); handlers that ignore cancellation are then still running.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
