@@ -46,21 +46,22 @@ type eventLog struct {
 }
 
 func newEventLog(minEvents, maxEvents int, minAge time.Duration) *eventLog {
-	return &eventLog{minEvents: minEvents, maxEvents: maxEvents, minAge: minAge,
-		buf: make([]*Event, 0, 64)}
+	return &eventLog{minEvents: minEvents, maxEvents: maxEvents, minAge: minAge}
 }
 
 func (l *eventLog) at(i int) *Event { return l.buf[(l.start+i)%len(l.buf)] }
 
-// add appends ev, dropping the oldest events that are beyond both limits.
+// add appends ev, first dropping the oldest events that are beyond both
+// limits (or at maxEvents).
 func (l *eventLog) add(ev *Event) {
+	for l.n > 0 && (l.n >= l.maxEvents ||
+		(l.n >= l.minEvents && ev.At.Sub(l.at(0).At) >= l.minAge)) {
+		l.buf[l.start] = nil // let the frame be collected
+		l.start = (l.start + 1) % len(l.buf)
+		l.n--
+	}
 	if l.n == len(l.buf) {
-		if l.n < l.maxEvents && (l.n < l.minEvents || ev.At.Sub(l.at(0).At) < l.minAge) {
-			l.grow()
-		} else {
-			l.start = (l.start + 1) % len(l.buf) // overwrite the oldest
-			l.n--
-		}
+		l.grow()
 	}
 	l.buf[(l.start+l.n)%len(l.buf)] = ev
 	l.n++

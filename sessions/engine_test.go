@@ -1,0 +1,451 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/cdevd/cdevd/registry"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/workspaces"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// memAdapter is an in-memory runtime the test drives event by event, so
+// the engine's rules can be checked without any process.
+type memAdapter struct {
+	mu       sync.Mutex
+	sessions []*memSession
+	started  chan *memSession
+}
+
+func newMem() *memAdapter { return &memAdapter{started: make(chan *memSession, 16)} }
+
+func (a *memAdapter) Info() runtimes.Info {
+	return runtimes.Info{ID: "mem", DisplayName: "Mem", Features: runtimes.Features{IDKnownAtStart: true}}
+}
+func (a *memAdapter) Detect(context.Context) runtimes.Availability {
+	return runtimes.Availability{Installed: true, Version: "1"}
+}
+func (a *memAdapter) Transcripts() runtimes.Transcripts { return nil }
+func (a *memAdapter) Start(_ context.Context, req runtimes.StartRequest, sink runtimes.Sink) (runtimes.Session, error) {
+	s := &memSession{id: req.SessionID, resume: req.Resume, sink: sink, done: make(chan struct{}),
+		turns: make(chan string, 16), answers: make(chan runtimes.Answer, 16)}
+	a.mu.Lock()
+	a.sessions = append(a.sessions, s)
+	a.mu.Unlock()
+	a.started <- s
+	return s, nil
+}
+
+type memSession struct {
+	id      string
+	resume  bool
+	sink    runtimes.Sink
+	turns   chan string
+	answers chan runtimes.Answer
+	once    sync.Once
+	done    chan struct{}
+}
+
+func (s *memSession) ID() string { return s.id }
+func (s *memSession) Send(_ context.Context, t runtimes.Turn) error {
+	select {
+	case <-s.done:
+		return runtimes.ErrExited
+	default:
+	}
+	s.turns <- t.Prompt
+	return nil
+}
+func (s *memSession) Respond(_ context.Context, _ string, a runtimes.Answer) error {
+	s.answers <- a
+	return nil
+}
+func (s *memSession) Interrupt(context.Context) error { return nil }
+func (s *memSession) Close(context.Context) error     { s.exit(-1); return nil }
+func (s *memSession) Done() <-chan struct{}           { return s.done }
+func (s *memSession) exit(code int) {
+	s.once.Do(func() {
+		s.sink(runtimes.ProcessExited{ExitCode: code})
+		close(s.done)
+	})
+}
+
+// recorder is a Watcher that keeps what it was sent.
+type recorder struct {
+	id  string
+	mu  sync.Mutex
+	evs []map[string]any
+	got chan struct{}
+}
+
+func newRecorder(id string) *recorder { return &recorder{id: id, got: make(chan struct{}, 1000)} }
+
+func (r *recorder) ClientID() string { return r.id }
+func (r *recorder) Deliver(ev *Event) {
+	var n struct {
+		Method string         `json:"method"`
+		Params map[string]any `json:"params"`
+	}
+	if err := json.Unmarshal(ev.Frame, &n); err != nil {
+		panic(err)
+	}
+	n.Params["_method"] = n.Method
+	r.mu.Lock()
+	r.evs = append(r.evs, n.Params)
+	r.mu.Unlock()
+	r.got <- struct{}{}
+}
+
+func (r *recorder) events() []map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]map[string]any(nil), r.evs...)
+}
+
+// await waits until the recorder holds an event of the given type.
+func (r *recorder) await(t *testing.T, method string) map[string]any {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		for _, ev := range r.events() {
+			if ev["_method"] == method {
+				return ev
+			}
+		}
+		select {
+		case <-r.got:
+		case <-deadline:
+			t.Fatalf("%s never arrived; got %v", method, r.events())
+		}
+	}
+}
+
+func (r *recorder) count(method string) int {
+	n := 0
+	for _, ev := range r.events() {
+		if ev["_method"] == method {
+			n++
+		}
+	}
+	return n
+}
+
+func newEngine(t *testing.T, a runtimes.Adapter, tweak func(*Config)) (*Engine, string) {
+	t.Helper()
+	reg, err := registry.New(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store, err := workspaces.Open(filepath.Join(dir, "ws.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := store.Add(dir, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Registry: reg, Workspaces: store, TrashDir: filepath.Join(dir, "trash"), IdleTimeout: -1}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	e := New(cfg)
+	t.Cleanup(func() { e.Close(context.Background()) })
+	return e, ws.ID
+}
+
+func start(t *testing.T, e *Engine, a *memAdapter, w Watcher, wsID string) (string, *memSession) {
+	t.Helper()
+	res, err := e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.SessionID, <-a.started
+}
+
+func TestExactlyOneTerminalEventPerTurn(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c1")
+	id, ms := start(t, e, a, w, wsID)
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "hi", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-ms.turns
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "again", SessionID: id}); !isCode(err, rpc.CodeSessionBusy) {
+		t.Fatalf("second send during a turn = %v, want session busy", err)
+	}
+	ms.sink(runtimes.TurnCompleted{StopReason: "end_turn"})
+	ms.sink(runtimes.TurnFailed{Code: "runtime_error", Message: "late"}) // a confused runtime
+	ms.sink(runtimes.TurnCompleted{StopReason: "dup"})
+	w.await(t, "event/turn_completed")
+	if n := w.count("event/turn_completed") + w.count("event/error"); n != 1 {
+		t.Fatalf("%d terminal events for one turn", n)
+	}
+	// A crash mid-turn ends the turn with one error, then session_end.
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "crash", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-ms.turns
+	ms.exit(3)
+	w.await(t, "event/session_end")
+	if n := w.count("event/error"); n != 1 {
+		t.Fatalf("crash produced %d error events, want 1", n)
+	}
+	st, _ := e.State(id)
+	if st.Status != rpc.StatusError || st.IsRunning {
+		t.Fatalf("after crash: %+v", st)
+	}
+	// The next send resumes the session in a new process.
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "back", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	if again := <-a.started; !again.resume {
+		t.Fatal("process restarted without resuming the session")
+	}
+	assertSeqsContiguous(t, w.events())
+}
+
+func assertSeqsContiguous(t *testing.T, evs []map[string]any) {
+	t.Helper()
+	for i, ev := range evs {
+		if got := int64(ev["seq"].(float64)); got != int64(i+1) {
+			t.Fatalf("event %d (%s) has seq %d", i, ev["_method"], got)
+		}
+	}
+}
+
+func isCode(err error, code int64) bool {
+	var e *rpc.Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+func TestReplayHasNoGapNoDuplicate(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	first := newRecorder("c1")
+	id, ms := start(t, e, a, first, wsID)
+	for i := range 20 {
+		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: string(rune('a' + i))})
+	}
+	seen := int64(len(first.events()))
+	e.Unwatch(first, id) // the client drops
+	for range 10 {
+		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
+	}
+	back := newRecorder("c1-again")
+	res, err := e.Watch(context.Background(), back, wsID, id, "", &seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Gap || res.Replayed != 10 || res.LastSeq != seen+10 {
+		t.Fatalf("watch result %+v", res)
+	}
+	ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "live"})
+	all := append(first.events(), back.events()...)
+	assertSeqsContiguous(t, all)
+}
+
+func TestGapWhenBufferNoLongerReachesBack(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, func(c *Config) { c.ReplayEvents, c.ReplayMax, c.ReplayAge = 5, 5, time.Nanosecond })
+	w := newRecorder("c1")
+	id, ms := start(t, e, a, w, wsID)
+	for range 20 {
+		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
+	}
+	zero := int64(1)
+	res, err := e.Watch(context.Background(), newRecorder("late"), wsID, id, "", &zero)
+	if err != nil || !res.Gap || res.Replayed != 0 {
+		t.Fatalf("watch = %+v, %v; want gap", res, err)
+	}
+	future := int64(1_000_000) // a seq from another epoch
+	res, _ = e.Watch(context.Background(), newRecorder("other-epoch"), wsID, id, "", &future)
+	if !res.Gap {
+		t.Fatal("a seq beyond last_seq must report a gap")
+	}
+}
+
+func TestPromptResentToNewWatcherAndAnsweredOnce(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	c1, c2 := newRecorder("c1"), newRecorder("c2")
+	id, ms := start(t, e, a, c1, wsID)
+	if _, err := e.Send(context.Background(), c1, SendOptions{Prompt: "do it", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-ms.turns
+	ms.sink(runtimes.PromptRequested{RequestID: "r1", Permission: &runtimes.PermissionPrompt{
+		Kind: rpc.PermBash, ToolName: "Bash", Target: "ls"}})
+	c1.await(t, "event/pty_permission")
+	if _, err := e.Watch(context.Background(), c2, wsID, id, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if ev := c2.await(t, "event/pty_permission"); ev["request_id"] != "r1" {
+		t.Fatalf("re-sent prompt = %v", ev)
+	}
+	st, _ := e.State(id)
+	if !st.WaitingForInput || len(st.Pending) != 1 {
+		t.Fatalf("state while pending: %+v", st)
+	}
+	// Two clients answer at once: exactly one wins.
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, w := range []*recorder{c1, c2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = e.Respond(context.Background(), w, id, "", rpc.RespondPermission, "r1", "yes")
+		}()
+	}
+	wg.Wait()
+	if (errs[0] == nil) == (errs[1] == nil) {
+		t.Fatalf("both or neither answer won: %v", errs)
+	}
+	loser := errs[0]
+	if loser == nil {
+		loser = errs[1]
+	}
+	if !isCode(loser, rpc.CodeRequestNotFound) {
+		t.Fatalf("losing answer = %v", loser)
+	}
+	if got := <-ms.answers; got.Decision != runtimes.Allow {
+		t.Fatalf("runtime got %+v", got)
+	}
+	for _, w := range []*recorder{c1, c2} {
+		if ev := w.await(t, "event/pty_permission_resolved"); ev["decision"] != "allow" {
+			t.Fatalf("resolved = %v", ev)
+		}
+	}
+	if len(ms.answers) != 0 {
+		t.Fatal("runtime was answered twice")
+	}
+}
+
+func TestStopEndsTurnWithSessionStopped(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c1")
+	id, ms := start(t, e, a, w, wsID)
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "long", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-ms.turns
+	ms.sink(runtimes.PromptRequested{RequestID: "q", Question: &runtimes.QuestionPrompt{}})
+	if _, err := e.Stop(context.Background(), id, ""); err != nil {
+		t.Fatal(err)
+	}
+	w.await(t, "event/session_stopped")
+	if w.count("event/error")+w.count("event/turn_completed") != 0 {
+		t.Fatal("stop must end the turn with session_stopped only")
+	}
+	if ev := w.await(t, "event/pty_permission_resolved"); ev["decision"] != "cancelled" {
+		t.Fatalf("pending prompt not cancelled: %v", ev)
+	}
+	st, _ := e.State(id)
+	if st.Status != rpc.StatusStopped || st.IsRunning {
+		t.Fatalf("after stop: %+v", st)
+	}
+	if _, err := e.Stop(context.Background(), id, ""); err != nil {
+		t.Fatalf("second stop: %v", err)
+	}
+	if n := w.count("event/session_stopped"); n != 1 {
+		t.Fatalf("%d session_stopped events", n)
+	}
+}
+
+func TestIdleProcessReapedAndCapEnforced(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, func(c *Config) { c.MaxProcesses = 1 })
+	w := newRecorder("c1")
+	id1, ms1 := start(t, e, a, w, wsID)
+	id2, _ := start(t, e, a, w, wsID) // over the cap: the idle first one is ended
+	select {
+	case <-ms1.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("idle process was not reaped when the cap was reached")
+	}
+	if st, _ := e.State(id1); st.Status != rpc.StatusRunning || st.IsRunning {
+		t.Fatalf("reaped session must stay resumable: %+v", st)
+	}
+	if w.count("event/session_end") != 0 {
+		t.Fatal("reaping an idle process is not a session end")
+	}
+	_ = id2
+	if e.Running() != 1 {
+		t.Fatalf("%d processes running, cap is 1", e.Running())
+	}
+}
+
+func TestWorkspaceSubscribersGetLifecycle(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	sub := newRecorder("sub")
+	if ids, err := e.Subscribe(sub, wsID); err != nil || len(ids) != 1 {
+		t.Fatalf("subscribe = %v, %v", ids, err)
+	}
+	id, _ := start(t, e, a, newRecorder("owner"), wsID)
+	if ev := sub.await(t, "event/session_start"); ev["session_id"] != id {
+		t.Fatalf("session_start = %v", ev)
+	}
+	if _, err := e.Stop(context.Background(), id, ""); err != nil {
+		t.Fatal(err)
+	}
+	sub.await(t, "event/session_stopped")
+	if sub.count("event/pty_state") != 0 {
+		t.Fatal("subscribers get lifecycle events, not every event")
+	}
+}
+
+func TestDeleteMovesTranscriptToTrash(t *testing.T) {
+	a := &transcriptMem{memAdapter: newMem(), dir: t.TempDir()}
+	e, wsID := newEngine(t, a, nil)
+	path := filepath.Join(a.dir, "s1.jsonl")
+	if err := os.WriteFile(path, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Delete(context.Background(), rpc.SessionRefParams{WorkspaceID: wsID, SessionID: "../x"}); !isCode(err, rpc.CodeInvalidParams) {
+		t.Fatalf("traversal id = %v", err)
+	}
+	if _, err := e.Delete(context.Background(), rpc.SessionRefParams{WorkspaceID: wsID, SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("transcript still in place")
+	}
+	matches, _ := filepath.Glob(filepath.Join(e.cfg.TrashDir, "mem", wsID, "*s1.jsonl"))
+	if len(matches) != 1 {
+		t.Fatalf("trash holds %v", matches)
+	}
+}
+
+type transcriptMem struct {
+	*memAdapter
+	dir string
+}
+
+func (a *transcriptMem) Transcripts() runtimes.Transcripts { return memTranscripts{a.dir} }
+
+type memTranscripts struct{ dir string }
+
+func (m memTranscripts) List(context.Context, string) ([]runtimes.Summary, error) { return nil, nil }
+func (m memTranscripts) Messages(context.Context, string, string, int, int, bool) ([]rpc.Message, int, error) {
+	return nil, 0, nil
+}
+func (m memTranscripts) Tail(context.Context, string, string, func(rpc.Message)) (io.Closer, error) {
+	return nil, errors.New("no tail")
+}
+func (m memTranscripts) Path(_, id string) (string, error) { return filepath.Join(m.dir, id+".jsonl"), nil }
+func (m memTranscripts) Dir(string) string                 { return m.dir }

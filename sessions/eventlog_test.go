@@ -1,0 +1,49 @@
+package sessions
+
+import (
+	"testing"
+	"time"
+)
+
+func fill(l *eventLog, from, to int64, at time.Time, step time.Duration) {
+	for seq := from; seq <= to; seq++ {
+		l.add(&Event{Seq: seq, At: at.Add(time.Duration(seq) * step)})
+	}
+}
+
+func seqs(evs []*Event) []int64 {
+	out := make([]int64, len(evs))
+	for i, e := range evs {
+		out[i] = e.Seq
+	}
+	return out
+}
+
+func TestEventLogKeepsMinimumAndReportsGap(t *testing.T) {
+	l := newEventLog(5, 100, time.Minute)
+	fill(l, 1, 12, time.Now(), time.Hour) // each an hour apart: only minEvents are kept
+	got, ok := l.since(7)
+	if !ok || len(got) != 5 || got[0].Seq != 8 || got[4].Seq != 12 {
+		t.Fatalf("since(7) = %v, %v; want 8..12", seqs(got), ok)
+	}
+	if _, ok := l.since(6); ok {
+		t.Fatal("since(6) must report a gap: 7 was dropped")
+	}
+	if got, ok := l.since(12); !ok || len(got) != 0 {
+		t.Fatalf("since(last) = %v, %v; want nothing, no gap", seqs(got), ok)
+	}
+}
+
+func TestEventLogKeepsRecentEventsBeyondMinimum(t *testing.T) {
+	now := time.Now()
+	l := newEventLog(5, 1000, time.Minute)
+	fill(l, 1, 300, now, time.Millisecond) // all within minAge
+	if got, ok := l.since(0); !ok || len(got) != 300 {
+		t.Fatalf("recent events dropped: kept %d, gap %v", len(got), !ok)
+	}
+	l2 := newEventLog(5, 50, time.Minute)
+	fill(l2, 1, 300, now, time.Millisecond)
+	if got, _ := l2.since(250); len(got) != 50 {
+		t.Fatalf("maxEvents not enforced: %d kept", len(got))
+	}
+}
