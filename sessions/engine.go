@@ -72,8 +72,9 @@ type Engine struct {
 	active   map[string]activeRef // workspace id → current session
 	closed   bool
 
-	subMu sync.Mutex
-	subs  map[string]map[Watcher]struct{} // workspace id → subscribers
+	subMu     sync.Mutex
+	subs      map[string]map[Watcher]struct{} // workspace id → subscribers
+	notifiers map[string]*notifier            // workspace id → transcript watcher, while subscribed
 
 	wg sync.WaitGroup // idle reapers and other background work
 }
@@ -108,7 +109,8 @@ func New(cfg Config) *Engine {
 	}
 	return &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
 		sessions: map[string]*session{}, subs: map[string]map[Watcher]struct{}{},
-		active: map[string]activeRef{}}
+		notifiers: map[string]*notifier{},
+		active:    map[string]activeRef{}}
 }
 
 // Epoch is this server run's id.
@@ -478,9 +480,15 @@ func (e *Engine) Unwatch(w Watcher, id string) string {
 func (e *Engine) Detach(w Watcher) {
 	e.Unwatch(w, "")
 	e.subMu.Lock()
-	defer e.subMu.Unlock()
-	for _, subs := range e.subs {
-		delete(subs, w)
+	var ids []string
+	for id, subs := range e.subs {
+		if _, ok := subs[w]; ok {
+			ids = append(ids, id)
+		}
+	}
+	e.subMu.Unlock()
+	for _, id := range ids {
+		e.unsubscribe(w, id)
 	}
 }
 
@@ -496,14 +504,29 @@ func (e *Engine) Subscribe(w Watcher, workspaceID string) ([]string, error) {
 	} else if _, err := e.ws.Get(workspaceID); err != nil {
 		return nil, err
 	}
-	e.subMu.Lock()
 	for _, id := range ids {
+		e.subMu.Lock()
 		if e.subs[id] == nil {
 			e.subs[id] = map[Watcher]struct{}{}
 		}
 		e.subs[id][w] = struct{}{}
+		need := e.notifiers[id] == nil
+		e.subMu.Unlock()
+		if need {
+			// Started outside subMu: it does file system work. A second
+			// subscriber racing here may start one too; keep the first.
+			if n := e.startNotifier(id); n != nil {
+				e.subMu.Lock()
+				if e.notifiers[id] == nil && len(e.subs[id]) > 0 {
+					e.notifiers[id], n = n, nil
+				}
+				e.subMu.Unlock()
+				if n != nil {
+					n.stop()
+				}
+			}
+		}
 	}
-	e.subMu.Unlock()
 	return e.Subscriptions(w), nil
 }
 
@@ -512,10 +535,24 @@ func (e *Engine) Unsubscribe(w Watcher, workspaceID string) ([]string, error) {
 	if _, err := e.ws.Get(workspaceID); err != nil {
 		return nil, err
 	}
+	e.unsubscribe(w, workspaceID)
+	return e.Subscriptions(w), nil
+}
+
+// unsubscribe removes w; the workspace's transcript watcher ends with its
+// last subscriber.
+func (e *Engine) unsubscribe(w Watcher, workspaceID string) {
 	e.subMu.Lock()
 	delete(e.subs[workspaceID], w)
+	var n *notifier
+	if len(e.subs[workspaceID]) == 0 {
+		n = e.notifiers[workspaceID]
+		delete(e.notifiers, workspaceID)
+	}
 	e.subMu.Unlock()
-	return e.Subscriptions(w), nil
+	if n != nil {
+		n.stop()
+	}
 }
 
 // Subscriptions lists w's subscribed workspaces, sorted.
@@ -616,6 +653,13 @@ func (e *Engine) Close(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	e.subMu.Lock()
+	notifiers := e.notifiers
+	e.notifiers = map[string]*notifier{}
+	e.subMu.Unlock()
+	for _, n := range notifiers {
+		n.stop()
+	}
 	e.wg.Wait()
 }
 

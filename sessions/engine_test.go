@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -440,12 +441,48 @@ func (a *transcriptMem) Transcripts() runtimes.Transcripts { return memTranscrip
 
 type memTranscripts struct{ dir string }
 
-func (m memTranscripts) List(context.Context, string) ([]runtimes.Summary, error) { return nil, nil }
+func (m memTranscripts) List(context.Context, string) ([]runtimes.Summary, error) {
+	files, _ := filepath.Glob(filepath.Join(m.dir, "*.jsonl"))
+	var out []runtimes.Summary
+	for _, f := range files {
+		out = append(out, runtimes.Summary{SessionID: strings.TrimSuffix(filepath.Base(f), ".jsonl"),
+			Summary: "outside", MessageCount: 1, LastUpdated: time.Now().UTC().Format(time.RFC3339)})
+	}
+	return out, nil
+}
 func (m memTranscripts) Messages(context.Context, string, string, int, int, bool) ([]rpc.Message, int, error) {
 	return nil, 0, nil
 }
 func (m memTranscripts) Tail(context.Context, string, string, func(rpc.Message)) (io.Closer, error) {
 	return nil, errors.New("no tail")
 }
-func (m memTranscripts) Path(_, id string) (string, error) { return filepath.Join(m.dir, id+".jsonl"), nil }
-func (m memTranscripts) Dir(string) string                 { return m.dir }
+func (m memTranscripts) Path(_, id string) (string, error) {
+	return filepath.Join(m.dir, id+".jsonl"), nil
+}
+func (m memTranscripts) Dir(string) string { return m.dir }
+
+func TestSubscribersNoticeSessionsRunOutside(t *testing.T) {
+	a := &transcriptMem{memAdapter: newMem(), dir: t.TempDir()}
+	e, wsID := newEngine(t, a, nil)
+	sub := newRecorder("sub")
+	if _, err := e.Subscribe(sub, wsID); err != nil {
+		t.Fatal(err)
+	}
+	// A CLI in a terminal writes its transcript.
+	if err := os.WriteFile(filepath.Join(a.dir, "ext-1.jsonl"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ev := sub.await(t, "event/session_updated")
+	if ev["session_id"] != "ext-1" || ev["agent_type"] != "mem" || ev["summary"] != "outside" {
+		t.Fatalf("session_updated = %v", ev)
+	}
+	if _, err := e.Unsubscribe(sub, wsID); err != nil {
+		t.Fatal(err)
+	}
+	e.subMu.Lock()
+	left := len(e.notifiers)
+	e.subMu.Unlock()
+	if left != 0 {
+		t.Fatal("transcript watcher outlived its last subscriber")
+	}
+}
