@@ -1,0 +1,166 @@
+// Package fakeanthropic is a fake Anthropic Messages API for tests that run
+// the real Claude Code CLI on loopback. A test scripts each answer with a
+// Responder (text, thinking, a tool call, a slow stream or an API error); the
+// server streams it as standard SSE and records every request so the test can
+// assert what the CLI sent (model, history, tool results).
+//
+// The default Responder echoes the last user text, which also keeps side
+// requests the CLI may make (titles, summaries) working.
+package fakeanthropic
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Server is a running fake API on 127.0.0.1.
+type Server struct {
+	srv *httptest.Server
+	// closing ends slow streams so that Close does not wait for them.
+	closing chan struct{}
+
+	mu        sync.Mutex
+	responder Responder
+	requests  []Request
+	nextID    int
+}
+
+// Responder decides the reply to one POST /v1/messages request.
+type Responder func(Request) Reply
+
+// New starts a fake on 127.0.0.1:0; it is closed when the test ends.
+func New(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{closing: make(chan struct{}), responder: Echo}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(func() {
+		close(s.closing)
+		s.srv.Close()
+	})
+	return s
+}
+
+// URL is the base URL for ANTHROPIC_BASE_URL (no /v1).
+func (s *Server) URL() string { return s.srv.URL }
+
+// Respond replaces the responder; nil restores Echo.
+func (s *Server) Respond(r Responder) {
+	if r == nil {
+		r = Echo
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = r
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// MessageRequests returns the POST /v1/messages requests received so far.
+func (s *Server) MessageRequests() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.IsMessages() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Echo is the default responder: "echo: <last user text>".
+func Echo(r Request) Reply { return Text("echo: " + r.LastUserText()) }
+
+func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
+	body, err := io.ReadAll(hr.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := Request{Method: hr.Method, Path: hr.URL.Path, RawQuery: hr.URL.RawQuery,
+		Header: hr.Header.Clone(), Body: body}
+	if req.IsMessages() || req.Path == "/v1/messages/count_tokens" {
+		if err := json.Unmarshal(body, &req); err != nil {
+			s.record(req)
+			writeError(w, &APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
+				Message: "fake: body is not a messages request: " + err.Error()})
+			return
+		}
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	responder := s.responder
+	s.nextID++
+	id := s.nextID
+	s.mu.Unlock()
+
+	switch {
+	case req.IsMessages():
+		reply := responder(req)
+		if reply.Err != nil {
+			writeError(w, reply.Err)
+			return
+		}
+		msgID := fmt.Sprintf("msg_fake_%03d", id)
+		if req.Stream {
+			s.stream(w, hr, req, msgID, reply)
+		} else {
+			writeJSON(w, http.StatusOK, message(req, msgID, reply))
+		}
+	case req.Path == "/v1/messages/count_tokens":
+		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": inputTokens(req)})
+	case req.Path == "/" && (req.Method == http.MethodHead || req.Method == http.MethodGet):
+		w.WriteHeader(http.StatusOK)
+	default:
+		writeError(w, &APIError{Status: http.StatusNotFound, Type: "not_found_error",
+			Message: "fake: no route for " + req.Method + " " + req.Path})
+	}
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, r)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, e *APIError) {
+	w.Header().Set("request-id", "req_fake")
+	writeJSON(w, e.Status, map[string]any{
+		"type":  "error",
+		"error": map[string]string{"type": e.Type, "message": e.Message},
+	})
+}
+
+// inputTokens is a stable stand-in for a token count: about four bytes each.
+func inputTokens(r Request) int {
+	n := 0
+	for _, m := range r.Messages {
+		for _, b := range m.Content {
+			n += len(b.Text) + len(b.Thinking) + len(b.Input) + len(b.Content)
+		}
+	}
+	return n/4 + 1
+}
+
+// chunks splits text into word-sized deltas, so that a client sees several.
+func chunks(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.SplitAfter(text, " ")
+}

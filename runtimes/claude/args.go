@@ -1,0 +1,69 @@
+package claude
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// args is the command line of one long-lived session process: stream-json
+// both ways (one stdin line per turn), token deltas, and permission prompts
+// asked over stdio instead of silently denied.
+func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
+	a := []string{"-p",
+		"--input-format", "stream-json",
+		"--output-format", "stream-json",
+		"--verbose",
+		"--include-partial-messages",
+		"--permission-prompt-tool", "stdio",
+	}
+	if req.Resume {
+		a = append(a, "--resume", sessionID)
+	} else {
+		a = append(a, "--session-id", sessionID)
+	}
+	if req.Model != "" {
+		// Aliases (sonnet, opus) and full ids alike: the CLI resolves them.
+		a = append(a, "--model", req.Model)
+	}
+	if req.Yolo {
+		return append(a, "--dangerously-skip-permissions"), nil
+	}
+	mode, err := permissionMode(req.PermissionMode)
+	if err != nil {
+		return nil, err
+	}
+	if mode != "" {
+		a = append(a, "--permission-mode", mode)
+	}
+	return a, nil
+}
+
+// permissionMode maps the protocol's mode onto the CLI's. interactive is the
+// CLI's default mode: with --permission-prompt-tool stdio its prompts reach
+// the client anyway.
+func permissionMode(m rpc.PermissionMode) (string, error) {
+	switch m {
+	case "":
+		return "", nil
+	case rpc.PermissionInteractive:
+		return string(rpc.PermissionDefault), nil
+	case rpc.PermissionDefault, rpc.PermissionAcceptEdits, rpc.PermissionBypass, rpc.PermissionPlan:
+		return string(m), nil
+	}
+	return "", fmt.Errorf("claude: unknown permission mode %q", m)
+}
+
+// env is the process environment for req. The CLI refuses to skip
+// permissions as root unless told it runs in a sandbox; cdevd says so only
+// when the user asked to skip them.
+func env(base []string, req runtimes.StartRequest) []string {
+	skips := req.Yolo || req.PermissionMode == rpc.PermissionBypass
+	if !skips || os.Geteuid() != 0 || slices.Contains(base, "IS_SANDBOX=1") {
+		return base
+	}
+	return append(slices.Clip(base), "IS_SANDBOX=1")
+}

@@ -1,0 +1,215 @@
+// Package claude is the Claude Code adapter. Each session is one long-lived
+// `claude -p` process speaking stream-json on stdin and stdout: a stdin line
+// per turn, control responses for its permission and question prompts, and
+// an interrupt request; its stdout lines become runtimes events (stream.go).
+// The session id is passed to the CLI (--session-id / --resume), so it is
+// final before the process has printed anything.
+//
+// Stored sessions are read by the transcript sub-package, which also converts
+// the CLI's message lines, so that live and stored messages are identical.
+package claude
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/claude/transcript"
+	"github.com/cdevd/cdevd/runtimes/proc"
+)
+
+// ID is the runtime id, the agent_type clients send.
+const ID = "claude"
+
+// DefaultStallTimeout is how long a turn may go without output before the
+// process is considered hung. Generous: a long tool run prints nothing.
+const DefaultStallTimeout = 5 * time.Minute
+
+// detectTimeout bounds `claude --version` when the caller's ctx has no deadline.
+const detectTimeout = 10 * time.Second
+
+// Config configures the adapter.
+type Config struct {
+	Bin          string        // CLAUDE_BIN or "claude" looked up on PATH
+	Env          []string      // the CLI's whole environment; nil → os.Environ()
+	ProjectsDir  string        // transcripts root; "" → $HOME/.claude/projects from Env/HOME
+	StallTimeout time.Duration // no output while a turn runs (default 5m)
+	KillGrace    time.Duration
+	Logger       *zap.Logger
+}
+
+// Adapter runs Claude Code sessions. It implements runtimes.Adapter.
+type Adapter struct {
+	cfg         Config
+	log         *zap.Logger
+	transcripts *transcript.Store
+}
+
+var _ runtimes.Adapter = (*Adapter)(nil)
+
+// New returns an adapter with cfg's defaults filled in.
+func New(cfg Config) *Adapter {
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	if cfg.Bin == "" {
+		cfg.Bin = lookupEnv(cfg.Env, "CLAUDE_BIN")
+	}
+	if cfg.Bin == "" {
+		cfg.Bin = "claude"
+	}
+	if cfg.ProjectsDir == "" {
+		cfg.ProjectsDir = projectsDir(cfg.Env)
+	}
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = DefaultStallTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	log := cfg.Logger.With(zap.String("runtime", ID))
+	return &Adapter{cfg: cfg, log: log, transcripts: transcript.New(cfg.ProjectsDir, log)}
+}
+
+// projectsDir is where the CLI run with env keeps its transcripts.
+func projectsDir(env []string) string {
+	if dir := lookupEnv(env, "CLAUDE_CONFIG_DIR"); dir != "" {
+		return filepath.Join(dir, "projects")
+	}
+	home := lookupEnv(env, "HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".claude", "projects")
+}
+
+// lookupEnv is the last value of key in env, as exec would pass it.
+func lookupEnv(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Info describes the adapter. Every feature is proven by a real-CLI test in
+// this package.
+func (a *Adapter) Info() runtimes.Info {
+	return runtimes.Info{
+		ID:          ID,
+		DisplayName: "Claude Code",
+		Maturity:    runtimes.Complete,
+		Features: runtimes.Features{
+			Resume:               true,
+			InteractiveQuestions: true,
+			Permissions:          true,
+			IDKnownAtStart:       true,
+			ActivateOnResume:     true,
+		},
+	}
+}
+
+// version matches the CLI's "2.1.197 (Claude Code)".
+var version = regexp.MustCompile(`^\d+\.\d+\.\d+\S*`)
+
+// Detect finds the CLI and asks for its version.
+func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
+	path, err := exec.LookPath(a.cfg.Bin)
+	if err != nil {
+		return runtimes.Availability{Reason: "claude not found on PATH (set CLAUDE_BIN)"}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, detectTimeout)
+		defer cancel()
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = a.cfg.Env
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A child left holding the pipes must not keep Detect waiting.
+	cmd.WaitDelay = time.Second
+	av := runtimes.Availability{Installed: true, Path: path}
+	if err := cmd.Run(); err != nil {
+		av.Reason = strings.TrimSpace(fmt.Sprintf("%s --version: %v: %s", path, err, firstLine(stderr.String())))
+		return av
+	}
+	av.Version = version.FindString(strings.TrimSpace(stdout.String()))
+	if av.Version == "" {
+		av.Reason = fmt.Sprintf("%s --version printed %q, not a version", path, firstLine(stdout.String()))
+	}
+	return av
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// Start spawns the CLI for req. A resumed id must have a transcript; a new
+// one must be a UUID (the CLI's own requirement), and is generated when empty.
+func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink runtimes.Sink) (runtimes.Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req.Dir == "" {
+		return nil, errors.New("claude: no working directory")
+	}
+	id := req.SessionID
+	switch {
+	case req.Resume:
+		if _, err := a.transcripts.Path(req.Dir, id); err != nil {
+			return nil, fmt.Errorf("claude: resume %q: %w", id, err)
+		}
+	case id == "":
+		id = uuid.NewString()
+	default:
+		if _, err := uuid.Parse(id); err != nil {
+			return nil, fmt.Errorf("claude: session id %q is not a UUID", id)
+		}
+	}
+	argv, err := args(req, id)
+	if err != nil {
+		return nil, err
+	}
+	if sink == nil {
+		sink = func(runtimes.Event) {}
+	}
+	log := a.log.With(zap.String("session", id))
+	s := newSession(id, log)
+	p, err := proc.Start(proc.Config{
+		Path:         a.cfg.Bin,
+		Args:         argv,
+		Dir:          req.Dir,
+		Env:          env(a.cfg.Env, req),
+		StallTimeout: a.cfg.StallTimeout,
+		KillGrace:    a.cfg.KillGrace,
+		OnLine:       s.handleLine,
+		OnStderr:     func(line []byte) { log.Debug("claude stderr", zap.ByteString("line", line)) },
+		OnOversize:   s.oversize,
+		OnStall:      s.stall,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
+	}
+	s.run(p, sink)
+	log.Info("claude started", zap.Int("pid", p.Pid()), zap.Bool("resume", req.Resume),
+		zap.String("model", req.Model), zap.String("dir", req.Dir))
+	return s, nil
+}
+
+// Transcripts reads the sessions the CLI stored under ProjectsDir.
+func (a *Adapter) Transcripts() runtimes.Transcripts { return a.transcripts }

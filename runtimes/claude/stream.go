@@ -1,0 +1,296 @@
+package claude
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/claude/transcript"
+)
+
+// streamState is what reading stdout remembers between lines.
+type streamState struct {
+	messageID string          // the message being streamed (from message_start)
+	emitted   map[string]bool // ids of messages already emitted
+	// totalCost is the CLI's running total_cost_usd: it reports a total
+	// for the process, and a turn's cost is the difference.
+	totalCost float64
+}
+
+func newStreamState() streamState { return streamState{emitted: map[string]bool{}} }
+
+// header is what every stdout line is dispatched on.
+type header struct {
+	Type    string `json:"type"`
+	Subtype string `json:"subtype"`
+	// ParentToolUseID marks a sub-agent's output. Sub-agent conversations
+	// are stored apart from the session's transcript, so they are not
+	// streamed as the session's messages either.
+	ParentToolUseID *string `json:"parent_tool_use_id"`
+	SessionID       string  `json:"session_id"`
+}
+
+// handleLine is proc's OnLine: one stdout line becomes events, and perhaps
+// a control response, written once mu is released.
+func (s *session) handleLine(line []byte) {
+	<-s.ready
+	var h header
+	if err := json.Unmarshal(line, &h); err != nil || h.Type == "" {
+		s.log.Warn("ignored a stdout line that is not a stream-json message", zap.ByteString("line", excerpt(line, 200)))
+		return
+	}
+	s.mu.Lock()
+	reply := s.handleLocked(h, line)
+	s.mu.Unlock()
+	if reply != nil {
+		if err := s.writeJSON(reply); err != nil {
+			s.log.Warn("could not answer a control request", zap.Error(err))
+		}
+	}
+}
+
+func (s *session) handleLocked(h header, line []byte) (reply any) {
+	if h.ParentToolUseID != nil && (h.Type == "stream_event" || h.Type == "assistant" || h.Type == "user") {
+		return nil
+	}
+	switch h.Type {
+	case "stream_event":
+		s.onStreamEvent(line)
+	case "assistant", "user":
+		s.onMessage(line)
+	case "result":
+		s.onResult(line)
+	case "system":
+		s.onSystem(h, line)
+	case "control_request":
+		return s.onControlRequest(line)
+	case "control_cancel_request":
+		s.onControlCancel(line)
+	case "control_response":
+		s.onControlResponse(line)
+	default:
+		s.log.Info("ignored a stdout line of unknown type", zap.String("type", h.Type))
+	}
+	return nil
+}
+
+// onStreamEvent turns the raw API events into live deltas.
+func (s *session) onStreamEvent(line []byte) {
+	var l struct {
+		Event struct {
+			Type    string `json:"type"`
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+			Delta struct {
+				Type     string `json:"type"`
+				Text     string `json:"text"`
+				Thinking string `json:"thinking"`
+			} `json:"delta"`
+		} `json:"event"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil {
+		s.log.Warn("ignored a malformed stream_event", zap.Error(err))
+		return
+	}
+	ev := l.Event
+	switch {
+	case ev.Type == "message_start":
+		s.stream.messageID = ev.Message.ID
+	case ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta":
+		s.emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseText, Text: ev.Delta.Text})
+	case ev.Type == "content_block_delta" && ev.Delta.Type == "thinking_delta":
+		s.emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseThinking, Text: ev.Delta.Thinking})
+	}
+}
+
+// onMessage emits a complete message, converted exactly as the transcript
+// package converts stored ones. The CLI prints one line per content block,
+// each with its own uuid, so the id also guards against a line seen twice.
+func (s *session) onMessage(line []byte) {
+	l, err := transcript.ParseLine(line)
+	if err != nil {
+		s.log.Warn("ignored a malformed message line", zap.Error(err))
+		return
+	}
+	m, ok := transcript.ToMessage(s.id, l)
+	if !ok || s.stream.emitted[m.ID] {
+		return
+	}
+	s.stream.emitted[m.ID] = true
+	s.emit(runtimes.MessageCompleted{Message: m})
+}
+
+// onResult ends the turn.
+func (s *session) onResult(line []byte) {
+	var r struct {
+		Subtype      string    `json:"subtype"`
+		IsError      bool      `json:"is_error"`
+		Result       string    `json:"result"`
+		Errors       []string  `json:"errors"`
+		StopReason   string    `json:"stop_reason"`
+		DurationMS   int64     `json:"duration_ms"`
+		TotalCostUSD *float64  `json:"total_cost_usd"`
+		Usage        rpc.Usage `json:"usage"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		s.log.Warn("ignored a malformed result", zap.Error(err))
+		return
+	}
+	cost := s.stream.turnCost(r.TotalCostUSD)
+	if !s.busy {
+		s.log.Debug("ignored a result outside a turn", zap.String("subtype", r.Subtype))
+		return
+	}
+	switch {
+	case r.IsError && s.interrupted:
+		s.endTurnLocked(runtimes.TurnFailed{Code: runtimes.CodeInterrupted, Message: "interrupted"})
+	case r.IsError:
+		msg := r.Result
+		if msg == "" {
+			msg = strings.Join(r.Errors, "; ")
+		}
+		if msg == "" {
+			msg = r.Subtype
+		}
+		s.endTurnLocked(runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: msg})
+	default:
+		s.endTurnLocked(runtimes.TurnCompleted{Usage: r.Usage, CostUSD: cost,
+			StopReason: r.StopReason, DurationMS: r.DurationMS})
+	}
+}
+
+// turnCost is the part of the running total spent since the last result.
+// The total only grows (error results may report 0), and the difference is
+// rounded to a billionth of a dollar to drop float noise.
+func (st *streamState) turnCost(total *float64) *float64 {
+	if total == nil {
+		return nil
+	}
+	c := math.Round(max(*total-st.totalCost, 0)*1e9) / 1e9
+	st.totalCost = max(st.totalCost, *total)
+	return &c
+}
+
+func (s *session) onSystem(h header, line []byte) {
+	switch h.Subtype {
+	case "init":
+		var l struct {
+			Model          string `json:"model"`
+			Cwd            string `json:"cwd"`
+			PermissionMode string `json:"permissionMode"`
+			Version        string `json:"claude_code_version"`
+		}
+		_ = json.Unmarshal(line, &l)
+		if h.SessionID != s.id {
+			s.log.Warn("claude runs under another session id", zap.String("cli_session", h.SessionID))
+		}
+		s.log.Info("claude session initialized", zap.String("model", l.Model), zap.String("cwd", l.Cwd),
+			zap.String("permission_mode", l.PermissionMode), zap.String("version", l.Version))
+	case "api_retry":
+		s.log.Warn("claude retries the model API", zap.ByteString("line", excerpt(line, 300)))
+	default:
+		s.log.Debug("system line", zap.String("subtype", h.Subtype))
+	}
+}
+
+// onControlRequest handles the CLI asking cdevd something: only tool
+// permission (which includes AskUserQuestion) is supported; anything else is
+// refused at once so that the CLI never waits for an answer.
+func (s *session) onControlRequest(line []byte) (reply any) {
+	var l struct {
+		RequestID string `json:"request_id"`
+		Request   struct {
+			Subtype     string          `json:"subtype"`
+			ToolName    string          `json:"tool_name"`
+			Input       json.RawMessage `json:"input"`
+			Description string          `json:"description"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil || l.RequestID == "" {
+		s.log.Warn("ignored a malformed control_request", zap.ByteString("line", excerpt(line, 300)))
+		return nil
+	}
+	req := l.Request
+	if req.Subtype != "can_use_tool" {
+		s.log.Info("refused an unsupported control request", zap.String("subtype", req.Subtype))
+		return controlError(l.RequestID, "cdevd does not support control request "+req.Subtype)
+	}
+	if len(req.Input) == 0 || string(req.Input) == "null" {
+		req.Input = json.RawMessage("{}")
+	}
+	p := &prompt{toolName: req.ToolName, input: req.Input}
+	ev := runtimes.PromptRequested{RequestID: l.RequestID}
+	activity := rpc.ActivityPermission
+	switch {
+	case req.ToolName == askUserQuestion:
+		q, err := questionPrompt(req.Input)
+		if err != nil {
+			return controlError(l.RequestID, "cdevd cannot show this question: "+err.Error())
+		}
+		p.question, ev.Question, activity = q, q, rpc.ActivityQuestion
+	case s.allowed[req.ToolName]:
+		s.log.Debug("allowed without asking: allowed for the session", zap.String("tool", req.ToolName))
+		return controlSuccess(l.RequestID, allow(req.Input))
+	default:
+		ev.Permission = permissionPrompt(req.ToolName, req.Input, req.Description)
+	}
+	s.pending[l.RequestID] = p
+	// Waiting for a person is not a stall.
+	s.cli.DisarmStall()
+	s.emit(runtimes.ActivityChanged{Activity: activity})
+	s.emit(ev)
+	return nil
+}
+
+// onControlCancel withdraws a prompt the CLI no longer waits for.
+func (s *session) onControlCancel(line []byte) {
+	var l struct {
+		RequestID string `json:"request_id"`
+	}
+	_ = json.Unmarshal(line, &l)
+	if _, ok := s.pending[l.RequestID]; !ok {
+		return
+	}
+	delete(s.pending, l.RequestID)
+	s.emit(runtimes.PromptCancelled{RequestID: l.RequestID})
+	s.resumeIfUnblockedLocked()
+}
+
+// onControlResponse is the CLI's answer to our interrupt request.
+func (s *session) onControlResponse(line []byte) {
+	var l struct {
+		Response struct {
+			Subtype   string `json:"subtype"`
+			RequestID string `json:"request_id"`
+			Error     string `json:"error"`
+		} `json:"response"`
+	}
+	_ = json.Unmarshal(line, &l)
+	if l.Response.Subtype == "error" {
+		s.log.Warn("claude refused a control request", zap.String("request", l.Response.RequestID),
+			zap.String("error", l.Response.Error))
+	}
+}
+
+func controlSuccess(id string, response any) map[string]any {
+	return map[string]any{"type": "control_response", "response": map[string]any{
+		"subtype": "success", "request_id": id, "response": response}}
+}
+
+func controlError(id, msg string) map[string]any {
+	return map[string]any{"type": "control_response", "response": map[string]any{
+		"subtype": "error", "request_id": id, "error": msg}}
+}
+
+// excerpt bounds what a log line quotes of the CLI's output.
+func excerpt(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	return b[:n]
+}
