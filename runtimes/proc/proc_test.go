@@ -244,19 +244,22 @@ type fakeClock struct {
 }
 
 type fakeTimer struct {
+	c       *fakeClock
 	f       func()
-	stopped bool
+	stopped bool // guarded by c.mu
 }
 
 func (c *fakeClock) AfterFunc(_ time.Duration, f func()) proc.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := &fakeTimer{f: f}
+	t := &fakeTimer{c: c, f: f}
 	c.timers = append(c.timers, t)
 	return t
 }
 
 func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
 	was := !t.stopped
 	t.stopped = true
 	return was
@@ -266,6 +269,12 @@ func (t *fakeTimer) Stop() bool {
 // function may already be running when Stop is called, so the runner must
 // ignore a timer it no longer wants.
 func (t *fakeTimer) fire() { t.f() }
+
+func (t *fakeTimer) isStopped() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	return t.stopped
+}
 
 func (c *fakeClock) count() int {
 	c.mu.Lock()
@@ -312,7 +321,7 @@ func TestStallTimer(t *testing.T) {
 		t.Fatalf("output while armed: %d timers, want 2", n)
 	}
 	reset := clock.last()
-	if !armed.stopped {
+	if !armed.isStopped() {
 		t.Error("the timer replaced by output was not stopped")
 	}
 	armed.fire()
@@ -335,7 +344,7 @@ func TestStallTimer(t *testing.T) {
 	c.ArmStall()
 	disarmed := clock.last()
 	c.DisarmStall()
-	if !disarmed.stopped {
+	if !disarmed.isStopped() {
 		t.Error("DisarmStall did not stop the timer")
 	}
 	disarmed.fire()

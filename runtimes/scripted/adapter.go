@@ -31,6 +31,8 @@ type Config struct {
 	// Features overrides the advertised features; nil advertises them all.
 	Features *runtimes.Features
 	Logger   *zap.Logger
+
+	clock proc.Clock // the stall timer's clock, for tests
 }
 
 // Adapter is the scripted runtime.
@@ -145,6 +147,7 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 		OnStderr:     func(l []byte) { log.Debug("cli stderr", zap.ByteString("line", l)) },
 		OnOversize:   s.onOversize,
 		OnStall:      s.onStall,
+		Clock:        a.cfg.clock,
 		Logger:       log,
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -69,9 +68,11 @@ func runCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		msgID:   uuid.NewString(),
 	}
 	path := filepath.Join(projectDir(*stateDir, *dir), *id+transcriptExt)
-	if _, err := os.Stat(path); *resume && err != nil {
-		c.send(output{Type: outError, Code: codeNoSession, Error: "no conversation found with session id " + *id})
-		return 1
+	if *resume {
+		if _, err := os.Stat(path); err != nil {
+			c.send(output{Type: outError, Code: codeNoSession, Error: "no conversation found with session id " + *id})
+			return 1
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		c.send(output{Type: outError, Code: runtimes.CodeStartFailed, Error: err.Error()})
@@ -224,10 +225,12 @@ func (c *cli) do(s step) error {
 		return err
 	case s.Crash != nil:
 		return exitCode(*s.Crash)
-	case s.Hang:
-		// A hung CLI: no output, no input, deaf to SIGTERM.
+	case s.IgnoreTerm:
 		signal.Ignore(syscall.SIGTERM)
-		time.Sleep(math.MaxInt64)
+	case s.Hang:
+		// A hung CLI reads and writes nothing; only a signal ends it.
+		<-c.term
+		return exitCode(0)
 	case s.Garbage != nil:
 		c.writeLine([]byte(*s.Garbage))
 	case s.Bigline > 0:

@@ -32,7 +32,8 @@
 //	{"sleep_ms":N}          waits (an interrupt cuts it short)
 //	{"wait_interrupt":true} waits for Interrupt: the turn fails "interrupted"
 //	{"crash":N}             exits with code N
-//	{"hang":true}           stops reading, writing and hearing SIGTERM
+//	{"ignore_term":true}    ignores SIGTERM from now on
+//	{"hang":true}           stops reading and writing until SIGTERM
 //	{"garbage":"text"}      prints a line that is not JSON
 //	{"bigline":N}           prints one line of N bytes
 //	{"fail":"text"}         ends the turn: TurnFailed runtime_error

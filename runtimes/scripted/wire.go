@@ -72,6 +72,7 @@ type step struct {
 	SleepMS       int             `json:"sleep_ms,omitempty"`
 	WaitInterrupt bool            `json:"wait_interrupt,omitempty"`
 	Crash         *int            `json:"crash,omitempty"`
+	IgnoreTerm    bool            `json:"ignore_term,omitempty"`
 	Hang          bool            `json:"hang,omitempty"`
 	Garbage       *string         `json:"garbage,omitempty"`
 	Bigline       int             `json:"bigline,omitempty"`
