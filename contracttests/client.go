@@ -172,6 +172,9 @@ func (n Notification) Header() rpc.EventHeader {
 	return h
 }
 
+// Seq is the event's seq (0 for events outside a session).
+func (n Notification) Seq() int64 { return n.Header().Seq }
+
 // Field returns one top-level param, decoded (nil when absent).
 func (n Notification) Field(name string) any {
 	var m map[string]any
@@ -391,6 +394,31 @@ func (c *Client) take(match func(Notification) bool) (Notification, bool) {
 		}
 	}
 	return Notification{}, false
+}
+
+// Until waits until cond holds for everything received so far (whether or
+// not Await returned it), failing when ctx ends or the connection closes
+// first.
+func (c *Client) Until(ctx context.Context, cond func([]Notification) bool) error {
+	defer c.bad.report()
+	for {
+		c.mu.Lock()
+		ok, arrived := cond(c.notes), c.arrived
+		c.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-arrived:
+		case <-c.conn.DisconnectNotify():
+			if cond(c.Notifications()) {
+				return nil
+			}
+			return fmt.Errorf("connection closed while waiting: %v", c.ReadError())
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for a condition: %w (received: %s)", ctx.Err(), c.summary())
+		}
+	}
 }
 
 // summary lists the methods received so far, for failure messages.
