@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,7 +43,7 @@ const detectTimeout = 10 * time.Second
 // Config configures the adapter.
 type Config struct {
 	Bin          string        // CLAUDE_BIN or "claude" looked up on PATH
-	Env          []string      // the CLI's whole environment; nil → os.Environ()
+	Env          []string      // the CLI's whole environment; nil → os.Environ() but CDEVD_TOKEN
 	ProjectsDir  string        // transcripts root; "" → $HOME/.claude/projects from Env/HOME
 	StallTimeout time.Duration // no output while a turn runs (default 5m)
 	KillGrace    time.Duration
@@ -61,7 +62,11 @@ var _ runtimes.Adapter = (*Adapter)(nil)
 // New returns an adapter with cfg's defaults filled in.
 func New(cfg Config) *Adapter {
 	if cfg.Env == nil {
-		cfg.Env = os.Environ()
+		// The agent runs arbitrary commands: it must not find the token
+		// that drives the daemon in its environment.
+		cfg.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "CDEVD_TOKEN=")
+		})
 	}
 	if cfg.Bin == "" {
 		cfg.Bin = lookupEnv(cfg.Env, "CLAUDE_BIN")

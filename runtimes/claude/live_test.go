@@ -549,3 +549,27 @@ func TestLiveDetect(t *testing.T) {
 		t.Errorf("detect = %+v", av)
 	}
 }
+
+func TestLiveInterruptWhileAsking(t *testing.T) {
+	l := newLive(t)
+	l.fake.Respond(toolOnce("Bash", map[string]string{"command": "echo hi > f.txt"}))
+	s, evs := l.start(runtimes.StartRequest{})
+	send(t, s, "make f.txt")
+	p := await(t, evs, func(p runtimes.PromptRequested) bool { return p.Permission != nil })
+	if err := s.Interrupt(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The CLI withdraws its question, then ends the turn.
+	if c := await[runtimes.PromptCancelled](t, evs, nil); c.RequestID != p.RequestID {
+		t.Errorf("cancelled %q, want %q", c.RequestID, p.RequestID)
+	}
+	if failed, ok := terminal(t, evs).(runtimes.TurnFailed); !ok || failed.Code != runtimes.CodeInterrupted {
+		t.Fatalf("turn ended with %+v", failed)
+	}
+	if err := s.Respond(context.Background(), p.RequestID, runtimes.Answer{Decision: runtimes.Allow}); !errors.Is(err, runtimes.ErrNoRequest) {
+		t.Errorf("answer after the cancel: %v, want ErrNoRequest", err)
+	}
+	if _, err := os.Stat(filepath.Join(l.dir, "f.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("f.txt exists (%v): the interrupted tool ran", err)
+	}
+}

@@ -25,7 +25,8 @@ func TestMain(m *testing.M) {
 //   - garbage: a non-JSON line, then a normal reply and result;
 //   - bigline: one stdout line over the runner's limit;
 //   - crash: exit 3 in the middle of the turn;
-//   - hang: start the turn and then print nothing.
+//   - hang: start the turn and then print nothing;
+//   - ask: ask permission for a command and wait.
 //
 // "--version" prints a version, except in mode badversion, which fails.
 func fakeCLI(mode string) int {
@@ -55,6 +56,10 @@ func fakeCLI(mode string) int {
 			return 3
 		case "hang":
 			fmt.Fprintln(out, `{"type":"system","subtype":"status","status":"requesting"}`)
+		case "ask":
+			if strings.Contains(in.Text(), `"type":"user"`) {
+				fmt.Fprintln(out, `{"type":"control_request","request_id":"r-1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"make"}}}`)
+			}
 		}
 		out.Flush()
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"go.uber.org/zap"
@@ -44,7 +46,13 @@ type session struct {
 	allowed     map[string]bool // tools the user allowed for the session
 	stream      streamState
 
-	stops    sync.WaitGroup // Stop calls started from callbacks
+	stopOnce    sync.Once
+	stopReq     chan struct{} // closed to have stopper stop the process
+	stopperDone chan struct{}
+	// replies are control responses being written; added to only by the
+	// stdout reader, so they are all counted once the process is done.
+	replies sync.WaitGroup
+
 	closeMu  sync.Mutex
 	queue    []runtimes.Event
 	wake     chan struct{}
@@ -62,14 +70,16 @@ type prompt struct {
 
 func newSession(id string, log *zap.Logger) *session {
 	return &session{
-		id:      id,
-		log:     log,
-		ready:   make(chan struct{}),
-		pending: map[string]*prompt{},
-		allowed: map[string]bool{},
-		stream:  newStreamState(),
-		wake:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
+		id:          id,
+		log:         log,
+		ready:       make(chan struct{}),
+		pending:     map[string]*prompt{},
+		allowed:     map[string]bool{},
+		stream:      newStreamState(),
+		stopReq:     make(chan struct{}),
+		stopperDone: make(chan struct{}),
+		wake:        make(chan struct{}, 1),
+		done:        make(chan struct{}),
 	}
 }
 
@@ -78,6 +88,7 @@ func (s *session) run(p *proc.Process, sink runtimes.Sink) {
 	s.p, s.cli, s.emit = p, p, s.enqueue
 	close(s.ready)
 	go s.deliver(sink)
+	go s.stopper()
 	go s.wait()
 }
 
@@ -118,7 +129,8 @@ func (s *session) deliver(sink runtimes.Sink) {
 // prompts are withdrawn, and ProcessExited comes last.
 func (s *session) wait() {
 	<-s.p.Done()
-	s.stops.Wait()
+	<-s.stopperDone
+	s.replies.Wait() // a write to a dead process fails at once
 	code := s.p.ExitCode()
 
 	s.mu.Lock()
@@ -265,21 +277,31 @@ func (s *session) stopAsync(reason string) {
 		s.stopReason = reason
 	}
 	s.mu.Unlock()
-	s.stops.Add(1)
-	go func() {
-		defer s.stops.Done()
-		_ = s.p.Stop(context.Background())
-	}()
+	s.stopOnce.Do(func() { close(s.stopReq) })
 }
 
-// stall is proc's OnStall: the turn produced no output for too long.
+// stopper runs the stop stopAsync asks for, on a goroutine that ends with
+// the process either way.
+func (s *session) stopper() {
+	defer close(s.stopperDone)
+	select {
+	case <-s.stopReq:
+		_ = s.p.Stop(context.Background())
+	case <-s.p.Done():
+	}
+}
+
+// stall is proc's OnStall: the turn produced no output for too long. A turn
+// that ended while the timer fired is no stall.
 func (s *session) stall() {
 	<-s.ready
 	s.mu.Lock()
-	if s.busy {
-		s.endTurnLocked(runtimes.TurnFailed{Code: runtimes.CodeStallTimeout,
-			Message: "claude produced no output for too long; stopped"})
+	if !s.busy {
+		s.mu.Unlock()
+		return
 	}
+	s.endTurnLocked(runtimes.TurnFailed{Code: runtimes.CodeStallTimeout,
+		Message: "claude produced no output for too long; stopped"})
 	s.mu.Unlock()
 	s.stopAsync(runtimes.CodeStallTimeout)
 }
@@ -308,7 +330,7 @@ func (s *session) endTurnLocked(terminal runtimes.Event) {
 }
 
 func (s *session) cancelPromptsLocked() {
-	for id := range s.pending {
+	for _, id := range slices.Sorted(maps.Keys(s.pending)) {
 		delete(s.pending, id)
 		s.emit(runtimes.PromptCancelled{RequestID: id})
 	}

@@ -35,7 +35,9 @@ type header struct {
 }
 
 // handleLine is proc's OnLine: one stdout line becomes events, and perhaps
-// a control response, written once mu is released.
+// a control response. The response is written on its own goroutine: were
+// this reader to block on a full stdin pipe, the CLI could block on a full
+// stdout pipe and neither would read again.
 func (s *session) handleLine(line []byte) {
 	<-s.ready
 	var h header
@@ -46,11 +48,16 @@ func (s *session) handleLine(line []byte) {
 	s.mu.Lock()
 	reply := s.handleLocked(h, line)
 	s.mu.Unlock()
-	if reply != nil {
+	if reply == nil {
+		return
+	}
+	s.replies.Add(1)
+	go func() {
+		defer s.replies.Done()
 		if err := s.writeJSON(reply); err != nil {
 			s.log.Warn("could not answer a control request", zap.Error(err))
 		}
-	}
+	}()
 }
 
 func (s *session) handleLocked(h header, line []byte) (reply any) {

@@ -116,6 +116,7 @@ func replay(t *testing.T, file string) []byte {
 			}
 		default:
 			s.handleLine([]byte(line))
+			s.replies.Wait()
 		}
 		if n := len(log); n > 0 {
 			if p, ok := log[n-1].Data.(runtimes.PromptRequested); ok {
