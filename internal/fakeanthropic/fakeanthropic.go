@@ -88,13 +88,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	req := Request{Method: hr.Method, Path: hr.URL.Path, RawQuery: hr.URL.RawQuery,
 		Header: hr.Header.Clone(), Body: body}
+	var decodeErr error
 	if req.IsMessages() || req.Path == "/v1/messages/count_tokens" {
-		if err := json.Unmarshal(body, &req); err != nil {
-			s.record(req)
-			writeError(w, &APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
-				Message: "fake: body is not a messages request: " + err.Error()})
-			return
-		}
+		decodeErr = json.Unmarshal(body, &req)
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
@@ -102,6 +98,11 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.nextID++
 	id := s.nextID
 	s.mu.Unlock()
+	if decodeErr != nil {
+		writeError(w, &APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
+			Message: "fake: body is not a messages request: " + decodeErr.Error()})
+		return
+	}
 
 	switch {
 	case req.IsMessages():
@@ -124,12 +125,6 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		writeError(w, &APIError{Status: http.StatusNotFound, Type: "not_found_error",
 			Message: "fake: no route for " + req.Method + " " + req.Path})
 	}
-}
-
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, r)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
