@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdevd/cdevd/openrpc"
+)
+
+// TestMain lets a test run the real command by re-executing the test binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("CDEVD_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func runCmd(t *testing.T, env map[string]string, args ...string) (string, string, int) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestTokenIsStableAndRotates(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"CDEVD_HOME": home, "CDEVD_TOKEN": ""}
+	first, _, code := runCmd(t, env, "token")
+	if code != 0 || !regexp.MustCompile(`^[0-9a-f]{64}\n$`).MatchString(first) {
+		t.Fatalf("token = %q (exit %d), want 256 bits of hex", first, code)
+	}
+	again, _, _ := runCmd(t, env, "token")
+	if again != first {
+		t.Fatal("token changed between calls")
+	}
+	fi, err := os.Stat(filepath.Join(home, "token"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", err, fi.Mode())
+	}
+	rotated, _, _ := runCmd(t, env, "token", "--rotate")
+	if rotated == first {
+		t.Fatal("--rotate kept the old token")
+	}
+	env["CDEVD_TOKEN"] = "from-env"
+	if got, _, _ := runCmd(t, env, "token"); got != "from-env\n" {
+		t.Fatalf("CDEVD_TOKEN not honoured: %q", got)
+	}
+}
+
+func TestOpenRPCAndVersion(t *testing.T) {
+	out, _, code := runCmd(t, nil, "openrpc")
+	if code != 0 || out != string(openrpc.Document) {
+		t.Fatal("cdevd openrpc must print the committed document")
+	}
+	if out, _, _ := runCmd(t, nil, "version"); !strings.HasPrefix(out, "cdevd ") {
+		t.Fatalf("version = %q", out)
+	}
+	if _, errs, code := runCmd(t, nil, "frobnicate"); code != 2 || !strings.Contains(errs, "unknown command") {
+		t.Fatalf("unknown command: exit %d, %q", code, errs)
+	}
+}
+
+func TestDoctorExplainsAMissingCLI(t *testing.T) {
+	out, _, code := runCmd(t, map[string]string{"CLAUDE_BIN": "/nonexistent/claude", "CDEVD_HOME": t.TempDir()}, "doctor")
+	if code != 0 || !strings.Contains(out, "claude") || !strings.Contains(out, "disabled") {
+		t.Fatalf("doctor (exit %d):\n%s", code, out)
+	}
+}
+
+func TestServeRefusesNonLoopbackWithoutFlag(t *testing.T) {
+	_, errs, code := runCmd(t, map[string]string{"CDEVD_HOME": t.TempDir()}, "serve", "--addr", "0.0.0.0:0")
+	if code == 0 || !strings.Contains(errs, "--allow-remote") {
+		t.Fatalf("exit %d, %q", code, errs)
+	}
+}
+
+// TestServeAndSIGTERM runs `cdevd serve` as a user would: it prints its
+// URL, accepts a client, and on SIGTERM closes the socket with a close
+// frame and exits 0.
+func TestServeAndSIGTERM(t *testing.T) {
+	home := t.TempDir()
+	ws := t.TempDir()
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--log-format", "json")
+	cmd.Env = append(os.Environ(), "CDEVD_TEST_MAIN=1", "CDEVD_HOME="+home, "CDEVD_TOKEN=secret-token",
+		"CLAUDE_BIN=/nonexistent/claude")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill() //nolint:errcheck // belt and braces if an assertion fails
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatalf("no output; stderr: %s", stderr.String())
+	}
+	url := regexp.MustCompile(`ws://127\.0\.0\.1:\d+/ws`).FindString(lines.Text())
+	if url == "" {
+		t.Fatalf("first line has no ws:// URL: %q", lines.Text())
+	}
+	if !lines.Scan() || !strings.Contains(lines.Text(), "CDEVD_TOKEN") {
+		t.Fatalf("second line should say where the token comes from: %q", lines.Text())
+	}
+	if strings.Contains(lines.Text(), "secret-token") {
+		t.Fatal("the token itself was printed")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, _, err := websocket.DefaultDialer.DialContext(ctx, url,
+		http.Header{"Authorization": {"Bearer secret-token"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var closeErr *websocket.CloseError
+	for {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			if !errors.As(err, &closeErr) || closeErr.Code != websocket.CloseGoingAway {
+				t.Fatalf("socket ended with %v, want close frame 1001", err)
+			}
+			break
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
+		}
+	case <-ctx.Done():
+		t.Fatal("cdevd did not exit after SIGTERM")
+	}
+	if strings.Contains(stderr.String(), "secret-token") {
+		t.Fatal("the token appeared in the logs")
+	}
+}
