@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 )
 
@@ -17,6 +18,7 @@ const chunkSize = 256 << 10
 // partial last line until its newline arrives. It tracks file offsets so
 // callers can index lines and resume where they stopped.
 type lineSplitter struct {
+	max      int64  // longest line kept; 0 means maxLine
 	pos      int64  // offset just after the last complete line
 	pending  []byte // the incomplete line after pos, unless overlong
 	partial  int64  // length of the incomplete line, buffered or not
@@ -34,14 +36,19 @@ func (s *lineSplitter) feed(data []byte, fn func(off int64, line []byte)) {
 			s.take(data)
 			return
 		}
+		n := int64(i) // the line's length
 		if s.partial == 0 {
 			fn(s.pos, data[:i]) // the common case: no copy
-		} else if s.take(data[:i]); s.overlong {
-			s.skipped++
 		} else {
-			fn(s.pos, s.pending)
+			s.take(data[:i])
+			n = s.partial
+			if s.overlong {
+				s.skipped++
+			} else {
+				fn(s.pos, s.pending)
+			}
 		}
-		s.pos += s.partial + int64(i) + 1
+		s.pos += n + 1
 		s.pending, s.partial, s.overlong = s.pending[:0], 0, false
 		data = data[i+1:]
 	}
@@ -53,7 +60,7 @@ func (s *lineSplitter) take(b []byte) {
 	if s.overlong {
 		return
 	}
-	if s.partial > maxLine {
+	if s.partial > cmp.Or(s.max, maxLine) {
 		s.overlong, s.pending = true, nil
 		return
 	}
@@ -62,7 +69,7 @@ func (s *lineSplitter) take(b []byte) {
 
 // reset restarts splitting at offset pos, dropping any incomplete line.
 func (s *lineSplitter) reset(pos int64) {
-	*s = lineSplitter{pos: pos, skipped: s.skipped}
+	*s = lineSplitter{max: s.max, pos: pos, skipped: s.skipped}
 }
 
 // readLines feeds r to s in chunks until EOF, reusing buf.

@@ -158,6 +158,7 @@ func (t *tailer) reopen() {
 	}
 	t.read()
 	t.closeFile()
+	t.log.Debug("transcript created or replaced; reading it from its start")
 	if err := t.open(false); err != nil {
 		t.log.Warn("open transcript", zap.Error(err))
 	}
@@ -182,7 +183,7 @@ func (t *tailer) read() {
 	}
 	from := t.split.pos + t.split.partial
 	if fi.Size() < from {
-		// Truncated: what was read is gone; go on from the new end.
+		t.log.Info("transcript truncated; following it from its new end", zap.Int64("size", fi.Size()))
 		pos, err := lastLineStart(t.f, fi.Size())
 		if err != nil {
 			t.log.Warn("read transcript", zap.Error(err))
