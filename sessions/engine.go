@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -420,7 +421,21 @@ func (e *Engine) Input(ctx context.Context, w Watcher, id, agentType, input stri
 	if err := e.checkAgent(ctx, rpc.MethodSessionInput, agentType, s); err != nil {
 		return err
 	}
+	if isEscape(input) && s.interruptible() {
+		// Escape with nothing to answer does what it does in the CLI's own
+		// terminal: it interrupts the running turn. The turn still ends
+		// with its one terminal event.
+		return s.interrupt(ctx)
+	}
 	return s.respond(ctx, w.ClientID(), "", "", input, true)
+}
+
+func isEscape(input string) bool {
+	switch strings.ToLower(strings.TrimSpace(input)) {
+	case "escape", "esc", "ctrl+c", "ctrl-c":
+		return true
+	}
+	return false
 }
 
 // State is a session's exact state.

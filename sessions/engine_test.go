@@ -73,9 +73,12 @@ func (s *memSession) Respond(_ context.Context, _ string, a runtimes.Answer) err
 	s.answers <- a
 	return nil
 }
-func (s *memSession) Interrupt(context.Context) error { return nil }
-func (s *memSession) Close(context.Context) error     { s.exit(-1); return nil }
-func (s *memSession) Done() <-chan struct{}           { return s.done }
+func (s *memSession) Interrupt(context.Context) error {
+	s.sink(runtimes.TurnFailed{Code: runtimes.CodeInterrupted, Message: "interrupted"})
+	return nil
+}
+func (s *memSession) Close(context.Context) error { s.exit(-1); return nil }
+func (s *memSession) Done() <-chan struct{}       { return s.done }
 func (s *memSession) exit(code int) {
 	s.once.Do(func() {
 		s.sink(runtimes.ProcessExited{ExitCode: code})
@@ -484,5 +487,28 @@ func TestSubscribersNoticeSessionsRunOutside(t *testing.T) {
 	e.subMu.Unlock()
 	if left != 0 {
 		t.Fatal("transcript watcher outlived its last subscriber")
+	}
+}
+
+func TestEscapeInterruptsARunningTurn(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c1")
+	id, ms := start(t, e, a, w, wsID)
+	if err := e.Input(context.Background(), w, id, "", "escape"); !isCode(err, rpc.CodeRequestNotFound) {
+		t.Fatalf("escape with no turn and no prompt = %v", err)
+	}
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "long", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-ms.turns
+	if err := e.Input(context.Background(), w, id, "", "escape"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := w.await(t, "event/error"); ev["code"] != runtimes.CodeInterrupted {
+		t.Fatalf("terminal event = %v", ev)
+	}
+	if st, _ := e.State(id); !st.IsRunning || st.Activity != rpc.ActivityIdle {
+		t.Fatalf("after interrupt the process stays, idle: %+v", st)
 	}
 }

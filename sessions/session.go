@@ -497,6 +497,26 @@ func (s *session) respond(ctx context.Context, clientID string, kind rpc.Respond
 	return nil
 }
 
+// interruptible reports a running turn with no prompt waiting.
+func (s *session) interruptible() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turnOpen && len(s.pending) == 0 && s.rt != nil
+}
+
+func (s *session) interrupt(ctx context.Context) error {
+	s.mu.Lock()
+	rt := s.rt
+	s.mu.Unlock()
+	if rt == nil {
+		return rpc.RequestNotFound(s.id, "")
+	}
+	if err := rt.Interrupt(ctx); err != nil {
+		return registry.Failing(rpc.MethodSessionInput, s.agentType, err)
+	}
+	return nil
+}
+
 func (s *session) removePromptLocked(p *prompt) {
 	for i, c := range s.pending {
 		if c == p {
