@@ -75,7 +75,7 @@ var Methods = []MethodSpec{
 	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodePathOutside)},
 	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy)},
 	{MethodSessionStop, "Interrupt the running turn and end the session's process.", SessionStopParams{}, SessionStopResult{}, sessionErrs},
-	{MethodSessionInput, "Answer the pending prompt with a key or text.", SessionInputParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
+	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
 	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
 	{MethodSessionState, "A session's exact state.", SessionStateParams{}, SessionStateResult{}, sessionErrs},
 
