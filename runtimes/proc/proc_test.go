@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cdevd/cdevd/runtimes/proc"
+	"github.com/cdevd/cdevd/runtimes/proc/proctest"
 )
 
 // The test binary doubles as the child process: with PROC_HELPER set it
@@ -237,59 +238,8 @@ func TestOversizeLineDropped(t *testing.T) {
 	}
 }
 
-// fakeClock hands out timers that fire only when the test says so.
-type fakeClock struct {
-	mu     sync.Mutex
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	c       *fakeClock
-	f       func()
-	stopped bool // guarded by c.mu
-}
-
-func (c *fakeClock) AfterFunc(_ time.Duration, f func()) proc.Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: c, f: f}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	was := !t.stopped
-	t.stopped = true
-	return was
-}
-
-// fire runs the timer's function even if it was stopped: a real timer's
-// function may already be running when Stop is called, so the runner must
-// ignore a timer it no longer wants.
-func (t *fakeTimer) fire() { t.f() }
-
-func (t *fakeTimer) isStopped() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	return t.stopped
-}
-
-func (c *fakeClock) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.timers)
-}
-
-func (c *fakeClock) last() *fakeTimer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.timers[len(c.timers)-1]
-}
-
 func TestStallTimer(t *testing.T) {
-	clock := &fakeClock{}
+	clock := &proctest.Clock{}
 	stalls := 0 // OnStall runs inside fire, on the test goroutine
 	c := startHelper(t, "echo", proc.Config{
 		StallTimeout: time.Minute,
@@ -307,47 +257,47 @@ func TestStallTimer(t *testing.T) {
 	}
 
 	roundTrip("disarmed")
-	if n := clock.count(); n != 0 {
+	if n := clock.Count(); n != 0 {
 		t.Fatalf("output while disarmed started %d timers", n)
 	}
 
 	c.ArmStall()
-	if n := clock.count(); n != 1 {
+	if n := clock.Count(); n != 1 {
 		t.Fatalf("ArmStall started %d timers, want 1", n)
 	}
-	armed := clock.last()
+	armed := clock.Last()
 	roundTrip("output resets")
-	if n := clock.count(); n != 2 {
+	if n := clock.Count(); n != 2 {
 		t.Fatalf("output while armed: %d timers, want 2", n)
 	}
-	reset := clock.last()
-	if !armed.isStopped() {
+	reset := clock.Last()
+	if !armed.Stopped() {
 		t.Error("the timer replaced by output was not stopped")
 	}
-	armed.fire()
+	armed.Fire()
 	if stalls != 0 {
 		t.Fatal("a replaced timer fired OnStall")
 	}
-	reset.fire()
+	reset.Fire()
 	if stalls != 1 {
 		t.Fatalf("OnStall called %d times, want 1", stalls)
 	}
-	reset.fire()
+	reset.Fire()
 	if stalls != 1 {
 		t.Fatal("OnStall fired twice for one arming")
 	}
 	roundTrip("after firing")
-	if n := clock.count(); n != 2 {
+	if n := clock.Count(); n != 2 {
 		t.Fatal("output after the stall fired restarted the timer")
 	}
 
 	c.ArmStall()
-	disarmed := clock.last()
+	disarmed := clock.Last()
 	c.DisarmStall()
-	if !disarmed.isStopped() {
+	if !disarmed.Stopped() {
 		t.Error("DisarmStall did not stop the timer")
 	}
-	disarmed.fire()
+	disarmed.Fire()
 	if stalls != 1 {
 		t.Fatal("OnStall fired after DisarmStall")
 	}
@@ -473,11 +423,11 @@ func TestStopWhileWriteBlocked(t *testing.T) {
 }
 
 func TestStallNotArmedAfterExit(t *testing.T) {
-	clock := &fakeClock{}
+	clock := &proctest.Clock{}
 	c := startHelper(t, "exit", proc.Config{StallTimeout: time.Minute, Clock: clock})
 	c.wait(t)
 	c.ArmStall()
-	if n := clock.count(); n != 0 {
+	if n := clock.Count(); n != 0 {
 		t.Errorf("ArmStall after exit started %d timers", n)
 	}
 }

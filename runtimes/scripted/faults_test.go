@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
-	"github.com/cdevd/cdevd/runtimes/proc"
+	"github.com/cdevd/cdevd/runtimes/proc/proctest"
 )
 
 // Faults are real: the fake CLI process crashes, hangs, or writes what it
@@ -62,55 +61,14 @@ func TestOversizeLine(t *testing.T) {
 	}
 }
 
-// fakeClock hands out stall timers that fire only when the test says so.
-type fakeClock struct {
-	mu     sync.Mutex
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	c       *fakeClock
-	f       func()
-	stopped bool // guarded by c.mu
-}
-
-func (c *fakeClock) AfterFunc(_ time.Duration, f func()) proc.Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: c, f: f}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	was := !t.stopped
-	t.stopped = true
-	return was
-}
-
-// running is the timers that were started and not stopped.
-func (c *fakeClock) running() []*fakeTimer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var r []*fakeTimer
-	for _, t := range c.timers {
-		if !t.stopped {
-			r = append(r, t)
-		}
-	}
-	return r
-}
-
-// fire fires the one running timer.
-func (c *fakeClock) fire(t *testing.T) {
+// fireStall fires the one running stall timer.
+func fireStall(t *testing.T, c *proctest.Clock) {
 	t.Helper()
-	r := c.running()
+	r := c.Running()
 	if len(r) != 1 {
 		t.Fatalf("%d stall timers running, want 1", len(r))
 	}
-	r[0].f()
+	r[0].Fire()
 }
 
 func TestStall(t *testing.T) {
@@ -126,14 +84,14 @@ func TestStall(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := &fakeClock{}
+			clock := &proctest.Clock{}
 			a, _ := newAdapter(t, Config{clock: clock, KillGrace: 50 * time.Millisecond})
 			s := start(t, a, runtimes.StartRequest{})
 			s.send(t, scriptOf(tt.steps...))
 			got, _ := s.until(t, func(e runtimes.Event) bool { _, ok := e.(runtimes.MessageCompleted); return ok })
 			assertEvents(t, got, "activity thinking", "message assistant stuck")
 			// The CLI's last output restarted the timer; now it is hung.
-			clock.fire(t)
+			fireStall(t, clock)
 			got, _ = s.until(t, isExit)
 			assertEvents(t, got, "failed stall_timeout", "activity idle", tt.exit)
 		})
@@ -141,15 +99,15 @@ func TestStall(t *testing.T) {
 }
 
 func TestStallTimerPausedForPrompts(t *testing.T) {
-	clock := &fakeClock{}
+	clock := &proctest.Clock{}
 	a, _ := newAdapter(t, Config{clock: clock})
 	s := start(t, a, runtimes.StartRequest{})
-	if n := len(clock.running()); n != 0 {
+	if n := len(clock.Running()); n != 0 {
 		t.Fatalf("%d stall timers running before any turn", n)
 	}
 	s.send(t, scriptOf(`{"question":{"text":"Sure?"}}`, `{"wait_interrupt":true}`))
 	p := s.prompted(t, rpc.ActivityQuestion, "activity thinking", "question Sure? []", "activity question")
-	if n := len(clock.running()); n != 0 {
+	if n := len(clock.Running()); n != 0 {
 		t.Fatalf("%d stall timers running while waiting for an answer", n)
 	}
 	if err := s.Respond(context.Background(), p.RequestID, runtimes.Answer{Text: "yes"}); err != nil {
@@ -158,18 +116,18 @@ func TestStallTimerPausedForPrompts(t *testing.T) {
 	got, _ := s.until(t, func(e runtimes.Event) bool { _, ok := e.(runtimes.MessageCompleted); return ok })
 	assertEvents(t, got, "activity thinking", "message assistant answer: yes")
 	// Answered, the turn runs again, and so does the timer.
-	clock.fire(t)
+	fireStall(t, clock)
 	got, _ = s.until(t, isExit)
 	assertEvents(t, got, "failed stall_timeout", "activity idle", "exited 0 stall_timeout")
 }
 
 func TestStallTimerStopsWithTheTurn(t *testing.T) {
-	clock := &fakeClock{}
+	clock := &proctest.Clock{}
 	a, _ := newAdapter(t, Config{clock: clock})
 	s := start(t, a, runtimes.StartRequest{})
 	s.send(t, "hi")
 	s.turnEvents(t)
-	if n := len(clock.running()); n != 0 {
+	if n := len(clock.Running()); n != 0 {
 		t.Errorf("%d stall timers running after the turn", n)
 	}
 }
