@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -115,7 +116,7 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	}
 	type listed struct {
 		runtimes.Summary
-		fi os.FileInfo
+		mtime time.Time
 	}
 	out := make([]listed, 0, len(des))
 	seen := make(map[string]bool, len(des))
@@ -128,7 +129,7 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 			return nil, err
 		}
 		p := filepath.Join(d, de.Name())
-		x, err := s.index(ctx, p, de)
+		sum, mtime, err := s.summarize(ctx, id, p, de)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since ReadDir
 		}
@@ -136,17 +137,11 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 			return nil, err
 		}
 		seen[p] = true
-		out = append(out, listed{runtimes.Summary{
-			SessionID:    id,
-			Summary:      x.summary,
-			MessageCount: x.count,
-			LastUpdated:  x.fi.ModTime().UTC().Format(timeFormat),
-			Branch:       x.branch,
-		}, x.fi})
+		out = append(out, listed{sum, mtime})
 	}
 	s.prune(d, seen)
 	slices.SortFunc(out, func(a, b listed) int {
-		if c := b.fi.ModTime().Compare(a.fi.ModTime()); c != 0 {
+		if c := b.mtime.Compare(a.mtime); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.SessionID, b.SessionID)
@@ -158,20 +153,13 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	return res, nil
 }
 
-// listing is what List needs of one index, copied out under its lock.
-type listing struct {
-	fi              os.FileInfo
-	summary, branch string
-	count           int
-}
-
-// index returns the up-to-date listing facts of transcript p. The directory
-// entry's metadata decides whether the cache is current, so an unchanged
-// file is not even opened.
-func (s *Store) index(ctx context.Context, p string, de fs.DirEntry) (listing, error) {
+// summarize describes session id, stored at p, from its up-to-date index.
+// The directory entry's metadata tells whether the cached index is current,
+// so an unchanged file is not even opened.
+func (s *Store) summarize(ctx context.Context, id, p string, de fs.DirEntry) (runtimes.Summary, time.Time, error) {
 	fi, err := de.Info()
 	if err != nil {
-		return listing{}, err
+		return runtimes.Summary{}, time.Time{}, err
 	}
 	e := s.entry(p)
 	e.mu.Lock()
@@ -179,18 +167,25 @@ func (s *Store) index(ctx context.Context, p string, de fs.DirEntry) (listing, e
 	if !e.idx.upToDate(fi) {
 		f, err := os.Open(p)
 		if err != nil {
-			return listing{}, err
+			return runtimes.Summary{}, time.Time{}, err
 		}
 		defer f.Close()
 		if fi, err = f.Stat(); err != nil {
-			return listing{}, err
+			return runtimes.Summary{}, time.Time{}, err
 		}
 		if err := s.refresh(ctx, e, f, fi); err != nil {
-			return listing{}, err
+			return runtimes.Summary{}, time.Time{}, err
 		}
 	}
 	x := e.idx
-	return listing{fi: x.fi, summary: x.title(), branch: x.branch, count: len(x.lines)}, nil
+	mtime := x.fi.ModTime()
+	return runtimes.Summary{
+		SessionID:    id,
+		Summary:      x.title(),
+		MessageCount: len(x.lines),
+		LastUpdated:  mtime.UTC().Format(timeFormat),
+		Branch:       x.branch,
+	}, mtime, nil
 }
 
 // prune forgets the cached indexes of files in d that List did not see.

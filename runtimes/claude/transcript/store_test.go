@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -327,4 +328,23 @@ func TestMessagesFileChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("replaced", false, 4, want(0, 2), 3)
+}
+
+// TestMessagesLongLines: lines longer than a read chunk are indexed and
+// returned whole.
+func TestMessagesLongLines(t *testing.T) {
+	s, d := newStore(t)
+	g := newGen(idA)
+	g.pad = strings.Repeat("x", chunkSize/3)
+	writeSession(t, d, idA, g.lines(12), time.Now())
+	got, total, err := s.Messages(context.Background(), workDir, idA, 0, 20, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 12 || fmt.Sprint(uuids(got)) != fmt.Sprint(want(0, 11)) {
+		t.Fatalf("total %d, %v; want 12, %v", total, uuids(got), want(0, 11))
+	}
+	if text := got[1].Message.Content[0].Text; text != "message 1"+g.pad {
+		t.Errorf("message 1 has %d bytes of text, want %d", len(text), len("message 1"+g.pad))
+	}
 }

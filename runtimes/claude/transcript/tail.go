@@ -22,8 +22,11 @@ import (
 // directory, not the file, so that it sees the file created, removed or
 // replaced. A partial last line is held until its newline arrives. When the
 // file shrinks, Tail goes on from its new end; when another file takes its
-// place, Tail reads that one from the start (like tail -F). emit must not
-// block for long.
+// place, Tail reads that one from the start (like tail -F). emit runs on the
+// tailer's goroutine: it must not block for long, nor call Close.
+//
+// Each Tail has its own inotify watcher; nothing is debounced, so a message
+// is emitted as soon as the write that completes its line is noticed.
 func (s *Store) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error) {
 	p, err := s.path(dir, sessionID)
 	if err != nil {

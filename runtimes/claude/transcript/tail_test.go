@@ -99,6 +99,18 @@ func TestTailAppends(t *testing.T) {
 		appendFile(t, p, g.noise()+"\n")
 	}
 	tl.expect(want(2, 4)...)
+
+	// A line longer than a read arrives whole.
+	g.pad = strings.Repeat("x", 2*chunkSize)
+	appendFile(t, p, g.message()+"\n")
+	select {
+	case m := <-tl.msgs:
+		if m.UUID != msgUUID(5) || len(m.Message.Content[0].Text) != len("message 5")+2*chunkSize {
+			t.Errorf("got %s with %d bytes of text", m.UUID, len(m.Message.Content[0].Text))
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("timed out waiting for the long message")
+	}
 }
 
 func TestTailHoldsPartialLine(t *testing.T) {

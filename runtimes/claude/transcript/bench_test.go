@@ -1,0 +1,172 @@
+package transcript
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
+)
+
+// writeTranscript writes a generated transcript of about size bytes to
+// path, with assistant texts and tool results of about 1 KB, and returns
+// the number of messages in it.
+func writeTranscript(b *testing.B, path, sid string, size int64) int {
+	b.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	g := newGen(sid)
+	g.pad = strings.Repeat(" lorem ipsum", 80)
+	for n := int64(0); n < size; {
+		k, _ := w.WriteString(g.lines(1))
+		n += int64(k)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return g.n
+}
+
+var transcriptSizes = []struct {
+	name string
+	size int64
+}{{"1MB", 1 << 20}, {"10MB", 10 << 20}, {"100MB", 100 << 20}}
+
+// transcripts writes one session per size into a new projects folder and
+// returns it with the session ids.
+func transcripts(b *testing.B) (string, []string) {
+	projects := b.TempDir()
+	d := New(projects, nil).Dir(workDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	for i, c := range transcriptSizes {
+		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
+		writeTranscript(b, filepath.Join(d, id+".jsonl"), id, c.size)
+		ids = append(ids, id)
+	}
+	return projects, ids
+}
+
+// BenchmarkMessagesPage reads the newest 50 messages of a transcript whose
+// index is already built: the cost of every page after the first.
+func BenchmarkMessagesPage(b *testing.B) {
+	projects, ids := transcripts(b)
+	for i, c := range transcriptSizes {
+		b.Run(c.name, func(b *testing.B) {
+			s := New(projects, nil)
+			ctx := context.Background()
+			if _, _, err := s.Messages(ctx, workDir, ids[i], 0, 50, true); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				page, _, err := s.Messages(ctx, workDir, ids[i], 0, 50, true)
+				if err != nil || len(page) != 50 {
+					b.Fatalf("%d messages, %v", len(page), err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIndexBuild is the one-time cost of the first page of a
+// transcript: scanning the whole file to index its message lines.
+func BenchmarkIndexBuild(b *testing.B) {
+	projects, ids := transcripts(b)
+	for i, c := range transcriptSizes {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(c.size)
+			for b.Loop() {
+				if _, _, err := New(projects, nil).Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkList lists a workspace of 1,000 sessions of about 20 KB: cold
+// (a new Store reads every file) and warm (nothing changed since).
+func BenchmarkList(b *testing.B) {
+	projects := b.TempDir()
+	d := New(projects, nil).Dir(workDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 1000 {
+		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
+		writeTranscript(b, filepath.Join(d, id+".jsonl"), id, 20<<10)
+	}
+	list := func(b *testing.B, s *Store) {
+		got, err := s.List(context.Background(), workDir)
+		if err != nil || len(got) != 1000 {
+			b.Fatalf("%d sessions, %v", len(got), err)
+		}
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			list(b, New(projects, nil))
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		s := New(projects, nil)
+		list(b, s)
+		b.ResetTimer()
+		for b.Loop() {
+			list(b, s)
+		}
+	})
+}
+
+// BenchmarkTailLatency measures the time from appending a line to the
+// transcript to Tail emitting its message, and reports its percentiles.
+func BenchmarkTailLatency(b *testing.B) {
+	projects := b.TempDir()
+	p := filepath.Join(New(projects, nil).Dir(workDir), idA+".jsonl")
+	msgs := make(chan rpc.Message, 1)
+	c, err := New(projects, nil).Tail(context.Background(), workDir, idA, func(m rpc.Message) { msgs <- m })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	g := newGen(idA)
+	var lat []time.Duration
+	for b.Loop() {
+		line := g.message() + "\n"
+		start := time.Now()
+		if _, err := f.WriteString(line); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-msgs:
+			lat = append(lat, time.Since(start))
+		case <-time.After(waitTimeout):
+			b.Fatal("no message emitted")
+		}
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[int(p*float64(len(lat)-1))].Microseconds())
+	}
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+}
