@@ -110,7 +110,9 @@ func (s *Store) refresh(ctx context.Context, e *entry, f *os.File, fi os.FileInf
 	x.fi = fi
 	from := x.split.pos + x.split.partial
 	r := io.NewSectionReader(f, from, fi.Size()-from)
-	buf := make([]byte, chunkSize)
+	// Sized to the work when small (the common case: a few appended lines),
+	// and never empty: a zero-length read would never reach EOF.
+	buf := make([]byte, min(chunkSize, r.Size()+1))
 	skipped := x.split.skipped
 	for {
 		if err := ctx.Err(); err != nil {

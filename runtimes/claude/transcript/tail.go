@@ -154,13 +154,18 @@ func (t *tailer) open(fromEnd bool) error {
 // reopen handles the path being created, removed or replaced: it finishes
 // the file it has, then switches to the one now at the path, if another.
 func (t *tailer) reopen() {
+	t.read()
 	fi, err := os.Stat(t.path)
 	if t.f != nil && err == nil && os.SameFile(fi, t.fi) {
-		t.read()
 		return
 	}
-	t.read()
 	t.closeFile()
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.log.Warn("stat transcript", zap.Error(err))
+		}
+		return // gone for now: its creation will be another event
+	}
 	t.log.Debug("transcript created or replaced; reading it from its start")
 	if err := t.open(false); err != nil {
 		t.log.Warn("open transcript", zap.Error(err))
