@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,6 +125,7 @@ type DialOption func(*dialConfig)
 type dialConfig struct {
 	header      http.Header
 	subprotocol bool
+	rcvbuf      int
 }
 
 // WithSubprotocolToken presents the token as a "cdevd.bearer.<token>"
@@ -140,6 +143,11 @@ func WithHeader(h http.Header) DialOption {
 	}
 }
 
+// WithReceiveBuffer sets the socket's receive buffer (SO_RCVBUF) before it
+// connects, so that a client that stops reading fills up quickly: the
+// kernel otherwise buffers megabytes for it.
+func WithReceiveBuffer(bytes int) DialOption { return func(c *dialConfig) { c.rcvbuf = bytes } }
+
 // DialWebSocket opens a WebSocket to url with token, as a client would. It
 // returns the HTTP response of a refused upgrade so callers can check its status.
 func DialWebSocket(ctx context.Context, url, token string, opts ...DialOption) (*websocket.Conn, *http.Response, error) {
@@ -148,6 +156,18 @@ func DialWebSocket(ctx context.Context, url, token string, opts ...DialOption) (
 		o(&cfg)
 	}
 	d := *websocket.DefaultDialer
+	if cfg.rcvbuf > 0 {
+		nd := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			if err := rc.Control(func(fd uintptr) {
+				serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, cfg.rcvbuf)
+			}); err != nil {
+				return err
+			}
+			return serr
+		}}
+		d.NetDialContext = nd.DialContext
+	}
 	if cfg.subprotocol {
 		d.Subprotocols = []string{"cdevd", "cdevd.bearer." + token}
 	} else if token != "" {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -17,15 +18,15 @@ import (
 
 // RawConn is a WebSocket to cdevd with no JSON-RPC library in between, for
 // what a well-behaved client never sends: malformed JSON, invalid request
-// objects, batches, huge frames. What it receives is still checked against
-// openrpc.json: results of requests it sent, errors, and notifications.
+// objects, batches, huge frames. It reads only when asked (Next, AwaitClose),
+// so it also plays the client that stops reading. What it receives is still
+// checked against openrpc.json: results of requests it sent, errors, and
+// notifications.
 type RawConn struct {
 	t        testing.TB
 	contract *contract
 	ws       *websocket.Conn
 	bad      *violations
-	frames   chan []byte // replies (notifications are checked and dropped)
-	done     chan struct{}
 
 	mu      sync.Mutex
 	methods map[string]string // request id, as compact JSON → method
@@ -43,39 +44,30 @@ func DialRaw(t testing.TB, ctx context.Context, url, token string, opts ...DialO
 	if err != nil {
 		t.Fatalf("dial %s: %v", url, err)
 	}
-	r := &RawConn{t: t, contract: ct, ws: ws, bad: &violations{t: t}, frames: make(chan []byte, 64),
-		done: make(chan struct{}), methods: map[string]string{}}
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		r.read()
-	}()
+	r := &RawConn{t: t, contract: ct, ws: ws, bad: &violations{t: t}, methods: map[string]string{}}
 	t.Cleanup(func() {
 		r.Close()
-		<-readerDone
 		r.bad.report()
 	})
 	return r
 }
 
-func (r *RawConn) read() {
-	defer close(r.frames)
-	for {
-		_, data, err := r.ws.ReadMessage()
-		if err != nil {
-			r.mu.Lock()
-			r.readErr = err
-			r.mu.Unlock()
-			return
-		}
-		if r.check(data) {
-			select {
-			case r.frames <- data:
-			case <-r.done:
-				return
-			}
-		}
+// read returns the next frame, or the error that ended reading (which then
+// sticks: a WebSocket cannot be read after a failed read).
+func (r *RawConn) read(ctx context.Context) ([]byte, error) {
+	if err := r.ReadError(); err != nil {
+		return nil, err
 	}
+	deadline, _ := ctx.Deadline() // zero: no deadline
+	_ = r.ws.SetReadDeadline(deadline)
+	_, data, err := r.ws.ReadMessage()
+	if err != nil {
+		r.mu.Lock()
+		r.readErr = err
+		r.mu.Unlock()
+		return nil, err
+	}
+	return data, nil
 }
 
 // check validates a received frame and reports whether it holds replies.
@@ -185,39 +177,55 @@ func (r *RawConn) SendBinary(frame []byte) error {
 }
 
 // Next returns the next frame holding responses (a response or a batch of
-// them), waiting until ctx ends.
+// them), checking and skipping notifications; it waits until ctx's deadline.
 func (r *RawConn) Next(ctx context.Context) (json.RawMessage, error) {
 	defer r.bad.report()
-	select {
-	case f, ok := <-r.frames:
-		if !ok {
-			return nil, fmt.Errorf("connection closed: %v", r.ReadError())
+	for {
+		f, err := r.read(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("waiting for a reply: %w", err)
 		}
-		return f, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for a reply: %w", ctx.Err())
+		if r.check(f) {
+			return f, nil
+		}
 	}
 }
 
-// AwaitClose discards replies until the server closes the connection and
-// returns the close frame's code (websocket.CloseAbnormalClosure when the
-// connection ended without one).
-func (r *RawConn) AwaitClose(ctx context.Context) (int, error) {
+// Drain reads frames until the server closes the connection (or
+// ctx's deadline passes), checking them, and returns the notifications
+// among them and the close frame's code (websocket.CloseAbnormalClosure when
+// the connection ended without one).
+func (r *RawConn) Drain(ctx context.Context) ([]Notification, int, error) {
 	defer r.bad.report()
+	var notes []Notification
 	for {
-		select {
-		case _, ok := <-r.frames:
-			if !ok {
-				var ce *websocket.CloseError
-				if errors.As(r.ReadError(), &ce) {
-					return ce.Code, nil
-				}
-				return websocket.CloseAbnormalClosure, nil
-			}
-		case <-ctx.Done():
-			return 0, fmt.Errorf("waiting for the server to close: %w", ctx.Err())
+		f, err := r.read(ctx)
+		var ce *websocket.CloseError
+		var ne net.Error
+		switch {
+		case errors.As(err, &ce):
+			return notes, ce.Code, nil
+		case ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout():
+			return notes, 0, fmt.Errorf("waiting for the server to close: %w", err)
+		case err != nil:
+			return notes, websocket.CloseAbnormalClosure, nil
+		}
+		r.check(f)
+		var n struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(f, &n) == nil && n.Method != "" {
+			notes = append(notes, Notification{Method: n.Method, Params: n.Params})
 		}
 	}
+}
+
+// AwaitClose discards what arrives until the server closes the connection
+// and returns the close frame's code.
+func (r *RawConn) AwaitClose(ctx context.Context) (int, error) {
+	_, code, err := r.Drain(ctx)
+	return code, err
 }
 
 // ReadError is why reading stopped; nil while the connection is open.
@@ -229,14 +237,7 @@ func (r *RawConn) ReadError() error {
 
 // Close closes the connection; safe to call more than once.
 func (r *RawConn) Close() {
-	r.mu.Lock()
-	select {
-	case <-r.done:
-	default:
-		close(r.done)
-		_ = r.ws.WriteControl(websocket.CloseMessage,
-			websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
-		_ = r.ws.Close()
-	}
-	r.mu.Unlock()
+	_ = r.ws.WriteControl(websocket.CloseMessage,
+		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+	_ = r.ws.Close()
 }

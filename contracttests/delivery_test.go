@@ -1,0 +1,232 @@
+package contracttests
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdevd/cdevd/daemon"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes/scripted"
+)
+
+// deltaText concatenates the message_delta texts of ns.
+func deltaText(ns []Notification) string {
+	var b strings.Builder
+	for _, n := range ns {
+		if n.Type() == rpc.EventMessageDelta {
+			var d rpc.MessageDeltaEvent
+			_ = n.Decode(&d)
+			b.WriteString(d.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestReconnectSinceSeq(t *testing.T) {
+	e := startEnv(t)
+	ctx := testCtx(t)
+	a, init := Connect(t, ctx, e.url, e.token)
+	w := e.workspace(ctx, a)
+	id := startSession(t, ctx, a, w)
+
+	// A slow stream, so that the client leaves in the middle of it.
+	var steps []map[string]any
+	var want strings.Builder
+	for i := range 20 {
+		d := fmt.Sprintf("d%02d ", i)
+		want.WriteString(d)
+		steps = append(steps, map[string]any{"delta": d}, map[string]any{"sleep_ms": 10})
+	}
+	send(t, ctx, a, id, script(steps...))
+	if err := a.Until(ctx, func(ns []Notification) bool {
+		return count(ns, Event(rpc.EventMessageDelta, id)) >= 3
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	<-a.Done()
+	seen := a.SessionEvents(id)
+	checkSeqs(t, seen, 1, init.Epoch)
+	last := seen[len(seen)-1].Seq()
+
+	b := e.connect(ctx)
+	var res rpc.WatchResult
+	b.MustCall(ctx, rpc.MethodWatch, rpc.WatchParams{WorkspaceID: w.ID, SessionID: id, AgentType: scripted.ID, SinceSeq: &last}, &res)
+	if res.Gap || res.Epoch != init.Epoch || res.Replayed != int(res.LastSeq-last) {
+		t.Errorf("watch since_seq=%d = %+v, want every event after it replayed, no gap", last, res)
+	}
+	await(t, ctx, b, rpc.EventTurnCompleted, id)
+	st := state(t, ctx, b, id)
+	awaitSeq(t, ctx, b, id, st.LastSeq)
+	got := b.SessionEvents(id)
+	checkSeqs(t, got, last+1, init.Epoch)
+	if int64(len(got)) != st.LastSeq-last {
+		t.Errorf("after reconnecting: %d events, want %d", len(got), st.LastSeq-last)
+	}
+	if text := deltaText(seen) + deltaText(got); text != want.String() {
+		t.Errorf("the stream seen across the reconnection is %q, want %q", text, want.String())
+	}
+
+	// And it continues live, with no duplicate.
+	send(t, ctx, b, id, "more")
+	await(t, ctx, b, rpc.EventTurnCompleted, id)
+	st = state(t, ctx, b, id)
+	awaitSeq(t, ctx, b, id, st.LastSeq)
+	checkSeqs(t, b.SessionEvents(id), last+1, init.Epoch)
+}
+
+func TestReplayGap(t *testing.T) {
+	e := startEnv(t, func(dc *daemon.Config, _ *scripted.Config) {
+		dc.Sessions.ReplayEvents, dc.Sessions.ReplayMax = 4, 4
+	})
+	ctx := testCtx(t)
+	a, init := Connect(t, ctx, e.url, e.token)
+	w := e.workspace(ctx, a)
+	id := startSession(t, ctx, a, w)
+	var steps []map[string]any
+	for range 10 {
+		steps = append(steps, map[string]any{"delta": "x"})
+	}
+	send(t, ctx, a, id, script(steps...))
+	await(t, ctx, a, rpc.EventTurnCompleted, id)
+	last := state(t, ctx, a, id).LastSeq
+
+	watch := func(c *Client, since int64) rpc.WatchResult {
+		var res rpc.WatchResult
+		c.MustCall(ctx, rpc.MethodWatch, rpc.WatchParams{WorkspaceID: w.ID, SessionID: id, AgentType: scripted.ID, SinceSeq: &since}, &res)
+		return res
+	}
+	// Older than the buffer: gap, nothing replayed.
+	b := e.connect(ctx)
+	if res := watch(b, 1); !res.Gap || res.Replayed != 0 || res.LastSeq != last {
+		t.Errorf("watch since_seq=1 with a 4-event buffer = %+v, want gap", res)
+	}
+	// From another epoch (beyond the last seq): gap too.
+	if res := watch(e.connect(ctx), last+100); !res.Gap {
+		t.Errorf("watch since_seq beyond last_seq = %+v, want gap", res)
+	}
+	// Within the buffer: replayed exactly.
+	c := e.connect(ctx)
+	if res := watch(c, last-2); res.Gap || res.Replayed != 2 {
+		t.Errorf("watch since_seq=last-2 = %+v, want 2 replayed", res)
+	}
+	awaitSeq(t, ctx, c, id, last)
+	checkSeqs(t, c.SessionEvents(id), last-1, init.Epoch)
+
+	// After a gap the watcher is live from last_seq on.
+	send(t, ctx, a, id, "after")
+	await(t, ctx, b, rpc.EventTurnCompleted, id)
+	checkSeqs(t, b.SessionEvents(id), last+1, init.Epoch)
+}
+
+// A client that stops reading is cut off with 1013 once its queue is full;
+// the session and a client that keeps up lose nothing.
+func TestSlowClientCutOff(t *testing.T) {
+	const queue = 8
+	e := startEnv(t, func(dc *daemon.Config, _ *scripted.Config) {
+		dc.Transport.SendQueue = queue
+		// The slow client's socket stays full until it reads again: only
+		// the queue may decide its fate, not a write timeout.
+		dc.Transport.WriteTimeout = wait
+	})
+	ctx := testCtx(t)
+	fast, init := Connect(t, ctx, e.url, e.token)
+	w := e.workspace(ctx, fast)
+	id := startSession(t, ctx, fast, w)
+
+	slow := DialRaw(t, ctx, e.url, e.token, WithReceiveBuffer(4096))
+	initRaw(t, ctx, slow)
+	watch, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "w", "method": rpc.MethodWatch,
+		"params": rpc.WatchParams{WorkspaceID: w.ID, SessionID: id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := slow.Send(watch); err != nil {
+		t.Fatal(err)
+	}
+	if rep := nextReply(t, ctx, slow); rep.Error != nil {
+		t.Fatalf("slow client's watch: %+v", rep.Error)
+	}
+	// From here on the slow client reads nothing. The prompt (which comes
+	// back as the user's message) is padded to more than the kernel
+	// buffers between the two ends hold, so the server's writes to the
+	// slow client block; the events after it then fill its queue. They
+	// are paced so that the fast client, busy with the big message for a
+	// moment, drains its own socket in time.
+	var steps []map[string]any
+	for range 3 * queue {
+		steps = append(steps, map[string]any{"delta": "d"}, map[string]any{"sleep_ms": 20})
+	}
+	padded, err := json.Marshal(map[string]any{"steps": steps, "padding": strings.Repeat("x", 6<<20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := string(padded)
+	send(t, ctx, fast, id, prompt)
+	await(t, ctx, fast, rpc.EventTurnCompleted, id)
+	st := state(t, ctx, fast, id)
+	awaitSeq(t, ctx, fast, id, st.LastSeq)
+	all := fast.SessionEvents(id)
+	checkSeqs(t, all, 1, init.Epoch)
+	if int64(len(all)) != st.LastSeq {
+		t.Fatalf("the fast client got %d events, want %d", len(all), st.LastSeq)
+	}
+
+	notes, code, err := slow.Drain(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != websocket.CloseTryAgainLater {
+		t.Fatalf("slow client closed with %d, want %d (try again later)", code, websocket.CloseTryAgainLater)
+	}
+	var got []Notification
+	for _, n := range notes {
+		if n.Header().SessionID == id {
+			got = append(got, n)
+		}
+	}
+	if len(got) == 0 {
+		t.Fatal("the slow client got no event before it was cut off")
+	}
+	seen := got[len(got)-1].Seq()
+	checkSeqs(t, got, got[0].Seq(), init.Epoch)
+	if seen >= st.LastSeq {
+		t.Fatalf("the slow client got every event (up to %d): it was not cut off for being slow", seen)
+	}
+}
+
+// A client that missed more events than its send queue holds (as a slow
+// client cut off with 1013 always has) reconnects with since_seq and gets
+// all of them.
+func TestReplayLongerThanSendQueue(t *testing.T) {
+	const queue = 16
+	e := startEnv(t, func(dc *daemon.Config, _ *scripted.Config) { dc.Transport.SendQueue = queue })
+	ctx := testCtx(t)
+	a, init := Connect(t, ctx, e.url, e.token)
+	w := e.workspace(ctx, a)
+	id := startSession(t, ctx, a, w)
+	var steps []map[string]any
+	for range 4 * queue {
+		// Paced, so that a (which reads as fast as it can) keeps up.
+		steps = append(steps, map[string]any{"delta": "d"}, map[string]any{"sleep_ms": 2})
+	}
+	send(t, ctx, a, id, script(steps...))
+	await(t, ctx, a, rpc.EventTurnCompleted, id)
+	last := state(t, ctx, a, id).LastSeq
+
+	b := e.connect(ctx)
+	since := int64(1)
+	var res rpc.WatchResult
+	b.MustCall(ctx, rpc.MethodWatch, rpc.WatchParams{WorkspaceID: w.ID, SessionID: id, SinceSeq: &since}, &res)
+	if res.Gap || res.Replayed != int(last-since) {
+		t.Errorf("watch since_seq=1 = %+v, want %d replayed", res, last-since)
+	}
+	if err := b.Until(ctx, func(ns []Notification) bool { return len(ns) >= int(last-since) }); err != nil {
+		t.Fatalf("replaying %d events through a %d-message send queue: %v (close code %d)", last-since, queue, err, b.CloseCode())
+	}
+	checkSeqs(t, b.SessionEvents(id), since+1, init.Epoch)
+}
