@@ -83,8 +83,11 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 	c.handlers.Add(1)
 	go func() {
 		defer c.handlers.Done()
-		defer func() { <-c.inflight }()
-		b.replies[i] = c.call(req)
+		reply := c.call(req)
+		// Release before replying: a client that waits for this reply may
+		// send its next request at once, and must not find it refused.
+		<-c.inflight
+		b.replies[i] = reply
 		b.done()
 	}()
 }
