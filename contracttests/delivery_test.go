@@ -220,8 +220,15 @@ func TestReplayLongerThanSendQueue(t *testing.T) {
 
 	b := e.connect(ctx)
 	since := int64(1)
+	raw, rerr := b.Call(ctx, rpc.MethodWatch, rpc.WatchParams{WorkspaceID: w.ID, SessionID: id, SinceSeq: &since})
+	if rerr != nil {
+		t.Fatalf("watch since_seq=1 with %d events to replay through a %d-message send queue: %v (close code %d)",
+			last-since, queue, rerr, b.CloseCode())
+	}
 	var res rpc.WatchResult
-	b.MustCall(ctx, rpc.MethodWatch, rpc.WatchParams{WorkspaceID: w.ID, SessionID: id, SinceSeq: &since}, &res)
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
 	if res.Gap || res.Replayed != int(last-since) {
 		t.Errorf("watch since_seq=1 = %+v, want %d replayed", res, last-since)
 	}
