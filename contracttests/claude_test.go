@@ -249,6 +249,7 @@ func TestClaudeThroughCdevd(t *testing.T) {
 		id     string
 		pid    int
 		answer string // the id of the first answer, as streamed
+		prompt string // the id of the first prompt, as streamed
 	}
 	needConv := func(t *testing.T) {
 		if conv.id == "" {
@@ -352,7 +353,7 @@ func TestClaudeThroughCdevd(t *testing.T) {
 			files, _ := filepath.Glob(filepath.Join(r.transcripts(), "*", id+".jsonl"))
 			return len(files) == 1
 		})
-		conv.id, conv.pid, conv.answer = id, pid, msgs[len(msgs)-1].ID
+		conv.id, conv.pid, conv.answer, conv.prompt = id, pid, msgs[len(msgs)-1].ID, msgs[0].ID
 		made = append(made, id)
 	})
 
@@ -622,8 +623,12 @@ func TestClaudeThroughCdevd(t *testing.T) {
 		if got := saidStored(all.Messages); !slices.Equal(got, want) {
 			t.Errorf("stored conversation %q, want %q", got, want)
 		}
-		// The answer is stored under the id it was streamed with, so a
-		// client merging history with live events shows it once.
+		// The prompt and the answer are stored under the ids they were
+		// streamed with, so a client merging history with live events
+		// shows each once.
+		if i := slices.IndexFunc(all.Messages, func(m rpc.Message) bool { return m.ID == conv.prompt }); i != 0 {
+			t.Errorf("the first prompt, streamed as %s, is stored at %d", conv.prompt, i)
+		}
 		if i := slices.IndexFunc(all.Messages, func(m rpc.Message) bool { return m.ID == conv.answer }); i != 1 {
 			t.Errorf("the first answer, streamed as %s, is stored at %d", conv.answer, i)
 		}

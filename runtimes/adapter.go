@@ -44,6 +44,10 @@ type Info struct {
 	// Features are what end-to-end tests prove for this runtime. The
 	// registry advertises exactly these.
 	Features Features
+	// EchoesPrompts: the adapter emits each user prompt as a
+	// MessageCompleted with the id its transcript keeps. Otherwise the
+	// engine emits the prompt itself (with an id of its own).
+	EchoesPrompts bool
 }
 
 // Features are the capability flags of the runtime registry.

@@ -184,12 +184,14 @@ func (s *session) send(ctx context.Context, text string) error {
 	s.st = rpc.StatusRunning
 	s.lastActive = time.Now()
 	s.stopIdleLocked()
-	now := time.Now().UTC()
-	msg := rpc.Message{ID: uuid.NewString(), SessionID: s.id, Type: rpc.MessageUser,
-		Timestamp: now.Format(time.RFC3339Nano),
-		Message:   rpc.MessageBody{Role: "user", Content: []rpc.ContentBlock{{Type: rpc.BlockText, Text: text}}}}
-	msg.UUID = msg.ID
-	s.emitMessageLocked(msg)
+	if !s.adapter.Info().EchoesPrompts {
+		// Other watchers should see what was asked, not only the answer.
+		msg := rpc.Message{ID: uuid.NewString(), SessionID: s.id, Type: rpc.MessageUser,
+			Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+			Message:   rpc.MessageBody{Role: "user", Content: []rpc.ContentBlock{{Type: rpc.BlockText, Text: text}}}}
+		msg.UUID = msg.ID
+		s.emitMessageLocked(msg)
+	}
 	s.setActivityLocked(rpc.ActivityThinking)
 	s.mu.Unlock()
 

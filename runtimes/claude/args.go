@@ -10,8 +10,10 @@ import (
 )
 
 // args is the command line of one long-lived session process: stream-json
-// both ways (one stdin line per turn), token deltas, and permission prompts
-// asked over stdio instead of silently denied.
+// both ways (one stdin line per turn), token deltas, permission prompts
+// asked over stdio instead of silently denied, and the user's prompts echoed
+// back with the uuid the transcript keeps, so that a live prompt and its
+// stored copy are one message to clients.
 func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
 	a := []string{"-p",
 		"--input-format", "stream-json",
@@ -19,6 +21,7 @@ func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
 		"--verbose",
 		"--include-partial-messages",
 		"--permission-prompt-tool", "stdio",
+		"--replay-user-messages",
 	}
 	if req.Resume {
 		a = append(a, "--resume", sessionID)

@@ -12,7 +12,7 @@ import (
 
 func TestArgs(t *testing.T) {
 	const id = "0b6f3b8e-5d0c-4f4e-9c43-3f0d2f6b9a11"
-	base := "-p --input-format stream-json --output-format stream-json --verbose --include-partial-messages --permission-prompt-tool stdio "
+	base := "-p --input-format stream-json --output-format stream-json --verbose --include-partial-messages --permission-prompt-tool stdio --replay-user-messages "
 	for _, tc := range []struct {
 		req  runtimes.StartRequest
 		want string

@@ -123,6 +123,7 @@ func (a *Adapter) Info() runtimes.Info {
 			IDKnownAtStart:       true,
 			ActivateOnResume:     true,
 		},
+		EchoesPrompts: true, // --replay-user-messages
 	}
 }
 

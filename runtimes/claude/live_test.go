@@ -171,7 +171,7 @@ func TestLiveTextTurn(t *testing.T) {
 		t.Errorf("first activity = %s, want thinking", first.Activity)
 	}
 	delta := await[runtimes.MessageDelta](t, evs, nil)
-	msg := await[runtimes.MessageCompleted](t, evs, nil)
+	msg := await(t, evs, func(m runtimes.MessageCompleted) bool { return m.Message.Type == rpc.MessageAssistant })
 	done, ok := terminal(t, evs).(runtimes.TurnCompleted)
 	if !ok {
 		t.Fatalf("turn did not complete: %s", describe(evs.all()))
@@ -201,10 +201,30 @@ func TestLiveTextTurn(t *testing.T) {
 	if n := count[runtimes.TurnCompleted](evs.all()) + count[runtimes.TurnFailed](evs.all()); n != 1 {
 		t.Errorf("%d terminal events", n)
 	}
-	// History read back from the transcript has the same message.
+	// History read back from the transcript has the same messages, the
+	// user's prompt included: clients merge live and stored ones by id.
 	stored := awaitStored(t, l, s.ID(), "echo: hello there")
 	if stored.ID != m.ID || stored.UUID != m.UUID || stored.Message.Model != m.Message.Model {
 		t.Errorf("stored message %+v differs from the live one %+v", stored, m)
+	}
+	var prompt *rpc.Message
+	for _, ev := range evs.all() {
+		if mc, ok := ev.(runtimes.MessageCompleted); ok && mc.Message.Type == rpc.MessageUser {
+			if prompt != nil {
+				t.Fatalf("the prompt was emitted twice")
+			}
+			prompt = &mc.Message
+		}
+	}
+	if prompt == nil || len(prompt.Message.Content) != 1 || prompt.Message.Content[0].Text != "hello there" {
+		t.Fatalf("the prompt was not echoed as a user message: %s", describe(evs.all()))
+	}
+	msgs, _, err := l.adapter.Transcripts().Messages(context.Background(), l.dir, s.ID(), 0, 50, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) == 0 || msgs[0].Type != rpc.MessageUser || msgs[0].ID != prompt.ID {
+		t.Errorf("stored prompt %+v has another id than the live one %+v", msgs, prompt)
 	}
 }
 
