@@ -243,6 +243,7 @@ func Dial(t testing.TB, ctx context.Context, url, token string, opts ...DialOpti
 	if err != nil {
 		status := ""
 		if resp != nil {
+			resp.Body.Close()
 			status = " (HTTP " + resp.Status + ")"
 		}
 		t.Fatalf("dial %s: %v%s", url, err, status)
@@ -381,15 +382,11 @@ func (c *Client) Await(ctx context.Context, match func(Notification) bool) (Noti
 	defer c.bad.report()
 	for {
 		c.mu.Lock()
-		for i, n := range c.notes {
-			if !c.taken[i] && match(n) {
-				c.taken[i] = true
-				c.mu.Unlock()
-				return n, nil
-			}
-		}
 		arrived := c.arrived
 		c.mu.Unlock()
+		if n, ok := c.take(match); ok {
+			return n, nil
+		}
 		select {
 		case <-arrived:
 		case <-c.conn.DisconnectNotify():
@@ -404,6 +401,7 @@ func (c *Client) Await(ctx context.Context, match func(Notification) bool) (Noti
 	}
 }
 
+// take marks and returns the first match not taken yet.
 func (c *Client) take(match func(Notification) bool) (Notification, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes/scripted"
 )
 
 func TestInitializeShape(t *testing.T) {
@@ -234,5 +236,43 @@ func TestDiscover(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {
 		t.Errorf("rpc.discover differs from the committed openrpc.json (%d vs %d bytes)", got.Len(), want.Len())
+	}
+}
+
+func TestHeartbeat(t *testing.T) {
+	e := startEnv(t, func(dc *daemon.Config, _ *scripted.Config) { dc.Transport.HeartbeatInterval = 20 * time.Millisecond })
+	ctx := testCtx(t)
+	c := e.connect(ctx)
+	var beats [2]rpc.HeartbeatEvent
+	for i := range beats {
+		n, err := c.Await(ctx, Event(rpc.EventHeartbeat, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Decode(&beats[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if beats[1].Sequence <= beats[0].Sequence || beats[0].UptimeSeconds < 0 {
+		t.Errorf("heartbeats %+v, want increasing sequence numbers", beats)
+	}
+}
+
+func TestOptOutNotifications(t *testing.T) {
+	e := startEnv(t)
+	ctx := testCtx(t)
+	c := Dial(t, ctx, e.url, e.token)
+	c.MustCall(ctx, rpc.MethodInitialize, rpc.InitializeParams{ClientInfo: &rpc.ClientInfo{Name: "old-ios"},
+		Capabilities: &rpc.ClientCapabilities{OptOutNotificationMethods: []string{"event/message_delta"}}}, nil)
+	w := e.workspace(ctx, c)
+	id := startSession(t, ctx, c, w)
+	send(t, ctx, c, id, "hello")
+	await(t, ctx, c, rpc.EventTurnCompleted, id)
+	evs := c.SessionEvents(id)
+	if n := count(evs, Event(rpc.EventMessageDelta, id)); n != 0 {
+		t.Errorf("got %d message_delta events after opting out", n)
+	}
+	if n := count(evs, Event(rpc.EventClaudeMessage, id)); n != 2 {
+		t.Errorf("got %d claude_message events, want the prompt and the answer", n)
 	}
 }

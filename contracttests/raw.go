@@ -23,7 +23,6 @@ import (
 // checked against openrpc.json: results of requests it sent, errors, and
 // notifications.
 type RawConn struct {
-	t        testing.TB
 	contract *contract
 	ws       *websocket.Conn
 	bad      *violations
@@ -40,11 +39,14 @@ func DialRaw(t testing.TB, ctx context.Context, url, token string, opts ...DialO
 	if err != nil {
 		t.Fatalf("load openrpc.json: %v", err)
 	}
-	ws, _, err := DialWebSocket(ctx, url, token, opts...)
+	ws, resp, err := DialWebSocket(ctx, url, token, opts...)
 	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
 		t.Fatalf("dial %s: %v", url, err)
 	}
-	r := &RawConn{t: t, contract: ct, ws: ws, bad: &violations{t: t}, methods: map[string]string{}}
+	r := &RawConn{contract: ct, ws: ws, bad: &violations{t: t}, methods: map[string]string{}}
 	t.Cleanup(func() {
 		r.Close()
 		r.bad.report()
