@@ -86,6 +86,7 @@ type Message struct {
 
 // MessageBody is the role and content of a Message.
 type MessageBody struct {
+	ID      string         `json:"id,omitempty" doc:"The model API's id of an assistant message: the message_id of the message_delta events that streamed it."`
 	Role    string         `json:"role"`
 	Content []ContentBlock `json:"content"`
 	Model   string         `json:"model,omitempty"`

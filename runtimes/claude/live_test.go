@@ -186,8 +186,8 @@ func TestLiveTextTurn(t *testing.T) {
 	if got := text.String(); got != "echo: hello there" {
 		t.Errorf("deltas spell %q", got)
 	}
-	if !strings.HasPrefix(delta.MessageID, "msg_fake_") {
-		t.Errorf("delta message id = %q", delta.MessageID)
+	if !strings.HasPrefix(delta.MessageID, "msg_fake_") || delta.MessageID != msg.Message.Message.ID {
+		t.Errorf("delta message id = %q, complete message's API id = %q", delta.MessageID, msg.Message.Message.ID)
 	}
 	m := msg.Message
 	if m.Type != rpc.MessageAssistant || m.SessionID != s.ID() || len(m.Message.Content) != 1 ||

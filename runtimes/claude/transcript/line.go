@@ -128,6 +128,7 @@ func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 		UUID:      l.UUID,
 		Timestamp: timestamp(l.Timestamp),
 		Message: rpc.MessageBody{
+			ID:      am.ID,
 			Role:    role,
 			Content: blocks(am.Content),
 			Model:   am.Model,
