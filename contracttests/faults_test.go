@@ -15,6 +15,7 @@ import (
 // the server keeps answering, the session recovers on the next turn, and no
 // process is left behind.
 func TestFaults(t *testing.T) {
+	inProcessOnly(t)
 	fast := func(_ *daemon.Config, sc *scripted.Config) {
 		sc.StallTimeout = 300 * time.Millisecond
 		sc.KillGrace = 200 * time.Millisecond

@@ -66,9 +66,7 @@ func newEnv(t *testing.T) *env {
 // external server, so they skip there.
 func startEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
-	if _, _, ok := external(); ok {
-		t.Skipf("needs cdevd in process with the scripted runtime; %s targets an external server", envURL)
-	}
+	inProcessOnly(t)
 	dc := daemon.Config{Home: t.TempDir()}
 	sc := scripted.Config{Bin: os.Args[0], StateDir: t.TempDir()}
 	for _, o := range opts {
@@ -77,6 +75,15 @@ func startEnv(t *testing.T, opts ...option) *env {
 	dc.Adapters = append([]runtimes.Adapter{scripted.New(sc)}, dc.Adapters...)
 	d := StartDaemon(t, dc)
 	return &env{t: t, url: d.URL(), token: d.Token(), d: d, home: dc.Home, scripted: sc}
+}
+
+// inProcessOnly skips a test that needs cdevd in process when the suite
+// targets an external server.
+func inProcessOnly(t *testing.T) {
+	t.Helper()
+	if _, _, ok := external(); ok {
+		t.Skipf("needs cdevd in process with the scripted runtime; %s targets an external server", envURL)
+	}
 }
 
 // ctx bounds one test.
