@@ -25,9 +25,15 @@ import (
 type Watcher interface {
 	// ClientID names the client (for resolved_by).
 	ClientID() string
-	// Deliver enqueues ev without blocking; a full queue is the watcher's
-	// problem (the transport disconnects it), never the session's.
+	// Deliver enqueues a live event without blocking; a full queue is the
+	// watcher's problem (the transport disconnects it), never the session's.
 	Deliver(ev *Event)
+	// DeliverWait enqueues a replayed event, waiting for room: a replay
+	// goes at the client's pace, and blocks nobody else while it waits.
+	DeliverWait(ctx context.Context, ev *Event) error
+	// Cut disconnects a client that fell too far behind for a replay to
+	// catch up; it reconnects with since_seq and learns of the gap.
+	Cut(reason string)
 }
 
 // Config configures an Engine.
@@ -77,7 +83,9 @@ type Engine struct {
 	subs      map[string]map[Watcher]struct{} // workspace id → subscribers
 	notifiers map[string]*notifier            // workspace id → transcript watcher, while subscribed
 
-	wg sync.WaitGroup // idle reapers and other background work
+	ctx    context.Context // ends with Close: background work stops
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // replays and other background work
 }
 
 type activeRef struct{ sessionID, agentType string }
@@ -108,7 +116,8 @@ func New(cfg Config) *Engine {
 	if cfg.Epoch == "" {
 		cfg.Epoch = uuid.NewString()
 	}
-	return &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces, ctx: ctx, cancel: cancel,
 		sessions: map[string]*session{}, subs: map[string]map[Watcher]struct{}{},
 		notifiers: map[string]*notifier{},
 		active:    map[string]activeRef{}}
@@ -175,9 +184,17 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 				return rpc.SessionStartResult{}, rpc.InvalidParams("session_id",
 					fmt.Sprintf("session runs in workspace %s with %s", s.workspaceID, s.agentType))
 			}
-			s.watch(w, nil)
+			s.watch(w, nil) // live only: nothing to replay
+			if st := s.status(); st != rpc.StatusStopped && st != rpc.StatusError {
+				return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
+					Status: rpc.StartExisting, Source: "live"}, nil
+			}
+			// Stopped (or failed) in this daemon: start it again.
+			if err := s.restart(ctx); err != nil {
+				return rpc.SessionStartResult{}, err
+			}
 			return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
-				Status: rpc.StartExisting, Source: "live"}, nil
+				Status: rpc.StartStarted, Source: "resumed"}, nil
 		}
 		if !o.Resume && !e.hasTranscript(adapter, dir, o.SessionID) {
 			// A client-chosen id for a brand new session.
@@ -305,6 +322,13 @@ type SendOptions struct {
 func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.SessionSendResult, error) {
 	if o.Prompt == "" {
 		return rpc.SessionSendResult{}, rpc.InvalidParams("prompt", "required")
+	}
+	if o.AgentType != "" {
+		// Routed here, so that errors name this method even when the send
+		// goes on to start a session.
+		if _, err := e.reg.Route(ctx, rpc.MethodSessionSend, o.AgentType); err != nil {
+			return rpc.SessionSendResult{}, err
+		}
 	}
 	auto := false
 	s := (*session)(nil)
@@ -447,28 +471,31 @@ func (e *Engine) State(id string) (rpc.SessionStateResult, error) {
 	return s.state(), nil
 }
 
-// Watch attaches w to a session's events, replaying after sinceSeq. A
-// session cdevd does not run is followed through its transcript.
-func (e *Engine) Watch(ctx context.Context, w Watcher, workspaceID, id, agentType string, sinceSeq *int64) (rpc.WatchResult, error) {
+// Watch attaches w to a session's events. With sinceSeq, what w missed
+// is replayed by the returned function, which the caller runs once the
+// reply is on its way (so the reply comes first); it returns at once and
+// the replay goes on at the client's pace. A session cdevd does not run is
+// followed through its transcript.
+func (e *Engine) Watch(ctx context.Context, w Watcher, workspaceID, id, agentType string, sinceSeq *int64) (rpc.WatchResult, func(), error) {
 	ws, err := e.ws.Get(workspaceID)
 	if err != nil {
-		return rpc.WatchResult{}, err
+		return rpc.WatchResult{}, nil, err
 	}
 	if err := validID(id); err != nil {
-		return rpc.WatchResult{}, err
+		return rpc.WatchResult{}, nil, err
 	}
 	s := e.lookup(id)
 	if s == nil {
 		if s, err = e.tailExternal(ctx, ws, id, agentType); err != nil {
-			return rpc.WatchResult{}, err
+			return rpc.WatchResult{}, nil, err
 		}
 	}
 	if s.workspaceID != ws.ID {
-		return rpc.WatchResult{}, rpc.SessionNotFound(id)
+		return rpc.WatchResult{}, nil, rpc.SessionNotFound(id)
 	}
-	replayed, gap, last := s.watch(w, sinceSeq)
+	r := s.watch(w, sinceSeq)
 	return rpc.WatchResult{Status: "watching", Watching: true, WorkspaceID: ws.ID, SessionID: id,
-		Epoch: e.cfg.Epoch, LastSeq: last, Replayed: replayed, Gap: gap}, nil
+		Epoch: e.cfg.Epoch, LastSeq: r.last, Replayed: r.replayed, Gap: r.gap}, r.start, nil
 }
 
 // Unwatch detaches w from one session, or from all when id is empty. It
@@ -645,6 +672,18 @@ func (e *Engine) ActiveSession(workspaceID string) (id, agentType string) {
 	return r.sessionID, r.agentType
 }
 
+// track counts a background goroutine about to start, unless the engine is
+// closing; Close waits for every one counted.
+func (e *Engine) track() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return false
+	}
+	e.wg.Add(1)
+	return true
+}
+
 // Close ends every session's process and tail. The engine refuses new
 // sessions afterwards.
 func (e *Engine) Close(ctx context.Context) {
@@ -668,6 +707,7 @@ func (e *Engine) Close(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	e.cancel()
 	e.subMu.Lock()
 	notifiers := e.notifiers
 	e.notifiers = map[string]*notifier{}

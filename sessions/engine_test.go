@@ -91,6 +91,7 @@ type recorder struct {
 	id  string
 	mu  sync.Mutex
 	evs []map[string]any
+	cut string
 	got chan struct{}
 }
 
@@ -110,6 +111,30 @@ func (r *recorder) Deliver(ev *Event) {
 	r.evs = append(r.evs, n.Params)
 	r.mu.Unlock()
 	r.got <- struct{}{}
+}
+
+func (r *recorder) DeliverWait(_ context.Context, ev *Event) error {
+	r.Deliver(ev)
+	return nil
+}
+
+func (r *recorder) Cut(reason string) {
+	r.mu.Lock()
+	r.cut = reason
+	r.mu.Unlock()
+}
+
+// awaitCount waits until the recorder holds n events.
+func (r *recorder) awaitCount(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for len(r.events()) < n {
+		select {
+		case <-r.got:
+		case <-deadline:
+			t.Fatalf("got %d events, want %d", len(r.events()), n)
+		}
+	}
 }
 
 func (r *recorder) events() []map[string]any {
@@ -250,16 +275,64 @@ func TestReplayHasNoGapNoDuplicate(t *testing.T) {
 		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
 	}
 	back := newRecorder("c1-again")
-	res, err := e.Watch(context.Background(), back, wsID, id, "", &seen)
+	res, replay, err := e.Watch(context.Background(), back, wsID, id, "", &seen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Gap || res.Replayed != 10 || res.LastSeq != seen+10 {
+	if res.Gap || res.Replayed != 10 || res.LastSeq != seen+10 || replay == nil {
 		t.Fatalf("watch result %+v", res)
 	}
+	// Events emitted between the reply and the replay are not lost.
+	ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "before replay"})
+	replay()
 	ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "live"})
+	back.awaitCount(t, 12)
 	all := append(first.events(), back.events()...)
 	assertSeqsContiguous(t, all)
+}
+
+// slowWatcher takes replayed events one at a time, when the test lets it,
+// like a client whose send queue is full.
+type slowWatcher struct {
+	*recorder
+	room chan struct{}
+}
+
+func (s slowWatcher) DeliverWait(ctx context.Context, ev *Event) error {
+	select {
+	case <-s.room:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.Deliver(ev)
+	return nil
+}
+
+func TestReplayLongerThanTheClientCanTakeAtOnce(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	id, ms := start(t, e, a, newRecorder("owner"), wsID)
+	for range 50 {
+		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
+	}
+	w := slowWatcher{newRecorder("slow"), make(chan struct{})}
+	zero := int64(0)
+	_, replay, err := e.Watch(context.Background(), w, wsID, id, "", &zero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay()
+	// The session goes on while the client is catching up: nothing waits
+	// for it, and it misses nothing.
+	for i := range 100 {
+		if i%2 == 0 {
+			w.room <- struct{}{}
+		}
+		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "live"})
+	}
+	close(w.room)
+	w.awaitCount(t, 151)
+	assertSeqsContiguous(t, w.events())
 }
 
 func TestGapWhenBufferNoLongerReachesBack(t *testing.T) {
@@ -271,12 +344,12 @@ func TestGapWhenBufferNoLongerReachesBack(t *testing.T) {
 		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
 	}
 	zero := int64(1)
-	res, err := e.Watch(context.Background(), newRecorder("late"), wsID, id, "", &zero)
-	if err != nil || !res.Gap || res.Replayed != 0 {
+	res, replay, err := e.Watch(context.Background(), newRecorder("late"), wsID, id, "", &zero)
+	if err != nil || !res.Gap || res.Replayed != 0 || replay != nil {
 		t.Fatalf("watch = %+v, %v; want gap", res, err)
 	}
 	future := int64(1_000_000) // a seq from another epoch
-	res, _ = e.Watch(context.Background(), newRecorder("other-epoch"), wsID, id, "", &future)
+	res, _, _ = e.Watch(context.Background(), newRecorder("other-epoch"), wsID, id, "", &future)
 	if !res.Gap {
 		t.Fatal("a seq beyond last_seq must report a gap")
 	}
@@ -294,7 +367,7 @@ func TestPromptResentToNewWatcherAndAnsweredOnce(t *testing.T) {
 	ms.sink(runtimes.PromptRequested{RequestID: "r1", Permission: &runtimes.PermissionPrompt{
 		Kind: rpc.PermBash, ToolName: "Bash", Target: "ls"}})
 	c1.await(t, "event/pty_permission")
-	if _, err := e.Watch(context.Background(), c2, wsID, id, "", nil); err != nil {
+	if _, _, err := e.Watch(context.Background(), c2, wsID, id, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if ev := c2.await(t, "event/pty_permission"); ev["request_id"] != "r1" {
@@ -510,5 +583,27 @@ func TestEscapeInterruptsARunningTurn(t *testing.T) {
 	}
 	if st, _ := e.State(id); !st.IsRunning || st.Activity != rpc.ActivityIdle {
 		t.Fatalf("after interrupt the process stays, idle: %+v", st)
+	}
+}
+
+func TestStartAgainAfterStop(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c1")
+	id, _ := start(t, e, a, w, wsID)
+	if _, err := e.Stop(context.Background(), id, ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID, SessionID: id})
+	if err != nil || res.Status != rpc.StartStarted || res.Source != "resumed" {
+		t.Fatalf("start of a stopped session = %+v, %v", res, err)
+	}
+	<-a.started
+	if st, _ := e.State(id); st.Status != rpc.StatusRunning || !st.IsRunning {
+		t.Fatalf("after start again: %+v", st)
+	}
+	res, err = e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID, SessionID: id})
+	if err != nil || res.Status != rpc.StartExisting {
+		t.Fatalf("start of a running session = %+v, %v", res, err)
 	}
 }

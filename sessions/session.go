@@ -53,6 +53,7 @@ type session struct {
 	events     *eventLog
 	seq        int64
 	watchers   map[Watcher]struct{}
+	catchingUp map[Watcher]struct{} // replaying; live once caught up
 	idle       *time.Timer
 }
 
@@ -215,6 +216,19 @@ func (s *session) send(ctx context.Context, text string) error {
 		}
 		return registry.Failing(rpc.MethodSessionSend, s.agentType, err)
 	}
+	return nil
+}
+
+// restart starts the process of a stopped session again.
+func (s *session) restart(ctx context.Context) error {
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	if err := s.ensureProcess(ctx); err != nil {
+		return err
+	}
+	s.emitLifecycle(rpc.EventSessionStart, func(h rpc.EventHeader) any {
+		return rpc.SessionStartEvent{EventHeader: h, Source: "resumed"}
+	})
 	return nil
 }
 
@@ -601,44 +615,118 @@ func (s *session) emitLifecycle(typ string, build func(rpc.EventHeader) any) {
 	s.emitLifecycleLocked(typ, build)
 }
 
-// watch attaches w, first replaying what it missed after sinceSeq, then
-// the pending prompts it has not seen. Doing both under mu, which every
-// emit holds, is what makes replay-then-live have no gap and no duplicate.
-func (s *session) watch(w Watcher, sinceSeq *int64) (replayed int, gap bool, last int64) {
+// watching is what watch did, and the replay still to run.
+type watching struct {
+	replayed int
+	gap      bool
+	last     int64
+	start    func() // runs the replay; nil when there is none
+}
+
+// watch attaches w. Without sinceSeq, or when the buffer no longer reaches
+// back (a gap), w goes live at once and gets the pending prompts. Otherwise
+// w catches up first: start replays from the log without holding mu, and
+// w joins the live watchers only when, under mu, nothing is left to
+// replay. Every emit holds mu, so nothing is missed or sent twice.
+func (s *session) watch(w Watcher, sinceSeq *int64) watching {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, already := s.watchers[w]; already && sinceSeq == nil {
-		return 0, false, s.seq
+	_, live := s.watchers[w]
+	_, catching := s.catchingUp[w]
+	if (live || catching) && sinceSeq == nil {
+		return watching{last: s.seq}
 	}
+	delete(s.watchers, w)
+	res := watching{last: s.seq}
 	seen := s.seq // without since_seq the client starts from now
+	var missed []*Event
 	if sinceSeq != nil {
 		seen = *sinceSeq
-		if seen > s.seq {
-			gap, seen = true, s.seq // a seq from another epoch
-		} else if evs, ok := s.events.since(seen); !ok {
-			gap, seen = true, s.seq
+		evs, ok := s.events.since(seen)
+		if seen > s.seq || !ok {
+			res.gap, seen = true, s.seq // a seq from another epoch, or too old
 		} else {
-			for _, ev := range evs {
-				w.Deliver(ev)
-			}
-			replayed = len(evs)
+			missed = evs
 		}
 	}
+	if len(missed) == 0 {
+		s.goLiveLocked(w, seen, res.gap)
+		return res
+	}
+	res.replayed = len(missed)
+	if s.catchingUp == nil {
+		s.catchingUp = map[Watcher]struct{}{}
+	}
+	s.catchingUp[w] = struct{}{}
+	res.start = func() {
+		if !s.e.track() {
+			return // shutting down: nothing more is sent
+		}
+		go s.catchUp(w, seen, missed)
+	}
+	return res
+}
+
+// goLiveLocked adds w to the live watchers and re-sends the prompts still
+// pending that it has not seen.
+func (s *session) goLiveLocked(w Watcher, seen int64, all bool) {
 	for _, p := range s.pending {
-		if p.event.Seq <= seen || gap {
+		if all || p.event.Seq <= seen {
 			w.Deliver(p.event)
 		}
 	}
 	s.watchers[w] = struct{}{}
-	return replayed, gap, s.seq
+}
+
+func (s *session) catchUp(w Watcher, since int64, evs []*Event) {
+	defer s.e.wg.Done()
+	seen := since
+	for {
+		for _, ev := range evs {
+			if err := w.DeliverWait(s.e.ctx, ev); err != nil {
+				s.mu.Lock()
+				delete(s.catchingUp, w)
+				s.mu.Unlock()
+				return
+			}
+		}
+		if len(evs) > 0 {
+			seen = evs[len(evs)-1].Seq
+		}
+		s.mu.Lock()
+		if _, ok := s.catchingUp[w]; !ok {
+			s.mu.Unlock() // unwatched meanwhile
+			return
+		}
+		more, ok := s.events.since(seen)
+		switch {
+		case !ok:
+			// The session outran the client for longer than the buffer
+			// lasts: what it missed is gone. It reconnects and is told.
+			delete(s.catchingUp, w)
+			s.mu.Unlock()
+			w.Cut("fell behind the replay buffer; watch again for gap")
+			return
+		case len(more) == 0:
+			delete(s.catchingUp, w)
+			s.goLiveLocked(w, since, false)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		evs = more
+	}
 }
 
 // unwatch detaches w; the last watcher of an external session ends its tail.
 func (s *session) unwatch(w Watcher) bool {
 	s.mu.Lock()
 	_, ok := s.watchers[w]
+	_, catching := s.catchingUp[w]
 	delete(s.watchers, w)
-	last := s.external && len(s.watchers) == 0
+	delete(s.catchingUp, w)
+	ok = ok || catching
+	last := s.external && len(s.watchers) == 0 && len(s.catchingUp) == 0
 	s.mu.Unlock()
 	if last {
 		s.e.forget(s)

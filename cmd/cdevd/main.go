@@ -130,6 +130,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Catch signals before anyone can learn the URL: a client that connects
+	// and signals at once must still see an orderly shutdown.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	d, err := daemon.Start(daemon.Config{Home: h, Addr: *addr, AllowRemote: *allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: wss, AllowOrigins: origins, AllowHosts: hosts,
 		Adapters: adapters(log, *stall), IdleTimeout: *idle, MaxProcesses: *maxProcs, Logger: log})
@@ -139,8 +143,6 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	select {
 	case <-ctx.Done():
 	case err := <-d.Done():

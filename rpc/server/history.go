@@ -2,22 +2,39 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/cdevd/cdevd/rpc"
 )
 
-func (s *Server) watch(ctx context.Context, c *client, p rpc.WatchParams) (rpc.WatchResult, error) {
+func (s *Server) watch(ctx context.Context, c *client, p rpc.WatchParams) (any, error) {
 	if err := required("workspace_id", p.WorkspaceID); err != nil {
-		return rpc.WatchResult{}, err
+		return nil, err
 	}
 	if err := required("session_id", p.SessionID); err != nil {
-		return rpc.WatchResult{}, err
+		return nil, err
 	}
 	if p.SinceSeq != nil && *p.SinceSeq < 0 {
-		return rpc.WatchResult{}, rpc.InvalidParams("since_seq", "must not be negative")
+		return nil, rpc.InvalidParams("since_seq", "must not be negative")
 	}
-	return s.engine.Watch(ctx, c, p.WorkspaceID, p.SessionID, p.AgentType, p.SinceSeq)
+	res, replay, err := s.engine.Watch(ctx, c, p.WorkspaceID, p.SessionID, p.AgentType, p.SinceSeq)
+	if err != nil || replay == nil {
+		return res, err
+	}
+	return thenReplay{res, replay}, nil
 }
+
+// thenReplay is watch's reply, with the replay of missed events to run once
+// the reply is queued, so that the client reads the reply first.
+type thenReplay struct {
+	rpc.WatchResult
+	replay func()
+}
+
+func (t thenReplay) MarshalJSON() ([]byte, error) { return json.Marshal(t.WatchResult) }
+
+// AfterReply implements transport.AfterReply.
+func (t thenReplay) AfterReply() { t.replay() }
 
 func (s *Server) unwatch(_ context.Context, c *client, p rpc.UnwatchParams) (rpc.UnwatchResult, error) {
 	wsID := s.engine.Unwatch(c, p.SessionID)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/registry"
@@ -69,6 +70,12 @@ type client struct {
 func (c *client) ClientID() string { return c.conn.ID() }
 
 func (c *client) Deliver(ev *sessions.Event) { c.conn.SendEvent(ev.Method(), ev.Frame) }
+
+func (c *client) DeliverWait(ctx context.Context, ev *sessions.Event) error {
+	return c.conn.SendEventWait(ctx, ev.Method(), ev.Frame)
+}
+
+func (c *client) Cut(reason string) { c.conn.Close(websocket.CloseTryAgainLater, reason) }
 
 func (c *client) isInitialized() bool {
 	c.mu.Lock()

@@ -106,6 +106,36 @@ func (c *Conn) SendEvent(method string, msg []byte) bool {
 	return c.notify(msg)
 }
 
+// SendEventWait queues an already-marshaled notification like SendEvent,
+// but waits while the queue is full instead of cutting the client off: for
+// a replay, which may be longer than the queue and is paced by the client.
+// It returns an error once the connection closes or ctx ends.
+func (c *Conn) SendEventWait(ctx context.Context, method string, msg []byte) error {
+	if c.optedOut(method) {
+		return nil
+	}
+	select {
+	case c.send <- msg:
+		c.srv.metrics.notifications.Inc()
+		return nil
+	case <-c.ctx.Done():
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ErrClosed is returned by SendEventWait once the connection is closing.
+var ErrClosed = errors.New("transport: connection closed")
+
+// AfterReply is implemented by a result whose handler has more to send once
+// its reply is on its way: the transport calls AfterReply right after
+// queueing the reply (or the batch holding it), so whatever it then sends
+// reaches the client after the reply.
+type AfterReply interface {
+	AfterReply()
+}
+
 // SetOptOut replaces the notification methods this client does not want
 // (initialize's optOutNotificationMethods).
 func (c *Conn) SetOptOut(methods []string) {

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -197,5 +198,55 @@ func TestConnIDsUnique(t *testing.T) {
 	_, b := s.rawConn(t)
 	if a.ID() == "" || a.ID() == b.ID() {
 		t.Errorf("ids %q and %q", a.ID(), b.ID())
+	}
+}
+
+// A reply's follow-up arrives after the reply, and SendEventWait paces a
+// stream longer than the send queue instead of cutting the client off.
+func TestAfterReplyAndPacedSend(t *testing.T) {
+	s := startServer(t, Config{SendQueue: 4})
+	ws, _ := s.rawConn(t)
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":1,"method":"then"}`)); err != nil {
+		t.Fatal(err)
+	}
+	first := decodeResponse(t, readFrame(t, ws))
+	if string(first.Result) != `"first"` {
+		t.Fatalf("first frame = %+v, want the reply", first)
+	}
+	for i := range 4 + 3 {
+		var n struct {
+			Method string          `json:"method"`
+			Params struct{ I int } `json:"params"`
+		}
+		if err := json.Unmarshal(readFrame(t, ws), &n); err != nil || n.Method != "event/n" || n.Params.I != i {
+			t.Fatalf("notification %d = %+v, %v", i, n, err)
+		}
+	}
+}
+
+// With nobody draining the queue, SendEventWait waits (here: until its
+// context ends) where a plain send would cut the client off.
+func TestSendEventWaitWaitsInsteadOfCutting(t *testing.T) {
+	s := New(Config{Token: testToken, SendQueue: 2}, newTestHandler())
+	c := newConn(s, nil) // no write loop: the queue only fills
+	msg := []byte(`{}`)
+	for range 2 {
+		if err := c.SendEventWait(context.Background(), "event/x", msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.SendEventWait(ctx, "event/x", msg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("full queue: %v, want to wait until the context ends", err)
+	}
+	if c.ctx.Err() != nil {
+		t.Fatal("waiting for room must not close the connection")
+	}
+	if c.SendEvent("event/x", msg) || c.ctx.Err() == nil {
+		t.Fatal("a plain send to a full queue must cut the client off")
+	}
+	if err := c.SendEventWait(context.Background(), "event/x", msg); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after close: %v", err)
 	}
 }

@@ -50,7 +50,7 @@ func (h *testHandler) Open(c *Conn) { h.opened <- c }
 
 func (h *testHandler) Close(*Conn) { h.closed <- h.inflight.Load() }
 
-func (h *testHandler) Handle(ctx context.Context, _ *Conn, method string, params json.RawMessage) (any, error) {
+func (h *testHandler) Handle(ctx context.Context, c *Conn, method string, params json.RawMessage) (any, error) {
 	h.inflight.Add(1)
 	defer h.inflight.Add(-1)
 	switch method {
@@ -78,6 +78,8 @@ func (h *testHandler) Handle(ctx context.Context, _ *Conn, method string, params
 		return nil, errors.New("a notification's error is never sent")
 	case "fail":
 		return nil, fmt.Errorf("looking up the session: %w", rpc.SessionNotFound("s1"))
+	case "then": // replies, then sends 3 notifications more than the queue holds
+		return followup{c}, nil
 	case "panic":
 		panic("boom")
 	case "bad result":
@@ -243,4 +245,21 @@ func closeCode(t testing.TB, ws *websocket.Conn) (int, string) {
 			return ce.Code, ce.Text
 		}
 	}
+}
+
+// followup is a result with more to send after its reply, paced by the
+// client: more than the send queue holds.
+type followup struct{ c *Conn }
+
+func (f followup) MarshalJSON() ([]byte, error) { return []byte(`"first"`), nil }
+
+func (f followup) AfterReply() {
+	go func() {
+		for i := range cap(f.c.send) + 3 {
+			msg := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"event/n","params":{"i":%d}}`, i))
+			if f.c.SendEventWait(context.Background(), "event/n", msg) != nil {
+				return
+			}
+		}
+	}()
 }

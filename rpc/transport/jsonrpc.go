@@ -53,7 +53,7 @@ func (c *Conn) dispatch(data []byte) {
 			return
 		}
 	}
-	b := &batch{c: c, isBatch: isBatch, replies: make([][]byte, len(elems))}
+	b := &batch{c: c, isBatch: isBatch, replies: make([][]byte, len(elems)), after: make([]AfterReply, len(elems))}
 	// The extra count keeps the batch open until every element has started.
 	b.pending.Store(int32(len(elems)) + 1)
 	for i, raw := range elems {
@@ -83,11 +83,11 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 	c.handlers.Add(1)
 	go func() {
 		defer c.handlers.Done()
-		reply := c.call(req)
+		reply, after := c.call(req)
 		// Release before replying: a client that waits for this reply may
 		// send its next request at once, and must not find it refused.
 		<-c.inflight
-		b.replies[i] = reply
+		b.replies[i], b.after[i] = reply, after
 		b.done()
 	}()
 }
@@ -101,11 +101,12 @@ func (c *Conn) acquire() bool {
 	}
 }
 
-// call runs the handler for req and returns the encoded response, or nil
-// for a notification.
-func (c *Conn) call(req request) []byte {
+// call runs the handler for req and returns the encoded response (nil for
+// a notification) and what to run once it is queued, if anything.
+func (c *Conn) call(req request) (reply []byte, after AfterReply) {
 	start := time.Now()
 	result, rerr := c.invoke(req)
+	after, _ = result.(AfterReply)
 	c.srv.metrics.observe(req.method, time.Since(start))
 
 	var raw json.RawMessage
@@ -121,9 +122,9 @@ func (c *Conn) call(req request) []byte {
 		if rerr != nil {
 			c.log.Debug("notification failed", methodField(req.method), zap.Error(rerr))
 		}
-		return nil
+		return nil, after
 	}
-	return encodeResponse(req.id, raw, rerr)
+	return encodeResponse(req.id, raw, rerr), after
 }
 
 // invoke calls Handle, turning a panic into an internal error so that one
@@ -160,7 +161,8 @@ func (c *Conn) reply(msg []byte) {
 type batch struct {
 	c       *Conn
 	isBatch bool
-	replies [][]byte // nil for notifications
+	replies [][]byte     // nil for notifications
+	after   []AfterReply // run once the replies are queued
 	pending atomic.Int32
 }
 
@@ -168,6 +170,13 @@ func (b *batch) done() {
 	if b.pending.Add(-1) > 0 {
 		return
 	}
+	defer func() {
+		for _, a := range b.after {
+			if a != nil {
+				a.AfterReply()
+			}
+		}
+	}()
 	if !b.isBatch {
 		b.c.reply(b.replies[0])
 		return
