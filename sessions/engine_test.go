@@ -510,12 +510,21 @@ func TestDeleteMovesTranscriptToTrash(t *testing.T) {
 
 type transcriptMem struct {
 	*memAdapter
-	dir string
+	dir   string
+	tails chan tailOf
 }
 
-func (a *transcriptMem) Transcripts() runtimes.Transcripts { return memTranscripts{a.dir} }
+func (a *transcriptMem) Transcripts() runtimes.Transcripts {
+	if a.tails == nil {
+		a.tails = make(chan tailOf, 4)
+	}
+	return memTranscripts{a.dir, a.tails}
+}
 
-type memTranscripts struct{ dir string }
+type memTranscripts struct {
+	dir   string
+	tails chan tailOf
+}
 
 func (m memTranscripts) List(context.Context, string) ([]runtimes.Summary, error) {
 	files, _ := filepath.Glob(filepath.Join(m.dir, "*.jsonl"))
@@ -529,9 +538,24 @@ func (m memTranscripts) List(context.Context, string) ([]runtimes.Summary, error
 func (m memTranscripts) Messages(context.Context, string, string, int, int, bool) ([]rpc.Message, int, error) {
 	return nil, 0, nil
 }
-func (m memTranscripts) Tail(context.Context, string, string, func(rpc.Message)) (io.Closer, error) {
-	return nil, errors.New("no tail")
+func (m memTranscripts) Tail(_ context.Context, _, id string, emit func(rpc.Message)) (io.Closer, error) {
+	t := &memTail{closed: make(chan struct{})}
+	m.tails <- tailOf{id, emit, t}
+	return t, nil
 }
+
+type tailOf struct {
+	id   string
+	emit func(rpc.Message)
+	t    *memTail
+}
+
+type memTail struct {
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (t *memTail) Close() error { t.once.Do(func() { close(t.closed) }); return nil }
 func (m memTranscripts) Path(_, id string) (string, error) {
 	return filepath.Join(m.dir, id+".jsonl"), nil
 }
@@ -605,5 +629,68 @@ func TestStartAgainAfterStop(t *testing.T) {
 	res, err = e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID, SessionID: id})
 	if err != nil || res.Status != rpc.StartExisting {
 		t.Fatalf("start of a running session = %+v, %v", res, err)
+	}
+}
+
+func TestIdleProcessEndsAfterIdleTimeout(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, func(c *Config) { c.IdleTimeout = time.Millisecond })
+	w := newRecorder("c1")
+	id, ms := start(t, e, a, w, wsID)
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "hi", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-ms.turns
+	ms.sink(runtimes.TurnCompleted{StopReason: "end_turn"}) // idle from here on
+	select {
+	case <-ms.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("idle process was not ended")
+	}
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "again", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	if again := <-a.started; !again.resume {
+		t.Fatal("the next send did not resume the session")
+	}
+}
+
+func TestExternalTailEndsWithItsLastWatcher(t *testing.T) {
+	a := &transcriptMem{memAdapter: newMem(), dir: t.TempDir()}
+	e, wsID := newEngine(t, a, nil)
+	if err := os.WriteFile(filepath.Join(a.dir, "ext.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w1, w2 := newRecorder("c1"), newRecorder("c2")
+	if _, _, err := e.Watch(context.Background(), w1, wsID, "ext", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	tail := <-a.tails
+	if _, _, err := e.Watch(context.Background(), w2, wsID, "ext", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	tail.emit(rpc.Message{ID: "m1", Type: rpc.MessageAssistant, Message: rpc.MessageBody{Role: "assistant"}})
+	for _, w := range []*recorder{w1, w2} {
+		if ev := w.await(t, "event/claude_message"); ev["seq"] != float64(1) || ev["session_id"] != "ext" {
+			t.Fatalf("tailed message = %v", ev)
+		}
+	}
+	if _, err := e.State("ext"); !isCode(err, rpc.CodeSessionNotFound) {
+		t.Fatal("a session run outside cdevd is not one cdevd runs")
+	}
+	e.Unwatch(w1, "ext")
+	select {
+	case <-tail.t.closed:
+		t.Fatal("tail ended while a watcher remained")
+	default:
+	}
+	e.Detach(w2)
+	select {
+	case <-tail.t.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("tail outlived its last watcher")
+	}
+	if e.lookup("ext") != nil {
+		t.Fatal("the external session was not forgotten")
 	}
 }
