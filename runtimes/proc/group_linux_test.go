@@ -62,3 +62,52 @@ func TestStopKillsGrandchildren(t *testing.T) {
 		t.Errorf("kill(grandchild, 0) = %v, want ESRCH", err)
 	}
 }
+
+func TestStopWithOutputHeldOutsideTheGroup(t *testing.T) {
+	// The grandchild is reparented to us when its parent dies, so that the
+	// cleanup can reap it.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Fatalf("PR_SET_CHILD_SUBREAPER: %v", err)
+	}
+	c := startHelper(t, "spawn-setsid", proc.Config{KillGrace: time.Hour, WaitDelay: 100 * time.Millisecond})
+	gc, ready := 0, false
+	for gc == 0 || !ready {
+		switch l := c.next(t); {
+		case l == "ready":
+			ready = true
+		case strings.HasPrefix(l, "grandchild "):
+			gc, _ = strconv.Atoi(strings.TrimPrefix(l, "grandchild "))
+		default:
+			t.Fatalf("unexpected line %q", l)
+		}
+	}
+	// Outside the group, the grandchild is the test's to end.
+	t.Cleanup(func() {
+		_ = syscall.Kill(gc, syscall.SIGKILL)
+		_, _ = syscall.Wait4(gc, nil, 0, nil)
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- c.Stop(ctx) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	case <-time.After(deadline):
+		_ = syscall.Kill(gc, syscall.SIGKILL) // closes the pipe: Stop can return
+		<-errc
+		t.Fatal("Stop waited for the output a process outside the group held open")
+	}
+	select {
+	case <-c.Done():
+	default:
+		t.Error("Done not closed after Stop returned")
+	}
+	// The case under test: the group is gone, the holder of the pipe is not.
+	if err := syscall.Kill(gc, 0); err != nil {
+		t.Errorf("kill(grandchild, 0) = %v; want it still running", err)
+	}
+}

@@ -28,6 +28,10 @@ const DefaultMaxLine = 8 << 20
 // DefaultKillGrace is how long Stop waits after SIGTERM before SIGKILL.
 const DefaultKillGrace = 3 * time.Second
 
+// DefaultWaitDelay is how long output may stay open after the process group
+// is gone (see Config.WaitDelay).
+const DefaultWaitDelay = 2 * time.Second
+
 // ErrExited is returned by Write once the process has ended.
 var ErrExited = errors.New("process has exited")
 
@@ -56,6 +60,13 @@ type Config struct {
 	StallTimeout time.Duration
 	// KillGrace is the wait between SIGTERM and SIGKILL (DefaultKillGrace).
 	KillGrace time.Duration
+	// WaitDelay bounds how long, once the leader exited and its group was
+	// killed, the runner waits for stdout and stderr to reach EOF before
+	// closing them itself (DefaultWaitDelay). A descendant that left the
+	// group (setsid) can hold them open forever; like exec.Cmd.WaitDelay,
+	// this keeps Done and Stop from waiting on it. Output still unread
+	// then is lost.
+	WaitDelay time.Duration
 	// MaxLine bounds a stdout line (DefaultMaxLine).
 	MaxLine int
 
@@ -97,6 +108,9 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.KillGrace <= 0 {
 		cfg.KillGrace = DefaultKillGrace
 	}
+	if cfg.WaitDelay <= 0 {
+		cfg.WaitDelay = DefaultWaitDelay
+	}
 	if cfg.MaxLine <= 0 {
 		cfg.MaxLine = DefaultMaxLine
 	}
@@ -111,9 +125,10 @@ func Start(cfg Config) (*Process, error) {
 	cmd.Env = cfg.Env
 	cmd.SysProcAttr = sysProcAttr()
 
-	// Plain os.Pipes rather than StdoutPipe: exec's Wait would otherwise
-	// wait for (or close under) our readers, and a grandchild holding the
-	// pipe open could block Wait forever.
+	// Plain os.Pipes rather than StdoutPipe, whose read ends Wait closes as
+	// soon as the leader exits, possibly under our readers before they
+	// drained its last output. Here Wait returns then, and the goroutine
+	// below decides when to close the read ends (see Config.WaitDelay).
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -155,14 +170,31 @@ func Start(cfg Config) (*Process, error) {
 		// The leader is gone; end whatever it left in its group so that the
 		// pipes reach EOF and nothing outlives the session.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		readers.Wait()
-		outR.Close()
-		errR.Close()
+		p.awaitReaders(&readers, outR, errR)
 		p.endStall()
 		p.exitCode = exitCode(cmd.ProcessState)
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// awaitReaders lets the readers drain the pipes until EOF, or for at most
+// WaitDelay: a descendant outside the group may keep the write ends open.
+// Closing the read ends then ends the readers' blocked reads.
+func (p *Process) awaitReaders(readers *sync.WaitGroup, outR, errR *os.File) {
+	drained := make(chan struct{})
+	go func() { readers.Wait(); close(drained) }()
+	delay := time.NewTimer(p.cfg.WaitDelay)
+	defer delay.Stop()
+	select {
+	case <-drained:
+	case <-delay.C:
+		p.log.Warn("output still open after the process group ended; a process outside it holds it",
+			zap.Duration("wait_delay", p.cfg.WaitDelay))
+	}
+	outR.Close()
+	errR.Close()
+	<-drained
 }
 
 func exitCode(ps *os.ProcessState) int {
@@ -230,7 +262,8 @@ func (p *Process) readStderr(r io.Reader) {
 // Pid is the process id (and process group id).
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
-// Done is closed once the process exited and all its output was delivered.
+// Done is closed once the process exited and all its output was delivered
+// (or WaitDelay passed with the output still held open).
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // ExitCode is valid after Done: the exit status, or -1 if killed by a signal.
@@ -331,7 +364,8 @@ func (p *Process) resetLocked() {
 
 // Stop ends the process group: stdin is closed and SIGTERM sent, then
 // SIGKILL after KillGrace or when ctx ends, whichever is first. It waits
-// until the process exited and its output was delivered. Safe to call more
+// until the process exited and its output was delivered, or WaitDelay more
+// when something outside the group holds the output open. Safe to call more
 // than once and concurrently.
 func (p *Process) Stop(ctx context.Context) error {
 	p.stopOnce.Do(func() {

@@ -81,6 +81,19 @@ func runHelper(name string) int {
 		}
 		fmt.Printf("grandchild %d\n", gc.Process.Pid)
 		time.Sleep(time.Hour)
+	case "spawn-setsid":
+		// The grandchild leaves our session and process group, so the
+		// runner's group kill misses it, but keeps our stdout open.
+		gc := exec.Command(os.Args[0])
+		gc.Env = append(os.Environ(), "PROC_HELPER=sleep")
+		gc.Stdout = os.Stdout
+		gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := gc.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("grandchild %d\n", gc.Process.Pid)
+		time.Sleep(time.Hour)
 	case "bigline":
 		size, _ := strconv.Atoi(os.Getenv("PROC_SIZE"))
 		fmt.Println("first")
