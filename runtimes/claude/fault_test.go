@@ -103,7 +103,7 @@ func TestFakeExitCancelsPrompt(t *testing.T) {
 	s, evs := startFake(t, fakeAdapter(t, "ask", 0))
 	send(t, s, "hi")
 	p := await(t, evs, func(p runtimes.PromptRequested) bool { return p.Permission != nil })
-	if err := s.Respond(context.Background(), p.RequestID, runtimes.Answer{Text: "maybe"}); err == nil {
+	if err := s.Respond(context.Background(), p.RequestID, runtimes.Answer{Decision: "maybe"}); err == nil {
 		t.Error("an answer that is no decision was accepted")
 	}
 	if err := s.Respond(context.Background(), "other", runtimes.Answer{Decision: runtimes.Allow}); !errors.Is(err, runtimes.ErrNoRequest) {

@@ -166,11 +166,7 @@ func (p *prompt) answer(a runtimes.Answer) (response any, always bool, err error
 		}
 		return allow(in), false, nil
 	}
-	d := a.Decision
-	if d == "" {
-		d = decisionFor(a.Text)
-	}
-	switch d {
+	switch a.Decision {
 	case runtimes.Allow:
 		return allow(p.input), false, nil
 	case runtimes.AllowAlways:
@@ -184,22 +180,8 @@ func (p *prompt) answer(a runtimes.Answer) (response any, always bool, err error
 	case runtimes.Deny:
 		return map[string]any{"behavior": "deny", "message": denyMessage}, false, nil
 	}
-	return nil, false, fmt.Errorf("claude: %q answers no permission request (want %s, %s or %s)",
-		a.Text, keyYes, keyAlways, keyNo)
-}
-
-// decisionFor reads a permission decision typed as text: an option key, or
-// the decision's own name.
-func decisionFor(text string) runtimes.Decision {
-	switch strings.ToLower(strings.TrimSpace(text)) {
-	case keyYes, "y", string(runtimes.Allow):
-		return runtimes.Allow
-	case keyAlways, string(runtimes.AllowAlways):
-		return runtimes.AllowAlways
-	case keyNo, "n", string(runtimes.Deny):
-		return runtimes.Deny
-	}
-	return ""
+	return nil, false, fmt.Errorf("claude: %q is no permission decision (want %s, %s or %s)",
+		a.Decision, runtimes.Allow, runtimes.AllowAlways, runtimes.Deny)
 }
 
 func allow(input json.RawMessage) map[string]any {

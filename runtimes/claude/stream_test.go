@@ -43,8 +43,8 @@ func (r recorder) DisarmStall() { *r.log = append(*r.log, entry{Stall: "disarmed
 // TestStreamGolden feeds each testdata/stream/*.jsonl file, line by line,
 // to a session and compares what it did with <name>.golden.json. Most files
 // are captured from the real CLI against the fake API. Lines starting with
-// '#' are the user's actions at that point: "#send TEXT", "#respond ANSWER"
-// (to the latest prompt), "#interrupt".
+// '#' are the user's actions at that point: "#send TEXT", "#respond DECISION"
+// or "#answer TEXT" (to the latest prompt), "#interrupt".
 func TestStreamGolden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "stream", "*.jsonl"))
 	if err != nil || len(files) == 0 {
@@ -107,8 +107,12 @@ func replay(t *testing.T, file string) []byte {
 				t.Fatalf("send: %v", err)
 			}
 		case "#respond":
-			if err := s.Respond(ctx, lastPrompt, runtimes.Answer{Text: arg}); err != nil {
+			if err := s.Respond(ctx, lastPrompt, runtimes.Answer{Decision: runtimes.Decision(arg)}); err != nil {
 				t.Fatalf("respond %q to %s: %v", arg, lastPrompt, err)
+			}
+		case "#answer":
+			if err := s.Respond(ctx, lastPrompt, runtimes.Answer{Text: arg}); err != nil {
+				t.Fatalf("answer %q to %s: %v", arg, lastPrompt, err)
 			}
 		case "#interrupt":
 			if err := s.Interrupt(ctx); err != nil {
