@@ -116,8 +116,8 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 	if id == "" {
 		id = uuid.NewString()
 	}
-	if !validID(id) {
-		return nil, fmt.Errorf("scripted: invalid session id %q", id)
+	if err := runtimes.ValidSessionID(id); err != nil {
+		return nil, fmt.Errorf("scripted: %w", err)
 	}
 	args := []string{"--session-id", id, "--dir", req.Dir, "--state-dir", a.cfg.StateDir}
 	if req.Resume {
@@ -192,9 +192,4 @@ func (a *Adapter) Transcripts() runtimes.Transcripts {
 		return nil
 	}
 	return a.transcripts
-}
-
-// validID accepts ids that are safe as a file name.
-func validID(id string) bool {
-	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\\x00")
 }

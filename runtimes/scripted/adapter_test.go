@@ -388,8 +388,8 @@ func TestStartFailures(t *testing.T) {
 	if _, err := a.Start(ctx, runtimes.StartRequest{Dir: filepath.Join(t.TempDir(), "missing")}, r.sink); err == nil {
 		t.Error("Start in a missing directory succeeded")
 	}
-	if _, err := a.Start(ctx, runtimes.StartRequest{SessionID: "../escape", Dir: t.TempDir()}, r.sink); err == nil {
-		t.Error("Start with a path as session id succeeded")
+	if _, err := a.Start(ctx, runtimes.StartRequest{SessionID: "../escape", Dir: t.TempDir()}, r.sink); !errors.Is(err, runtimes.ErrBadSessionID) {
+		t.Errorf("Start with a path as session id: %v, want ErrBadSessionID", err)
 	}
 	missing := New(Config{Bin: filepath.Join(t.TempDir(), "missing"), StateDir: t.TempDir()})
 	if _, err := missing.Start(ctx, runtimes.StartRequest{Dir: t.TempDir()}, r.sink); err == nil {

@@ -51,8 +51,8 @@ var _ runtimes.Transcripts = (*store)(nil)
 func (t *store) Dir(dir string) string { return projectDir(t.root, dir) }
 
 func (t *store) file(dir, sessionID string) (string, error) {
-	if !validID(sessionID) {
-		return "", fmt.Errorf("%w: invalid id %q", runtimes.ErrNoSession, sessionID)
+	if err := runtimes.ValidSessionID(sessionID); err != nil {
+		return "", err
 	}
 	return filepath.Join(t.Dir(dir), sessionID+transcriptExt), nil
 }

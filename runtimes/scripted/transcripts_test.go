@@ -75,9 +75,12 @@ func TestDirAndPath(t *testing.T) {
 	if got, err := ts.Path(workspace, "s1"); err != nil || got != filepath.Join(root, "-home-me-my-proj", "s1.jsonl") {
 		t.Errorf("Path = %q, %v", got, err)
 	}
-	for _, id := range []string{"missing", "../s1", ""} {
-		if _, err := ts.Path(workspace, id); !errors.Is(err, runtimes.ErrNoSession) {
-			t.Errorf("Path(%q) = %v, want ErrNoSession", id, err)
+	if _, err := ts.Path(workspace, "missing"); !errors.Is(err, runtimes.ErrNoSession) {
+		t.Errorf("Path(missing) = %v, want ErrNoSession", err)
+	}
+	for _, id := range []string{"../s1", ""} {
+		if _, err := ts.Path(workspace, id); !errors.Is(err, runtimes.ErrBadSessionID) {
+			t.Errorf("Path(%q) = %v, want ErrBadSessionID", id, err)
 		}
 	}
 	if New(Config{}).Transcripts() != nil {

@@ -67,8 +67,8 @@ func (s *Store) Path(dir, sessionID string) (string, error) {
 // path validates sessionID, so that it cannot name a file outside Dir(dir),
 // and joins it to Dir(dir) without looking at the disk.
 func (s *Store) path(dir, sessionID string) (string, error) {
-	if sessionID == "" || strings.ContainsAny(sessionID, `/\`+"\x00") || strings.Contains(sessionID, "..") {
-		return "", fmt.Errorf("invalid session id %q", sessionID)
+	if err := runtimes.ValidSessionID(sessionID); err != nil {
+		return "", err
 	}
 	return filepath.Join(s.Dir(dir), sessionID+".jsonl"), nil
 }
