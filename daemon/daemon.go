@@ -107,7 +107,7 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--addr: %w", err)
 	}
-	if !isLoopback(host) {
+	if !transport.IsLoopbackHost(host) {
 		if !cfg.AllowRemote {
 			return nil, fmt.Errorf("--addr %s is not a loopback address; pass --allow-remote to listen on it", cfg.Addr)
 		}
@@ -178,14 +178,6 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 		herr = nil
 	}
 	return errors.Join(terr, herr)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }
 
 // LoadToken returns the token to require: override if set, else the one

@@ -273,14 +273,22 @@ func (s *Server) hostAllowed(hostport string) bool {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
+	if IsLoopbackHost(host) {
+		return true
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	return host != "" && slices.ContainsFunc(s.cfg.AllowHosts, func(a string) bool { return strings.EqualFold(a, host) })
+}
+
+// IsLoopbackHost reports whether host (without a port) names this machine
+// only: "localhost" in any case, or a loopback IP, IPv6 bracketed or not.
+func IsLoopbackHost(host string) bool {
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return true
-	}
-	return host != "" && slices.ContainsFunc(s.cfg.AllowHosts, func(a string) bool { return strings.EqualFold(a, host) })
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // originAllowed accepts requests without Origin (native clients) and

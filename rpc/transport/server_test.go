@@ -224,3 +224,15 @@ func TestTokenNeverLogged(t *testing.T) {
 		}
 	}
 }
+
+func TestIsLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "LocalHost": true, "127.0.0.1": true, "127.0.0.2": true, "::1": true, "[::1]": true,
+		"": false, "0.0.0.0": false, "192.168.1.2": false, "[fd00::1]": false, "localhost.evil.example": false,
+		"localhost:16180": false, // a port is the caller's to split off
+	} {
+		if got := IsLoopbackHost(host); got != want {
+			t.Errorf("IsLoopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
