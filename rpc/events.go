@@ -155,7 +155,7 @@ type TurnCompletedEvent struct {
 // ErrorEvent ends a turn that failed, or reports a session-level failure.
 type ErrorEvent struct {
 	EventHeader
-	Code    string `json:"code" doc:"Stable: cli_exited, stall_timeout, output_too_large, start_failed, runtime_error."`
+	Code    string `json:"code" doc:"Stable: cli_exited, stall_timeout, output_too_large, start_failed, runtime_error, interrupted."`
 	Message string `json:"message"`
 }
 

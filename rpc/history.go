@@ -138,6 +138,7 @@ type WatchParams struct {
 	SessionID   string `json:"session_id"`
 	AgentType   string `json:"agent_type,omitempty"`
 	SinceSeq    *int64 `json:"since_seq,omitempty" doc:"Replay events after this seq (same epoch) before going live."`
+	Epoch       string `json:"epoch,omitempty" doc:"The epoch since_seq belongs to; another epoch than the server's means a gap."`
 }
 
 // WatchResult answers watch. Replayed events are sent right after it.

@@ -72,7 +72,7 @@ var Methods = []MethodSpec{
 	{MethodWorkspaceSubscriptions, "This connection's workspace subscriptions.", EmptyParams{}, SubscriptionsResult{}, nil},
 	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, nil},
 
-	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodePathOutside)},
+	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)},
 	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy)},
 	{MethodSessionStop, "Interrupt the running turn and end the session's process.", SessionStopParams{}, SessionStopResult{}, sessionErrs},
 	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},

@@ -22,16 +22,16 @@ const (
 	MaxLimit     = 500
 )
 
-func (e *Engine) transcripts(ctx context.Context, method, agentType string) (runtimes.Transcripts, string, error) {
+func (e *Engine) transcripts(ctx context.Context, method, agentType string) (runtimes.Adapter, runtimes.Transcripts, error) {
 	a, err := e.reg.Route(ctx, method, agentType)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	t := a.Transcripts()
 	if t == nil {
-		return nil, "", registry.Failing(method, a.Info().ID, errors.New("this runtime keeps no transcripts"))
+		return nil, nil, registry.Failing(method, a.Info().ID, errors.New("this runtime keeps no transcripts"))
 	}
-	return t, a.Info().ID, nil
+	return a, t, nil
 }
 
 func limitOf(limit int) (int, error) {
@@ -54,10 +54,11 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 	if err != nil {
 		return rpc.HistoryResult{}, err
 	}
-	t, agent, err := e.transcripts(ctx, rpc.MethodHistory, p.AgentType)
+	a, t, err := e.transcripts(ctx, rpc.MethodHistory, p.AgentType)
 	if err != nil {
 		return rpc.HistoryResult{}, err
 	}
+	agent := a.Info().ID
 	limit, err := limitOf(p.Limit)
 	if err != nil {
 		return rpc.HistoryResult{}, err
@@ -68,10 +69,16 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 			return rpc.HistoryResult{}, rpc.InvalidParams("cursor", "not a cursor from this server")
 		}
 	}
-	stored, err := t.List(ctx, ws.Path)
-	if err != nil {
-		return rpc.HistoryResult{}, registry.Failing(rpc.MethodHistory, agent, err)
+	var stored []runtimes.Summary
+	for _, dir := range e.transcriptDirs(ws) {
+		list, err := t.List(ctx, dir)
+		if err != nil {
+			return rpc.HistoryResult{}, registry.Failing(rpc.MethodHistory, agent, err)
+		}
+		stored = append(stored, list...)
 	}
+	// Newest first across directories (RFC 3339 in UTC sorts as text).
+	sort.SliceStable(stored, func(i, j int) bool { return stored[i].LastUpdated > stored[j].LastUpdated })
 	live := map[string]rpc.HistorySession{}
 	e.mu.Lock()
 	for _, s := range e.sessions {
@@ -123,10 +130,11 @@ func (e *Engine) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.Messag
 	if err := validID(p.SessionID); err != nil {
 		return rpc.MessagesResult{}, err
 	}
-	t, agent, err := e.transcripts(ctx, rpc.MethodMessages, p.AgentType)
+	a, t, err := e.transcripts(ctx, rpc.MethodMessages, p.AgentType)
 	if err != nil {
 		return rpc.MessagesResult{}, err
 	}
+	agent := a.Info().ID
 	limit, err := limitOf(p.Limit)
 	if err != nil {
 		return rpc.MessagesResult{}, err
@@ -137,7 +145,13 @@ func (e *Engine) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.Messag
 	if p.Order != "" && p.Order != rpc.OrderAsc && p.Order != rpc.OrderDesc {
 		return rpc.MessagesResult{}, rpc.InvalidParams("order", "asc or desc")
 	}
-	msgs, total, err := t.Messages(ctx, ws.Path, p.SessionID, p.Offset, limit, p.Order == rpc.OrderDesc)
+	dir := ws.Path
+	if s := e.lookup(p.SessionID); s != nil && s.workspaceID == ws.ID {
+		dir = s.dir
+	} else if found, ok := e.findTranscript(a, ws, p.SessionID); ok {
+		dir = found
+	}
+	msgs, total, err := t.Messages(ctx, dir, p.SessionID, p.Offset, limit, p.Order == rpc.OrderDesc)
 	if errors.Is(err, runtimes.ErrNoSession) || errors.Is(err, os.ErrNotExist) {
 		if s := e.lookup(p.SessionID); s != nil && s.workspaceID == ws.ID {
 			msgs, total, err = nil, 0, nil // running, nothing written yet
@@ -169,16 +183,21 @@ func (e *Engine) Delete(ctx context.Context, p rpc.SessionRefParams) (rpc.Delete
 	if err := validID(p.SessionID); err != nil {
 		return rpc.DeleteResult{}, err
 	}
-	t, agent, err := e.transcripts(ctx, rpc.MethodDelete, p.AgentType)
+	a, t, err := e.transcripts(ctx, rpc.MethodDelete, p.AgentType)
 	if err != nil {
 		return rpc.DeleteResult{}, err
 	}
+	agent := a.Info().ID
 	if s := e.lookup(p.SessionID); s != nil && !s.external {
 		if s.isRunning() || s.status() == rpc.StatusStarting {
 			return rpc.DeleteResult{}, rpc.SessionBusy(p.SessionID, "stop the session before deleting it")
 		}
 	}
-	path, err := t.Path(ws.Path, p.SessionID)
+	dir, ok := e.findTranscript(a, ws, p.SessionID)
+	if !ok {
+		return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
+	}
+	path, err := t.Path(dir, p.SessionID)
 	if err != nil {
 		return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
 	}
@@ -211,7 +230,8 @@ func (e *Engine) tailExternal(ctx context.Context, ws workspaces.Workspace, id, 
 		return nil, err
 	}
 	t := a.Transcripts()
-	if t == nil || !e.hasTranscript(a, ws.Path, id) {
+	dir, ok := e.findTranscript(a, ws, id)
+	if t == nil || !ok {
 		return nil, rpc.SessionNotFound(id)
 	}
 	s := e.newSession(id, ws, a, StartOptions{})
@@ -224,7 +244,8 @@ func (e *Engine) tailExternal(ctx context.Context, ws workspaces.Workspace, id, 
 	}
 	e.sessions[id] = s
 	e.mu.Unlock()
-	tail, err := t.Tail(context.WithoutCancel(ctx), ws.Path, id, func(m rpc.Message) {
+	s.dir = dir
+	tail, err := t.Tail(context.WithoutCancel(ctx), dir, id, func(m rpc.Message) {
 		m.SessionID = id
 		s.mu.Lock()
 		s.lastActive = time.Now()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -76,7 +77,8 @@ type Engine struct {
 	// sessions while they hold their own lock, so it guards nothing else.
 	mu       sync.Mutex
 	sessions map[string]*session
-	active   map[string]activeRef // workspace id → current session
+	active   map[string]activeRef           // workspace id → current session
+	dirs     map[string]map[string]struct{} // workspace id → directories sessions ran in
 	closed   bool
 
 	subMu     sync.Mutex
@@ -119,8 +121,8 @@ func New(cfg Config) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces, ctx: ctx, cancel: cancel,
 		sessions: map[string]*session{}, subs: map[string]map[Watcher]struct{}{},
-		notifiers: map[string]*notifier{},
-		active:    map[string]activeRef{}}
+		notifiers: map[string]*notifier{}, dirs: map[string]map[string]struct{}{},
+		active: map[string]activeRef{}}
 }
 
 // Epoch is this server run's id.
@@ -168,11 +170,11 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 		if !filepath.IsAbs(o.Cwd) {
 			o.Cwd = filepath.Join(ws.Path, o.Cwd)
 		}
-		if !ws.Contains(o.Cwd) {
-			return rpc.SessionStartResult{}, rpc.PathOutside(o.Cwd)
-		}
 		if dir, err = workspaces.Canonical(o.Cwd); err != nil {
 			return rpc.SessionStartResult{}, rpc.InvalidPath(o.Cwd, "does not exist")
+		}
+		if !ws.Contains(dir) {
+			return rpc.SessionStartResult{}, rpc.PathOutside(o.Cwd)
 		}
 	}
 	if o.SessionID != "" {
@@ -184,8 +186,8 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 				return rpc.SessionStartResult{}, rpc.InvalidParams("session_id",
 					fmt.Sprintf("session runs in workspace %s with %s", s.workspaceID, s.agentType))
 			}
-			s.watch(w, nil) // live only: nothing to replay
 			if st := s.status(); st != rpc.StatusStopped && st != rpc.StatusError {
+				s.watch(w, nil) // live only: nothing to replay
 				return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
 					Status: rpc.StartExisting, Source: "live"}, nil
 			}
@@ -193,8 +195,15 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 			if err := s.restart(ctx); err != nil {
 				return rpc.SessionStartResult{}, err
 			}
+			s.watch(w, nil)
 			return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
 				Status: rpc.StartStarted, Source: "resumed"}, nil
+		}
+		if o.Cwd == "" {
+			// Resume where the session ran, which may be below the root.
+			if found, ok := e.findTranscript(adapter, ws, o.SessionID); ok {
+				dir = found
+			}
 		}
 		if !o.Resume && !e.hasTranscript(adapter, dir, o.SessionID) {
 			// A client-chosen id for a brand new session.
@@ -216,13 +225,19 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 
 	s := e.newSession(o.SessionID, ws, adapter, o)
 	s.dir = dir
+	// The session is visible once registered; holding its operation lock
+	// until its process is recorded makes a send or stop that finds it
+	// meanwhile wait, rather than start a second process or miss this one.
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
 	if err := e.register(s); err != nil {
 		return rpc.SessionStartResult{}, err
 	}
-	if err := s.ensureProcess(ctx); err != nil {
+	if err := s.ensureProcess(ctx, rpc.MethodSessionStart); err != nil {
 		e.forget(s)
 		return rpc.SessionStartResult{}, err
 	}
+	e.rememberDir(ws.ID, dir)
 	s.watch(w, nil)
 	source := "new"
 	if o.Resume {
@@ -233,6 +248,43 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 	})
 	return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
 		Status: rpc.StartStarted, Source: source}, nil
+}
+
+// rememberDir records a directory below a workspace's root that a session
+// ran in: the runtime keeps that session's transcript by that directory.
+func (e *Engine) rememberDir(workspaceID, dir string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.dirs[workspaceID] == nil {
+		e.dirs[workspaceID] = map[string]struct{}{}
+	}
+	e.dirs[workspaceID][dir] = struct{}{}
+}
+
+// transcriptDirs are the directories whose transcripts belong to ws: its
+// root first, then those sessions ran in below it (known to this run of
+// the daemon).
+func (e *Engine) transcriptDirs(ws workspaces.Workspace) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	dirs := []string{ws.Path}
+	for d := range e.dirs[ws.ID] {
+		if d != ws.Path {
+			dirs = append(dirs, d)
+		}
+	}
+	sort.Strings(dirs[1:])
+	return dirs
+}
+
+// findTranscript is the directory in which ws keeps session id's transcript.
+func (e *Engine) findTranscript(a runtimes.Adapter, ws workspaces.Workspace, id string) (string, bool) {
+	for _, d := range e.transcriptDirs(ws) {
+		if e.hasTranscript(a, d, id) {
+			return d, true
+		}
+	}
+	return "", false
 }
 
 func (e *Engine) hasTranscript(a runtimes.Adapter, dir, id string) bool {
@@ -257,17 +309,23 @@ func validID(id string) error {
 
 func (e *Engine) register(s *session) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.closed {
+		e.mu.Unlock()
 		return rpc.Errorf(rpc.CodeInternalError, nil, "server is shutting down")
 	}
-	if old, ok := e.sessions[s.id]; ok && !old.external {
+	old, ok := e.sessions[s.id]
+	if ok && !old.external {
+		e.mu.Unlock()
 		return rpc.SessionBusy(s.id, "session is already running")
-	} else if ok {
-		// An external tail of the same id: the new owner takes over its watchers.
-		old.closeTail()
 	}
 	e.sessions[s.id] = s
+	e.mu.Unlock()
+	if ok {
+		// The session was followed through its transcript; now cdevd runs
+		// it, with seqs from 1 again. Its watchers reconnect, are told of
+		// the gap, and watch the run.
+		old.retire()
+	}
 	return nil
 }
 
@@ -375,10 +433,15 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 	if err := e.checkAgent(ctx, rpc.MethodSessionSend, o.AgentType, s); err != nil {
 		return rpc.SessionSendResult{}, err
 	}
+	// The sender watches from before its turn begins, so it sees all of it.
+	watched := s.isWatching(w)
+	s.watch(w, nil)
 	if err := s.send(ctx, o.Prompt); err != nil {
+		if !watched {
+			s.unwatch(w)
+		}
 		return rpc.SessionSendResult{}, err
 	}
-	s.watch(w, nil)
 	return rpc.SessionSendResult{Status: "sent", SessionID: s.id, AgentType: s.agentType,
 		WorkspaceID: s.workspaceID, AutoCreated: auto}, nil
 }
@@ -386,7 +449,8 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 // current is the workspace's most recently active cdevd session.
 func (e *Engine) current(workspaceID, agentType string) *session {
 	if ref, ok := e.activeRef(workspaceID); ok {
-		if s := e.lookup(ref.sessionID); s != nil && !s.external {
+		if s := e.lookup(ref.sessionID); s != nil && !s.external && s.workspaceID == workspaceID &&
+			(agentType == "" || s.agentType == agentType) {
 			return s
 		}
 	}
@@ -471,12 +535,15 @@ func (e *Engine) State(id string) (rpc.SessionStateResult, error) {
 	return s.state(), nil
 }
 
+// gapSeq is beyond any seq: watching since it always reports a gap.
+var gapSeq int64 = math.MaxInt64
+
 // Watch attaches w to a session's events. With sinceSeq, what w missed
 // is replayed by the returned function, which the caller runs once the
 // reply is on its way (so the reply comes first); it returns at once and
 // the replay goes on at the client's pace. A session cdevd does not run is
 // followed through its transcript.
-func (e *Engine) Watch(ctx context.Context, w Watcher, workspaceID, id, agentType string, sinceSeq *int64) (rpc.WatchResult, func(), error) {
+func (e *Engine) Watch(ctx context.Context, w Watcher, workspaceID, id, agentType string, sinceSeq *int64, epoch string) (rpc.WatchResult, func(), error) {
 	ws, err := e.ws.Get(workspaceID)
 	if err != nil {
 		return rpc.WatchResult{}, nil, err
@@ -492,6 +559,10 @@ func (e *Engine) Watch(ctx context.Context, w Watcher, workspaceID, id, agentTyp
 	}
 	if s.workspaceID != ws.ID {
 		return rpc.WatchResult{}, nil, rpc.SessionNotFound(id)
+	}
+	if sinceSeq != nil && epoch != "" && epoch != e.cfg.Epoch {
+		// Seqs of another run of the daemon say nothing about this one.
+		sinceSeq = &gapSeq
 	}
 	r := s.watch(w, sinceSeq)
 	return rpc.WatchResult{Status: "watching", Watching: true, WorkspaceID: ws.ID, SessionID: id,
@@ -634,13 +705,16 @@ func (e *Engine) Activate(workspaceID, id, agentType string) error {
 	}
 	agent := agentType
 	if s := e.lookup(id); s != nil {
+		if s.workspaceID != ws.ID {
+			return rpc.SessionNotFound(id)
+		}
 		agent = s.agentType
 	} else {
 		a, err := e.reg.Route(context.Background(), rpc.MethodActivate, agentType)
 		if err != nil {
 			return err
 		}
-		if !e.hasTranscript(a, ws.Path, id) {
+		if _, ok := e.findTranscript(a, ws, id); !ok {
 			return rpc.SessionNotFound(id)
 		}
 		agent = a.Info().ID

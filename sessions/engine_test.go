@@ -28,6 +28,9 @@ type memAdapter struct {
 	mu       sync.Mutex
 	sessions []*memSession
 	started  chan *memSession
+	entered  chan struct{} // when set, Start says it began, then waits for gate
+	gate     chan struct{}
+	dieEarly bool // the process exits before Start returns
 }
 
 func newMem() *memAdapter { return &memAdapter{started: make(chan *memSession, 16)} }
@@ -40,11 +43,19 @@ func (a *memAdapter) Detect(context.Context) runtimes.Availability {
 }
 func (a *memAdapter) Transcripts() runtimes.Transcripts { return nil }
 func (a *memAdapter) Start(_ context.Context, req runtimes.StartRequest, sink runtimes.Sink) (runtimes.Session, error) {
+	if a.entered != nil {
+		a.entered <- struct{}{}
+		<-a.gate
+	}
 	s := &memSession{id: req.SessionID, resume: req.Resume, sink: sink, done: make(chan struct{}),
 		turns: make(chan string, 16), answers: make(chan runtimes.Answer, 16)}
 	a.mu.Lock()
 	a.sessions = append(a.sessions, s)
+	dieEarly := a.dieEarly
 	a.mu.Unlock()
+	if dieEarly {
+		s.exit(1)
+	}
 	a.started <- s
 	return s, nil
 }
@@ -69,7 +80,10 @@ func (s *memSession) Send(_ context.Context, t runtimes.Turn) error {
 	s.turns <- t.Prompt
 	return nil
 }
-func (s *memSession) Respond(_ context.Context, _ string, a runtimes.Answer) error {
+func (s *memSession) Respond(_ context.Context, id string, a runtimes.Answer) error {
+	if id == "gone" { // the runtime withdrew it while the answer was on its way
+		return runtimes.ErrNoRequest
+	}
 	s.answers <- a
 	return nil
 }
@@ -275,7 +289,7 @@ func TestReplayHasNoGapNoDuplicate(t *testing.T) {
 		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
 	}
 	back := newRecorder("c1-again")
-	res, replay, err := e.Watch(context.Background(), back, wsID, id, "", &seen)
+	res, replay, err := e.Watch(context.Background(), back, wsID, id, "", &seen, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +331,7 @@ func TestReplayLongerThanTheClientCanTakeAtOnce(t *testing.T) {
 	}
 	w := slowWatcher{newRecorder("slow"), make(chan struct{})}
 	zero := int64(0)
-	_, replay, err := e.Watch(context.Background(), w, wsID, id, "", &zero)
+	_, replay, err := e.Watch(context.Background(), w, wsID, id, "", &zero, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,12 +358,12 @@ func TestGapWhenBufferNoLongerReachesBack(t *testing.T) {
 		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
 	}
 	zero := int64(1)
-	res, replay, err := e.Watch(context.Background(), newRecorder("late"), wsID, id, "", &zero)
+	res, replay, err := e.Watch(context.Background(), newRecorder("late"), wsID, id, "", &zero, "")
 	if err != nil || !res.Gap || res.Replayed != 0 || replay != nil {
 		t.Fatalf("watch = %+v, %v; want gap", res, err)
 	}
 	future := int64(1_000_000) // a seq from another epoch
-	res, _, _ = e.Watch(context.Background(), newRecorder("other-epoch"), wsID, id, "", &future)
+	res, _, _ = e.Watch(context.Background(), newRecorder("other-epoch"), wsID, id, "", &future, "")
 	if !res.Gap {
 		t.Fatal("a seq beyond last_seq must report a gap")
 	}
@@ -367,7 +381,7 @@ func TestPromptResentToNewWatcherAndAnsweredOnce(t *testing.T) {
 	ms.sink(runtimes.PromptRequested{RequestID: "r1", Permission: &runtimes.PermissionPrompt{
 		Kind: rpc.PermBash, ToolName: "Bash", Target: "ls"}})
 	c1.await(t, "event/pty_permission")
-	if _, _, err := e.Watch(context.Background(), c2, wsID, id, "", nil); err != nil {
+	if _, _, err := e.Watch(context.Background(), c2, wsID, id, "", nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	if ev := c2.await(t, "event/pty_permission"); ev["request_id"] != "r1" {
@@ -662,11 +676,11 @@ func TestExternalTailEndsWithItsLastWatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	w1, w2 := newRecorder("c1"), newRecorder("c2")
-	if _, _, err := e.Watch(context.Background(), w1, wsID, "ext", "", nil); err != nil {
+	if _, _, err := e.Watch(context.Background(), w1, wsID, "ext", "", nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	tail := <-a.tails
-	if _, _, err := e.Watch(context.Background(), w2, wsID, "ext", "", nil); err != nil {
+	if _, _, err := e.Watch(context.Background(), w2, wsID, "ext", "", nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	tail.emit(rpc.Message{ID: "m1", Type: rpc.MessageAssistant, Message: rpc.MessageBody{Role: "assistant"}})
@@ -692,5 +706,165 @@ func TestExternalTailEndsWithItsLastWatcher(t *testing.T) {
 	}
 	if e.lookup("ext") != nil {
 		t.Fatal("the external session was not forgotten")
+	}
+}
+
+func TestOneProcessWhileStarting(t *testing.T) {
+	a := newMem()
+	a.entered, a.gate = make(chan struct{}, 2), make(chan struct{})
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c1")
+	id := "3f5b8d2e-8c1a-4d8e-9f00-0123456789ab" // client-chosen
+	started := make(chan error, 1)
+	go func() {
+		_, err := e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID, SessionID: id})
+		started <- err
+	}()
+	<-a.entered // the session is registered and its process is starting
+	sent := make(chan error, 1)
+	go func() {
+		_, err := e.Send(context.Background(), w, SendOptions{Prompt: "hi", SessionID: id})
+		sent <- err
+	}()
+	close(a.gate)
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(a.entered); n != 0 {
+		t.Fatalf("%d more processes started for one session id", n)
+	}
+}
+
+func TestProcessDeadBeforeStartReturns(t *testing.T) {
+	a := newMem()
+	a.dieEarly = true
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c1")
+	if _, err := e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID}); !isCode(err, rpc.CodeInternalError) {
+		t.Fatalf("start of a CLI that died at once = %v, want -32603", err)
+	}
+	<-a.started
+	a.mu.Lock()
+	a.dieEarly = false
+	a.mu.Unlock()
+	id, _ := start(t, e, a, w, wsID)
+	if st, _ := e.State(id); !st.IsRunning {
+		t.Fatalf("a later start is not stuck: %+v", st)
+	}
+}
+
+func TestAnswerToAWithdrawnPromptResolvesIt(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c1")
+	id, ms := start(t, e, a, w, wsID)
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "go", SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-ms.turns
+	ms.sink(runtimes.PromptRequested{RequestID: "gone", Permission: &runtimes.PermissionPrompt{ToolName: "Bash"}})
+	w.await(t, "event/pty_permission")
+	if err := e.Respond(context.Background(), w, id, "", rpc.RespondPermission, "gone", "yes"); !isCode(err, rpc.CodeRequestNotFound) {
+		t.Fatalf("answer to a withdrawn prompt = %v", err)
+	}
+	if ev := w.await(t, "event/pty_permission_resolved"); ev["decision"] != "cancelled" {
+		t.Fatalf("resolved = %v", ev)
+	}
+	if st, _ := e.State(id); st.WaitingForInput || len(st.Pending) != 0 {
+		t.Fatalf("the withdrawn prompt still waits: %+v", st)
+	}
+	if err := e.Respond(context.Background(), w, id, "", rpc.RespondPermission, "", "maybe"); !isCode(err, rpc.CodeRequestNotFound) {
+		t.Fatalf("nothing pending: %v", err)
+	}
+}
+
+func TestSecondReplayForTheSameClientSupersedesTheFirst(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	id, ms := start(t, e, a, newRecorder("owner"), wsID)
+	for range 5 {
+		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
+	}
+	w := slowWatcher{newRecorder("c"), make(chan struct{})}
+	zero := int64(0)
+	_, first, _ := e.Watch(context.Background(), w, wsID, id, "", &zero, "")
+	_, second, _ := e.Watch(context.Background(), w, wsID, id, "", &zero, "")
+	first()
+	second()
+	close(w.room)
+	w.awaitCount(t, 6)
+	// Both replays may deliver what they hold before they notice, but the
+	// client ends up live once, with every event after the last replay once.
+	ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "live"})
+	w.await(t, "event/message_delta")
+	deadline := time.After(5 * time.Second)
+	for {
+		n := 0
+		for _, ev := range w.events() {
+			if ev["seq"] == float64(7) {
+				n++
+			}
+		}
+		if n == 1 {
+			break
+		}
+		if n > 1 {
+			t.Fatalf("live event delivered %d times", n)
+		}
+		select {
+		case <-w.got:
+		case <-deadline:
+			t.Fatal("live event never arrived")
+		}
+	}
+}
+
+func TestWatchFromAnotherEpochIsAGap(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	id, ms := start(t, e, a, newRecorder("owner"), wsID)
+	for range 5 {
+		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
+	}
+	two := int64(2)
+	res, replay, err := e.Watch(context.Background(), newRecorder("c"), wsID, id, "", &two, "old-epoch")
+	if err != nil || !res.Gap || replay != nil {
+		t.Fatalf("watch with another epoch = %+v, %v", res, err)
+	}
+	res, replay, _ = e.Watch(context.Background(), newRecorder("d"), wsID, id, "", &two, e.Epoch())
+	if res.Gap || replay == nil {
+		t.Fatalf("watch with this epoch = %+v", res)
+	}
+	replay()
+}
+
+func TestActivateChecksTheWorkspace(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	other, err := e.ws.Add(t.TempDir(), "other", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := start(t, e, a, newRecorder("c"), wsID)
+	if err := e.Activate(other.ID, id, ""); !isCode(err, rpc.CodeSessionNotFound) {
+		t.Fatalf("activating a session in another workspace = %v", err)
+	}
+	if err := e.Activate(wsID, id, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestQuietExitWhileIdleIsStopped(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c")
+	id, ms := start(t, e, a, w, wsID)
+	ms.exit(0)
+	w.await(t, "event/session_end")
+	if st, _ := e.State(id); st.Status != rpc.StatusStopped || st.IsRunning {
+		t.Fatalf("after a quiet exit: %+v", st)
 	}
 }

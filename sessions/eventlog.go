@@ -3,6 +3,8 @@ package sessions
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/cdevd/cdevd/rpc"
 )
 
 // Event is one numbered session event, marshaled once as a complete
@@ -17,7 +19,7 @@ type Event struct {
 }
 
 // Method is the notification's method name.
-func (e *Event) Method() string { return "event/" + e.Type }
+func (e *Event) Method() string { return rpc.EventPrefix + e.Type }
 
 // notification marshals a JSON-RPC notification.
 func notification(method string, params any) []byte {

@@ -48,12 +48,14 @@ type session struct {
 	hadTurn    bool             // the runtime has stored history to resume
 	stopping   bool             // a user stop is under way
 	reaping    bool             // an idle process is being ended; its exit is not news
+	exitedGen  int              // generation of the last process that exited
 	turnOpen   bool
 	pending    []*prompt
 	events     *eventLog
 	seq        int64
 	watchers   map[Watcher]struct{}
-	catchingUp map[Watcher]struct{} // replaying; live once caught up
+	catchingUp map[Watcher]int // replaying (the replay's token); live once caught up
+	replays    int             // last replay token
 	idle       *time.Timer
 }
 
@@ -94,14 +96,15 @@ func (s *session) lastActiveTime() time.Time {
 }
 
 // ensureProcess starts (or resumes) the session's process if none runs.
-// Callers hold opMu or own the session exclusively.
-func (s *session) ensureProcess(ctx context.Context) error {
+// Callers hold opMu. method names the request, for errors.
+func (s *session) ensureProcess(ctx context.Context, method string) error {
 	s.mu.Lock()
 	if s.rt != nil {
 		s.mu.Unlock()
 		return nil
 	}
 	resume := s.hadTurn
+	wasDown := s.st == rpc.StatusStopped || s.st == rpc.StatusError
 	s.gen++
 	gen := s.gen
 	s.mu.Unlock()
@@ -112,8 +115,12 @@ func (s *session) ensureProcess(ctx context.Context) error {
 	req := runtimes.StartRequest{SessionID: s.id, Resume: resume, Dir: s.dir, Model: s.opts.Model,
 		PermissionMode: s.opts.PermissionMode, Yolo: s.opts.Yolo}
 	rt, err := s.adapter.Start(ctx, req, func(ev runtimes.Event) { s.onEvent(gen, ev) })
+	s.mu.Lock()
+	if err == nil && s.exitedGen == gen {
+		// Its events run ahead of Start's return: the process is already gone.
+		err = errors.New("the CLI exited as soon as it started")
+	}
 	if err != nil {
-		s.mu.Lock()
 		if s.st == rpc.StatusStarting {
 			s.st = rpc.StatusError
 		}
@@ -122,13 +129,17 @@ func (s *session) ensureProcess(ctx context.Context) error {
 			return rpc.SessionNotFound(s.id)
 		}
 		s.log.Warn("runtime failed to start", zap.Error(err))
-		return registry.Failing(rpc.MethodSessionStart, s.agentType, err)
+		return registry.Failing(method, s.agentType, err)
 	}
-	s.mu.Lock()
 	s.rt = rt
 	s.st = rpc.StatusRunning
 	s.stopping = false
 	s.lastActive = time.Now()
+	if wasDown {
+		s.emitLifecycleLocked(rpc.EventSessionStart, func(h rpc.EventHeader) any {
+			return rpc.SessionStartEvent{EventHeader: h, Source: "resumed"}
+		})
+	}
 	s.mu.Unlock()
 	return nil
 }
@@ -175,7 +186,7 @@ func (s *session) send(ctx context.Context, text string) error {
 	if busy {
 		return rpc.SessionBusy(s.id, "a turn is running")
 	}
-	if err := s.ensureProcess(ctx); err != nil {
+	if err := s.ensureProcess(ctx, rpc.MethodSessionSend); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -219,17 +230,12 @@ func (s *session) send(ctx context.Context, text string) error {
 	return nil
 }
 
-// restart starts the process of a stopped session again.
+// restart starts the process of a stopped session again (ensureProcess
+// announces it with session_start).
 func (s *session) restart(ctx context.Context) error {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
-	if err := s.ensureProcess(ctx); err != nil {
-		return err
-	}
-	s.emitLifecycle(rpc.EventSessionStart, func(h rpc.EventHeader) any {
-		return rpc.SessionStartEvent{EventHeader: h, Source: "resumed"}
-	})
-	return nil
+	return s.ensureProcess(ctx, rpc.MethodSessionStart)
 }
 
 // stop ends the session's process. The turn in progress, if any, ends with
@@ -358,6 +364,7 @@ func (s *session) endTurnLocked() bool {
 
 func (s *session) exitedLocked(ev runtimes.ProcessExited) {
 	s.rt = nil
+	s.exitedGen = s.gen
 	reaped := s.reaping
 	s.reaping = false
 	s.stopIdleLocked()
@@ -386,6 +393,7 @@ func (s *session) exitedLocked(ev runtimes.ProcessExited) {
 		// Ended while idle to free resources: from the client's point of
 		// view the session still runs, and it resumes on its next send.
 	default:
+		s.st = rpc.StatusStopped // ended by itself while idle
 		if code != 0 {
 			s.st = rpc.StatusError
 		}
@@ -496,11 +504,17 @@ func (s *session) respond(ctx context.Context, clientID string, kind rpc.Respond
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err != nil {
+	switch {
+	case errors.Is(err, runtimes.ErrNoRequest) || errors.Is(err, runtimes.ErrExited):
+		// The runtime stopped waiting while the answer was on its way
+		// (its cancellation found the prompt claimed): withdraw it now.
+		s.emitLocked(rpc.EventPermissionResolved, func(h rpc.EventHeader) any {
+			return rpc.PermissionResolvedEvent{EventHeader: h, RequestID: p.id, ResolvedBy: "server", Decision: "cancelled"}
+		})
+		return rpc.RequestNotFound(s.id, p.id)
+	case err != nil:
+		// A bad answer (or one the runtime refused): the prompt still waits.
 		s.pending = append([]*prompt{p}, s.pending...)
-		if errors.Is(err, runtimes.ErrNoRequest) || errors.Is(err, runtimes.ErrExited) {
-			return rpc.RequestNotFound(s.id, p.id)
-		}
 		var re *rpc.Error
 		if errors.As(err, &re) {
 			return err
@@ -655,14 +669,17 @@ func (s *session) watch(w Watcher, sinceSeq *int64) watching {
 	}
 	res.replayed = len(missed)
 	if s.catchingUp == nil {
-		s.catchingUp = map[Watcher]struct{}{}
+		s.catchingUp = map[Watcher]int{}
 	}
-	s.catchingUp[w] = struct{}{}
+	// A newer watch of the same client supersedes a replay under way.
+	s.replays++
+	token := s.replays
+	s.catchingUp[w] = token
 	res.start = func() {
 		if !s.e.track() {
 			return // shutting down: nothing more is sent
 		}
-		go s.catchUp(w, seen, missed)
+		go s.catchUp(w, token, seen, missed)
 	}
 	return res
 }
@@ -678,14 +695,17 @@ func (s *session) goLiveLocked(w Watcher, seen int64, all bool) {
 	s.watchers[w] = struct{}{}
 }
 
-func (s *session) catchUp(w Watcher, since int64, evs []*Event) {
+func (s *session) catchUp(w Watcher, token int, since int64, evs []*Event) {
 	defer s.e.wg.Done()
 	seen := since
+	current := func() bool { return s.catchingUp[w] == token } // under mu
 	for {
 		for _, ev := range evs {
 			if err := w.DeliverWait(s.e.ctx, ev); err != nil {
 				s.mu.Lock()
-				delete(s.catchingUp, w)
+				if current() {
+					delete(s.catchingUp, w)
+				}
 				s.mu.Unlock()
 				return
 			}
@@ -694,8 +714,8 @@ func (s *session) catchUp(w Watcher, since int64, evs []*Event) {
 			seen = evs[len(evs)-1].Seq
 		}
 		s.mu.Lock()
-		if _, ok := s.catchingUp[w]; !ok {
-			s.mu.Unlock() // unwatched meanwhile
+		if !current() {
+			s.mu.Unlock() // unwatched or superseded meanwhile
 			return
 		}
 		more, ok := s.events.since(seen)
@@ -733,6 +753,35 @@ func (s *session) unwatch(w Watcher) bool {
 		s.closeTail()
 	}
 	return ok
+}
+
+// isWatching reports whether w watches s, live or catching up.
+func (s *session) isWatching(w Watcher) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, live := s.watchers[w]
+	_, catching := s.catchingUp[w]
+	return live || catching
+}
+
+// retire ends an external session that cdevd now runs itself: its tail
+// stops and its watchers are cut, to come back to the run.
+func (s *session) retire() {
+	s.closeTail()
+	s.mu.Lock()
+	var ws []Watcher
+	for w := range s.watchers {
+		ws = append(ws, w)
+	}
+	for w := range s.catchingUp {
+		ws = append(ws, w)
+	}
+	clear(s.watchers)
+	clear(s.catchingUp)
+	s.mu.Unlock()
+	for _, w := range ws {
+		w.Cut("session is now run by cdevd; watch it again")
+	}
 }
 
 func (s *session) closeTail() {

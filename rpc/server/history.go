@@ -17,7 +17,7 @@ func (s *Server) watch(ctx context.Context, c *client, p rpc.WatchParams) (any, 
 	if p.SinceSeq != nil && *p.SinceSeq < 0 {
 		return nil, rpc.InvalidParams("since_seq", "must not be negative")
 	}
-	res, replay, err := s.engine.Watch(ctx, c, p.WorkspaceID, p.SessionID, p.AgentType, p.SinceSeq)
+	res, replay, err := s.engine.Watch(ctx, c, p.WorkspaceID, p.SessionID, p.AgentType, p.SinceSeq, p.Epoch)
 	if err != nil || replay == nil {
 		return res, err
 	}
@@ -52,4 +52,34 @@ func (s *Server) activate(_ context.Context, p rpc.SessionRefParams) (rpc.Activa
 		return rpc.ActivateResult{}, err
 	}
 	return rpc.ActivateResult{Success: true, WorkspaceID: p.WorkspaceID, SessionID: p.SessionID}, nil
+}
+
+func (s *Server) history(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.HistoryResult{}, err
+	}
+	return s.engine.History(ctx, p)
+}
+
+func (s *Server) messages(ctx context.Context, p rpc.MessagesParams) (rpc.MessagesResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.MessagesResult{}, err
+	}
+	if err := required("session_id", p.SessionID); err != nil {
+		return rpc.MessagesResult{}, err
+	}
+	if err := oneOf("order", p.Order, rpc.OrderAsc, rpc.OrderDesc); err != nil {
+		return rpc.MessagesResult{}, err
+	}
+	return s.engine.Messages(ctx, p)
+}
+
+func (s *Server) delete(ctx context.Context, p rpc.SessionRefParams) (rpc.DeleteResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.DeleteResult{}, err
+	}
+	if err := required("session_id", p.SessionID); err != nil {
+		return rpc.DeleteResult{}, err
+	}
+	return s.engine.Delete(ctx, p)
 }

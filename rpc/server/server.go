@@ -161,9 +161,9 @@ func (s *Server) Handle(ctx context.Context, conn *transport.Conn, method string
 		return call(ctx, params, s.sessionState)
 
 	case rpc.MethodHistory:
-		return call(ctx, params, s.engine.History)
+		return call(ctx, params, s.history)
 	case rpc.MethodMessages:
-		return call(ctx, params, s.engine.Messages)
+		return call(ctx, params, s.messages)
 	case rpc.MethodWatch:
 		return callc(ctx, c, params, s.watch)
 	case rpc.MethodUnwatch:
@@ -171,7 +171,7 @@ func (s *Server) Handle(ctx context.Context, conn *transport.Conn, method string
 	case rpc.MethodActivate:
 		return call(ctx, params, s.activate)
 	case rpc.MethodDelete:
-		return call(ctx, params, s.engine.Delete)
+		return call(ctx, params, s.delete)
 	}
 	return nil, methodNotFound(method)
 }

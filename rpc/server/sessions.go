@@ -29,11 +29,28 @@ func (s *Server) sessionStart(ctx context.Context, c *client, p rpc.SessionStart
 	if err != nil || p.Prompt == "" {
 		return res, err
 	}
-	// The first turn. If it cannot be sent the session still exists (it
-	// shows in session/state); the error tells the client why.
-	_, err = s.engine.Send(ctx, c, sessions.SendOptions{Prompt: p.Prompt, SessionID: res.SessionID,
-		AgentType: res.AgentType})
-	return res, err
+	// The first turn. If it cannot be sent the session still exists; the
+	// error says why and, in its data, which session it is.
+	if _, err := s.engine.Send(ctx, c, sessions.SendOptions{Prompt: p.Prompt, SessionID: res.SessionID,
+		AgentType: res.AgentType}); err != nil {
+		return res, withSessionID(err, res.SessionID)
+	}
+	return res, nil
+}
+
+// withSessionID adds session_id to an error's data.
+func withSessionID(err error, id string) error {
+	e := *rpc.AsError(err)
+	data := map[string]any{"session_id": id}
+	if m, ok := e.Data.(map[string]any); ok {
+		for k, v := range m {
+			data[k] = v
+		}
+	} else if e.Data != nil {
+		data["cause"] = e.Data
+	}
+	e.Data = data
+	return &e
 }
 
 func (s *Server) sessionSend(ctx context.Context, c *client, p rpc.SessionSendParams) (rpc.SessionSendResult, error) {
