@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/gorilla/websocket"
@@ -155,7 +154,7 @@ func (c *Conn) close(code int, text string) bool {
 	closed := false
 	c.closeOnce.Do(func() {
 		closed = true
-		c.closeMsg = websocket.FormatCloseMessage(code, truncateUTF8(text, maxCloseText))
+		c.closeMsg = websocket.FormatCloseMessage(code, rpc.TruncateUTF8(text, maxCloseText))
 		c.cancel()
 		c.log.Debug("connection closing", zap.Int("code", code), zap.String("text", text))
 	})
@@ -313,15 +312,4 @@ func (c *Conn) awaitPeerClose() {
 		_ = nc.SetReadDeadline(deadline)
 		_, _ = io.Copy(io.Discard, nc)
 	}
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

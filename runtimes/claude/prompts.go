@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -96,7 +95,9 @@ func permissionPrompt(tool string, input json.RawMessage, cliDescription string)
 	if d := str("description"); d != "" {
 		p.Description = d
 	}
-	p.Preview = truncate(p.Preview, previewLimit)
+	if cut := rpc.TruncateUTF8(p.Preview, previewLimit); len(cut) < len(p.Preview) {
+		p.Preview = cut + "\n…"
+	}
 	return p
 }
 
@@ -110,16 +111,6 @@ func diff(before, after string) string {
 		sb.WriteString("+ " + l + "\n")
 	}
 	return sb.String()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "\n…"
 }
 
 // askInput is AskUserQuestion's input.
