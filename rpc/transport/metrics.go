@@ -12,16 +12,8 @@ import (
 // sending random method names cannot grow the metrics without bound.
 const otherMethod = "other"
 
-var knownMethods = func() map[string]bool {
-	m := make(map[string]bool, len(rpc.Methods))
-	for _, spec := range rpc.Methods {
-		m[spec.Name] = true
-	}
-	return m
-}()
-
 func methodLabel(method string) string {
-	if knownMethods[method] {
+	if rpc.IsMethod(method) {
 		return method
 	}
 	return otherMethod
