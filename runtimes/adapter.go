@@ -77,9 +77,9 @@ func (a Availability) Usable() bool { return a.Installed && a.Reason == "" }
 
 // StartRequest is what the engine asks an adapter to start.
 type StartRequest struct {
-	// SessionID is the id to use. For a new session the engine picks a
-	// UUID; adapters whose CLI picks its own id may ignore it and return the
-	// CLI's (read from its handshake before Start returns).
+	// SessionID is the id to run the session under: the adapter must run
+	// its CLI with exactly this id, which Session.ID then returns. The
+	// engine always sets it (a new UUID for a new session).
 	SessionID string
 	// Resume continues SessionID's stored history instead of starting fresh.
 	Resume bool
@@ -159,9 +159,8 @@ type Summary struct {
 
 // Errors adapters return; shared code checks them with errors.Is.
 var (
-	ErrBusy        = errors.New("a turn is already running")
-	ErrExited      = errors.New("the runtime's process has exited")
-	ErrNoRequest   = errors.New("no such pending request")
-	ErrNoSession   = errors.New("no stored session with that id")
-	ErrNotLoggedIn = errors.New("the CLI is not authenticated")
+	ErrBusy      = errors.New("a turn is already running")
+	ErrExited    = errors.New("the runtime's process has exited")
+	ErrNoRequest = errors.New("no such pending request")
+	ErrNoSession = errors.New("no stored session with that id")
 )
