@@ -63,6 +63,26 @@ func TestRoutingDisabledRuntime(t *testing.T) {
 	}
 }
 
+// A runtime turned off by configuration (--disable-runtime) says so and why,
+// though its CLI is installed, and is refused like a missing one.
+func TestRoutingRuntimeDisabledByConfig(t *testing.T) {
+	e := startEnv(t, func(dc *daemon.Config, _ *scripted.Config) {
+		dc.Disabled = map[string]string{scripted.ID: "under maintenance"}
+	})
+	ctx := testCtx(t)
+	c, init := Connect(t, ctx, e.url, e.token)
+	rt := init.Capabilities.RuntimeRegistry.Runtimes[0]
+	if rt.Status != rpc.RuntimeDisabled || !rt.Availability.Installed || rt.Availability.Reason != "under maintenance" {
+		t.Fatalf("runtime disabled by config = %+v", rt)
+	}
+	w := e.workspace(ctx, c)
+	_, rerr := c.Call(ctx, rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: w.ID, AgentType: scripted.ID})
+	wantError(t, "session/start on a runtime disabled by config", rerr, rpc.CodeInvalidParams)
+	if d := errData(t, rerr); d["status"] != "disabled" || d["reason"] != "under maintenance" {
+		t.Errorf("data %v", d)
+	}
+}
+
 // A runtime whose CLI answers --version but dies at start is known and
 // enabled, yet failing: -32603 with the runtime's context.
 func TestRoutingFailingRuntime(t *testing.T) {

@@ -46,6 +46,8 @@ type Config struct {
 	AllowOrigins []string
 	AllowHosts   []string
 	Adapters     []runtimes.Adapter
+	// Disabled turns registered runtimes off: id → reason shown to clients.
+	Disabled map[string]string
 
 	IdleTimeout  time.Duration
 	MaxProcesses int
@@ -87,6 +89,12 @@ func Start(cfg Config) (*Daemon, error) {
 	reg, err := registry.New(cfg.Adapters...)
 	if err != nil {
 		return nil, err
+	}
+	for id, reason := range cfg.Disabled {
+		if _, ok := reg.Adapter(id); !ok {
+			return nil, fmt.Errorf("--disable-runtime %s: no such runtime (have %v)", id, reg.IDs())
+		}
+		reg.Disable(id, reason)
 	}
 	store, err := workspaces.Open(filepath.Join(cfg.Home, "workspaces.json"))
 	if err != nil {

@@ -134,13 +134,6 @@ func (r *Registry) detect(ctx context.Context, a runtimes.Adapter) runtimes.Avai
 	return avail
 }
 
-// Refresh forgets cached detections so the next Snapshot detects again.
-func (r *Registry) Refresh() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	clear(r.detected)
-}
-
 // Snapshot builds the runtimeRegistry of the contract. Runtimes are
 // detected concurrently so one slow CLI does not add up with the others.
 func (r *Registry) Snapshot(ctx context.Context) rpc.RuntimeRegistry {

@@ -63,17 +63,26 @@ func IDFor(path string) string {
 	return "ws_" + hex.EncodeToString(sum[:8])
 }
 
+// expandHome turns a leading "~/" into the user's home directory.
+func expandHome(path string) (string, error) {
+	if !strings.HasPrefix(path, "~/") {
+		return path, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, path[2:]), nil
+}
+
 // Canonical returns the absolute, symlink-free form of path.
 func Canonical(path string) (string, error) {
 	if path == "" {
 		return "", errors.New("path is empty")
 	}
-	if strings.HasPrefix(path, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		path = filepath.Join(home, path[2:])
+	path, err := expandHome(path)
+	if err != nil {
+		return "", err
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -88,12 +97,17 @@ func (s *Store) Add(path, name string, create bool) (Workspace, error) {
 	if path == "" {
 		return Workspace{}, rpc.InvalidParams("path", "required")
 	}
-	if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~/") {
-		return Workspace{}, rpc.InvalidPath(path, "must be absolute")
+	given := path
+	path, err := expandHome(path)
+	if err != nil {
+		return Workspace{}, rpc.InvalidPath(given, err.Error())
+	}
+	if !filepath.IsAbs(path) {
+		return Workspace{}, rpc.InvalidPath(given, "must be absolute")
 	}
 	if create {
 		if err := os.MkdirAll(path, 0o755); err != nil {
-			return Workspace{}, rpc.InvalidPath(path, err.Error())
+			return Workspace{}, rpc.InvalidPath(given, err.Error())
 		}
 	}
 	canon, err := Canonical(path)

@@ -141,3 +141,20 @@ func TestIDStableForPath(t *testing.T) {
 		t.Fatal("ids must be a function of the path")
 	}
 }
+
+func TestHomeRelativePathCreated(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	s, _ := Open(filepath.Join(t.TempDir(), "ws.json"))
+	w, err := s.Add("~/code/new", "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(filepath.Join(home, "code", "new"))
+	if w.Path != want {
+		t.Fatalf("path = %s, want %s", w.Path, want)
+	}
+	if _, err := os.Stat("~"); err == nil {
+		t.Fatal("a literal ~ directory was created")
+	}
+}

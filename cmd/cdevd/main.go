@@ -109,10 +109,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", daemon.DefaultAddr, "listen address host:port (port 0 picks a free one)")
 	allowRemote := fs.Bool("allow-remote", false, "allow listening on a non-loopback address")
-	var wss, origins, hosts multiFlag
+	var wss, origins, hosts, disabled multiFlag
 	fs.Var(&wss, "workspace", "add a workspace directory (repeatable)")
 	fs.Var(&origins, "allow-origin", "allow WebSocket connections from this Origin (repeatable)")
 	fs.Var(&hosts, "allow-host", "accept this Host header besides loopback names (repeatable)")
+	fs.Var(&disabled, "disable-runtime", "turn a runtime off: ID or ID=reason (repeatable)")
 	logFormat := fs.String("log-format", "console", "log format: json or console")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	idle := fs.Duration("idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
@@ -136,7 +137,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	d, err := daemon.Start(daemon.Config{Home: h, Addr: *addr, AllowRemote: *allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: wss, AllowOrigins: origins, AllowHosts: hosts,
-		Adapters: adapters(log, *stall), IdleTimeout: *idle, MaxProcesses: *maxProcs, Logger: log})
+		Adapters: adapters(log, *stall), Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
+		Logger: log})
 	if err != nil {
 		return err
 	}
@@ -152,6 +154,19 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	return d.Shutdown(sctx)
+}
+
+// reasons parses --disable-runtime values: ID or ID=reason.
+func reasons(flags []string) map[string]string {
+	m := map[string]string{}
+	for _, f := range flags {
+		id, reason, ok := strings.Cut(f, "=")
+		if !ok || reason == "" {
+			reason = "disabled by the daemon's configuration"
+		}
+		m[id] = reason
+	}
+	return m
 }
 
 func newLogger(format, level string, w io.Writer) (*zap.Logger, error) {
