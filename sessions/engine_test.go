@@ -868,3 +868,23 @@ func TestQuietExitWhileIdleIsStopped(t *testing.T) {
 		t.Fatalf("after a quiet exit: %+v", st)
 	}
 }
+
+func TestSubscribersNoticeATranscriptDirectoryCreatedLater(t *testing.T) {
+	parent := t.TempDir()
+	a := &transcriptMem{memAdapter: newMem(), dir: filepath.Join(parent, "not-yet")}
+	e, wsID := newEngine(t, a, nil)
+	sub := newRecorder("sub")
+	if _, err := e.Subscribe(sub, wsID); err != nil {
+		t.Fatal(err)
+	}
+	// The runtime runs here for the first time: it makes its directory.
+	if err := os.Mkdir(a.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a.dir, "first.jsonl"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ev := sub.await(t, "event/session_updated"); ev["session_id"] != "first" {
+		t.Fatalf("session_updated = %v", ev)
+	}
+}

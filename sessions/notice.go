@@ -27,8 +27,11 @@ type notifier struct {
 	workspaceID string
 	w           *fsnotify.Watcher
 	dirs        map[string]runtimes.Adapter // watched dir → its runtime
-	done        chan struct{}
-	wg          sync.WaitGroup
+	// awaited are directories that do not exist yet (the runtime never ran
+	// in this workspace): their parent is watched until they appear.
+	awaited map[string]runtimes.Adapter
+	done    chan struct{}
+	wg      sync.WaitGroup
 }
 
 // startNotifier begins watching; nil when no runtime has a directory to watch.
@@ -43,7 +46,7 @@ func (e *Engine) startNotifier(workspaceID string) *notifier {
 		return nil
 	}
 	n := &notifier{e: e, workspaceID: workspaceID, w: fw, dirs: map[string]runtimes.Adapter{},
-		done: make(chan struct{})}
+		awaited: map[string]runtimes.Adapter{}, done: make(chan struct{})}
 	for _, id := range e.reg.IDs() {
 		a, _ := e.reg.Adapter(id)
 		t := a.Transcripts()
@@ -51,14 +54,15 @@ func (e *Engine) startNotifier(workspaceID string) *notifier {
 			continue
 		}
 		dir := t.Dir(ws.Path)
-		// A runtime that has never run in this workspace has no directory
-		// yet; its sessions are noticed once a later subscribe finds one.
-		if dir == "" || fw.Add(dir) != nil {
-			continue
+		switch {
+		case dir == "":
+		case fw.Add(dir) == nil:
+			n.dirs[dir] = a
+		case fw.Add(filepath.Dir(dir)) == nil:
+			n.awaited[dir] = a
 		}
-		n.dirs[dir] = a
 	}
-	if len(n.dirs) == 0 {
+	if len(n.dirs) == 0 && len(n.awaited) == 0 {
 		fw.Close()
 		return nil
 	}
@@ -84,6 +88,10 @@ func (n *notifier) run() {
 			if !ok {
 				return
 			}
+			if a, ok := n.awaited[ev.Name]; ok && ev.Has(fsnotify.Create) {
+				n.appeared(ev.Name, a)
+				continue
+			}
 			if !strings.HasSuffix(ev.Name, ".jsonl") || !ev.Has(fsnotify.Write|fsnotify.Create) {
 				continue
 			}
@@ -107,6 +115,20 @@ func (n *notifier) run() {
 			}
 			n.e.log.Debug("transcript watch", zap.Error(err))
 		}
+	}
+}
+
+// appeared starts watching an awaited directory, and announces the
+// transcripts written to it before the watch began.
+func (n *notifier) appeared(dir string, a runtimes.Adapter) {
+	if err := n.w.Add(dir); err != nil {
+		return
+	}
+	delete(n.awaited, dir)
+	n.dirs[dir] = a
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	for _, f := range files {
+		n.publish(f)
 	}
 }
 
