@@ -1,7 +1,8 @@
 // Package rpc is cdevd's wire contract: JSON-RPC method names, the params,
 // results and event payloads of every method, and the error codes clients
-// rely on. It has no behaviour and imports nothing of cdevd, so that the
-// OpenRPC document, the server and outside clients all read one definition.
+// rely on, with a few helpers on them. It imports nothing of cdevd, so that
+// the OpenRPC document, the server and outside clients all read one
+// definition.
 //
 // Conventions the OpenRPC generator relies on: a field tagged `omitempty` is
 // optional, every other field is required; a `doc:"…"` tag is its

@@ -301,8 +301,8 @@ func (e *Engine) hasTranscript(a runtimes.Adapter, dir, id string) bool {
 }
 
 func validID(id string) error {
-	if len(id) > 200 || id == "." || id == ".." || filepath.Base(id) != id {
-		return rpc.InvalidParams("session_id", "not a valid session id")
+	if err := runtimes.ValidSessionID(id); err != nil {
+		return rpc.InvalidParams("session_id", err.Error())
 	}
 	return nil
 }

@@ -121,7 +121,7 @@ func (s *Server) Handle(ctx context.Context, conn *transport.Conn, method string
 		return nil, nil
 	}
 	if !c.isInitialized() {
-		if !known(method) {
+		if !rpc.IsMethod(method) {
 			return nil, methodNotFound(method)
 		}
 		return nil, rpc.NotInitialized
@@ -174,15 +174,6 @@ func (s *Server) Handle(ctx context.Context, conn *transport.Conn, method string
 		return call(ctx, params, s.delete)
 	}
 	return nil, methodNotFound(method)
-}
-
-func known(method string) bool {
-	for _, m := range rpc.Methods {
-		if m.Name == method {
-			return true
-		}
-	}
-	return false
 }
 
 func methodNotFound(method string) error {
