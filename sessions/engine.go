@@ -394,7 +394,11 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 	case o.SessionID != "":
 		s = e.lookup(o.SessionID)
 		if s == nil || s.external {
-			// A historical session: resume it in its workspace.
+			// A historical session: resume it in its workspace, the one
+			// given or the one it was activated in.
+			if o.WorkspaceID == "" {
+				o.WorkspaceID = e.activatedIn(o.SessionID)
+			}
 			if o.WorkspaceID == "" {
 				return rpc.SessionSendResult{}, rpc.SessionNotFound(o.SessionID)
 			}
@@ -466,6 +470,18 @@ func (e *Engine) current(workspaceID, agentType string) *session {
 		}
 	}
 	return best
+}
+
+// activatedIn is the workspace in which a session was activated, if any.
+func (e *Engine) activatedIn(sessionID string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for ws, r := range e.active {
+		if r.sessionID == sessionID {
+			return ws
+		}
+	}
+	return ""
 }
 
 func (e *Engine) activeRef(workspaceID string) (activeRef, bool) {
