@@ -38,7 +38,7 @@ type Conn struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	send   chan []byte
+	send   *outbox
 	// inflight holds a token per running request; a full channel means
 	// the connection is at MaxInflight.
 	inflight chan struct{}
@@ -63,7 +63,7 @@ func newConn(s *Server, ws *websocket.Conn) *Conn {
 		log:       s.log.With(connField(id)),
 		ctx:       ctx,
 		cancel:    cancel,
-		send:      make(chan []byte, s.cfg.SendQueue),
+		send:      newOutbox(s.cfg.SendQueue),
 		inflight:  make(chan struct{}, s.cfg.MaxInflight),
 		readDone:  make(chan struct{}),
 		writeDone: make(chan struct{}),
@@ -113,15 +113,14 @@ func (c *Conn) SendEventWait(ctx context.Context, method string, msg []byte) err
 	if c.optedOut(method) {
 		return nil
 	}
-	select {
-	case c.send <- msg:
+	if c.ctx.Err() == nil && c.send.pushWait(ctx, c.ctx.Done(), msg) {
 		c.srv.metrics.notifications.Inc()
 		return nil
-	case <-c.ctx.Done():
-		return ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	if c.ctx.Err() != nil {
+		return ErrClosed
+	}
+	return ctx.Err()
 }
 
 // ErrClosed is returned by SendEventWait once the connection is closing.
@@ -180,16 +179,14 @@ func (c *Conn) enqueue(msg []byte) bool {
 	if c.ctx.Err() != nil {
 		return false
 	}
-	select {
-	case c.send <- msg:
+	if c.send.push(msg) {
 		return true
-	default:
-		if c.close(websocket.CloseTryAgainLater, "slow client; reconnect with since_seq") {
-			c.srv.metrics.slowClients.Inc()
-			c.log.Warn("send queue full: disconnecting slow client")
-		}
-		return false
 	}
+	if c.close(websocket.CloseTryAgainLater, "slow client; reconnect with since_seq") {
+		c.srv.metrics.slowClients.Inc()
+		c.log.Warn("send queue full: disconnecting slow client")
+	}
+	return false
 }
 
 // serve runs the connection until it ends and everything it started has
@@ -262,11 +259,17 @@ func (c *Conn) writeLoop() {
 	for c.ctx.Err() == nil {
 		select {
 		case <-c.ctx.Done():
-		case msg := <-c.send:
-			_ = c.ws.SetWriteDeadline(time.Now().Add(cfg.WriteTimeout))
-			if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
-				c.log.Debug("write failed", zap.Error(err))
-				c.Close(websocket.CloseGoingAway, "write failed")
+		case <-c.send.ready:
+			for c.ctx.Err() == nil {
+				msg, ok := c.send.pop()
+				if !ok {
+					break
+				}
+				_ = c.ws.SetWriteDeadline(time.Now().Add(cfg.WriteTimeout))
+				if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
+					c.log.Debug("write failed", zap.Error(err))
+					c.Close(websocket.CloseGoingAway, "write failed")
+				}
 			}
 		case <-ping.C:
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(cfg.WriteTimeout)); err != nil {

@@ -255,7 +255,7 @@ func (f followup) MarshalJSON() ([]byte, error) { return []byte(`"first"`), nil 
 
 func (f followup) AfterReply() {
 	go func() {
-		for i := range cap(f.c.send) + 3 {
+		for i := range f.c.send.limit + 3 {
 			msg := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"event/n","params":{"i":%d}}`, i))
 			if f.c.SendEventWait(context.Background(), "event/n", msg) != nil {
 				return

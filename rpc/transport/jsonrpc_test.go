@@ -139,8 +139,8 @@ func dispatchAndWait(t *testing.T, frames ...string) []string {
 	}
 	c.handlers.Wait()
 	var out []string
-	for len(c.send) > 0 {
-		out = append(out, string(<-c.send))
+	for msg, ok := c.send.pop(); ok; msg, ok = c.send.pop() {
+		out = append(out, string(msg))
 	}
 	return out
 }

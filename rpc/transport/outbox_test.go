@@ -1,0 +1,75 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+func TestOutboxOrderAndBound(t *testing.T) {
+	o := newOutbox(3)
+	for i := range 3 {
+		if !o.push([]byte{byte(i)}) {
+			t.Fatalf("push %d refused below the bound", i)
+		}
+	}
+	if o.push([]byte{9}) {
+		t.Fatal("push beyond the bound accepted")
+	}
+	// Interleave pops and pushes many times the bound: order is kept, the
+	// bound holds, and the backing array does not grow with the traffic.
+	next, want := 3, 0
+	for range 1000 {
+		msg, ok := o.pop()
+		if !ok || int(msg[0]) != want%256 {
+			t.Fatalf("pop = %v, %v; want %d", msg, ok, want%256)
+		}
+		want++
+		if !o.push([]byte{byte(next)}) {
+			t.Fatal("push refused with room")
+		}
+		next++
+	}
+	if cap(o.items) > 8 {
+		t.Fatalf("backing array grew to %d under steady traffic", cap(o.items))
+	}
+	for range 3 {
+		if _, ok := o.pop(); !ok {
+			t.Fatal("queued message lost")
+		}
+	}
+	if _, ok := o.pop(); ok {
+		t.Fatal("pop from an empty queue")
+	}
+}
+
+func TestOutboxPushWait(t *testing.T) {
+	o := newOutbox(1)
+	o.push([]byte("a"))
+	done := make(chan struct{})
+	got := make(chan bool)
+	go func() { got <- o.pushWait(context.Background(), done, []byte("b")) }()
+	if msg, _ := o.pop(); string(msg) != "a" {
+		t.Fatalf("pop = %q", msg)
+	}
+	if !<-got {
+		t.Fatal("pushWait gave up although room was made")
+	}
+	if msg, _ := o.pop(); string(msg) != "b" {
+		t.Fatalf("pop = %q", msg)
+	}
+	o.push([]byte("c"))
+	close(done)
+	if o.pushWait(context.Background(), done, []byte("d")) {
+		t.Fatal("pushWait queued on a closed connection's full queue")
+	}
+}
+
+func BenchmarkOutbox(b *testing.B) {
+	o := newOutbox(1024)
+	msg := []byte(fmt.Sprint("x"))
+	for b.Loop() {
+		o.push(msg)
+		o.pop()
+	}
+}
