@@ -191,11 +191,16 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 				return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
 					Status: rpc.StartExisting, Source: "live"}, nil
 			}
-			// Stopped (or failed) in this daemon: start it again.
+			// Stopped (or failed) in this daemon: start it again, with the
+			// caller attached first so that it sees the session_start.
+			watched := s.isWatching(w)
+			s.watch(w, nil)
 			if err := s.restart(ctx); err != nil {
+				if !watched {
+					s.unwatch(w)
+				}
 				return rpc.SessionStartResult{}, err
 			}
-			s.watch(w, nil)
 			return rpc.SessionStartResult{SessionID: s.id, WorkspaceID: ws.ID, AgentType: agent,
 				Status: rpc.StartStarted, Source: "resumed"}, nil
 		}
@@ -230,7 +235,7 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 	// meanwhile wait, rather than start a second process or miss this one.
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
-	if err := e.register(s); err != nil {
+	if err := e.register(s, w); err != nil {
 		return rpc.SessionStartResult{}, err
 	}
 	if err := s.ensureProcess(ctx, rpc.MethodSessionStart); err != nil {
@@ -307,7 +312,7 @@ func validID(id string) error {
 	return nil
 }
 
-func (e *Engine) register(s *session) error {
+func (e *Engine) register(s *session, caller Watcher) error {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -324,7 +329,7 @@ func (e *Engine) register(s *session) error {
 		// The session was followed through its transcript; now cdevd runs
 		// it, with seqs from 1 again. Its watchers reconnect, are told of
 		// the gap, and watch the run.
-		old.retire()
+		old.retire(caller)
 	}
 	return nil
 }
@@ -332,6 +337,9 @@ func (e *Engine) register(s *session) error {
 func (e *Engine) forget(s *session) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	s.mu.Lock()
+	s.gone = true
+	s.mu.Unlock()
 	if e.sessions[s.id] == s {
 		delete(e.sessions, s.id)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -789,37 +790,99 @@ func TestSecondReplayForTheSameClientSupersedesTheFirst(t *testing.T) {
 		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
 	}
 	w := slowWatcher{newRecorder("c"), make(chan struct{})}
-	zero := int64(0)
+	zero, three := int64(0), int64(3)
 	_, first, _ := e.Watch(context.Background(), w, wsID, id, "", &zero, "")
-	_, second, _ := e.Watch(context.Background(), w, wsID, id, "", &zero, "")
 	first()
+	w.room <- struct{}{} // the first replay delivers one event, then waits
+	w.awaitCount(t, 1)
+	_, second, _ := e.Watch(context.Background(), w, wsID, id, "", &three, "")
 	second()
 	close(w.room)
-	w.awaitCount(t, 6)
-	// Both replays may deliver what they hold before they notice, but the
-	// client ends up live once, with every event after the last replay once.
 	ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "live"})
-	w.await(t, "event/message_delta")
+	w.awaitCount(t, 1+4) // seq 1 from the first; 4..7 from the second and live
+	// The superseded replay stopped: nothing arrives twice or out of order.
 	deadline := time.After(5 * time.Second)
-	for {
-		n := 0
-		for _, ev := range w.events() {
-			if ev["seq"] == float64(7) {
-				n++
-			}
-		}
-		if n == 1 {
-			break
-		}
-		if n > 1 {
-			t.Fatalf("live event delivered %d times", n)
-		}
+	for w.count("event/message_delta")+w.count("event/session_start") < 5 {
 		select {
 		case <-w.got:
 		case <-deadline:
-			t.Fatal("live event never arrived")
+			t.Fatal("events missing")
 		}
 	}
+	var seqs []float64
+	for _, ev := range w.events() {
+		seqs = append(seqs, ev["seq"].(float64))
+	}
+	if !slices.Equal(seqs, []float64{1, 4, 5, 6, 7}) {
+		t.Fatalf("seqs delivered %v, want [1 4 5 6 7]", seqs)
+	}
+}
+
+func TestUnwatchStopsAReplayAtOnce(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	id, ms := start(t, e, a, newRecorder("owner"), wsID)
+	for range 50 {
+		ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "x"})
+	}
+	w := slowWatcher{newRecorder("c"), make(chan struct{})}
+	zero := int64(0)
+	_, replay, _ := e.Watch(context.Background(), w, wsID, id, "", &zero, "")
+	replay()
+	w.room <- struct{}{}
+	w.awaitCount(t, 1)
+	e.Unwatch(w, id)
+	close(w.room)                 // room for everything: a replay still running would use it
+	e.Close(context.Background()) // waits for the replay goroutine to end
+	if n := len(w.events()); n != 1 {
+		t.Fatalf("%d events after unwatch, want the 1 before it", n)
+	}
+}
+
+func TestSendWaitingOnAFailedStartFindsNoSession(t *testing.T) {
+	a := &failingFirst{memAdapter: newMem(), entered: make(chan struct{}), gate: make(chan struct{})}
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c")
+	id := "0a4f7a7c-4b6e-4f5e-8a2c-9b1d2e3f4a5b"
+	started := make(chan error, 1)
+	go func() {
+		_, err := e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID, SessionID: id})
+		started <- err
+	}()
+	<-a.entered
+	sent := make(chan error, 1)
+	go func() {
+		_, err := e.Send(context.Background(), w, SendOptions{Prompt: "hi", SessionID: id})
+		sent <- err
+	}()
+	close(a.gate)
+	if err := <-started; err == nil {
+		t.Fatal("start should have failed")
+	}
+	if err := <-sent; err == nil {
+		t.Fatal("a send to the session whose start failed must fail")
+	}
+	if n := len(a.started); n != 0 {
+		t.Fatalf("%d processes started for a forgotten session", n)
+	}
+}
+
+// failingFirst fails its first Start, after the test let it.
+type failingFirst struct {
+	*memAdapter
+	entered, gate chan struct{}
+	once          sync.Once
+}
+
+func (f *failingFirst) Start(ctx context.Context, req runtimes.StartRequest, sink runtimes.Sink) (runtimes.Session, error) {
+	first := false
+	f.once.Do(func() { first = true })
+	if first {
+		f.entered <- struct{}{}
+		<-f.gate
+		return nil, errors.New("not logged in")
+	}
+	return f.memAdapter.Start(ctx, req, sink)
 }
 
 func TestWatchFromAnotherEpochIsAGap(t *testing.T) {
@@ -886,5 +949,37 @@ func TestSubscribersNoticeATranscriptDirectoryCreatedLater(t *testing.T) {
 	}
 	if ev := sub.await(t, "event/session_updated"); ev["session_id"] != "first" {
 		t.Fatalf("session_updated = %v", ev)
+	}
+}
+
+func TestTakeoverKeepsTheCallerAndCutsTheOthers(t *testing.T) {
+	a := &transcriptMem{memAdapter: newMem(), dir: t.TempDir()}
+	e, wsID := newEngine(t, a, nil)
+	if err := os.WriteFile(filepath.Join(a.dir, "ext.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	caller, other := newRecorder("caller"), newRecorder("other")
+	for _, w := range []*recorder{caller, other} {
+		if _, _, err := e.Watch(context.Background(), w, wsID, "ext", "", nil, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tail := <-a.tails
+	// The caller resumes the session in cdevd.
+	if _, err := e.Send(context.Background(), caller, SendOptions{Prompt: "take over", SessionID: "ext", WorkspaceID: wsID}); err != nil {
+		t.Fatal(err)
+	}
+	<-tail.t.closed
+	caller.mu.Lock()
+	cutCaller := caller.cut
+	caller.mu.Unlock()
+	other.mu.Lock()
+	cutOther := other.cut
+	other.mu.Unlock()
+	if cutCaller != "" || cutOther == "" {
+		t.Fatalf("caller cut %q, other cut %q: want only the other cut", cutCaller, cutOther)
+	}
+	if ev := caller.await(t, "event/session_start"); ev["session_id"] != "ext" {
+		t.Fatalf("caller did not see the run start: %v", ev)
 	}
 }

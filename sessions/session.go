@@ -49,13 +49,13 @@ type session struct {
 	stopping   bool             // a user stop is under way
 	reaping    bool             // an idle process is being ended; its exit is not news
 	exitedGen  int              // generation of the last process that exited
+	gone       bool             // forgotten by the engine: it must never start a process again
 	turnOpen   bool
 	pending    []*prompt
 	events     *eventLog
 	seq        int64
 	watchers   map[Watcher]struct{}
-	catchingUp map[Watcher]int // replaying (the replay's token); live once caught up
-	replays    int             // last replay token
+	catchingUp map[Watcher]*replay // replaying; live once caught up
 	idle       *time.Timer
 }
 
@@ -99,6 +99,12 @@ func (s *session) lastActiveTime() time.Time {
 // Callers hold opMu. method names the request, for errors.
 func (s *session) ensureProcess(ctx context.Context, method string) error {
 	s.mu.Lock()
+	if s.gone {
+		// A start that failed, or a delete, forgot it while this waited
+		// for opMu: a process now would be one the engine cannot see.
+		s.mu.Unlock()
+		return rpc.SessionNotFound(s.id)
+	}
 	if s.rt != nil {
 		s.mu.Unlock()
 		return nil
@@ -191,6 +197,11 @@ func (s *session) send(ctx context.Context, text string) error {
 	}
 	s.mu.Lock()
 	rt := s.rt
+	if rt == nil {
+		// The process ended between its start and this turn.
+		s.mu.Unlock()
+		return registry.Failing(rpc.MethodSessionSend, s.agentType, runtimes.ErrExited)
+	}
 	s.turnOpen = true
 	s.hadTurn = true
 	s.st = rpc.StatusRunning
@@ -247,6 +258,7 @@ func (s *session) stop(ctx context.Context, reason string) {
 	rt := s.rt
 	s.stopIdleLocked()
 	if rt == nil {
+		s.turnOpen = false
 		if s.st != rpc.StatusStopped {
 			s.st = rpc.StatusStopped
 			s.cancelPromptsLocked()
@@ -651,6 +663,7 @@ func (s *session) watch(w Watcher, sinceSeq *int64) watching {
 		return watching{last: s.seq}
 	}
 	delete(s.watchers, w)
+	s.stopReplayLocked(w) // a newer watch supersedes a replay under way
 	res := watching{last: s.seq}
 	seen := s.seq // without since_seq the client starts from now
 	var missed []*Event
@@ -669,19 +682,33 @@ func (s *session) watch(w Watcher, sinceSeq *int64) watching {
 	}
 	res.replayed = len(missed)
 	if s.catchingUp == nil {
-		s.catchingUp = map[Watcher]int{}
+		s.catchingUp = map[Watcher]*replay{}
 	}
-	// A newer watch of the same client supersedes a replay under way.
-	s.replays++
-	token := s.replays
-	s.catchingUp[w] = token
+	r := &replay{}
+	r.ctx, r.cancel = context.WithCancel(s.e.ctx)
+	s.catchingUp[w] = r
 	res.start = func() {
 		if !s.e.track() {
 			return // shutting down: nothing more is sent
 		}
-		go s.catchUp(w, token, seen, missed)
+		go s.catchUp(w, r, seen, missed)
 	}
 	return res
+}
+
+// replay is one client's catch-up under way; cancelling it (a newer watch,
+// unwatch, takeover) stops it before its next event.
+type replay struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// stopReplayLocked ends w's replay, if one is under way.
+func (s *session) stopReplayLocked(w Watcher) {
+	if r, ok := s.catchingUp[w]; ok {
+		r.cancel()
+		delete(s.catchingUp, w)
+	}
 }
 
 // goLiveLocked adds w to the live watchers and re-sends the prompts still
@@ -695,13 +722,17 @@ func (s *session) goLiveLocked(w Watcher, seen int64, all bool) {
 	s.watchers[w] = struct{}{}
 }
 
-func (s *session) catchUp(w Watcher, token int, since int64, evs []*Event) {
+func (s *session) catchUp(w Watcher, r *replay, since int64, evs []*Event) {
 	defer s.e.wg.Done()
+	defer r.cancel()
 	seen := since
-	current := func() bool { return s.catchingUp[w] == token } // under mu
+	current := func() bool { return s.catchingUp[w] == r } // under mu
 	for {
 		for _, ev := range evs {
-			if err := w.DeliverWait(s.e.ctx, ev); err != nil {
+			if r.ctx.Err() != nil {
+				return // superseded, unwatched, or shutting down
+			}
+			if err := w.DeliverWait(r.ctx, ev); err != nil {
 				s.mu.Lock()
 				if current() {
 					delete(s.catchingUp, w)
@@ -744,9 +775,9 @@ func (s *session) unwatch(w Watcher) bool {
 	_, ok := s.watchers[w]
 	_, catching := s.catchingUp[w]
 	delete(s.watchers, w)
-	delete(s.catchingUp, w)
+	s.stopReplayLocked(w)
 	ok = ok || catching
-	last := s.external && len(s.watchers) == 0 && len(s.catchingUp) == 0
+	last := ok && s.external && len(s.watchers) == 0 && len(s.catchingUp) == 0
 	s.mu.Unlock()
 	if last {
 		s.e.forget(s)
@@ -765,22 +796,26 @@ func (s *session) isWatching(w Watcher) bool {
 }
 
 // retire ends an external session that cdevd now runs itself: its tail
-// stops and its watchers are cut, to come back to the run.
-func (s *session) retire() {
+// stops and its watchers are cut, to come back to the run; except keep,
+// the client taking it over, which the new run attaches itself.
+func (s *session) retire(keep Watcher) {
 	s.closeTail()
 	s.mu.Lock()
 	var ws []Watcher
 	for w := range s.watchers {
 		ws = append(ws, w)
 	}
-	for w := range s.catchingUp {
+	for w, r := range s.catchingUp {
+		r.cancel()
 		ws = append(ws, w)
 	}
 	clear(s.watchers)
 	clear(s.catchingUp)
 	s.mu.Unlock()
 	for _, w := range ws {
-		w.Cut("session is now run by cdevd; watch it again")
+		if w != keep {
+			w.Cut("session is now run by cdevd; watch it again")
+		}
 	}
 }
 

@@ -25,9 +25,12 @@ func newOutbox(limit int) *outbox {
 }
 
 // push queues msg unless the queue is full.
-func (o *outbox) push(msg []byte) bool {
+func (o *outbox) push(msg []byte) bool { return o.pushUnder(msg, o.limit) }
+
+// pushUnder queues msg unless max messages are already queued.
+func (o *outbox) pushUnder(msg []byte, max int) bool {
 	o.mu.Lock()
-	if len(o.items)-o.head >= o.limit {
+	if len(o.items)-o.head >= max {
 		o.mu.Unlock()
 		return false
 	}
@@ -44,10 +47,12 @@ func (o *outbox) push(msg []byte) bool {
 	return true
 }
 
-// pushWait queues msg, waiting while the queue is full until done or ctx
-// ends; it reports whether msg was queued.
+// pushWait queues msg, waiting while the queue is three quarters full
+// until done or ctx ends; it reports whether msg was queued. The quarter it
+// leaves is for replies and live events: a long replay to a slow client
+// must not fill the queue and get that client cut off by its next reply.
 func (o *outbox) pushWait(ctx context.Context, done <-chan struct{}, msg []byte) bool {
-	for !o.push(msg) {
+	for !o.pushUnder(msg, max(o.limit-o.limit/4, 1)) {
 		select {
 		case <-o.room:
 		case <-done:

@@ -43,6 +43,28 @@ func TestOutboxOrderAndBound(t *testing.T) {
 	}
 }
 
+// A waiting sender leaves a quarter of the queue to plain sends.
+func TestOutboxPushWaitLeavesRoom(t *testing.T) {
+	o := newOutbox(8)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	n := 0
+	for o.pushWait(ctx, nil, []byte("r")) {
+		n++
+	}
+	if n != 6 {
+		t.Fatalf("a waiting sender queued %d of 8, want 6", n)
+	}
+	for i := range 2 {
+		if !o.push([]byte("reply")) {
+			t.Fatalf("plain send %d found no room", i)
+		}
+	}
+	if o.push([]byte("more")) {
+		t.Fatal("the bound no longer holds")
+	}
+}
+
 func TestOutboxPushWait(t *testing.T) {
 	o := newOutbox(1)
 	o.push([]byte("a"))
