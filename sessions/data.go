@@ -79,13 +79,15 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 	}
 	// Newest first across directories (RFC 3339 in UTC sorts as text).
 	sort.SliceStable(stored, func(i, j int) bool { return stored[i].LastUpdated > stored[j].LastUpdated })
-	live := map[string]rpc.HistorySession{}
+	live := map[string]*session{}
+	status := map[string]rpc.HistorySession{}
 	e.mu.Lock()
 	for _, s := range e.sessions {
 		if s.workspaceID == ws.ID && s.agentType == agent && !s.external {
+			live[s.id] = s
 			s.mu.Lock()
-			live[s.id] = rpc.HistorySession{SessionID: s.id, AgentType: agent, Status: s.st,
-				LastUpdated: s.lastActive.UTC().Format(time.RFC3339)}
+			status[s.id] = rpc.HistorySession{SessionID: s.id, AgentType: agent, Status: s.st,
+				LastUpdated: s.lastActive.UTC().Format(historyTime)}
 			s.mu.Unlock()
 		}
 	}
@@ -93,17 +95,24 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 	all := make([]rpc.HistorySession, 0, len(stored)+len(live))
 	seen := map[string]bool{}
 	for _, st := range stored {
-		status := rpc.StatusHistorical
-		if ls, ok := live[st.SessionID]; ok {
-			status = ls.Status
+		hs := rpc.HistorySession{SessionID: st.SessionID, AgentType: agent, Summary: st.Summary,
+			MessageCount: st.MessageCount, LastUpdated: st.LastUpdated, Branch: st.Branch, Status: rpc.StatusHistorical}
+		if s, ok := live[st.SessionID]; ok {
+			hs.Status = status[st.SessionID].Status
+			if err := s.liveSummary(ctx, t, s.dir, &hs); err != nil {
+				return rpc.HistoryResult{}, registry.Failing(rpc.MethodHistory, agent, err)
+			}
 		}
 		seen[st.SessionID] = true
-		all = append(all, rpc.HistorySession{SessionID: st.SessionID, AgentType: agent, Summary: st.Summary,
-			MessageCount: st.MessageCount, LastUpdated: st.LastUpdated, Branch: st.Branch, Status: status})
+		all = append(all, hs)
 	}
 	var fresh []rpc.HistorySession // running, nothing stored yet: newest of all
-	for id, hs := range live {
+	for id, s := range live {
 		if !seen[id] {
+			hs := status[id]
+			if err := s.liveSummary(ctx, t, s.dir, &hs); err != nil {
+				return rpc.HistoryResult{}, registry.Failing(rpc.MethodHistory, agent, err)
+			}
 			fresh = append(fresh, hs)
 		}
 	}
@@ -151,7 +160,13 @@ func (e *Engine) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.Messag
 	} else if found, ok := e.findTranscript(a, ws, p.SessionID); ok {
 		dir = found
 	}
-	msgs, total, err := t.Messages(ctx, dir, p.SessionID, p.Offset, limit, p.Order == rpc.OrderDesc)
+	var msgs []rpc.Message
+	var total int
+	if s := e.lookup(p.SessionID); s != nil && s.workspaceID == ws.ID && !s.external {
+		msgs, total, err = s.liveMessages(ctx, t, dir, p.Offset, limit, p.Order == rpc.OrderDesc)
+	} else {
+		msgs, total, err = t.Messages(ctx, dir, p.SessionID, p.Offset, limit, p.Order == rpc.OrderDesc)
+	}
 	if errors.Is(err, runtimes.ErrNoSession) || errors.Is(err, os.ErrNotExist) {
 		if s := e.lookup(p.SessionID); s != nil && s.workspaceID == ws.ID {
 			msgs, total, err = nil, 0, nil // running, nothing written yet

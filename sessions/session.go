@@ -52,6 +52,7 @@ type session struct {
 	gone       bool             // forgotten by the engine: it must never start a process again
 	turnOpen   bool
 	pending    []*prompt
+	unsettled  []rpc.Message // emitted, maybe not in the transcript yet (overlay.go)
 	events     *eventLog
 	seq        int64
 	watchers   map[Watcher]struct{}
@@ -431,6 +432,7 @@ func (s *session) emitMessageLocked(m rpc.Message) {
 	if m.Message.Content == nil {
 		m.Message.Content = []rpc.ContentBlock{} // required on the wire: never null
 	}
+	s.rememberLocked(m)
 	s.emitAtLocked(rpc.EventClaudeMessage, m.Timestamp, func(h rpc.EventHeader) any {
 		return rpc.ClaudeMessageEvent{EventHeader: h, ID: m.ID, Type: m.Type, UUID: m.UUID, Message: m.Message}
 	})

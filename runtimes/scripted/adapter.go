@@ -28,6 +28,10 @@ type Config struct {
 	StallTimeout time.Duration // proc stall timeout while a turn runs (DefaultStallTimeout)
 	KillGrace    time.Duration // proc.DefaultKillGrace when zero
 	MaxLine      int           // proc MaxLine (proc.DefaultMaxLine)
+	// TranscriptDelay makes the fake write each transcript line this long
+	// after printing it, as real CLIs may (Claude writes a turn's lines
+	// after its result).
+	TranscriptDelay time.Duration
 	// Features overrides the advertised features; nil advertises them all.
 	Features *runtimes.Features
 	Logger   *zap.Logger
@@ -69,7 +73,8 @@ func (a *Adapter) Info() runtimes.Info {
 	if a.cfg.Features != nil {
 		f = *a.cfg.Features
 	}
-	return runtimes.Info{ID: ID, DisplayName: "Scripted (test)", Maturity: runtimes.Complete, Features: f}
+	return runtimes.Info{ID: ID, DisplayName: "Scripted (test)", Maturity: runtimes.Complete, Features: f,
+		EchoesPrompts: true}
 }
 
 // Detect runs the CLI's --version.
@@ -131,6 +136,9 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 	}
 	if req.Yolo {
 		args = append(args, "--yolo")
+	}
+	if a.cfg.TranscriptDelay > 0 {
+		args = append(args, "--transcript-delay="+a.cfg.TranscriptDelay.String())
 	}
 
 	log := a.log.With(zap.String("session", id))

@@ -17,7 +17,8 @@ func TestInfo(t *testing.T) {
 	a, _ := newAdapter(t, Config{})
 	info := a.Info()
 	want := runtimes.Info{ID: "scripted", DisplayName: "Scripted (test)", Maturity: runtimes.Complete,
-		Features: runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true}}
+		Features:      runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true},
+		EchoesPrompts: true}
 	if info != want {
 		t.Errorf("Info = %+v, want %+v", info, want)
 	}

@@ -47,6 +47,7 @@ func runCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	model := fs.String("model", "", "model name put on assistant messages")
 	mode := fs.String("permission-mode", "", "bypassPermissions allows every tool")
 	yolo := fs.Bool("yolo", false, "allow every tool without asking")
+	delay := fs.Duration("transcript-delay", 0, "write each transcript line this long after printing it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -85,6 +86,11 @@ func runCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer f.Close()
 	c.transcript = f
+	if *delay > 0 {
+		late := newLateWriter(f, *delay)
+		defer late.close()
+		c.late = late
+	}
 
 	// SIGTERM and the end of stdin both end the fake cleanly (exit 0).
 	term := make(chan os.Signal, 1)
@@ -116,6 +122,7 @@ func readInput(r io.Reader, in chan<- input) {
 type cli struct {
 	out        io.Writer
 	transcript *os.File
+	late       *lateWriter // set: transcript lines are written late
 	in         <-chan input
 	term       <-chan os.Signal
 
@@ -183,9 +190,13 @@ func (c *cli) turn(prompt string) error {
 
 // play records the prompt and runs its steps.
 func (c *cli) play(prompt string) error {
-	if err := c.record(c.newMessage(rpc.MessageUser, uuid.NewString(), rpc.ContentBlock{Type: rpc.BlockText, Text: prompt})); err != nil {
+	// The prompt is echoed with its stored id, as Claude's
+	// --replay-user-messages does, so live and stored copies match.
+	p := c.newMessage(rpc.MessageUser, uuid.NewString(), rpc.ContentBlock{Type: rpc.BlockText, Text: prompt})
+	if err := c.record(p); err != nil {
 		return err
 	}
+	c.send(output{Type: outMessage, Message: &p})
 	for _, s := range steps(prompt) {
 		if err := c.do(s); err != nil {
 			return err
@@ -324,11 +335,16 @@ func (c *cli) newMessage(t rpc.MessageType, id string, b rpc.ContentBlock) rpc.M
 }
 
 // record appends m to the transcript before it is printed, so that a reader
-// who saw the message on stdout finds it in the file.
+// who saw the message on stdout finds it in the file; or, with
+// --transcript-delay, some time after it was printed.
 func (c *cli) record(m rpc.Message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
+	}
+	if c.late != nil {
+		c.late.write(append(b, '\n'))
+		return nil
 	}
 	if _, err := c.transcript.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("write transcript: %w", err)
@@ -348,4 +364,40 @@ func (c *cli) send(o output) {
 // leaves half of it.
 func (c *cli) writeLine(b []byte) {
 	_, _ = c.out.Write(append(b, '\n'))
+}
+
+// lateWriter writes lines to the transcript a fixed time after they were
+// handed to it, in order, like a CLI that flushes its transcript late.
+type lateWriter struct {
+	f     *os.File
+	delay time.Duration
+	lines chan lateLine
+	done  chan struct{}
+}
+
+type lateLine struct {
+	due  time.Time
+	line []byte
+}
+
+func newLateWriter(f *os.File, delay time.Duration) *lateWriter {
+	w := &lateWriter{f: f, delay: delay, lines: make(chan lateLine, 1024), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for l := range w.lines {
+			time.Sleep(time.Until(l.due))
+			_, _ = w.f.Write(l.line)
+		}
+	}()
+	return w
+}
+
+func (w *lateWriter) write(line []byte) {
+	w.lines <- lateLine{due: time.Now().Add(w.delay), line: line}
+}
+
+// close writes what is still due before the fake exits.
+func (w *lateWriter) close() {
+	close(w.lines)
+	<-w.done
 }

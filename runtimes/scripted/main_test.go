@@ -45,18 +45,26 @@ func newAdapter(t *testing.T, cfg Config) (*Adapter, *observer.ObservedLogs) {
 }
 
 // recorder is a sink that tests read from.
-type recorder struct{ ch chan runtimes.Event }
+type recorder struct {
+	ch      chan runtimes.Event
+	prompts []string // sent, echo not seen yet
+}
 
 func (r *recorder) sink(e runtimes.Event) { r.ch <- e }
 
 func (r *recorder) next(t *testing.T) runtimes.Event {
 	t.Helper()
-	select {
-	case e := <-r.ch:
-		return e
-	case <-time.After(deadline):
-		t.Fatal("timed out waiting for an event")
-		return nil
+	timeout := time.After(deadline)
+	for {
+		select {
+		case e := <-r.ch:
+			if !r.isEcho(e) {
+				return e
+			}
+		case <-timeout:
+			t.Fatal("timed out waiting for an event")
+			return nil
+		}
 	}
 }
 
@@ -74,6 +82,22 @@ func (r *recorder) until(t *testing.T, stop func(runtimes.Event) bool) ([]string
 			return desc, evs
 		}
 	}
+}
+
+// isEcho checks and consumes the echo of the oldest prompt sent and not yet
+// echoed: the fake echoes each prompt (as Claude does), and tests describe
+// the events that follow it.
+func (r *recorder) isEcho(e runtimes.Event) bool {
+	mc, ok := e.(runtimes.MessageCompleted)
+	if !ok || mc.Message.Type != rpc.MessageUser || len(r.prompts) == 0 {
+		return false
+	}
+	c := mc.Message.Message.Content
+	if len(c) != 1 || c[0].Text != r.prompts[0] || mc.Message.ID == "" || mc.Message.Timestamp == "" {
+		return false
+	}
+	r.prompts = r.prompts[1:]
+	return true
 }
 
 func isActivity(a rpc.Activity) func(runtimes.Event) bool {
@@ -213,6 +237,7 @@ func (s *started) exit(t *testing.T) []string {
 // send starts a turn and fails the test if Send does.
 func (s *started) send(t *testing.T, prompt string) {
 	t.Helper()
+	s.prompts = append(s.prompts, prompt)
 	if err := s.Send(context.Background(), runtimes.Turn{Prompt: prompt}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
