@@ -151,22 +151,25 @@ func TestSlowClientCutOff(t *testing.T) {
 	if rep := nextReply(t, ctx, slow); rep.Error != nil {
 		t.Fatalf("slow client's watch: %+v", rep.Error)
 	}
-	// From here on the slow client reads nothing. The prompt (which comes
-	// back as the user's message) is padded to more than the kernel
-	// buffers between the two ends hold, so the server's writes to the
-	// slow client block; the events after it then fill its queue. They
-	// are paced so that the fast client, busy with the big message for a
-	// moment, drains its own socket in time.
-	var steps []map[string]any
+	// From here on the slow client reads nothing. The first message is
+	// bigger than the kernel buffers between the two ends hold, so the
+	// server's writes to the slow client block; the events after it then
+	// fill its queue. They come after a question that the fast client
+	// answers once it has taken the big message in, and are paced, so the
+	// fast client keeps up.
+	steps := []map[string]any{{"big_message": 6 << 20},
+		{"question": map[string]any{"text": "ready?", "options": []string{"yes"}}}}
 	for range 3 * queue {
 		steps = append(steps, map[string]any{"delta": "d"}, map[string]any{"sleep_ms": 20})
 	}
-	padded, err := json.Marshal(map[string]any{"steps": steps, "padding": strings.Repeat("x", 6<<20)})
-	if err != nil {
+	prompt := script(steps...)
+	send(t, ctx, fast, id, prompt)
+	var q rpc.QuestionEvent
+	if err := await(t, ctx, fast, rpc.EventQuestion, id).Decode(&q); err != nil {
 		t.Fatal(err)
 	}
-	prompt := string(padded)
-	send(t, ctx, fast, id, prompt)
+	fast.MustCall(ctx, rpc.MethodSessionRespond, rpc.SessionRespondParams{SessionID: id, Type: rpc.RespondQuestion,
+		Response: "yes", RequestID: q.RequestID, AgentType: scripted.ID}, nil)
 	await(t, ctx, fast, rpc.EventTurnCompleted, id)
 	st := state(t, ctx, fast, id)
 	awaitSeq(t, ctx, fast, id, st.LastSeq)

@@ -202,3 +202,63 @@ func TestWorkspacesPersistAcrossRestart(t *testing.T) {
 		t.Errorf("after restart: %d workspaces, want 2", len(list))
 	}
 }
+
+// Removing a workspace revokes it: its running sessions stop, and nothing
+// new runs in its directory until it is added again.
+func TestWorkspaceRemoveRevokes(t *testing.T) {
+	e := startEnv(t)
+	ctx := testCtx(t)
+	c := e.connect(ctx)
+	sub := e.connect(ctx)
+	w := e.workspace(ctx, c)
+	sub.MustCall(ctx, rpc.MethodWorkspaceSubscribe, rpc.WorkspaceIDParams{WorkspaceID: w.ID}, nil)
+
+	idle := startSession(t, ctx, c, w)
+	send(t, ctx, c, idle, "hello")
+	await(t, ctx, c, rpc.EventTurnCompleted, idle)
+	busy := startSession(t, ctx, c, w)
+	send(t, ctx, c, busy, script(map[string]any{"wait_interrupt": true}))
+	await(t, ctx, c, rpc.EventState, busy)
+	if len(children(t, w.Path)) != 2 {
+		t.Fatalf("processes in the workspace: %v, want the two sessions' CLIs", children(t, w.Path))
+	}
+
+	c.MustCall(ctx, rpc.MethodWorkspaceRemove, rpc.WorkspaceIDParams{WorkspaceID: w.ID}, nil)
+	for _, id := range []string{idle, busy} {
+		n := await(t, ctx, c, rpc.EventSessionStopped, id)
+		if n.Field("reason") != "workspace_removed" {
+			t.Errorf("%s: %s, want reason workspace_removed", id, n)
+		}
+	}
+	awaitNoChildren(t, ctx, w.Path)
+	if got := state(t, ctx, c, busy); got.IsRunning || got.Status != rpc.StatusStopped {
+		t.Errorf("state after removal = %+v, want stopped", got)
+	}
+
+	// Nothing starts there again: not a resume of its sessions, not a new one.
+	_, rerr := c.Call(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: idle, Prompt: "again"})
+	wantError(t, "send to a session of a removed workspace", rerr, rpc.CodeWorkspaceNotFound)
+	_, rerr = c.Call(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{WorkspaceID: w.ID, Mode: rpc.SendNew, Prompt: "new"})
+	wantError(t, "send mode new in a removed workspace", rerr, rpc.CodeWorkspaceNotFound)
+	_, rerr = c.Call(ctx, rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: w.ID})
+	wantError(t, "start in a removed workspace", rerr, rpc.CodeWorkspaceNotFound)
+	_, rerr = c.Call(ctx, rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: w.ID, ResumeSessionID: idle})
+	wantError(t, "resume in a removed workspace", rerr, rpc.CodeWorkspaceNotFound)
+	if pids := children(t, w.Path); len(pids) != 0 {
+		t.Errorf("processes started in the removed workspace: %v", pids)
+	}
+	var subs rpc.SubscriptionsResult
+	sub.MustCall(ctx, rpc.MethodWorkspaceSubscriptions, nil, &subs)
+	if len(subs.Workspaces) != 0 {
+		t.Errorf("subscriptions after removal: %v", subs.Workspaces)
+	}
+
+	// Added again (the same id, for the same path), its sessions resume.
+	var again rpc.Workspace
+	c.MustCall(ctx, rpc.MethodWorkspaceAdd, rpc.WorkspaceAddParams{Path: w.Path}, &again)
+	if again.ID != w.ID {
+		t.Fatalf("re-added workspace id %s, want %s", again.ID, w.ID)
+	}
+	send(t, ctx, c, idle, "back")
+	await(t, ctx, c, rpc.EventTurnCompleted, idle)
+}

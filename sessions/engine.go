@@ -629,6 +629,42 @@ func (e *Engine) Detach(w Watcher) {
 	}
 }
 
+// RemoveWorkspace forgets a workspace and revokes it: from now on nothing
+// runs in its directory. Its running sessions are stopped (session_stopped,
+// reason "workspace_removed"), a later send to any of them is refused with
+// workspace not found, and its subscribers are dropped. Transcripts are
+// untouched, and the workspace can be added again.
+func (e *Engine) RemoveWorkspace(ctx context.Context, id string) error {
+	// Removed first: ensureProcess checks the workspace under the session's
+	// opMu, which stop takes too, so a start racing this one either fails
+	// or is stopped below.
+	if err := e.ws.Remove(id); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	var running []*session
+	for _, s := range e.sessions {
+		if s.workspaceID == id && !s.external {
+			running = append(running, s)
+		}
+	}
+	delete(e.active, id)
+	e.mu.Unlock()
+	for _, s := range running {
+		s.stop(ctx, "workspace_removed")
+	}
+	e.subMu.Lock()
+	var subs []Watcher
+	for w := range e.subs[id] {
+		subs = append(subs, w)
+	}
+	e.subMu.Unlock()
+	for _, w := range subs {
+		e.unsubscribe(w, id)
+	}
+	return nil
+}
+
 // Subscribe adds w to a workspace's lifecycle events and returns w's
 // subscriptions. An empty id subscribes to every workspace.
 func (e *Engine) Subscribe(w Watcher, workspaceID string) ([]string, error) {

@@ -47,6 +47,7 @@ type session struct {
 	gen        int              // process generation; events of older ones are ignored
 	hadTurn    bool             // the runtime has stored history to resume
 	stopping   bool             // a user stop is under way
+	stopReason string           // why, for its session_stopped
 	reaping    bool             // an idle process is being ended; its exit is not news
 	exitedGen  int              // generation of the last process that exited
 	gone       bool             // forgotten by the engine: it must never start a process again
@@ -109,6 +110,11 @@ func (s *session) ensureProcess(ctx context.Context, method string) error {
 	if s.rt != nil {
 		s.mu.Unlock()
 		return nil
+	}
+	if _, err := s.e.ws.Get(s.workspaceID); err != nil {
+		// The workspace was removed: nothing new runs in its directory.
+		s.mu.Unlock()
+		return err
 	}
 	resume := s.hadTurn
 	wasDown := s.st == rpc.StatusStopped || s.st == rpc.StatusError
@@ -271,6 +277,7 @@ func (s *session) stop(ctx context.Context, reason string) {
 		return
 	}
 	s.stopping = true
+	s.stopReason = reason
 	s.st = rpc.StatusStopping
 	s.mu.Unlock()
 
@@ -388,8 +395,9 @@ func (s *session) exitedLocked(ev runtimes.ProcessExited) {
 		s.stopping, s.turnOpen = false, false
 		s.st = rpc.StatusStopped
 		s.setActivityLocked(rpc.ActivityIdle)
+		reason := s.stopReason
 		s.emitLifecycleLocked(rpc.EventSessionStopped, func(h rpc.EventHeader) any {
-			return rpc.SessionEndEvent{EventHeader: h, Reason: "stopped", ExitCode: &code}
+			return rpc.SessionEndEvent{EventHeader: h, Reason: reason, ExitCode: &code}
 		})
 	case s.turnOpen:
 		s.turnOpen = false

@@ -36,11 +36,11 @@ func (s *Server) workspaceAdd(_ context.Context, p rpc.WorkspaceAddParams) (rpc.
 	return s.toWire(w), nil
 }
 
-func (s *Server) workspaceRemove(_ context.Context, p rpc.WorkspaceIDParams) (rpc.SuccessResult, error) {
+func (s *Server) workspaceRemove(ctx context.Context, p rpc.WorkspaceIDParams) (rpc.SuccessResult, error) {
 	if err := required("workspace_id", p.WorkspaceID); err != nil {
 		return rpc.SuccessResult{}, err
 	}
-	if err := s.ws.Remove(p.WorkspaceID); err != nil {
+	if err := s.engine.RemoveWorkspace(ctx, p.WorkspaceID); err != nil {
 		return rpc.SuccessResult{}, err
 	}
 	return rpc.SuccessResult{Success: true}, nil

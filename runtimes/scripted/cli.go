@@ -244,6 +244,8 @@ func (c *cli) do(s step) error {
 		return exitCode(0)
 	case s.Garbage != nil:
 		c.writeLine([]byte(*s.Garbage))
+	case s.BigMessage > 0:
+		return c.complete(rpc.ContentBlock{Type: rpc.BlockText, Text: strings.Repeat("x", s.BigMessage)})
 	case s.Bigline > 0:
 		c.writeLine(bytes.Repeat([]byte("x"), s.Bigline))
 	case s.Fail != nil:

@@ -36,6 +36,7 @@
 //	{"hang":true}           stops reading and writing until SIGTERM
 //	{"garbage":"text"}      prints a line that is not JSON
 //	{"bigline":N}           prints one line of N bytes
+//	{"big_message":N}       a complete assistant message of N characters
 //	{"fail":"text"}         ends the turn: TurnFailed runtime_error
 //
 // The fake keeps a transcript of rpc.Message lines in

@@ -76,6 +76,7 @@ type step struct {
 	Hang          bool            `json:"hang,omitempty"`
 	Garbage       *string         `json:"garbage,omitempty"`
 	Bigline       int             `json:"bigline,omitempty"`
+	BigMessage    int             `json:"big_message,omitempty"`
 	Fail          *string         `json:"fail,omitempty"`
 }
 
