@@ -48,6 +48,7 @@ type Config struct {
 	PingInterval      time.Duration        // WebSocket ping; a peer silent for twice this is dropped
 	HeartbeatInterval time.Duration        // event/heartbeat notification; keep it under 30 s
 	WriteTimeout      time.Duration        // bound on writing one frame
+	MaxReplyBytes     int64                // bound on the replies of one batch together (default MaxFrameBytes)
 	Ready             func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
 	Registry          *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
 	Logger            *zap.Logger
@@ -68,6 +69,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if cfg.MaxReplyBytes <= 0 {
+		cfg.MaxReplyBytes = cfg.MaxFrameBytes
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
