@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +61,6 @@ type Config struct {
 type Daemon struct {
 	log       *zap.Logger
 	ln        net.Listener
-	http      *http.Server
 	transport *transport.Server
 	engine    *sessions.Engine
 	served    chan error
@@ -152,10 +150,8 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, served: make(chan error, 1),
-		token: token, tokenFrom: from,
-		http: &http.Server{Handler: ts, ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog: zap.NewStdLog(log.Named("http"))}}
-	go func() { d.served <- d.http.Serve(ln) }()
+		token: token, tokenFrom: from}
+	go func() { d.served <- ts.Serve(ln) }()
 	return d, nil
 }
 
@@ -177,15 +173,12 @@ func (d *Daemon) Done() <-chan error { return d.served }
 // Shutdown stops accepting, ends every session's process group, closes
 // every socket with a close frame, and returns when all of it is done.
 func (d *Daemon) Shutdown(ctx context.Context) error {
-	// Refuse new upgrades and close live sockets (1001) first, so that
-	// clients hear about the shutdown before their sessions' events stop.
-	terr := d.transport.Shutdown(ctx)
-	herr := d.http.Shutdown(ctx)
+	// Refuse new upgrades, close live sockets (1001) and stop listening
+	// first, so that clients hear about the shutdown before their
+	// sessions' events stop.
+	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
-	if errors.Is(herr, http.ErrServerClosed) {
-		herr = nil
-	}
-	return errors.Join(terr, herr)
+	return err
 }
 
 // LoadToken returns the token to require: override if set, else the one
