@@ -6,14 +6,9 @@ package daemon
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,8 +72,11 @@ func Start(cfg Config) (*Daemon, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
-	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
+	if err := PrepareHome(cfg.Home); err != nil {
+		return nil, err
+	}
+	if err := checkOrigins(cfg.AllowOrigins); err != nil {
+		return nil, err
 	}
 	token, from, err := LoadToken(cfg.Home, cfg.Token)
 	if err != nil {
@@ -180,37 +178,3 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	d.engine.Close(ctx)
 	return err
 }
-
-// LoadToken returns the token to require: override if set, else the one
-// stored in home/token, created (256 random bits, mode 0600) if missing.
-func LoadToken(home, override string) (token, source string, err error) {
-	if override != "" {
-		return override, "the CDEVD_TOKEN environment variable", nil
-	}
-	file := TokenFile(home)
-	b, err := os.ReadFile(file)
-	if err == nil && len(strings.TrimSpace(string(b))) >= 32 {
-		return strings.TrimSpace(string(b)), file, nil
-	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", "", fmt.Errorf("read token: %w", err)
-	}
-	t, err := RotateToken(home)
-	return t, file, err
-}
-
-// RotateToken writes a new random token and returns it.
-func RotateToken(home string) (string, error) {
-	buf := make([]byte, 32)
-	if _, err := rand.Read(buf); err != nil {
-		return "", err
-	}
-	t := hex.EncodeToString(buf)
-	if err := workspaces.WriteFileAtomic(TokenFile(home), []byte(t+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write token: %w", err)
-	}
-	return t, nil
-}
-
-// TokenFile is where the token is kept.
-func TokenFile(home string) string { return filepath.Join(home, "token") }

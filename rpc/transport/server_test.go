@@ -243,3 +243,19 @@ func TestIsLoopbackHost(t *testing.T) {
 		}
 	}
 }
+
+// A configured token is trimmed as a presented one is, so both sides
+// compare alike: " tok " configured accepts "tok" and " tok " presented.
+func TestTokenTrimmedOnBothSides(t *testing.T) {
+	s := startServer(t, Config{Token: "  " + testToken + "\n"})
+	for _, presented := range []string{testToken, " " + testToken + " "} {
+		if _, _, err := s.dial(t, s.url, bearer(presented)); err != nil {
+			t.Errorf("token %q: %v", presented, err)
+			continue
+		}
+		await(t, s.h.opened, "Open")
+	}
+	if _, resp, _ := s.dial(t, s.url, bearer(testToken+"x")); resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Error("a wrong token was accepted")
+	}
+}
