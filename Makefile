@@ -6,7 +6,7 @@ GO ?= go
 NPM ?= npm
 ARGS ?= --workspace .
 
-.PHONY: serve test install build bench
+.PHONY: serve test install build bench fuzz
 
 # node_modules holds the pinned agent CLIs the tests run for real; a CLI of
 # your own on PATH (logged in) takes precedence when serving.
@@ -28,3 +28,10 @@ test: install
 
 bench: install
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
+
+# Every fuzz target in the repo (found by scripts/fuzz.sh), one at a time,
+# FUZZTIME each; FUZZ_PARALLEL sets the workers per target (default: all cores).
+FUZZTIME ?= 1m
+FUZZ_PARALLEL ?=
+fuzz:
+	FUZZTIME=$(FUZZTIME) FUZZ_PARALLEL=$(FUZZ_PARALLEL) ./scripts/fuzz.sh

@@ -24,11 +24,15 @@ func TestSessionCwdInsideTheWorkspaceOnly(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(w.Path, "escape")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(w.Path, "file.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for cwd, code := range map[string]int64{
-		"../..":   rpc.CodePathOutside,
-		outside:   rpc.CodePathOutside,
-		"escape":  rpc.CodePathOutside, // a symlink inside that leads out
-		"missing": rpc.CodeInvalidPath,
+		"../..":    rpc.CodePathOutside,
+		outside:    rpc.CodePathOutside,
+		"escape":   rpc.CodePathOutside, // a symlink inside that leads out
+		"missing":  rpc.CodeInvalidPath,
+		"file.txt": rpc.CodeInvalidPath, // not a directory
 	} {
 		_, rerr := c.Call(ctx, rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: w.ID, AgentType: scripted.ID, Cwd: cwd})
 		wantError(t, "session/start with cwd "+cwd, rerr, code)

@@ -6,15 +6,9 @@ package daemon
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -62,7 +56,6 @@ type Config struct {
 type Daemon struct {
 	log       *zap.Logger
 	ln        net.Listener
-	http      *http.Server
 	transport *transport.Server
 	engine    *sessions.Engine
 	served    chan error
@@ -79,8 +72,11 @@ func Start(cfg Config) (*Daemon, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
-	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
+	if err := PrepareHome(cfg.Home); err != nil {
+		return nil, err
+	}
+	if err := checkOrigins(cfg.AllowOrigins); err != nil {
+		return nil, err
 	}
 	token, from, err := LoadToken(cfg.Home, cfg.Token)
 	if err != nil {
@@ -152,10 +148,8 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, served: make(chan error, 1),
-		token: token, tokenFrom: from,
-		http: &http.Server{Handler: ts, ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog: zap.NewStdLog(log.Named("http"))}}
-	go func() { d.served <- d.http.Serve(ln) }()
+		token: token, tokenFrom: from}
+	go func() { d.served <- ts.Serve(ln) }()
 	return d, nil
 }
 
@@ -177,47 +171,10 @@ func (d *Daemon) Done() <-chan error { return d.served }
 // Shutdown stops accepting, ends every session's process group, closes
 // every socket with a close frame, and returns when all of it is done.
 func (d *Daemon) Shutdown(ctx context.Context) error {
-	// Refuse new upgrades and close live sockets (1001) first, so that
-	// clients hear about the shutdown before their sessions' events stop.
-	terr := d.transport.Shutdown(ctx)
-	herr := d.http.Shutdown(ctx)
+	// Refuse new upgrades, close live sockets (1001) and stop listening
+	// first, so that clients hear about the shutdown before their
+	// sessions' events stop.
+	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
-	if errors.Is(herr, http.ErrServerClosed) {
-		herr = nil
-	}
-	return errors.Join(terr, herr)
+	return err
 }
-
-// LoadToken returns the token to require: override if set, else the one
-// stored in home/token, created (256 random bits, mode 0600) if missing.
-func LoadToken(home, override string) (token, source string, err error) {
-	if override != "" {
-		return override, "the CDEVD_TOKEN environment variable", nil
-	}
-	file := TokenFile(home)
-	b, err := os.ReadFile(file)
-	if err == nil && len(strings.TrimSpace(string(b))) >= 32 {
-		return strings.TrimSpace(string(b)), file, nil
-	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", "", fmt.Errorf("read token: %w", err)
-	}
-	t, err := RotateToken(home)
-	return t, file, err
-}
-
-// RotateToken writes a new random token and returns it.
-func RotateToken(home string) (string, error) {
-	buf := make([]byte, 32)
-	if _, err := rand.Read(buf); err != nil {
-		return "", err
-	}
-	t := hex.EncodeToString(buf)
-	if err := workspaces.WriteFileAtomic(TokenFile(home), []byte(t+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write token: %w", err)
-	}
-	return t, nil
-}
-
-// TokenFile is where the token is kept.
-func TokenFile(home string) string { return filepath.Join(home, "token") }

@@ -176,6 +176,11 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 		if !ws.Contains(dir) {
 			return rpc.SessionStartResult{}, rpc.PathOutside(o.Cwd)
 		}
+		// Checked here, not left to the process start, whose failure
+		// would read as the runtime's (-32603).
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return rpc.SessionStartResult{}, rpc.InvalidPath(o.Cwd, "not a directory")
+		}
 	}
 	if o.SessionID != "" {
 		if err := validID(o.SessionID); err != nil {

@@ -200,7 +200,7 @@ func token(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(h, 0o700); err != nil {
+	if err := daemon.PrepareHome(h); err != nil {
 		return err
 	}
 	var t string

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/openrpc"
 )
 
@@ -58,9 +59,90 @@ func TestTokenIsStableAndRotates(t *testing.T) {
 	if rotated == first {
 		t.Fatal("--rotate kept the old token")
 	}
-	env["CDEVD_TOKEN"] = "from-env"
-	if got, _, _ := runCmd(t, env, "token"); got != "from-env\n" {
+	env["CDEVD_TOKEN"] = envToken
+	if got, _, _ := runCmd(t, env, "token"); got != envToken+"\n" {
 		t.Fatalf("CDEVD_TOKEN not honoured: %q", got)
+	}
+}
+
+// envToken is a CDEVD_TOKEN long enough to be accepted.
+const envToken = "env-token-0123456789abcdef0123456789"
+
+// CDEVD_TOKEN is trimmed like a presented token, and refused when short.
+func TestEnvTokenTrimmedAndLongEnough(t *testing.T) {
+	env := map[string]string{"CDEVD_HOME": t.TempDir(), "CDEVD_TOKEN": "  " + envToken + "\n"}
+	if got, _, code := runCmd(t, env, "token"); code != 0 || got != envToken+"\n" {
+		t.Fatalf("token with spaces: %q (exit %d), want it trimmed", got, code)
+	}
+	for _, short := range []string{"x", " x ", strings.Repeat("a", daemon.MinTokenLength-1)} {
+		env["CDEVD_TOKEN"] = short
+		for _, args := range [][]string{{"serve", "--addr", "127.0.0.1:0"}, {"token"}} {
+			_, errs, code := runCmd(t, env, args...)
+			if code != 1 || !strings.Contains(errs, "CDEVD_TOKEN") || !strings.Contains(errs, "at least 32") {
+				t.Errorf("%v with CDEVD_TOKEN %q: exit %d, %q; want a refusal saying why", args, short, code, errs)
+			}
+		}
+	}
+}
+
+// A state directory other users can write to, or a token file they can
+// read, stops cdevd with the command that fixes it.
+func TestOpenPermissionsRefused(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"CDEVD_HOME": home, "CDEVD_TOKEN": ""}
+	if _, _, code := runCmd(t, env, "token"); code != 0 {
+		t.Fatal("token")
+	}
+	if err := os.Chmod(home, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"serve", "--addr", "127.0.0.1:0"}, {"token"}, {"token", "--rotate"}} {
+		_, errs, code := runCmd(t, env, args...)
+		if code != 1 || !strings.Contains(errs, "writable by other users") || !strings.Contains(errs, "chmod 700 "+home) {
+			t.Errorf("%v with CDEVD_HOME at 0777: exit %d, %q", args, code, errs)
+		}
+	}
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	file := filepath.Join(home, "token")
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"serve", "--addr", "127.0.0.1:0"}, {"token"}} {
+		_, errs, code := runCmd(t, env, args...)
+		if code != 1 || !strings.Contains(errs, "readable by other users") || !strings.Contains(errs, "cdevd token --rotate") ||
+			!strings.Contains(errs, "chmod 600 "+file) {
+			t.Errorf("%v with the token at 0644: exit %d, %q", args, code, errs)
+		}
+	}
+	// The fix the message gives works.
+	if _, errs, code := runCmd(t, env, "token", "--rotate"); code != 0 {
+		t.Fatalf("token --rotate: exit %d, %q", code, errs)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token after --rotate: %v %v", fi.Mode(), err)
+	}
+	if _, errs, code := runCmd(t, env, "token"); code != 0 {
+		t.Fatalf("token after the fix: exit %d, %q", code, errs)
+	}
+}
+
+// --allow-origin null would admit any page (sandboxed iframes, file://);
+// values that are not origins would never match.
+func TestAllowOriginChecked(t *testing.T) {
+	env := map[string]string{"CDEVD_HOME": t.TempDir(), "CDEVD_TOKEN": ""}
+	for origin, want := range map[string]string{
+		"null":                  "any web page",
+		"NULL":                  "any web page",
+		"https://app.example/x": "not an origin",
+		"app.example":           "not an origin",
+	} {
+		_, errs, code := runCmd(t, env, "serve", "--addr", "127.0.0.1:0", "--allow-origin", origin)
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Errorf("--allow-origin %s: exit %d, %q; want a refusal saying %q", origin, code, errs, want)
+		}
 	}
 }
 
@@ -98,7 +180,7 @@ func TestServeAndSIGTERM(t *testing.T) {
 	home := t.TempDir()
 	ws := t.TempDir()
 	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--log-format", "json")
-	cmd.Env = append(os.Environ(), "CDEVD_TEST_MAIN=1", "CDEVD_HOME="+home, "CDEVD_TOKEN=secret-token",
+	cmd.Env = append(os.Environ(), "CDEVD_TEST_MAIN=1", "CDEVD_HOME="+home, "CDEVD_TOKEN=  "+envToken+" ",
 		"CLAUDE_BIN=/nonexistent/claude")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -121,14 +203,14 @@ func TestServeAndSIGTERM(t *testing.T) {
 	if !lines.Scan() || !strings.Contains(lines.Text(), "CDEVD_TOKEN") {
 		t.Fatalf("second line should say where the token comes from: %q", lines.Text())
 	}
-	if strings.Contains(lines.Text(), "secret-token") {
+	if strings.Contains(lines.Text(), envToken) {
 		t.Fatal("the token itself was printed")
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	conn, _, err := websocket.DefaultDialer.DialContext(ctx, url,
-		http.Header{"Authorization": {"Bearer secret-token"}})
+		http.Header{"Authorization": {"Bearer " + envToken}}) // CDEVD_TOKEN trimmed, as this one is
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +237,7 @@ func TestServeAndSIGTERM(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("cdevd did not exit after SIGTERM")
 	}
-	if strings.Contains(stderr.String(), "secret-token") {
+	if strings.Contains(stderr.String(), envToken) {
 		t.Fatal("the token appeared in the logs")
 	}
 }

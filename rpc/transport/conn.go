@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/gorilla/websocket"
@@ -265,6 +267,7 @@ func (c *Conn) writeLoop() {
 				if !ok {
 					break
 				}
+				msg = validUTF8(c.log, msg)
 				_ = c.ws.SetWriteDeadline(time.Now().Add(cfg.WriteTimeout))
 				if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
 					c.log.Debug("write failed", zap.Error(err))
@@ -294,6 +297,20 @@ func (c *Conn) writeLoop() {
 		c.awaitPeerClose()
 	}
 	_ = c.ws.Close()
+}
+
+// validUTF8 returns msg, repaired if it is not valid UTF-8. Requests with
+// invalid UTF-8 are refused, but results and events also carry bytes from
+// elsewhere (a CLI's output passed through as raw JSON), and one invalid
+// text frame makes a browser drop the connection (RFC 6455 §8.1). In valid
+// JSON, bytes over 0x7f occur only inside strings, so replacing them with
+// U+FFFD keeps the JSON valid.
+func validUTF8(log *zap.Logger, msg []byte) []byte {
+	if utf8.Valid(msg) {
+		return msg
+	}
+	log.Warn("outgoing frame had invalid UTF-8; replaced with U+FFFD", zap.Int("bytes", len(msg)))
+	return bytes.ToValidUTF8(msg, []byte("\uFFFD"))
 }
 
 // awaitPeerClose gives the peer closeGrace to read the close frame and

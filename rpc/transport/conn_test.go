@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestSlowClientCutOff(t *testing.T) {
 	if slow.Notify("event/late", nil) {
 		t.Error("Notify on a closed connection reported success")
 	}
-	if _, body := get(t, s.ts.URL+"/metrics", bearer(testToken)); !strings.Contains(body, "cdevd_slow_client_disconnects_total 1\n") {
+	if _, body := get(t, s.base+"/metrics", bearer(testToken)); !strings.Contains(body, "cdevd_slow_client_disconnects_total 1\n") {
 		t.Error("slow client disconnect not counted")
 	}
 }
@@ -139,8 +140,17 @@ func TestShutdown(t *testing.T) {
 	if n := s.Conns(); n != 0 {
 		t.Errorf("Conns() = %d after Shutdown", n)
 	}
-	if _, resp, _ := s.dial(t, s.url, bearer(testToken)); resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("upgrade after Shutdown: %v, want 503", resp)
+	if _, resp, err := s.dial(t, s.url, bearer(testToken)); err == nil || resp != nil {
+		t.Errorf("dial after Shutdown: %v, want the listener closed", resp)
+	}
+	// Served by another http.Server, an upgrade is refused.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/ws", nil)
+	req.Header = bearer(testToken)
+	req.Host = "127.0.0.1"
+	s.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("upgrade after Shutdown: %d, want 503", rec.Code)
 	}
 }
 

@@ -5,6 +5,13 @@
 // concurrent requests, a bounded non-blocking send queue per connection,
 // keepalives, health and readiness probes, and Prometheus metrics.
 //
+// Whoever can reach the port can send bytes before any token check, so
+// every cost is bounded: HTTP timeouts and a cap on connections that are
+// not WebSockets (Serve), a cap on WebSockets, the frame size, MaxBatch
+// requests per batch and MaxReplyBytes per batch reply, requests in flight
+// per connection, and the rate of refusal log lines. Every frame sent is
+// valid UTF-8, whatever the client or a CLI sent.
+//
 // The method implementations live elsewhere and see only Handler and Conn:
 // Handle gets each request's method and raw params and returns a result or
 // an error (a possibly wrapped *rpc.Error keeps its code and data); Conn

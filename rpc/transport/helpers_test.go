@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,12 +103,14 @@ func await[T any](t testing.TB, ch <-chan T, what string) T {
 
 type testServer struct {
 	*Server
-	h   *testHandler
-	ts  *httptest.Server
-	url string // ws://…/ws
+	h    *testHandler
+	addr string // host:port
+	base string // http://host:port
+	url  string // ws://…/ws
 }
 
-// startServer runs a Server on loopback; it is shut down when the test ends.
+// startServer runs a Server with Serve on loopback, as the daemon does; it
+// is shut down when the test ends.
 func startServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
 	if cfg.Token == "" {
@@ -117,16 +118,24 @@ func startServer(t testing.TB, cfg Config) *testServer {
 	}
 	h := newTestHandler()
 	s := New(cfg, h)
-	ts := httptest.NewServer(s)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
 		if err := s.Shutdown(ctx); err != nil {
 			t.Errorf("Shutdown: %v", err)
 		}
-		ts.Close()
+		if err := await(t, served, "Serve to return"); !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
 	})
-	return &testServer{Server: s, h: h, ts: ts, url: "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws"}
+	addr := ln.Addr().String()
+	return &testServer{Server: s, h: h, addr: addr, base: "http://" + addr, url: "ws://" + addr + "/ws"}
 }
 
 func bearer(tok string) http.Header {

@@ -3,8 +3,10 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/rpc"
 	"go.uber.org/zap"
@@ -32,6 +34,12 @@ type notification struct {
 	Params  any    `json:"params,omitempty"`
 }
 
+// MaxBatch bounds the requests in one batch. Each element costs a reply
+// and bookkeeping whether or not it is valid: unbounded, one 16 MiB frame
+// holding 8 million tiny elements made cdevd allocate 10 GB for a 760 MB
+// reply. Real clients batch a handful of requests at most.
+const MaxBatch = 1000
+
 func invalidRequest(reason string) *rpc.Error {
 	return &rpc.Error{Code: rpc.CodeInvalidRequest, Message: "invalid request: " + reason}
 }
@@ -46,20 +54,48 @@ func (c *Conn) dispatch(data []byte) {
 	elems := []json.RawMessage{data}
 	isBatch := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("["))
 	if isBatch {
-		elems = nil
-		_ = json.Unmarshal(data, &elems) // valid JSON starting with '[' is an array
+		var ok bool
+		if elems, ok = splitBatch(data, MaxBatch); !ok {
+			c.reject(&rpc.Error{Code: rpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("invalid request: batch longer than %d requests; split it", MaxBatch),
+				Data:    map[string]any{"max_batch": MaxBatch}})
+			return
+		}
 		if len(elems) == 0 {
 			c.reject(invalidRequest("empty batch"))
 			return
 		}
 	}
-	b := &batch{c: c, isBatch: isBatch, replies: make([][]byte, len(elems)), after: make([]AfterReply, len(elems))}
+	b := &batch{c: c, isBatch: isBatch, replies: make([][]byte, len(elems)), after: make([]AfterReply, len(elems)),
+		ids: make([]json.RawMessage, len(elems))}
 	// The extra count keeps the batch open until every element has started.
 	b.pending.Store(int32(len(elems)) + 1)
 	for i, raw := range elems {
 		c.start(raw, b, i)
 	}
 	b.done()
+}
+
+// splitBatch returns the elements of data, a valid JSON array, or false if
+// it holds more than max. It reads one element at a time and stops at the
+// bound, so an oversized batch costs no more than max elements.
+func splitBatch(data []byte, max int) ([]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // the '['
+		return nil, true
+	}
+	var elems []json.RawMessage
+	for dec.More() {
+		if len(elems) == max {
+			return nil, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			break // cannot happen: data is valid JSON
+		}
+		elems = append(elems, raw)
+	}
+	return elems, true
 }
 
 // start validates one request and runs it in a new goroutine; replies that
@@ -75,7 +111,7 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 	if rerr != nil {
 		c.srv.metrics.count(req.method, rerr)
 		if rerr.Code == rpc.CodeInvalidRequest || req.id != nil {
-			b.replies[i] = encodeResponse(req.id, nil, rerr)
+			b.put(i, req.id, encodeResponse(req.id, nil, rerr))
 		}
 		b.done()
 		return
@@ -87,7 +123,8 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 		// Release before replying: a client that waits for this reply may
 		// send its next request at once, and must not find it refused.
 		<-c.inflight
-		b.replies[i], b.after[i] = reply, after
+		b.after[i] = after
+		b.put(i, req.id, reply)
 		b.done()
 	}()
 }
@@ -161,9 +198,28 @@ func (c *Conn) reply(msg []byte) {
 type batch struct {
 	c       *Conn
 	isBatch bool
-	replies [][]byte     // nil for notifications
-	after   []AfterReply // run once the replies are queued
+	replies [][]byte          // nil for notifications
+	ids     []json.RawMessage // of the requests, for a reply cut for size
+	after   []AfterReply      // run once the replies are queued
 	pending atomic.Int32
+	size    atomic.Int64 // bytes of the replies kept so far
+}
+
+// put records the reply to element i. In a batch, a reply that would take
+// the batch's reply past MaxReplyBytes is dropped at once (not held until
+// the batch ends) and replaced by a short error, so every request still
+// gets exactly one reply and the frame stays bounded.
+func (b *batch) put(i int, id json.RawMessage, reply []byte) {
+	if b.isBatch && reply != nil {
+		limit := b.c.srv.cfg.MaxReplyBytes
+		if n := int64(len(reply)); b.size.Add(n) > limit {
+			b.size.Add(-n)
+			reply = encodeResponse(id, nil, &rpc.Error{Code: rpc.CodeInternalError,
+				Message: fmt.Sprintf("batch reply too large (over %d bytes): send this request on its own", limit),
+				Data:    map[string]any{"max_reply_bytes": limit}})
+		}
+	}
+	b.replies[i] = reply
 }
 
 func (b *batch) done() {
@@ -201,6 +257,12 @@ func (b *batch) done() {
 // parseRequest validates one JSON value as a request object. On failure it
 // still returns the id when it could be read, for the error reply.
 func parseRequest(raw json.RawMessage) (request, *rpc.Error) {
+	// JSON text is UTF-8 (RFC 8259 §8.1). Anything echoed from an invalid
+	// request (its id, its method name) would make our text frame invalid
+	// too, and browsers drop a connection on such a frame (RFC 6455 §8.1).
+	if !utf8.Valid(raw) {
+		return request{}, invalidRequest("not valid UTF-8")
+	}
 	// A map, not a struct: encoding/json matches struct fields without
 	// regard to case, and JSON-RPC member names are case-sensitive.
 	var fields map[string]json.RawMessage

@@ -5,17 +5,20 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
+	"golang.org/x/time/rate"
 )
 
 // Defaults for the zero values of Config.
@@ -26,7 +29,25 @@ const (
 	DefaultPingInterval      = 20 * time.Second
 	DefaultHeartbeatInterval = 25 * time.Second // the iOS client gives up after 45 s of silence
 	DefaultWriteTimeout      = 10 * time.Second
+
+	// The HTTP side, before a WebSocket exists. None of these applies to a
+	// WebSocket: the upgrade clears the deadlines net/http set, and the
+	// connection then lives by its pings.
+	DefaultReadHeaderTimeout = 10 * time.Second // a client that never finishes its headers
+	DefaultReadTimeout       = 30 * time.Second // a whole request, body included (ours have none)
+	DefaultIdleTimeout       = 60 * time.Second // a keep-alive connection between requests
+	// DefaultMaxHTTPConns bounds connections that are not WebSockets (yet);
+	// over it, new ones wait to be accepted. Probes and upgrades need few.
+	DefaultMaxHTTPConns = 128
+	// DefaultMaxConns bounds open WebSockets; over it an upgrade gets 503.
+	DefaultMaxConns = 4096
 )
+
+// refusalLogRate bounds the "upgrade refused" log lines: whoever can reach
+// the port can provoke one per request, and must not be able to flood the
+// log. What is not logged is counted and reported on the next line logged
+// (and every refusal is counted in cdevd_upgrades_rejected_total).
+const refusalLogRate = 5 // lines per second, and the burst
 
 // Subprotocol is the WebSocket subprotocol cdevd speaks. A browser that
 // sends its token as a bearer subprotocol should offer this one too, so the
@@ -48,6 +69,12 @@ type Config struct {
 	PingInterval      time.Duration        // WebSocket ping; a peer silent for twice this is dropped
 	HeartbeatInterval time.Duration        // event/heartbeat notification; keep it under 30 s
 	WriteTimeout      time.Duration        // bound on writing one frame
+	MaxReplyBytes     int64                // bound on the replies of one batch together (default MaxFrameBytes)
+	ReadHeaderTimeout time.Duration        // HTTP: time to send a request's headers
+	ReadTimeout       time.Duration        // HTTP: time to send a whole request
+	IdleTimeout       time.Duration        // HTTP: a keep-alive connection idle this long is closed
+	MaxHTTPConns      int                  // connections not upgraded to WebSocket; more wait to be accepted
+	MaxConns          int                  // open WebSockets; more are refused with 503
 	Ready             func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
 	Registry          *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
 	Logger            *zap.Logger
@@ -69,8 +96,26 @@ func (cfg Config) withDefaults() Config {
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = DefaultHeartbeatInterval
 	}
+	if cfg.MaxReplyBytes <= 0 {
+		cfg.MaxReplyBytes = cfg.MaxFrameBytes
+	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.ReadHeaderTimeout <= 0 {
+		cfg.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxHTTPConns <= 0 {
+		cfg.MaxHTTPConns = DefaultMaxHTTPConns
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
@@ -94,8 +139,9 @@ type Handler interface {
 	Close(c *Conn)
 }
 
-// Server serves the WebSocket endpoint and the probes. It is an
-// http.Handler; run it with any http.Server.
+// Server serves the WebSocket endpoint and the probes. Run it with Serve,
+// which applies the HTTP timeouts and connection caps of Config; it is also
+// an http.Handler, for tests that bring their own http.Server.
 type Server struct {
 	cfg       Config
 	h         Handler
@@ -106,9 +152,15 @@ type Server struct {
 	tokenHash [sha256.Size]byte
 	started   time.Time
 
+	refusals   *rate.Limiter
+	suppressed atomic.Int64     // refusals not logged since the last line
+	now        func() time.Time // the refusal log's clock; tests move it
+
 	mu       sync.Mutex
 	conns    map[*Conn]struct{}
+	ws       int // WebSockets open or being upgraded, for MaxConns
 	shutdown bool
+	http     *http.Server // set by Serve
 	// wg counts connections until their Handler.Close has run.
 	wg sync.WaitGroup
 }
@@ -116,6 +168,9 @@ type Server struct {
 // New returns a Server that passes requests to h.
 func New(cfg Config, h Handler) *Server {
 	cfg = cfg.withDefaults()
+	// Both sides alike: a token configured with surrounding spaces must
+	// match the same token presented (which is trimmed too).
+	cfg.Token = strings.TrimSpace(cfg.Token)
 	s := &Server{
 		cfg:       cfg,
 		h:         h,
@@ -124,6 +179,8 @@ func New(cfg Config, h Handler) *Server {
 		tokenHash: sha256.Sum256([]byte(cfg.Token)),
 		started:   time.Now(),
 		conns:     make(map[*Conn]struct{}),
+		refusals:  rate.NewLimiter(refusalLogRate, refusalLogRate),
+		now:       time.Now,
 		upgrader: websocket.Upgrader{
 			// Origin is checked before the upgrade, against AllowOrigins.
 			CheckOrigin: func(*http.Request) bool { return true },
@@ -142,9 +199,36 @@ func New(cfg Config, h Handler) *Server {
 	return s
 }
 
-// ServeHTTP routes /ws, /healthz, /readyz and /metrics; anything else is 404.
+// ServeHTTP routes /ws, /healthz, /readyz and /metrics; anything else is
+// 404. The Host check applies to every path: a page that rebinds its name
+// to 127.0.0.1 must learn nothing, not even that cdevd runs here.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		s.refuse(w, r, "host", http.StatusForbidden)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// Serve accepts connections on ln until Shutdown, with the HTTP timeouts
+// and connection caps of Config. It returns http.ErrServerClosed after
+// Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		ErrorLog:          zap.NewStdLog(s.log.Named("http")),
+	}
+	s.mu.Lock()
+	if s.shutdown || s.http != nil {
+		s.mu.Unlock()
+		return http.ErrServerClosed
+	}
+	s.http = hs
+	s.mu.Unlock()
+	return hs.Serve(newLimitListener(ln, s.cfg.MaxHTTPConns))
 }
 
 // Conns returns the number of open connections.
@@ -161,6 +245,7 @@ func (s *Server) Conns() int {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
+	hs := s.http
 	conns := make([]*Conn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
@@ -175,12 +260,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.wg.Wait()
 		close(done)
 	}()
+	var err error
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	if hs != nil {
+		// Closes the listener and idle connections, and waits for requests
+		// in progress (a WebSocket, hijacked, is not one of them).
+		err = errors.Join(err, hs.Shutdown(ctx))
+	}
+	return err
 }
 
 func (s *Server) serveReady(w http.ResponseWriter, _ *http.Request) {
@@ -203,15 +294,11 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
-	if !s.hostAllowed(r.Host) {
-		s.refuse(w, r, "host", http.StatusForbidden)
-		return
-	}
 	if !s.originAllowed(r) {
 		s.refuse(w, r, "origin", http.StatusForbidden)
 		return
 	}
-	tok, bearerProto := credential(r)
+	tok := credential(r)
 	if !s.validToken(tok) {
 		s.refuse(w, r, "auth", http.StatusUnauthorized)
 		return
@@ -223,12 +310,23 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	if s.ws >= s.cfg.MaxConns {
+		s.mu.Unlock()
+		s.refuse(w, r, "capacity", http.StatusServiceUnavailable)
+		return
+	}
+	s.ws++
 	s.wg.Add(1)
 	s.mu.Unlock()
-	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		s.ws--
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
 
 	var hdr http.Header
-	if p := selectProtocol(r, bearerProto); p != "" {
+	if p := selectProtocol(r); p != "" {
 		hdr = http.Header{"Sec-Websocket-Protocol": {p}}
 	}
 	ws, err := s.upgrader.Upgrade(w, r, hdr)
@@ -236,6 +334,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("websocket upgrade failed", zap.Error(err)) // Upgrade has replied
 		return
 	}
+	releaseSlot(ws.NetConn())
 	c := newConn(s, ws)
 	if !s.add(c) {
 		c.Close(websocket.CloseGoingAway, "server shutting down")
@@ -244,11 +343,19 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.remove(c)
 }
 
-// refuse answers a failed upgrade check. The log names the reason, never
-// the credentials.
+// refuse answers a failed check. The log names the reason, never the
+// credentials, and is rate-limited (see refusalLogRate).
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, reason string, status int) {
 	s.metrics.rejected.WithLabelValues(reason).Inc()
-	s.log.Info("websocket upgrade refused", zap.String("reason", reason), zap.String("remote", r.RemoteAddr))
+	if s.refusals.AllowN(s.now(), 1) {
+		fields := []zap.Field{zap.String("reason", reason), zap.String("path", r.URL.Path), zap.String("remote", r.RemoteAddr)}
+		if n := s.suppressed.Swap(0); n > 0 {
+			fields = append(fields, zap.Int64("suppressed", n))
+		}
+		s.log.Info("request refused", fields...)
+	} else {
+		s.suppressed.Add(1)
+	}
 	http.Error(w, http.StatusText(status), status)
 }
 
@@ -319,28 +426,31 @@ func headerToken(r *http.Request) (string, bool) {
 }
 
 // credential returns the token r presents: the Authorization header's if it
-// has one, else a bearer subprotocol's (proto is that subprotocol). The
-// query string is never looked at: URLs end up in logs and histories.
-func credential(r *http.Request) (tok, proto string) {
+// has one, else a bearer subprotocol's. The query string is never looked
+// at: URLs end up in logs and histories.
+func credential(r *http.Request) string {
 	if r.Header.Get("Authorization") != "" {
-		tok, _ = headerToken(r)
-		return tok, ""
+		tok, _ := headerToken(r)
+		return tok
 	}
 	for _, p := range websocket.Subprotocols(r) {
 		if t, ok := strings.CutPrefix(p, bearerPrefix); ok {
-			return t, p
+			return t
 		}
 	}
-	return "", ""
+	return ""
 }
 
-// selectProtocol picks the subprotocol to answer with. Browsers fail the
-// handshake unless the server selects one they offered, so a client that
-// authenticated with a bearer subprotocol gets Subprotocol if it offered it,
-// else its bearer subprotocol echoed.
-func selectProtocol(r *http.Request, bearerProto string) string {
+// selectProtocol picks the subprotocol to answer with: Subprotocol if the
+// client offered it, else none. The bearer subprotocol is never echoed: it
+// holds the token, and response headers end up in proxies' logs and
+// browsers' developer tools. RFC 6455 (§4.1) lets a client accept a
+// response without a subprotocol, but Chromium fails a handshake that
+// offered some and got none back; so browsers offer ["cdevd",
+// "cdevd.bearer.<token>"] and get "cdevd".
+func selectProtocol(r *http.Request) string {
 	if slices.Contains(websocket.Subprotocols(r), Subprotocol) {
 		return Subprotocol
 	}
-	return bearerProto
+	return ""
 }

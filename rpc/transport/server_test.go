@@ -31,22 +31,29 @@ func TestTokenInSubprotocol(t *testing.T) {
 		offer []string
 		want  string
 	}{
-		{"bearer only: echoed", []string{bearerPrefix + testToken}, bearerPrefix + testToken},
+		// The token is never echoed; without "cdevd" offered, none is
+		// selected (RFC 6455 allows it; Chromium needs "cdevd" offered).
+		{"bearer only: none selected", []string{bearerPrefix + testToken}, ""},
 		{"with cdevd: cdevd selected", []string{bearerPrefix + testToken, Subprotocol}, Subprotocol},
+		{"cdevd first", []string{Subprotocol, bearerPrefix + testToken}, Subprotocol},
+		{"with another: none selected", []string{"other", bearerPrefix + testToken}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, _, err := s.dial(t, s.url, nil, tt.offer...)
+			ws, resp, err := s.dial(t, s.url, nil, tt.offer...)
 			if err != nil {
 				t.Fatalf("dial: %v", err)
 			}
 			await(t, s.h.opened, "Open")
+			if got := resp.Header.Values("Sec-Websocket-Protocol"); strings.Contains(strings.Join(got, ","), testToken) {
+				t.Errorf("the token was echoed in Sec-WebSocket-Protocol: %q", got)
+			}
 			if ws.Subprotocol() != tt.want {
 				t.Errorf("selected subprotocol %q, want %q", ws.Subprotocol(), tt.want)
 			}
-			resp := decodeResponse(t, roundTrip(t, ws, `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`))
-			if string(resp.Result) != "[1]" {
-				t.Errorf("result %s, want [1]", resp.Result)
+			reply := decodeResponse(t, roundTrip(t, ws, `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`))
+			if string(reply.Result) != "[1]" {
+				t.Errorf("result %s, want [1]", reply.Result)
 			}
 		})
 	}
@@ -141,7 +148,7 @@ func get(t *testing.T, url string, hdr http.Header) (int, string) {
 func TestProbes(t *testing.T) {
 	var ready atomic.Bool
 	s := startServer(t, Config{Ready: ready.Load})
-	base := s.ts.URL
+	base := s.base
 
 	if code, body := get(t, base+"/healthz", nil); code != http.StatusOK || body != "ok\n" {
 		t.Errorf("/healthz = %d %q", code, body)
@@ -172,11 +179,11 @@ func TestMetrics(t *testing.T) {
 	}
 
 	for _, hdr := range []http.Header{nil, bearer("wrong"), {"Authorization": {testToken}}} {
-		if code, _ := get(t, s.ts.URL+"/metrics", hdr); code != http.StatusUnauthorized {
+		if code, _ := get(t, s.base+"/metrics", hdr); code != http.StatusUnauthorized {
 			t.Errorf("/metrics with %v = %d, want 401", hdr, code)
 		}
 	}
-	code, body := get(t, s.ts.URL+"/metrics", bearer(testToken))
+	code, body := get(t, s.base+"/metrics", bearer(testToken))
 	if code != http.StatusOK {
 		t.Fatalf("/metrics = %d", code)
 	}
@@ -209,7 +216,7 @@ func TestTokenNeverLogged(t *testing.T) {
 	s.dial(t, s.url, bearer(testToken+"x"))
 	s.dial(t, s.url, nil, bearerPrefix+testToken+"x")
 	s.dial(t, s.url+"?token="+testToken, nil)
-	get(t, s.ts.URL+"/metrics", bearer(testToken))
+	get(t, s.base+"/metrics", bearer(testToken))
 	if err := s.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -234,5 +241,21 @@ func TestIsLoopbackHost(t *testing.T) {
 		if got := IsLoopbackHost(host); got != want {
 			t.Errorf("IsLoopbackHost(%q) = %v, want %v", host, got, want)
 		}
+	}
+}
+
+// A configured token is trimmed as a presented one is, so both sides
+// compare alike: " tok " configured accepts "tok" and " tok " presented.
+func TestTokenTrimmedOnBothSides(t *testing.T) {
+	s := startServer(t, Config{Token: "  " + testToken + "\n"})
+	for _, presented := range []string{testToken, " " + testToken + " "} {
+		if _, _, err := s.dial(t, s.url, bearer(presented)); err != nil {
+			t.Errorf("token %q: %v", presented, err)
+			continue
+		}
+		await(t, s.h.opened, "Open")
+	}
+	if _, resp, _ := s.dial(t, s.url, bearer(testToken+"x")); resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Error("a wrong token was accepted")
 	}
 }
