@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/proc"
 )
@@ -30,7 +31,9 @@ type Config struct {
 	MaxLine      int           // proc MaxLine (proc.DefaultMaxLine)
 	// Features overrides the advertised features; nil advertises them all.
 	Features *runtimes.Features
-	Logger   *zap.Logger
+	// Watcher follows transcripts; nil uses the process's shared one.
+	Watcher *fswatch.Watcher
+	Logger  *zap.Logger
 
 	clock proc.Clock // the stall timer's clock, for tests
 }
@@ -58,7 +61,7 @@ func New(cfg Config) *Adapter {
 	log := cfg.Logger.With(zap.String("runtime", ID))
 	a := &Adapter{cfg: cfg, log: log}
 	if cfg.StateDir != "" {
-		a.transcripts = &store{root: cfg.StateDir, log: log}
+		a.transcripts = &store{root: cfg.StateDir, log: log, watcher: cfg.Watcher}
 	}
 	return a
 }
