@@ -126,4 +126,3 @@ func TestRefusedWatchIsAnError(t *testing.T) {
 		t.Errorf("%d inotify instances left after refusals", n)
 	}
 }
-
