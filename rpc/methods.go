@@ -55,6 +55,9 @@ type EventSpec struct {
 var (
 	sessionErrs   = []int64{CodeInvalidParams, CodeInternalError, CodeSessionNotFound, CodeWorkspaceNotFound}
 	workspaceErrs = []int64{CodeInvalidParams, CodeWorkspaceNotFound}
+	// subscribeErrs: InternalError when the system refuses to watch the
+	// workspace's transcripts (data.reason names the kernel limit).
+	subscribeErrs = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound}
 )
 
 // Methods lists every method clients may call, in documentation order.
@@ -67,10 +70,10 @@ var Methods = []MethodSpec{
 	{MethodWorkspaceAdd, "Add a directory as a workspace (idempotent for a path).", WorkspaceAddParams{}, Workspace{}, []int64{CodeInvalidParams, CodeInvalidPath}},
 	{MethodWorkspaceRemove, "Forget a workspace; sessions and transcripts are untouched.", WorkspaceIDParams{}, SuccessResult{}, workspaceErrs},
 	{MethodWorkspaceGet, "One workspace.", WorkspaceIDParams{}, Workspace{}, workspaceErrs},
-	{MethodWorkspaceSubscribe, "Receive a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
+	{MethodWorkspaceSubscribe, "Receive a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, subscribeErrs},
 	{MethodWorkspaceUnsubscribe, "Stop receiving a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
 	{MethodWorkspaceSubscriptions, "This connection's workspace subscriptions.", EmptyParams{}, SubscriptionsResult{}, nil},
-	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, nil},
+	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, []int64{CodeInternalError}},
 
 	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)},
 	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy)},

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -270,6 +271,10 @@ func (e *Engine) tailExternal(ctx context.Context, ws workspaces.Workspace, id, 
 	if err != nil {
 		e.forget(s)
 		s.log.Warn("tail transcript", zap.Error(err))
+		var ferr *fswatch.Error
+		if errors.As(err, &ferr) {
+			return nil, watchRefused(err, "session_id", id)
+		}
 		return nil, registry.Failing(rpc.MethodWatch, a.Info().ID, err)
 	}
 	s.mu.Lock()

@@ -10,12 +10,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -45,6 +45,9 @@ type Config struct {
 	Epoch string
 	// TrashDir receives deleted transcripts.
 	TrashDir string
+	// Watcher watches subscribed workspaces' transcript directories; nil
+	// uses the process's shared one (one inotify instance for everything).
+	Watcher *fswatch.Watcher
 
 	// ReplayEvents and ReplayAge: each session keeps at least this many
 	// events or this much time of them (10,000 and 5 minutes by default),
@@ -72,6 +75,8 @@ type Engine struct {
 	log *zap.Logger
 	reg *registry.Registry
 	ws  *workspaces.Store
+	// watcher is shared by every workspace's notifier.
+	watcher *fswatch.Watcher
 
 	// Lock order: mu before any session's mu; subMu is a leaf taken by
 	// sessions while they hold their own lock, so it guards nothing else.
@@ -120,7 +125,7 @@ func New(cfg Config) *Engine {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces, ctx: ctx, cancel: cancel,
-		sessions: map[string]*session{}, subs: map[string]map[Watcher]struct{}{},
+		watcher: fswatch.Or(cfg.Watcher), sessions: map[string]*session{}, subs: map[string]map[Watcher]struct{}{},
 		notifiers: map[string]*notifier{}, dirs: map[string]map[string]struct{}{},
 		active: map[string]activeRef{}}
 }
@@ -671,7 +676,10 @@ func (e *Engine) RemoveWorkspace(ctx context.Context, id string) error {
 }
 
 // Subscribe adds w to a workspace's lifecycle events and returns w's
-// subscriptions. An empty id subscribes to every workspace.
+// subscriptions. An empty id subscribes to every workspace. When a
+// workspace's transcripts cannot be watched (the system refuses: a kernel
+// limit) the call fails with the reason and subscribes w to nothing new: a
+// success would promise notices that never come.
 func (e *Engine) Subscribe(w Watcher, workspaceID string) ([]string, error) {
 	ids := []string{workspaceID}
 	if workspaceID == "" {
@@ -682,30 +690,56 @@ func (e *Engine) Subscribe(w Watcher, workspaceID string) ([]string, error) {
 	} else if _, err := e.ws.Get(workspaceID); err != nil {
 		return nil, err
 	}
+	var added []string
 	for _, id := range ids {
 		e.subMu.Lock()
 		if e.subs[id] == nil {
 			e.subs[id] = map[Watcher]struct{}{}
 		}
+		if _, ok := e.subs[id][w]; !ok {
+			added = append(added, id)
+		}
 		e.subs[id][w] = struct{}{}
 		need := e.notifiers[id] == nil
 		e.subMu.Unlock()
-		if need {
-			// Started outside subMu: it does file system work. A second
-			// subscriber racing here may start one too; keep the first.
-			if n := e.startNotifier(id); n != nil {
-				e.subMu.Lock()
-				if e.notifiers[id] == nil && len(e.subs[id]) > 0 {
-					e.notifiers[id], n = n, nil
-				}
-				e.subMu.Unlock()
-				if n != nil {
-					n.stop()
-				}
+		if !need {
+			continue
+		}
+		// Started outside subMu: it does file system work. A second
+		// subscriber racing here may start one too; keep the first.
+		n, err := e.startNotifier(id)
+		if err != nil {
+			for _, id := range added {
+				e.unsubscribe(w, id)
+			}
+			e.log.Warn("workspace subscription refused", zap.String("workspace_id", id), zap.Error(err))
+			return nil, watchRefused(err, "workspace_id", id)
+		}
+		if n != nil {
+			e.subMu.Lock()
+			if e.notifiers[id] == nil && len(e.subs[id]) > 0 {
+				e.notifiers[id], n = n, nil
+			}
+			e.subMu.Unlock()
+			if n != nil {
+				n.stop()
 			}
 		}
 	}
 	return e.Subscriptions(w), nil
+}
+
+// watchRefused is the error a client gets when the system refuses a watch:
+// the contract's InternalError (the server cannot do it now), with the
+// reason (which kernel limit, how to raise it) in data.
+func watchRefused(err error, key, id string) error {
+	reason := err.Error()
+	var ferr *fswatch.Error
+	if errors.As(err, &ferr) {
+		reason = ferr.Reason()
+	}
+	return &rpc.Error{Code: rpc.CodeInternalError, Message: "cannot watch transcripts: " + reason,
+		Data: map[string]any{key: id, "reason": reason}}
 }
 
 // Unsubscribe removes w from a workspace's lifecycle events.
@@ -855,28 +889,4 @@ func (e *Engine) Close(ctx context.Context) {
 		n.stop()
 	}
 	e.wg.Wait()
-}
-
-// Trash moves a file into the trash directory, keeping it recoverable.
-func (e *Engine) trash(path, agent, workspaceID string) error {
-	dst := filepath.Join(e.cfg.TrashDir, agent, workspaceID,
-		time.Now().UTC().Format("20060102T150405Z")+"-"+filepath.Base(path))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return err
-	}
-	if err := os.Rename(path, dst); err != nil {
-		if !errors.Is(err, syscall.EXDEV) {
-			return err
-		}
-		// Across file systems: copy, then remove the original.
-		b, rerr := os.ReadFile(path)
-		if rerr != nil {
-			return rerr
-		}
-		if werr := workspaces.WriteFileAtomic(dst, b, 0o600); werr != nil {
-			return werr
-		}
-		return os.Remove(path)
-	}
-	return nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude/transcript"
 	"github.com/cdevd/cdevd/runtimes/proc"
@@ -47,7 +48,10 @@ type Config struct {
 	ProjectsDir  string        // transcripts root; "" → $HOME/.claude/projects from Env/HOME
 	StallTimeout time.Duration // no output while a turn runs (default 5m)
 	KillGrace    time.Duration
-	Logger       *zap.Logger
+	// Watcher follows transcripts; nil uses the process's shared one (one
+	// inotify instance for everything, see fswatch).
+	Watcher *fswatch.Watcher
+	Logger  *zap.Logger
 }
 
 // Adapter runs Claude Code sessions. It implements runtimes.Adapter.
@@ -84,7 +88,7 @@ func New(cfg Config) *Adapter {
 		cfg.Logger = zap.NewNop()
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
-	return &Adapter{cfg: cfg, log: log, transcripts: transcript.New(cfg.ProjectsDir, log)}
+	return &Adapter{cfg: cfg, log: log, transcripts: transcript.New(cfg.ProjectsDir, log).WithWatcher(cfg.Watcher)}
 }
 
 // projectsDir is where the CLI run with env keeps its transcripts.

@@ -173,12 +173,17 @@ func (s *session) onResult(line []byte) {
 
 // turnCost is the part of the running total spent since the last result.
 // The total only grows (error results may report 0), and the difference is
-// rounded to a billionth of a dollar to drop float noise.
+// rounded to a billionth of a dollar to drop float noise. A huge total is
+// not rounded: scaling it would overflow to +Inf, which JSON cannot encode,
+// and the turn_completed carrying it would be lost (found by fuzzing).
 func (st *streamState) turnCost(total *float64) *float64 {
 	if total == nil {
 		return nil
 	}
-	c := math.Round(max(*total-st.totalCost, 0)*1e9) / 1e9
+	c := max(*total-st.totalCost, 0)
+	if r := math.Round(c*1e9) / 1e9; !math.IsInf(r, 0) {
+		c = r
+	}
 	st.totalCost = max(st.totalCost, *total)
 	return &c
 }

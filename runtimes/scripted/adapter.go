@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/proc"
 )
@@ -34,7 +35,9 @@ type Config struct {
 	TranscriptDelay time.Duration
 	// Features overrides the advertised features; nil advertises them all.
 	Features *runtimes.Features
-	Logger   *zap.Logger
+	// Watcher follows transcripts; nil uses the process's shared one.
+	Watcher *fswatch.Watcher
+	Logger  *zap.Logger
 
 	clock proc.Clock // the stall timer's clock, for tests
 }
@@ -62,7 +65,7 @@ func New(cfg Config) *Adapter {
 	log := cfg.Logger.With(zap.String("runtime", ID))
 	a := &Adapter{cfg: cfg, log: log}
 	if cfg.StateDir != "" {
-		a.transcripts = &store{root: cfg.StateDir, log: log}
+		a.transcripts = &store{root: cfg.StateDir, log: log, watcher: cfg.Watcher}
 	}
 	return a
 }

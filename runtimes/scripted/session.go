@@ -171,16 +171,14 @@ func (s *session) onLine(line []byte) {
 		if o.Message != nil {
 			s.emitLocked(runtimes.MessageCompleted{Message: *o.Message})
 		}
-	case outPermission:
-		if o.Permission != nil {
-			s.promptLocked(pendingPrompt{id: o.RequestID}, rpc.ActivityPermission, runtimes.PromptRequested{
-				RequestID: o.RequestID, Permission: permissionPrompt(*o.Permission)})
+	case outPermission, outQuestion:
+		// A prompt clients cannot tell apart (no id, or the id of one still
+		// open) could never be answered rightly (found by fuzzing).
+		if o.RequestID == "" || slices.ContainsFunc(s.pending, func(p pendingPrompt) bool { return p.id == o.RequestID }) {
+			s.log.Warn("ignoring a prompt without a unique request id", zap.String("request_id", o.RequestID))
+			return
 		}
-	case outQuestion:
-		if o.Question != nil {
-			s.promptLocked(pendingPrompt{id: o.RequestID, question: true}, rpc.ActivityQuestion, runtimes.PromptRequested{
-				RequestID: o.RequestID, Question: questionPrompt(*o.Question)})
-		}
+		s.promptFromLocked(o)
 	case outCancelled:
 		if s.removePendingLocked(o.RequestID) {
 			s.emitLocked(runtimes.PromptCancelled{RequestID: o.RequestID})
@@ -195,6 +193,18 @@ func (s *session) onLine(line []byte) {
 		s.finishTurnLocked(runtimes.TurnFailed{Code: o.Code, Message: o.Error})
 	default:
 		s.log.Warn("ignoring an unknown CLI event", zap.String("type", o.Type))
+	}
+}
+
+// promptFromLocked records a permission or question line's prompt.
+func (s *session) promptFromLocked(o output) {
+	switch {
+	case o.Type == outPermission && o.Permission != nil:
+		s.promptLocked(pendingPrompt{id: o.RequestID}, rpc.ActivityPermission, runtimes.PromptRequested{
+			RequestID: o.RequestID, Permission: permissionPrompt(*o.Permission)})
+	case o.Type == outQuestion && o.Question != nil:
+		s.promptLocked(pendingPrompt{id: o.RequestID, question: true}, rpc.ActivityQuestion, runtimes.PromptRequested{
+			RequestID: o.RequestID, Question: questionPrompt(*o.Question)})
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -42,8 +43,9 @@ func projectDir(stateDir, dir string) string {
 // store reads the transcripts the fake CLI writes: one JSONL file of
 // rpc.Message lines per session.
 type store struct {
-	root string
-	log  *zap.Logger
+	root    string
+	log     *zap.Logger
+	watcher *fswatch.Watcher // nil: the shared one
 }
 
 var _ runtimes.Transcripts = (*store)(nil)
@@ -183,65 +185,60 @@ func readLines(r io.Reader, fn func(rpc.Message)) (int64, error) {
 	}
 }
 
+// Tail follows a transcript through the shared watcher. A refused watch is
+// an *fswatch.Error that says why.
 func (t *store) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error) {
 	path, err := t.file(dir, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
+	tl := &tail{path: path, emit: emit, log: t.log}
 	// Watch the directory, not the file: the file may not exist yet, and
 	// it may be replaced. Watching starts before the end is measured so that
-	// no append falls in between.
-	if err := w.Add(t.Dir(dir)); err != nil {
-		w.Close()
+	// no append falls in between; events wait for tl.mu meanwhile.
+	tl.mu.Lock()
+	h, err := fswatch.Or(t.watcher).Watch(t.Dir(dir), tl.onEvent, tl.onError)
+	if err != nil {
+		tl.mu.Unlock()
 		return nil, err
 	}
-	tl := &tail{w: w, path: path, emit: emit, log: t.log, done: make(chan struct{})}
+	tl.h = h
 	if f, err := os.Open(path); err == nil {
 		// From the end of the last complete line: a line being written now
 		// is the first one to follow.
 		tl.offset, err = readLines(f, func(rpc.Message) {})
 		f.Close()
 		if err != nil {
-			w.Close()
+			tl.mu.Unlock()
+			h.Close()
 			return nil, err
 		}
 	}
-	go tl.run()
+	tl.mu.Unlock()
 	return tl, nil
 }
 
 // tail follows one transcript until closed.
 type tail struct {
-	w      *fsnotify.Watcher
-	path   string
+	h    *fswatch.Handle
+	path string
+	emit func(rpc.Message)
+	log  *zap.Logger
+
+	mu     sync.Mutex
 	offset int64 // end of the last complete line delivered
-	emit   func(rpc.Message)
-	log    *zap.Logger
-	done   chan struct{}
 }
 
-func (tl *tail) run() {
-	defer close(tl.done)
-	for {
-		select {
-		case ev, ok := <-tl.w.Events:
-			if !ok {
-				return
-			}
-			if ev.Name == tl.path && ev.Has(fsnotify.Write|fsnotify.Create) {
-				tl.read()
-			}
-		case err, ok := <-tl.w.Errors:
-			if !ok {
-				return
-			}
-			tl.log.Warn("watching a transcript", zap.Error(err))
-		}
+func (tl *tail) onEvent(ev fswatch.Event) {
+	if ev.Name == tl.path && ev.Has(fswatch.Write|fswatch.Create) {
+		tl.mu.Lock()
+		defer tl.mu.Unlock()
+		tl.read()
 	}
+}
+
+func (tl *tail) onError(err error) {
+	tl.log.Warn("watching a transcript", zap.Error(err))
 }
 
 // read delivers the complete lines appended since the last read.
@@ -265,9 +262,5 @@ func (tl *tail) read() {
 	}
 }
 
-// Close stops following the transcript and waits for the goroutine to end.
-func (tl *tail) Close() error {
-	err := tl.w.Close() // closes Events, which ends run
-	<-tl.done
-	return err
-}
+// Close stops following the transcript; no emit runs once it returns.
+func (tl *tail) Close() error { return tl.h.Close() }

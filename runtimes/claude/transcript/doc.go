@@ -6,5 +6,6 @@
 // runtimes.Transcripts on top of the files: it keeps, per file, the byte
 // offsets of its message lines and the facts List reports, and extends them
 // from the old end when the file grows, so neither listing nor paging re-reads
-// a whole transcript. Tail follows one file with fsnotify.
+// a whole transcript. Tail follows one file through the daemon's shared
+// watcher (internal/fswatch).
 package transcript

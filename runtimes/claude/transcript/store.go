@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -27,6 +28,7 @@ import (
 type Store struct {
 	projectsDir string
 	log         *zap.Logger
+	watcher     *fswatch.Watcher // nil: the shared one
 
 	mu      sync.Mutex
 	entries map[string]*entry // by transcript path
@@ -44,6 +46,13 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 		logger = zap.NewNop()
 	}
 	return &Store{projectsDir: projectsDir, log: logger, entries: map[string]*entry{}}
+}
+
+// WithWatcher makes Tail watch through w rather than the process's shared
+// watcher; it returns s.
+func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
+	s.watcher = w
+	return s
 }
 
 // Dir is the folder holding dir's transcripts.

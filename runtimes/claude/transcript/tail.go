@@ -9,24 +9,26 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/rpc"
 )
 
-// Tail follows a transcript from its current end, calling emit (from one
-// goroutine, in file order) with every message appended after that, until
-// ctx ends or the returned Closer is closed. The file need not exist yet: a
+// Tail follows a transcript from its current end, calling emit (one call at
+// a time, in file order) with every message appended after that, until ctx
+// ends or the returned Closer is closed. The file need not exist yet: a
 // session's transcript appears with its first turn. Tail watches the
 // directory, not the file, so that it sees the file created, removed or
 // replaced. A partial last line is held until its newline arrives. When the
 // file shrinks, Tail goes on from its new end; when another file takes its
-// place, Tail reads that one from the start (like tail -F). emit runs on the
-// tailer's goroutine: it must not block for long, nor call Close.
+// place, Tail reads that one from the start (like tail -F). emit must not
+// block for long, nor call Close.
 //
-// Each Tail has its own inotify watcher; nothing is debounced, so a message
-// is emitted as soon as the write that completes its line is noticed.
+// Every Tail shares the daemon's one inotify instance (see fswatch); nothing
+// is debounced, so a message is emitted as soon as the write that completes
+// its line is noticed. A watch the system refuses is an *fswatch.Error
+// that says why.
 func (s *Store) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error) {
 	p, err := s.path(dir, sessionID)
 	if err != nil {
@@ -37,90 +39,82 @@ func (s *Store) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.M
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return nil, err
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
-	// Watch before looking at the file, so no write falls in between.
-	if err := w.Add(filepath.Dir(p)); err != nil {
-		w.Close()
-		return nil, err
-	}
 	t := &tailer{
 		path:      p,
 		sessionID: sessionID,
 		emit:      emit,
 		log:       s.log.With(zap.String("session_id", sessionID)),
-		w:         w,
 		buf:       make([]byte, chunkSize),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
 	}
-	if err := t.open(true); err != nil {
-		w.Close()
+	// Watch before looking at the file, so no write falls in between; the
+	// events that arrive meanwhile wait for t.mu.
+	t.mu.Lock()
+	h, err := fswatch.Or(s.watcher).Watch(filepath.Dir(p), t.onEvent, t.onError)
+	if err != nil {
+		t.mu.Unlock()
 		return nil, err
 	}
-	go t.run(ctx)
+	t.h = h
+	err = t.open(true)
+	t.mu.Unlock()
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	t.stopCtx = context.AfterFunc(ctx, func() { t.Close() })
 	return t, nil
 }
 
-// tailer follows one transcript path. Everything but stop, once and done is
-// owned by its run goroutine once it starts.
+// tailer follows one transcript path. Its callbacks run one at a time
+// (fswatch serializes them); mu also covers the opening in Tail.
 type tailer struct {
 	path      string
 	sessionID string
 	emit      func(rpc.Message)
 	log       *zap.Logger
-	w         *fsnotify.Watcher
+	h         *fswatch.Handle
+	stopCtx   func() bool
 
+	mu    sync.Mutex
 	f     *os.File    // nil while the path does not exist
 	fi    os.FileInfo // identity of f
 	split lineSplitter
 	buf   []byte
 
-	stop chan struct{}
 	once sync.Once
-	done chan struct{}
 }
 
-// Close stops following and waits until the goroutine and watcher are gone.
+// Close stops following and returns once no callback runs any more.
 func (t *tailer) Close() error {
-	t.once.Do(func() { close(t.stop) })
-	<-t.done
+	t.once.Do(func() {
+		t.stopCtx()
+		t.h.Close()
+		t.mu.Lock()
+		t.closeFile()
+		t.mu.Unlock()
+	})
 	return nil
 }
 
-func (t *tailer) run(ctx context.Context) {
-	defer close(t.done)
-	defer t.closeFile()
-	defer t.w.Close()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.stop:
-			return
-		case ev, ok := <-t.w.Events:
-			if !ok {
-				return
-			}
-			if filepath.Clean(ev.Name) != t.path {
-				continue
-			}
-			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-				t.reopen()
-			} else if ev.Has(fsnotify.Write) {
-				t.read()
-			}
-		case err, ok := <-t.w.Errors:
-			if !ok {
-				return
-			}
-			t.log.Warn("transcript watch error", zap.Error(err))
-			// Events may have been lost: look at the file afresh.
-			t.reopen()
-		}
+func (t *tailer) onEvent(ev fswatch.Event) {
+	if filepath.Clean(ev.Name) != t.path {
+		return
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ev.Has(fswatch.Create) || ev.Has(fswatch.Remove) || ev.Has(fswatch.Rename) {
+		t.reopen()
+	} else if ev.Has(fswatch.Write) {
+		t.read()
+	}
+}
+
+func (t *tailer) onError(err error) {
+	t.log.Warn("transcript watch error", zap.Error(err))
+	// Events may have been lost: look at the file afresh.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.reopen()
 }
 
 // open starts following whatever file is at the path now: from its end (the
