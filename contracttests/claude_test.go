@@ -23,6 +23,7 @@ import (
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
+	"github.com/cdevd/cdevd/runtimes/claude/transcript"
 )
 
 // These tests run the real Claude Code CLI (node_modules/.bin/claude; a
@@ -385,10 +386,12 @@ func TestClaudeThroughCdevd(t *testing.T) {
 		ctx := testCtx(t)
 		c, init := Connect(t, ctx, r.url, r.token)
 		// SIGKILL loses what the CLI has not written yet: wait for the
-		// second turn to be stored.
+		// second turn to be in its transcript file (messages already shows
+		// it, from what cdevd streamed).
+		file := filepath.Join(r.transcripts(), transcript.EncodeDir(w.Path), conv.id+".jsonl")
 		pollUntil(t, ctx, "the second answer stored", func() bool {
-			res := pageMessages(t, ctx, c, rpc.MessagesParams{WorkspaceID: w.ID, SessionID: conv.id})
-			return slices.Contains(saidStored(res.Messages), "assistant: echo: second")
+			b, _ := os.ReadFile(file)
+			return bytes.Contains(b, []byte("echo: second"))
 		})
 		last := claudeWatch(t, ctx, c, w, conv.id)
 		if err := syscall.Kill(-conv.pid, syscall.SIGKILL); err != nil {

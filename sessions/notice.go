@@ -81,7 +81,10 @@ func (e *Engine) startNotifier(workspaceID string) (*notifier, error) {
 		n.dirs[dir] = a
 		n.mu.Unlock()
 	}
-	if len(n.handles) == 0 {
+	n.mu.Lock()
+	watching := len(n.handles) > 0 // callbacks may add to it meanwhile
+	n.mu.Unlock()
+	if !watching {
 		return nil, nil
 	}
 	return n, nil
