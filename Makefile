@@ -6,7 +6,7 @@ GO ?= go
 NPM ?= npm
 ARGS ?= --workspace .
 
-.PHONY: serve test install build bench
+.PHONY: serve test install build bench soak
 
 # node_modules holds the pinned agent CLIs the tests run for real; a CLI of
 # your own on PATH (logged in) takes precedence when serving.
@@ -28,3 +28,9 @@ test: install
 
 bench: install
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
+
+# Not part of test: cdevd under 1,000 connections and 100 scripted sessions
+# for 5 minutes, then a check that it returns to its baseline (goroutines,
+# fds, inotify instances, child processes, RSS). SOAK_ARGS="-duration 1m"…
+soak:
+	$(GO) run ./contracttests/soak $(SOAK_ARGS)
