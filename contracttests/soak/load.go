@@ -93,6 +93,7 @@ func (l *load) setUp(ctx context.Context, root string) error {
 	}); err != nil {
 		return fmt.Errorf("starting sessions: %w", err)
 	}
+	progress("%d sessions started", len(l.owners))
 	l.watchers = make([]*watcher, l.o.conns-l.o.sessions)
 	for i := range l.watchers {
 		l.watchers[i] = &watcher{l: l, o: l.owners[l.intN(len(l.owners))], subscribe: i%10 == 0}
@@ -100,7 +101,7 @@ func (l *load) setUp(ctx context.Context, root string) error {
 	if err := parallel(len(l.watchers), 16, func(i int) error { return l.watchers[i].connect(ctx) }); err != nil {
 		return fmt.Errorf("connecting watchers: %w", err)
 	}
-	fmt.Printf("soak: %d sessions running, %d watchers connected\n", len(l.owners), len(l.watchers))
+	progress("%d sessions running, %d watchers connected", len(l.owners), len(l.watchers))
 	return nil
 }
 

@@ -45,6 +45,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,6 +111,7 @@ func serve(args []string) error {
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1)
+	profiles := 0
 	stdin := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
@@ -125,6 +127,10 @@ loop:
 			// A measuring aid: what the heap no longer uses goes back to
 			// the OS now rather than over the next minutes.
 			debug.FreeOSMemory()
+			profiles++
+			if err := writeHeapProfile(filepath.Join(*home, fmt.Sprintf("heap-%d.pprof", profiles))); err != nil {
+				return err
+			}
 			fmt.Println("freed")
 		case <-stdin:
 			break loop
@@ -137,6 +143,20 @@ loop:
 	return d.Shutdown(ctx)
 }
 
+// writeHeapProfile records what the heap still holds, for a reader of a
+// soak that did not return to its baseline.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 type options struct {
 	duration     time.Duration
 	conns        int
@@ -146,6 +166,7 @@ type options struct {
 	rssTolerance int64 // bytes
 	settle       time.Duration
 	seed         uint64
+	keep         bool
 }
 
 func drive(args []string) int {
@@ -159,6 +180,7 @@ func drive(args []string) int {
 	fs.DurationVar(&o.turnEvery, "turn-every", 3*time.Second, "mean pause between an owner's turns")
 	fs.Int64Var(&rssMB, "rss-tolerance", 24, "MiB of RSS above the baseline still counted as returned")
 	fs.DurationVar(&o.settle, "settle", time.Minute, "how long to wait for figures to return to the baseline")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory: the daemon's log and heap profiles")
 	fs.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "random seed")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -388,6 +410,13 @@ func scrape(addr, token string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
+var began = time.Now()
+
+// progress prints a step of the soak with the time since it began.
+func progress(format string, args ...any) {
+	fmt.Printf("[%6.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
+}
+
 // counters are what the load saw.
 type counters struct {
 	turns, sends, events, reconnects, cutOff, gaps, calls atomic.Int64
@@ -410,12 +439,16 @@ func run(o options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer os.RemoveAll(root)
+	if o.keep {
+		defer progress("kept %s (daemon.log, home/heap-*.pprof)", root)
+	} else {
+		defer os.RemoveAll(root)
+	}
 	// The hard bound: whatever happens, the daemon is killed after this.
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration+5*time.Minute+o.settle)
 	defer cancel()
 
-	fmt.Printf("soak: seed %d, %d connections, %d sessions in %d workspaces, %v\n",
+	progress("seed %d, %d connections, %d sessions in %d workspaces, %v",
 		o.seed, o.conns, o.sessions, o.workspaces, o.duration)
 	p, err := startDaemon(ctx, root, o.sessions)
 	if err != nil {
@@ -431,6 +464,7 @@ func run(o options) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("baseline: %w", err)
 	}
+	progress("daemon %d up; baseline taken", p.cmd.Process.Pid)
 
 	l := &load{o: o, p: p, rng: rand.New(rand.NewPCG(o.seed, o.seed^0x5eed)), cnt: &counters{}}
 	peak := baseline
@@ -455,7 +489,9 @@ func run(o options) (bool, error) {
 			}
 		}
 	}()
+	progress("load running")
 	l.run(ctx)
+	progress("load over")
 	close(stopSampling)
 	<-sampled
 	loadTime := time.Since(loadStart)
@@ -466,24 +502,35 @@ func run(o options) (bool, error) {
 
 	// Phase 3: sessions stopped, connections closed.
 	l.closeAll(ctx)
+	progress("sessions stopped, connections closed")
+	closedRSS := int64(0)
+	if f, err := measure(p); err == nil {
+		closedRSS = f.RSS
+	}
+	if err := p.freeOSMemory(); err != nil {
+		return false, err
+	}
 	closed, err := settleAt(ctx, p, &baseline, o)
 	if err != nil {
 		return false, fmt.Errorf("after closing: %w", err)
 	}
 	// Phase 4: sessions forgotten, workspaces removed, heap returned.
 	if err := l.clear(ctx); err != nil {
-		return false, fmt.Errorf("clearing: %w", err)
+		return false, fmt.Errorf("clearing: %w (client-side failures: %d, the first: %q)", err,
+			l.cnt.failures.Load(), l.cnt.firstFailures)
 	}
 	if err := p.freeOSMemory(); err != nil {
 		return false, err
 	}
+	progress("sessions deleted, workspaces removed, heap returned")
 	cleared, err := settleAt(ctx, p, &baseline, o)
 	if err != nil {
 		return false, fmt.Errorf("after clearing: %w", err)
 	}
+	progress("measured")
 	stopErr := p.stop()
 
-	ok := report(o, l, baseline, peak, closed, cleared, loadTime)
+	ok := report(o, l, baseline, peak, closed, cleared, loadTime, closedRSS)
 	if stopErr != nil {
 		fmt.Printf("FAIL: the daemon's shutdown: %v\n", stopErr)
 		ok = false
@@ -530,7 +577,7 @@ func maxFigures(a, b figures) figures {
 		HeapInuse: max(a.HeapInuse, b.HeapInuse), Conns: max(a.Conns, b.Conns)}
 }
 
-func report(o options, l *load, base, peak, closed, cleared figures, loadTime time.Duration) bool {
+func report(o options, l *load, base, peak, closed, cleared figures, loadTime time.Duration, closedRSS int64) bool {
 	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 	fmt.Printf("\nload: %v; %d turns, %d sends, %d events received, %d reconnections (%d cut off by the server as too slow), %d gaps reported, %d other calls\n",
 		loadTime.Round(time.Second), l.cnt.turns.Load(), l.cnt.sends.Load(), l.cnt.events.Load(), l.cnt.reconnects.Load(),
@@ -549,8 +596,9 @@ func report(o options, l *load, base, peak, closed, cleared figures, loadTime ti
 	row("RSS", func(f figures) string { return mib(f.RSS) })
 	row("Go heap in use", func(f figures) string { return mib(f.HeapInuse) })
 	_ = w.Flush()
-	fmt.Println("(peak RSS is the process's high-water mark, VmHWM; closed: sessions stopped, connections closed;")
-	fmt.Println(" cleared: sessions deleted, workspaces removed, unused heap returned to the OS)")
+	fmt.Println("peak RSS is the process's high-water mark (VmHWM); closed: sessions stopped, connections closed;")
+	fmt.Println("cleared: then sessions deleted, workspaces removed; both after a GC that returns unused heap to the OS")
+	fmt.Printf("(RSS right after closing, before that GC: %s)\n", mib(closedRSS))
 
 	ok := true
 	failf := func(format string, args ...any) {
