@@ -605,8 +605,14 @@ func report(o options, l *load, base, peak, closed, cleared figures, loadTime ti
 		fmt.Printf("FAIL: "+format+"\n", args...)
 		ok = false
 	}
-	if !sameCounts(cleared, base) {
-		failf("goroutines, fds, inotify instances or child processes did not return to the baseline")
+	for _, c := range []struct {
+		name       string
+		base, left int
+	}{{"goroutines", base.Goroutines, cleared.Goroutines}, {"open fds", base.FDs, cleared.FDs},
+		{"inotify instances", base.Inotify, cleared.Inotify}, {"child processes", base.Children, cleared.Children}} {
+		if c.left != c.base {
+			failf("%s: %d after everything closed, %d at the baseline", c.name, c.left, c.base)
+		}
 	}
 	if cleared.RSS > base.RSS+o.rssTolerance {
 		failf("RSS %s is more than %s above the baseline %s", mib(cleared.RSS), mib(o.rssTolerance), mib(base.RSS))
