@@ -303,7 +303,10 @@ func (f *follower) run(ctx context.Context, rng *rand.Rand, maxRead int) {
 func TestReconnectRandomlyThroughLongStream(t *testing.T) {
 	const deltas = 10_000
 	e := startEnv(t)
-	ctx := testCtx(t)
+	// A few seconds under -race on an idle machine; the bound is wider than
+	// other tests' for a machine busy with other work.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*wait)
+	defer cancel()
 	rng := reconnectRand(t)
 	ctl, init := Connect(t, ctx, e.url, e.token)
 	w := e.workspace(ctx, ctl)
@@ -323,7 +326,10 @@ func TestReconnectRandomlyThroughLongStream(t *testing.T) {
 	if st := state(t, ctx, ctl, id); f.last != st.LastSeq || st.Epoch != init.Epoch {
 		t.Errorf("the follower ended at seq %d, session/state = %+v", f.last, st)
 	}
-	checkSeqs(t, f.events, 1, init.Epoch)
+	// see checked each event against the one before it; seqs from 1 on.
+	if len(f.events) == 0 || f.events[0].Seq() != 1 || int64(len(f.events)) != f.last {
+		t.Fatalf("%d events seen, up to seq %d", len(f.events), f.last)
+	}
 	if f.events[len(f.events)-1].Type() != rpc.EventTurnCompleted {
 		t.Errorf("the last event is %s, want turn_completed", f.events[len(f.events)-1].Type())
 	}
