@@ -130,11 +130,23 @@ func (l *load) run(ctx context.Context) {
 func (l *load) closeAll(ctx context.Context) {
 	_ = parallel(len(l.owners), 8, func(i int) error {
 		o := l.owners[i]
+		defer o.c.close(leaveClose)
+		c := o.c
+		if c.readErr() != nil {
+			// The owner lost its connection (counted as a failure): the
+			// session still has to stop for the figures to mean anything.
+			nc, err := dial(ctx, l.p.URL, l.p.Token, nil)
+			if err != nil {
+				l.cnt.fail("stop %s: %v", o.id, err)
+				return nil
+			}
+			defer nc.close(leaveClose)
+			c = nc
+		}
 		var res rpc.SessionStopResult
-		if err := o.c.call(ctx, rpc.MethodSessionStop, rpc.SessionStopParams{SessionID: o.id, AgentType: scripted.ID}, &res); err != nil {
+		if err := c.call(ctx, rpc.MethodSessionStop, rpc.SessionStopParams{SessionID: o.id, AgentType: scripted.ID}, &res); err != nil {
 			l.cnt.fail("stop %s: %v", o.id, err)
 		}
-		o.c.close(leaveClose)
 		return nil
 	})
 }
