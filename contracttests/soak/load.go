@@ -247,6 +247,7 @@ func (o *owner) run(ctx context.Context) {
 			}
 			l.cnt.turns.Add(1)
 		case <-o.c.done:
+			l.cnt.dropped(o.c)
 			l.cnt.fail("owner of %s disconnected: %v", o.id, o.c.readErr())
 			return
 		case <-time.After(time.Minute):
@@ -358,6 +359,7 @@ func (w *watcher) run(ctx context.Context) {
 		}
 		if cut {
 			if w.c.closeCode() != 1013 { // too slow: the one reason a server may cut a client
+				l.cnt.dropped(w.c)
 				l.cnt.fail("watcher of %s disconnected: %v", w.o.id, w.c.readErr())
 			}
 			l.cnt.cutOff.Add(1)

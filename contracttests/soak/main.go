@@ -58,6 +58,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/scripted"
@@ -427,9 +429,18 @@ func progress(format string, args ...any) {
 // counters are what the load saw.
 type counters struct {
 	turns, sends, events, reconnects, cutOff, gaps, calls atomic.Int64
+	unresponsive                                          atomic.Int64 // dropped by the server: pings unanswered
 	failures                                              atomic.Int64
 	mu                                                    sync.Mutex
 	firstFailures                                         []string
+}
+
+// dropped counts a client the server disconnected with 1001 (ping timeout):
+// on a machine too busy to run the soak's clients, pongs come too late.
+func (c *counters) dropped(cn *conn) {
+	if cn.closeCode() == websocket.CloseGoingAway {
+		c.unresponsive.Add(1)
+	}
 }
 
 func (c *counters) fail(format string, args ...any) {
@@ -629,7 +640,7 @@ func report(o options, l *load, base, peak, closed, cleared figures, loadTime ti
 		failf("allocated heap %s is more than %s above the baseline %s", mib(cleared.HeapLive), mib(o.heapTolerance), mib(base.HeapLive))
 	}
 	if n := l.cnt.failures.Load(); n > 0 {
-		failf("%d client-side failures; the first:\n  %s", n, strings.Join(l.cnt.firstFailures, "\n  "))
+		failf("%d client-side failures (%d clients dropped by the server as unresponsive: 1001 ping timeout); the first:\n  %s", n, l.cnt.unresponsive.Load(), strings.Join(l.cnt.firstFailures, "\n  "))
 	}
 	if l.cnt.turns.Load() == 0 {
 		failf("no turn completed")
