@@ -56,9 +56,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/gorilla/websocket"
+	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/runtimes"
