@@ -6,7 +6,7 @@ GO ?= go
 NPM ?= npm
 ARGS ?= --workspace .
 
-.PHONY: serve test install build bench fuzz
+.PHONY: serve test install build bench fuzz soak
 
 # node_modules holds the pinned agent CLIs the tests run for real; a CLI of
 # your own on PATH (logged in) takes precedence when serving.
@@ -35,3 +35,9 @@ FUZZTIME ?= 1m
 FUZZ_PARALLEL ?=
 fuzz:
 	FUZZTIME=$(FUZZTIME) FUZZ_PARALLEL=$(FUZZ_PARALLEL) ./scripts/fuzz.sh
+
+# Not part of test: cdevd under 1,000 connections and 100 scripted sessions
+# for 5 minutes, then a check that it returns to its baseline (goroutines,
+# fds, inotify instances, child processes, RSS). SOAK_ARGS="-duration 1m"…
+soak:
+	$(GO) run ./contracttests/soak $(SOAK_ARGS)
