@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -33,6 +35,10 @@ type Registry struct {
 	mu       sync.Mutex
 	detected map[string]detection
 	now      func() time.Time
+	// detecting joins callers that find the same detection missing or
+	// stale into one --version run: a burst of connections after the cache
+	// expired would otherwise start one CLI each.
+	detecting singleflight.Group
 }
 
 type detection struct {
@@ -122,16 +128,21 @@ func (r *Registry) detect(ctx context.Context, a runtimes.Adapter) runtimes.Avai
 	if ok && r.now().Sub(d.at) < DetectTTL {
 		return d.avail
 	}
-	ctx, cancel := context.WithTimeout(ctx, DetectTimeout)
-	defer cancel()
-	avail := a.Detect(ctx)
-	if !avail.Installed && avail.Reason == "" {
-		avail.Reason = "not installed"
-	}
-	r.mu.Lock()
-	r.detected[id] = detection{avail, r.now()}
-	r.mu.Unlock()
-	return avail
+	res, _, _ := r.detecting.Do(id, func() (any, error) {
+		// Shared by every caller waiting here: one caller's cancellation
+		// must not fail the others.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DetectTimeout)
+		defer cancel()
+		avail := a.Detect(ctx)
+		if !avail.Installed && avail.Reason == "" {
+			avail.Reason = "not installed"
+		}
+		r.mu.Lock()
+		r.detected[id] = detection{avail, r.now()}
+		r.mu.Unlock()
+		return avail, nil
+	})
+	return res.(runtimes.Availability)
 }
 
 // Snapshot builds the runtimeRegistry of the contract. Runtimes are

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,11 +24,15 @@ type stub struct {
 	info    runtimes.Info
 	avail   runtimes.Availability
 	detects atomic.Int32
+	gate    chan struct{} // when set, Detect waits for it to close
 }
 
 func (s *stub) Info() runtimes.Info { return s.info }
 func (s *stub) Detect(context.Context) runtimes.Availability {
 	s.detects.Add(1)
+	if s.gate != nil {
+		<-s.gate
+	}
 	return s.avail
 }
 func (s *stub) Start(context.Context, runtimes.StartRequest, runtimes.Sink) (runtimes.Session, error) {
@@ -138,5 +143,39 @@ func TestRouteErrors(t *testing.T) {
 	data = e.Data.(map[string]any)
 	if data["status"] != "disabled" || data["reason"] != "gamma not found on PATH" {
 		t.Fatalf("disabled data = %v", data)
+	}
+}
+
+func TestConcurrentCallersShareOneDetection(t *testing.T) {
+	// A burst of connections on an empty (or expired) cache runs the CLI's
+	// --version once, not once per connection.
+	a, _, _ := fixture()
+	a.gate = make(chan struct{})
+	r, err := New(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const callers = 50
+	var entered, done sync.WaitGroup
+	entered.Add(callers)
+	done.Add(callers)
+	got := make([]Status, callers)
+	for i := range callers {
+		go func() {
+			defer done.Done()
+			entered.Done()
+			got[i] = r.Status(context.Background(), "alpha")
+		}()
+	}
+	entered.Wait()
+	close(a.gate)
+	done.Wait()
+	if n := a.detects.Load(); n != 1 {
+		t.Errorf("%d callers ran Detect %d times, want once", callers, n)
+	}
+	for i, st := range got {
+		if st.Status != rpc.RuntimeActive || st.Availability.Version != "1.2.3" {
+			t.Fatalf("caller %d got %+v", i, st)
+		}
 	}
 }
