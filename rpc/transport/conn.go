@@ -223,6 +223,9 @@ func (c *Conn) readLoop() {
 			c.readFailed(err)
 			return
 		}
+		// Any frame shows the peer alive, not only a pong: a busy client
+		// that answers pings late but keeps talking must not be dropped.
+		_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
 		if typ != websocket.TextMessage {
 			c.reject(invalidRequest("binary frames are not accepted; send JSON-RPC as text"))
 			continue

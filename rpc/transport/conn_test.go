@@ -187,6 +187,24 @@ func TestPeerWithoutPongsDropped(t *testing.T) {
 	}
 }
 
+func TestBusyPeerWithoutPongsKept(t *testing.T) {
+	// A peer whose pongs are late (a client on a loaded machine, or one
+	// whose library answers pings lazily) but which keeps sending requests
+	// is alive: any frame it sends counts, not only pongs.
+	const ping = 20 * time.Millisecond
+	s := startServer(t, Config{PingInterval: ping})
+	ws, _ := s.rawConn(t)
+	ws.SetPingHandler(func(string) error { return nil }) // never pongs
+	tick := time.NewTicker(ping / 2)
+	defer tick.Stop()
+	for i := range 20 { // 10 ping intervals: five times the 2-interval limit
+		<-tick.C
+		if got := decodeResponse(t, roundTrip(t, ws, `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`)); got.Error != nil {
+			t.Fatalf("request %d: %+v", i, got.Error)
+		}
+	}
+}
+
 func TestCloseFromServerSide(t *testing.T) {
 	s := startServer(t, Config{})
 	ws, sc := s.rawConn(t)
