@@ -42,6 +42,7 @@ type eventLog struct {
 	buf       []*Event // ring
 	start     int      // index of the oldest event
 	n         int
+	floor     int64 // seq of the newest event dropped (0: none yet)
 	minEvents int
 	minAge    time.Duration
 	maxEvents int
@@ -58,6 +59,7 @@ func (l *eventLog) at(i int) *Event { return l.buf[(l.start+i)%len(l.buf)] }
 func (l *eventLog) add(ev *Event) {
 	for l.n > 0 && (l.n >= l.maxEvents ||
 		(l.n >= l.minEvents && ev.At.Sub(l.at(0).At) >= l.minAge)) {
+		l.floor = l.buf[l.start].Seq
 		l.buf[l.start] = nil // let the frame be collected
 		l.start = (l.start + 1) % len(l.buf)
 		l.n--
@@ -82,6 +84,9 @@ func (l *eventLog) grow() {
 // since returns the events after seq, and whether the buffer still reaches
 // back that far (false: events were dropped, the caller has a gap).
 func (l *eventLog) since(seq int64) ([]*Event, bool) {
+	if seq < l.floor {
+		return nil, false
+	}
 	if l.n == 0 {
 		return nil, true
 	}
@@ -95,4 +100,13 @@ func (l *eventLog) since(seq int64) ([]*Event, bool) {
 		out = append(out, l.at(i))
 	}
 	return out, true
+}
+
+// release drops every event, and the memory that held them. A watcher
+// asking for anything before now is told it has a gap.
+func (l *eventLog) release() {
+	if l.n > 0 {
+		l.floor = l.at(l.n - 1).Seq
+	}
+	l.buf, l.start, l.n = nil, 0, 0
 }

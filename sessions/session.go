@@ -59,6 +59,10 @@ type session struct {
 	watchers   map[Watcher]struct{}
 	catchingUp map[Watcher]*replay // replaying; live once caught up
 	idle       *time.Timer
+	// Quiet sessions (no process, nobody watching) give back their replay
+	// buffer after ReplayAge (quiet.go).
+	lastWatched time.Time
+	quiet       *time.Timer
 }
 
 type prompt struct {
@@ -367,6 +371,7 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 		})
 	case runtimes.ProcessExited:
 		s.exitedLocked(ev)
+		s.armQuietLocked()
 	}
 }
 
@@ -788,6 +793,10 @@ func (s *session) unwatch(w Watcher) bool {
 	s.stopReplayLocked(w)
 	ok = ok || catching
 	last := ok && s.external && len(s.watchers) == 0 && len(s.catchingUp) == 0
+	if ok {
+		s.lastWatched = time.Now()
+		s.armQuietLocked()
+	}
 	s.mu.Unlock()
 	if last {
 		s.e.forget(s)
