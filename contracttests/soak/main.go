@@ -16,10 +16,11 @@
 //     seconds to a minute, drop their connection (close frame, FIN, RST, or
 //     half a frame) and come back with since_seq, checking that the events
 //     continue with no gap and no duplicate; peak figures are sampled;
-//  3. closed: sessions stopped, every connection closed;
-//  4. cleared: sessions deleted and workspaces removed (a stopped session
-//     keeps its replay buffer until then), then the Go heap returned to
-//     the OS (SIGUSR1 to the daemon role runs debug.FreeOSMemory), so that
+//  3. closed: sessions stopped, every connection closed, and -replay-age
+//     waited out (a session stopped and unwatched that long gives back its
+//     replay buffer), then the Go heap returned to the OS;
+//  4. cleared: sessions deleted and workspaces removed, then the Go heap
+//     returned to the OS (SIGUSR1 to the daemon role runs debug.FreeOSMemory), so that
 //     RSS shows what is still held rather than what the runtime caches.
 //
 // It fails (exit 1) when, after phase 4, goroutines, fds, inotify instances
@@ -62,6 +63,7 @@ import (
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/scripted"
+	"github.com/cdevd/cdevd/sessions"
 )
 
 func main() {
@@ -92,6 +94,7 @@ func serve(args []string) error {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
 	home := fs.String("home", "", "cdevd home")
 	maxProcs := fs.Int("max-processes", 8, "live processes per runtime")
+	replayAge := fs.Duration("replay-age", 0, "sessions.Config.ReplayAge (0: the default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -105,6 +108,7 @@ func serve(args []string) error {
 	}
 	log = log.WithOptions(zap.IncreaseLevel(zap.WarnLevel))
 	d, err := daemon.Start(daemon.Config{Home: *home, Addr: "127.0.0.1:0", MaxProcesses: *maxProcs, Logger: log,
+		Sessions: sessions.Config{ReplayAge: *replayAge},
 		Adapters: []runtimes.Adapter{scripted.New(scripted.Config{Bin: self, StateDir: filepath.Join(*home, "scripted"), Logger: log})}})
 	if err != nil {
 		return err
@@ -169,6 +173,7 @@ type options struct {
 	rssTolerance  int64 // bytes
 	heapTolerance int64 // bytes
 	settle        time.Duration
+	replayAge     time.Duration
 	seed          uint64
 	keep          bool
 }
@@ -186,6 +191,8 @@ func drive(args []string) int {
 	fs.Int64Var(&rssMB, "rss-tolerance", 32, "MiB of RSS above the baseline still counted as returned")
 	fs.Int64Var(&heapMB, "heap-tolerance", 8, "MiB of allocated Go heap above the baseline still counted as returned")
 	fs.DurationVar(&o.settle, "settle", time.Minute, "how long to wait for figures to return to the baseline")
+	fs.DurationVar(&o.replayAge, "replay-age", 20*time.Second,
+		"the daemon's ReplayAge: a session stopped and unwatched this long gives back its replay buffer")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory: the daemon's log and heap profiles")
 	fs.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "random seed")
 	if err := fs.Parse(args); err != nil {
@@ -215,7 +222,7 @@ type daemonProc struct {
 	hello
 }
 
-func startDaemon(ctx context.Context, root string, maxProcs int) (*daemonProc, error) {
+func startDaemon(ctx context.Context, root string, maxProcs int, replayAge time.Duration) (*daemonProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -229,7 +236,8 @@ func startDaemon(ctx context.Context, root string, maxProcs int) (*daemonProc, e
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.CommandContext(ctx, self, "daemon", "-home", home, "-max-processes", strconv.Itoa(maxProcs))
+	cmd := exec.CommandContext(ctx, self, "daemon", "-home", home, "-max-processes", strconv.Itoa(maxProcs),
+		"-replay-age", replayAge.String())
 	cmd.Stderr = logf
 	// It dies with the driver, whatever happens to the driver.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -467,7 +475,7 @@ func run(o options) (bool, error) {
 
 	progress("seed %d, %d connections, %d sessions in %d workspaces, %v",
 		o.seed, o.conns, o.sessions, o.workspaces, o.duration)
-	p, err := startDaemon(ctx, root, o.sessions)
+	p, err := startDaemon(ctx, root, o.sessions, o.replayAge)
 	if err != nil {
 		return false, err
 	}
@@ -523,6 +531,14 @@ func run(o options) (bool, error) {
 	closedRSS := int64(0)
 	if f, err := measure(p); err == nil {
 		closedRSS = f.RSS
+	}
+	// Stopped, unwatched sessions give back their replay buffers once
+	// ReplayAge has passed (the daemon's timers, not ours, decide when).
+	progress("waiting %v for quiet sessions to give back their buffers", o.replayAge)
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-time.After(o.replayAge + 2*time.Second):
 	}
 	if err := p.freeOSMemory(); err != nil {
 		return false, err
@@ -614,9 +630,9 @@ func report(o options, l *load, base, peak, closed, cleared figures, loadTime ti
 	row("Go heap in use", func(f figures) string { return mib(f.HeapInuse) })
 	row("Go heap allocated", func(f figures) string { return mib(f.HeapLive) })
 	_ = w.Flush()
-	fmt.Println("peak RSS is the process's high-water mark (VmHWM); closed: sessions stopped, connections closed;")
+	fmt.Println("peak RSS is the process's high-water mark (VmHWM); closed: sessions stopped, connections closed, ReplayAge waited out;")
 	fmt.Println("cleared: then sessions deleted, workspaces removed; both after a GC that returns unused heap to the OS")
-	fmt.Printf("(RSS right after closing, before that GC: %s)\n", mib(closedRSS))
+	fmt.Printf("(RSS right after closing, before ReplayAge and that GC: %s)\n", mib(closedRSS))
 
 	ok := true
 	failf := func(format string, args ...any) {
@@ -632,11 +648,16 @@ func report(o options, l *load, base, peak, closed, cleared figures, loadTime ti
 			failf("%s: %d after everything closed, %d at the baseline", c.name, c.left, c.base)
 		}
 	}
-	if cleared.RSS > base.RSS+o.rssTolerance {
-		failf("RSS %s is more than %s above the baseline %s", mib(cleared.RSS), mib(o.rssTolerance), mib(base.RSS))
-	}
-	if cleared.HeapLive > base.HeapLive+o.heapTolerance {
-		failf("allocated heap %s is more than %s above the baseline %s", mib(cleared.HeapLive), mib(o.heapTolerance), mib(base.HeapLive))
+	for _, f := range []struct {
+		phase string
+		figures
+	}{{"closed", closed}, {"cleared", cleared}} {
+		if f.RSS > base.RSS+o.rssTolerance {
+			failf("%s: RSS %s is more than %s above the baseline %s", f.phase, mib(f.RSS), mib(o.rssTolerance), mib(base.RSS))
+		}
+		if f.HeapLive > base.HeapLive+o.heapTolerance {
+			failf("%s: allocated heap %s is more than %s above the baseline %s", f.phase, mib(f.HeapLive), mib(o.heapTolerance), mib(base.HeapLive))
+		}
 	}
 	if n := l.cnt.failures.Load(); n > 0 {
 		failf("%d client-side failures (%d clients dropped by the server as unresponsive: 1001 ping timeout); the first:\n  %s", n, l.cnt.unresponsive.Load(), strings.Join(l.cnt.firstFailures, "\n  "))
