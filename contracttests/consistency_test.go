@@ -194,7 +194,7 @@ func TestClaudeReadYourWrites(t *testing.T) {
 	r := newClaudeRig(t)
 	r.respond(t, func(req fakeanthropic.Request) fakeanthropic.Reply { return fakeanthropic.Echo(req) })
 	ctx := testCtx(t)
-	const rounds = 4
+	const rounds = 6
 	for i := range rounds {
 		subscribed := i%2 == 1
 		c, _ := Connect(t, ctx, r.url, r.token)
