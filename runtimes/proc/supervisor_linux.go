@@ -92,6 +92,10 @@ func supervise(path string, argv []string) {
 	if err != nil {
 		fail(err)
 	}
+	// The CLI runs in the session's directory (ours until now, so that a
+	// bad one failed in the daemon as before); we need none, and must not
+	// keep it busy.
+	_ = os.Chdir("/")
 	status.Close()
 
 	s := &supervisor{self: os.Getpid()}
