@@ -2,7 +2,7 @@
 // needs it: in its own process group (so a signal reaches the tools it
 // spawned), with nothing it started at any depth outliving the session or
 // the daemon (on Linux, through a per-session supervisor: see
-// supervisor_linux.go), with line-oriented stdout, a stall timer that only
+// internal/supervisor), with line-oriented stdout, a stall timer that only
 // runs while a turn does, and a stop that is graceful first, forced after a
 // grace period, idempotent and waits for its goroutines.
 package proc

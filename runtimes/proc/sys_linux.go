@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/cdevd/cdevd/runtimes/proc/internal/supervisor"
 )
 
 // supervision is the daemon's side of a session's supervisor (see
-// supervisor_linux.go): the write end of its control pipe, and the read end
+// internal/supervisor): the write end of its control pipe, and the read end
 // of its start report until that is read.
 type supervision struct {
 	ctl     *os.File
@@ -47,8 +49,8 @@ func command(cfg Config) (*exec.Cmd, *supervision, error) {
 		return nil, nil, err
 	}
 	cmd := exec.Command("/proc/self/exe", append([]string{path, cfg.Path}, cfg.Args...)...)
-	cmd.Args[0] = supervisorArg0
-	cmd.ExtraFiles = []*os.File{ctlFD - 3: ctlR, statusFD - 3: statusW}
+	cmd.Args[0] = supervisor.Arg0
+	cmd.ExtraFiles = []*os.File{supervisor.CtlFD - 3: ctlR, supervisor.StatusFD - 3: statusW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGHUP}
 	return cmd, &supervision{ctl: ctl, status: status, ctlR: ctlR, statusW: statusW}, nil
 }

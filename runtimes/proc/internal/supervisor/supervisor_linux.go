@@ -1,35 +1,4 @@
-package proc
-
-// The supervisor is what makes "nothing cdevd started outlives it" hold on
-// Linux. A SIGKILLed daemon runs no code, and Pdeathsig reaches only its
-// direct child, so something that survives the daemon must end the rest: a
-// small process per session, the daemon's own binary re-executed, sitting
-// between the daemon and the CLI.
-//
-//   - It is a child subreaper (PR_SET_CHILD_SUBREAPER): every descendant of
-//     the CLI that is orphaned, even one that double-forked and setsid()ed
-//     out of the process group, is reparented to it rather than to init, so
-//     the tree can always be found from it and waited for.
-//   - It reads a control pipe whose only write end the daemon holds. EOF
-//     comes when the daemon dies, however it dies, or closes it on purpose
-//     (a forced stop): the supervisor then SIGKILLs every descendant.
-//   - When the CLI exits on its own, it kills whatever the CLI left, the
-//     same way, and exits as the CLI did (same code, or the same signal), so
-//     the daemon sees the CLI's status.
-//   - It is the process group leader the daemon made; the CLI stays in that
-//     group, so a signal to the group reaches the CLI as before. The
-//     supervisor catches SIGTERM, SIGINT and SIGHUP (caught, not ignored:
-//     an ignored disposition would survive exec into the CLI) and lets the
-//     CLI decide; it leaves only when the CLI is gone.
-//
-// Why not a cgroup: creating one needs a delegated cgroup v2 subtree (not
-// there in most containers, nor for a plain user process), and a cgroup
-// still needs a live process to kill it after the daemon's death. Why not a
-// subreaper in the daemon alone: orphans would come back to the daemon, but
-// when the daemon itself is SIGKILLed they go to init and nothing kills
-// them. One supervisor per session rather than one per daemon: it must be
-// an ancestor of the CLI to be its subreaper, and spawning through a single
-// long-lived helper would need a protocol to pass the stdio pipes along.
+package supervisor
 
 import (
 	"errors"
@@ -46,28 +15,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// supervisorArg0 is the argv[0] that turns the daemon's binary into a
-// supervisor. argv[0] rather than an environment variable, so that nothing
-// of it reaches the CLI.
-const supervisorArg0 = "cdevd-supervisor"
+// Arg0 is the argv[0] that turns the daemon's binary into a supervisor.
+// argv[0] rather than an environment variable, so that nothing of it
+// reaches the CLI. The rest of argv is the CLI's path, then its argv.
+const Arg0 = "cdevd-supervisor"
 
 // The files the daemon passes to the supervisor (ExtraFiles).
 const (
-	ctlFD    = 3 // read end of the control pipe: EOF means end the tree
-	statusFD = 4 // write end of the start report: EOF alone means started
+	CtlFD    = 3 // read end of the control pipe: EOF means end the tree
+	StatusFD = 4 // write end of the start report: EOF alone means started
 )
 
-// Every binary that spawns CLIs imports this package, so its init runs in
-// the re-executed binary before main or TestMain would.
+// Every binary that spawns CLIs imports package proc, and so this one, and
+// its init runs in the re-executed binary before main or TestMain would.
+// The check sits in this leaf package rather than in proc so that it runs
+// before nearly every other package's init (Go initializes a ready package
+// early in import-path order): a supervisor then runs none of cdevd's
+// initialization, which keeps its memory and start time small.
 func init() {
-	if len(os.Args) >= 3 && os.Args[0] == supervisorArg0 {
+	if len(os.Args) >= 3 && os.Args[0] == Arg0 {
 		supervise(os.Args[1], os.Args[2:])
 	}
 }
 
 // supervise runs path with argv, as described above, and never returns.
 func supervise(path string, argv []string) {
-	status := os.NewFile(statusFD, "status")
+	status := os.NewFile(StatusFD, "status")
 	fail := func(err error) {
 		var errno syscall.Errno
 		errors.As(err, &errno)
@@ -76,8 +49,8 @@ func supervise(path string, argv []string) {
 	}
 	// Neither pipe may reach the CLI: the status pipe must close when the
 	// CLI starts, and only the daemon may hold the control pipe open.
-	syscall.CloseOnExec(ctlFD)
-	syscall.CloseOnExec(statusFD)
+	syscall.CloseOnExec(CtlFD)
+	syscall.CloseOnExec(StatusFD)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail(fmt.Errorf("PR_SET_CHILD_SUBREAPER: %w", err))
 	}
@@ -100,7 +73,7 @@ func supervise(path string, argv []string) {
 
 	s := &supervisor{self: os.Getpid()}
 	go func() {
-		_, _ = io.Copy(io.Discard, os.NewFile(ctlFD, "control"))
+		_, _ = io.Copy(io.Discard, os.NewFile(CtlFD, "control"))
 		s.end()
 	}()
 	go func() {
