@@ -64,10 +64,11 @@ type Config struct {
 	KillGrace time.Duration
 	// WaitDelay bounds how long, once the leader exited and its group was
 	// killed, the runner waits for stdout and stderr to reach EOF before
-	// closing them itself (DefaultWaitDelay). A descendant that left the
-	// group (setsid) can hold them open forever; like exec.Cmd.WaitDelay,
-	// this keeps Done and Stop from waiting on it. Output still unread
-	// then is lost.
+	// closing them itself (DefaultWaitDelay). A process the supervisor
+	// cannot end can hold them open forever: one outside the tree that got
+	// them passed, or, without a supervisor (not Linux), a descendant that
+	// left the group (setsid). Like exec.Cmd.WaitDelay, this keeps Done
+	// and Stop from waiting on it. Output still unread then is lost.
 	WaitDelay time.Duration
 	// MaxLine bounds a stdout line (DefaultMaxLine).
 	MaxLine int
@@ -201,7 +202,7 @@ func pipes(cmd *exec.Cmd) (outR, outW, errR, errW *os.File, stdin io.WriteCloser
 }
 
 // awaitReaders lets the readers drain the pipes until EOF, or for at most
-// WaitDelay: a descendant outside the group may keep the write ends open.
+// WaitDelay: a process outside the tree may keep the write ends open.
 // Closing the read ends then ends the readers' blocked reads.
 func (p *Process) awaitReaders(readers *sync.WaitGroup, outR, errR *os.File) {
 	drained := make(chan struct{})
