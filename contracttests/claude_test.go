@@ -220,8 +220,8 @@ func pageMessages(t *testing.T, ctx context.Context, c *Client, p rpc.MessagesPa
 	return res
 }
 
-// groupGone reports whether no process of pid's process group is left.
-func groupGone(pid int) bool { return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) }
+// groupGone reports whether no process of process group pgid is left.
+func groupGone(pgid int) bool { return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) }
 
 // procArgs is a process's argument list.
 func procArgs(t *testing.T, pid int) []string {
@@ -394,7 +394,7 @@ func TestClaudeThroughCdevd(t *testing.T) {
 			return bytes.Contains(b, []byte("echo: second"))
 		})
 		last := claudeWatch(t, ctx, c, w, conv.id)
-		if err := syscall.Kill(-conv.pid, syscall.SIGKILL); err != nil {
+		if err := syscall.Kill(conv.pid, syscall.SIGKILL); err != nil { // the CLI crashes
 			t.Fatal(err)
 		}
 		var end rpc.SessionEndEvent
@@ -411,8 +411,8 @@ func TestClaudeThroughCdevd(t *testing.T) {
 
 		claudeSend(t, ctx, c, conv.id, "third")
 		pid := spawnedChild(t, nil, w.Path)
-		if args := procArgs(t, pid); !slices.Contains(args, "--resume") || !slices.Contains(args, conv.id) {
-			t.Errorf("the new CLI runs %q, want --resume %s", args, conv.id)
+		if args := procArgs(t, pid); !slices.Contains(args, "--resume="+conv.id) {
+			t.Errorf("the new CLI runs %q, want --resume=%s", args, conv.id)
 		}
 		await(t, ctx, c, rpc.EventTurnCompleted, conv.id)
 		evs := c.SessionEvents(conv.id)
@@ -567,6 +567,10 @@ func TestClaudeThroughCdevd(t *testing.T) {
 			return fakeanthropic.Slow(strings.Repeat("slow ", 300), 50*time.Millisecond)
 		})
 		id, pid := claudeStart(t, ctx, c, w2)
+		pgid, err := syscall.Getpgid(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
 		claudeSend(t, ctx, c, id, "talk slowly")
 		await(t, ctx, c, rpc.EventMessageDelta, id)
 
@@ -577,8 +581,8 @@ func TestClaudeThroughCdevd(t *testing.T) {
 		}
 		await(t, ctx, c, rpc.EventSessionStopped, id)
 		// session/stop returns once the process group is gone.
-		if pids := children(t, w2.Path); len(pids) != 0 || !groupGone(pid) {
-			t.Errorf("after stop: processes %v in the workspace, group %d gone: %v", pids, pid, groupGone(pid))
+		if pids := children(t, w2.Path); len(pids) != 0 || !groupGone(pgid) {
+			t.Errorf("after stop: processes %v in the workspace, group %d gone: %v", pids, pgid, groupGone(pgid))
 		}
 		st := state(t, ctx, c, id)
 		if st.Status != rpc.StatusStopped || st.IsRunning || st.WaitingForInput {

@@ -122,8 +122,9 @@ func count(ns []Notification, match func(Notification) bool) int {
 	return k
 }
 
-// children lists the processes this test binary started whose working
-// directory is dir: the CLIs of the sessions in that workspace.
+// children lists the CLIs this test binary started whose working directory
+// is dir: the CLIs of the sessions in that workspace. On Linux a CLI is the
+// child of its session's supervisor (our child, in "/"), elsewhere ours.
 func children(t *testing.T, dir string) []int {
 	t.Helper()
 	self := os.Getpid()
@@ -131,31 +132,52 @@ func children(t *testing.T, dir string) []int {
 	if err != nil {
 		t.Fatalf("read /proc: %v", err)
 	}
-	var pids []int
+	parents := map[int]int{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
+		if ppid, ok := parentOf(pid); ok {
+			parents[pid] = ppid
 		}
-		// The command name may hold spaces and parentheses: fields start after the last ')'.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
+	}
+	var pids []int
+	for pid, ppid := range parents {
+		if ppid != self && (parents[ppid] != self || !supervisor(ppid)) {
 			continue
 		}
-		var state byte
-		var ppid int
-		if _, err := fmt.Sscanf(string(stat[i+2:]), "%c %d", &state, &ppid); err != nil || ppid != self {
-			continue
-		}
-		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+		if cwd, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd")); err == nil && cwd == dir {
 			pids = append(pids, pid)
 		}
 	}
+	slices.Sort(pids)
 	return pids
+}
+
+// parentOf is the parent of a running process (not a zombie).
+func parentOf(pid int) (int, bool) {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false // gone meanwhile
+	}
+	// The command name may hold spaces and parentheses: fields start after the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	var state byte
+	var ppid int
+	if _, err := fmt.Sscanf(string(stat[i+2:]), "%c %d", &state, &ppid); err != nil || state == 'Z' {
+		return 0, false
+	}
+	return ppid, true
+}
+
+// supervisor reports whether pid is a session's supervisor (see runtimes/proc).
+func supervisor(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	return err == nil && bytes.HasPrefix(b, []byte("cdevd-supervisor\x00"))
 }
 
 // awaitNoChildren waits until no process of ours runs in dir.

@@ -3,7 +3,6 @@ package runtimes
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // ErrBadSessionID is wrapped by ValidSessionID's errors, so that callers can
@@ -13,15 +12,32 @@ var ErrBadSessionID = errors.New("invalid session id")
 // maxSessionIDLen bounds a session id, which adapters use in file names.
 const maxSessionIDLen = 200
 
-// ValidSessionID checks that id is safe as a file name inside a runtime's
-// transcript folder: not empty, "." or "..", without a path separator or
-// NUL, at most 200 bytes. The error wraps ErrBadSessionID.
+// ValidSessionID checks that id is a plain id: 1 to 200 ASCII letters,
+// digits, '-', '_' and '.', beginning with a letter or a digit. Every CLI's
+// ids fit (Claude's are UUIDs). Adapters use ids in file names and on
+// command lines, so this keeps an id from naming a path ("..", a separator,
+// NUL) or a hidden file, and from ever being read as a flag: a transcript
+// file named "--permission-mode=bypassPermissions.jsonl" must not become
+// "--resume --permission-mode=bypassPermissions". The error wraps
+// ErrBadSessionID.
 func ValidSessionID(id string) error {
 	if len(id) > maxSessionIDLen {
 		return fmt.Errorf("%w: longer than %d bytes", ErrBadSessionID, maxSessionIDLen)
 	}
-	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, "/\\\x00") {
-		return fmt.Errorf("%w: %q", ErrBadSessionID, id)
+	if id == "" {
+		return fmt.Errorf("%w: empty", ErrBadSessionID)
+	}
+	if !alnum(id[0]) {
+		return fmt.Errorf("%w: %q does not begin with a letter or a digit", ErrBadSessionID, id)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !alnum(c) && c != '-' && c != '_' && c != '.' {
+			return fmt.Errorf("%w: %q holds %q; only letters, digits, '-', '_' and '.' may", ErrBadSessionID, id, rune(c))
+		}
 	}
 	return nil
+}
+
+func alnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -14,7 +14,14 @@ import (
 // asked over stdio instead of silently denied, and the user's prompts echoed
 // back with the uuid the transcript keeps, so that a live prompt and its
 // stored copy are one message to clients.
+//
+// Every value that comes from a client is joined to its flag with '=', so
+// that it can never be read as a flag of its own (an id or a model named
+// "--permission-mode=bypassPermissions"); the id is checked as well.
 func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
+	if err := runtimes.ValidSessionID(sessionID); err != nil {
+		return nil, err
+	}
 	a := []string{"-p",
 		"--input-format", "stream-json",
 		"--output-format", "stream-json",
@@ -24,13 +31,13 @@ func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
 		"--replay-user-messages",
 	}
 	if req.Resume {
-		a = append(a, "--resume", sessionID)
+		a = append(a, "--resume="+sessionID)
 	} else {
-		a = append(a, "--session-id", sessionID)
+		a = append(a, "--session-id="+sessionID)
 	}
 	if req.Model != "" {
 		// Aliases (sonnet, opus) and full ids alike: the CLI resolves them.
-		a = append(a, "--model", req.Model)
+		a = append(a, "--model="+req.Model)
 	}
 	if req.Yolo {
 		return append(a, "--dangerously-skip-permissions"), nil
@@ -40,7 +47,7 @@ func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
 		return nil, err
 	}
 	if mode != "" {
-		a = append(a, "--permission-mode", mode)
+		a = append(a, "--permission-mode="+mode)
 	}
 	return a, nil
 }

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -17,15 +18,15 @@ func TestArgs(t *testing.T) {
 		req  runtimes.StartRequest
 		want string
 	}{
-		{runtimes.StartRequest{}, "--session-id " + id},
-		{runtimes.StartRequest{Resume: true}, "--resume " + id},
-		{runtimes.StartRequest{Model: "sonnet"}, "--session-id " + id + " --model sonnet"},
-		{runtimes.StartRequest{PermissionMode: rpc.PermissionInteractive}, "--session-id " + id + " --permission-mode default"},
-		{runtimes.StartRequest{PermissionMode: rpc.PermissionDefault}, "--session-id " + id + " --permission-mode default"},
-		{runtimes.StartRequest{PermissionMode: rpc.PermissionAcceptEdits}, "--session-id " + id + " --permission-mode acceptEdits"},
-		{runtimes.StartRequest{PermissionMode: rpc.PermissionPlan}, "--session-id " + id + " --permission-mode plan"},
-		{runtimes.StartRequest{PermissionMode: rpc.PermissionBypass}, "--session-id " + id + " --permission-mode bypassPermissions"},
-		{runtimes.StartRequest{Yolo: true, PermissionMode: rpc.PermissionPlan}, "--session-id " + id + " --dangerously-skip-permissions"},
+		{runtimes.StartRequest{}, "--session-id=" + id},
+		{runtimes.StartRequest{Resume: true}, "--resume=" + id},
+		{runtimes.StartRequest{Model: "sonnet"}, "--session-id=" + id + " --model=sonnet"},
+		{runtimes.StartRequest{PermissionMode: rpc.PermissionInteractive}, "--session-id=" + id + " --permission-mode=default"},
+		{runtimes.StartRequest{PermissionMode: rpc.PermissionDefault}, "--session-id=" + id + " --permission-mode=default"},
+		{runtimes.StartRequest{PermissionMode: rpc.PermissionAcceptEdits}, "--session-id=" + id + " --permission-mode=acceptEdits"},
+		{runtimes.StartRequest{PermissionMode: rpc.PermissionPlan}, "--session-id=" + id + " --permission-mode=plan"},
+		{runtimes.StartRequest{PermissionMode: rpc.PermissionBypass}, "--session-id=" + id + " --permission-mode=bypassPermissions"},
+		{runtimes.StartRequest{Yolo: true, PermissionMode: rpc.PermissionPlan}, "--session-id=" + id + " --dangerously-skip-permissions"},
 	} {
 		got, err := args(tc.req, id)
 		if err != nil {
@@ -38,6 +39,34 @@ func TestArgs(t *testing.T) {
 	}
 	if _, err := args(runtimes.StartRequest{PermissionMode: "sometimes"}, id); err == nil {
 		t.Error("an unknown permission mode was accepted")
+	}
+}
+
+// No value a client chose is ever an argument of its own that begins with
+// '-': it would be read as a flag.
+func TestArgsNeverTakeAValueForAFlag(t *testing.T) {
+	const flagLike = "--permission-mode=bypassPermissions"
+	for _, resume := range []bool{false, true} {
+		if a, err := args(runtimes.StartRequest{Resume: resume}, flagLike); !errors.Is(err, runtimes.ErrBadSessionID) {
+			t.Errorf("resume %v: id %q gave %q, %v; want ErrBadSessionID", resume, flagLike, a, err)
+		}
+	}
+	const id = "0b6f3b8e-5d0c-4f4e-9c43-3f0d2f6b9a11"
+	a, err := args(runtimes.StartRequest{Resume: true, Model: flagLike}, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{"stream-json": true, "stdio": true} // values of fixed flags
+	for i, s := range a {
+		if strings.HasPrefix(s, "-") {
+			continue
+		}
+		if !known[s] {
+			t.Errorf("argument %d %q stands alone: %q", i, s, a)
+		}
+	}
+	if !slices.Contains(a, "--model="+flagLike) || !slices.Contains(a, "--resume="+id) {
+		t.Errorf("args %q", a)
 	}
 }
 

@@ -1,8 +1,10 @@
 // Package proc runs an agent CLI as a child process the way every adapter
-// needs it: in its own process group (so a stop reaches the tools it
-// spawned), dying with the daemon (Pdeathsig), with line-oriented stdout, a
-// stall timer that only runs while a turn does, and a stop that is graceful
-// first, forced after a grace period, idempotent and waits for its goroutines.
+// needs it: in its own process group (so a signal reaches the tools it
+// spawned), with nothing it started at any depth outliving the session or
+// the daemon (on Linux, through a per-session supervisor: see
+// internal/supervisor), with line-oriented stdout, a stall timer that only
+// runs while a turn does, and a stop that is graceful first, forced after a
+// grace period, idempotent and waits for its goroutines.
 package proc
 
 import (
@@ -62,10 +64,11 @@ type Config struct {
 	KillGrace time.Duration
 	// WaitDelay bounds how long, once the leader exited and its group was
 	// killed, the runner waits for stdout and stderr to reach EOF before
-	// closing them itself (DefaultWaitDelay). A descendant that left the
-	// group (setsid) can hold them open forever; like exec.Cmd.WaitDelay,
-	// this keeps Done and Stop from waiting on it. Output still unread
-	// then is lost.
+	// closing them itself (DefaultWaitDelay). A process the supervisor
+	// cannot end can hold them open forever: one outside the tree that got
+	// them passed, or, without a supervisor (not Linux), a descendant that
+	// left the group (setsid). Like exec.Cmd.WaitDelay, this keeps Done
+	// and Stop from waiting on it. Output still unread then is lost.
 	WaitDelay time.Duration
 	// MaxLine bounds a stdout line (DefaultMaxLine).
 	MaxLine int
@@ -88,6 +91,7 @@ type Config struct {
 type Process struct {
 	cfg   Config
 	cmd   *exec.Cmd
+	sup   *supervision
 	log   *zap.Logger
 	stdin io.WriteCloser
 
@@ -99,6 +103,7 @@ type Process struct {
 	stallTimer Timer
 
 	stopOnce sync.Once
+	exited   chan struct{} // closed when the leader was reaped
 	done     chan struct{} // closed when the process exited and readers finished
 	exitCode int
 }
@@ -120,46 +125,42 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	cmd := exec.Command(cfg.Path, cfg.Args...)
+	cmd, sup, err := command(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", cfg.Path, err)
+	}
 	cmd.Dir = cfg.Dir
 	cmd.Env = cfg.Env
-	cmd.SysProcAttr = sysProcAttr()
 
 	// Plain os.Pipes rather than StdoutPipe, whose read ends Wait closes as
 	// soon as the leader exits, possibly under our readers before they
 	// drained its last output. Here Wait returns then, and the goroutine
 	// below decides when to close the read ends (see Config.WaitDelay).
-	outR, outW, err := os.Pipe()
+	outR, outW, errR, errW, stdin, err := pipes(cmd)
 	if err != nil {
+		sup.abort()
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		errR.Close()
-		errW.Close()
-		return nil, err
+	closeAll := func() {
+		for _, c := range []io.Closer{outR, outW, errR, errW, stdin} {
+			c.Close()
+		}
+		sup.abort()
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
 	if err := cmd.Start(); err != nil {
-		outR.Close()
-		outW.Close()
-		errR.Close()
-		errW.Close()
-		stdin.Close()
+		closeAll()
 		return nil, fmt.Errorf("start %s: %w", cfg.Path, err)
 	}
 	outW.Close()
 	errW.Close()
+	if err := sup.started(cfg.Path); err != nil {
+		_ = cmd.Wait() // the supervisor could not start the CLI and exited
+		closeAll()
+		return nil, fmt.Errorf("start %s: %w", cfg.Path, err)
+	}
 
-	p := &Process{cfg: cfg, cmd: cmd, stdin: stdin, done: make(chan struct{}),
+	p := &Process{cfg: cfg, cmd: cmd, sup: sup, stdin: stdin, exited: make(chan struct{}), done: make(chan struct{}),
 		log: cfg.Logger.With(zap.Int("pid", cmd.Process.Pid))}
 	var readers sync.WaitGroup
 	readers.Add(2)
@@ -167,8 +168,12 @@ func Start(cfg Config) (*Process, error) {
 	go func() { defer readers.Done(); p.readStderr(errR) }()
 	go func() {
 		_ = cmd.Wait() // the exit status is read from ProcessState
+		close(p.exited)
+		sup.release()
 		// The leader is gone; end whatever it left in its group so that the
-		// pipes reach EOF and nothing outlives the session.
+		// pipes reach EOF and nothing outlives the session. (A supervisor
+		// leaves nothing; this is for a supervisor killed from outside, and
+		// for systems without one.)
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		p.awaitReaders(&readers, outR, errR)
 		p.endStall()
@@ -178,8 +183,26 @@ func Start(cfg Config) (*Process, error) {
 	return p, nil
 }
 
+// pipes makes cmd's stdin, stdout and stderr pipes; on error nothing stays
+// open.
+func pipes(cmd *exec.Cmd) (outR, outW, errR, errW *os.File, stdin io.WriteCloser, err error) {
+	if outR, outW, err = os.Pipe(); err != nil {
+		return
+	}
+	if errR, errW, err = os.Pipe(); err == nil {
+		if stdin, err = cmd.StdinPipe(); err == nil {
+			return
+		}
+		errR.Close()
+		errW.Close()
+	}
+	outR.Close()
+	outW.Close()
+	return
+}
+
 // awaitReaders lets the readers drain the pipes until EOF, or for at most
-// WaitDelay: a descendant outside the group may keep the write ends open.
+// WaitDelay: a process outside the tree may keep the write ends open.
 // Closing the read ends then ends the readers' blocked reads.
 func (p *Process) awaitReaders(readers *sync.WaitGroup, outR, errR *os.File) {
 	drained := make(chan struct{})
@@ -259,7 +282,9 @@ func (p *Process) readStderr(r io.Reader) {
 	_, _ = io.Copy(io.Discard, r)
 }
 
-// Pid is the process id (and process group id).
+// Pid is the id of the process cdevd started, which is also its process
+// group id. On Linux that is the session's supervisor, not the CLI: the CLI
+// is its child, in the same group.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Done is closed once the process exited and all its output was delivered
@@ -291,7 +316,10 @@ func (p *Process) CloseStdin() error {
 	return p.stdin.Close()
 }
 
-// Signal sends sig to the whole process group.
+// Signal sends sig to the whole process group (the CLI and, on Linux, its
+// supervisor, which lets the CLI decide on SIGTERM, SIGINT and SIGHUP).
+// SIGKILL through Signal ends the supervisor at once too, so descendants
+// that left the group survive it; Stop ends them all.
 func (p *Process) Signal(sig syscall.Signal) error {
 	return syscall.Kill(-p.cmd.Process.Pid, sig)
 }
@@ -362,10 +390,36 @@ func (p *Process) resetLocked() {
 	p.stallTimer = t
 }
 
-// Stop ends the process group: stdin is closed and SIGTERM sent, then
-// SIGKILL after KillGrace or when ctx ends, whichever is first. It waits
-// until the process exited and its output was delivered, or WaitDelay more
-// when something outside the group holds the output open. Safe to call more
+// supervisorGrace bounds how long a forced stop waits for the supervisor to
+// end the tree before it kills the process group itself. The sweep takes
+// milliseconds; this only matters if the supervisor cannot run (stopped).
+const supervisorGrace = 2 * time.Second
+
+// kill ends the whole tree: closing the control pipe has the supervisor
+// SIGKILL every descendant, including those that left the process group,
+// which a SIGKILL of the group (the supervisor with it) would orphan. The
+// group is killed too, at once where there is no supervisor.
+func (p *Process) kill() {
+	p.sup.release()
+	if p.sup.supervised() {
+		t := time.NewTimer(supervisorGrace)
+		defer t.Stop()
+		select {
+		case <-p.exited:
+			return
+		case <-t.C:
+			p.log.Warn("the supervisor did not end the tree in time; killing its group")
+		}
+	}
+	_ = p.Signal(syscall.SIGKILL)
+}
+
+// Stop ends the process tree: stdin is closed and SIGTERM sent to the
+// group, then, after KillGrace or when ctx ends, whichever is first, every
+// descendant is SIGKILLed, in the group or not. Once the CLI has exited the
+// supervisor kills whatever it left anyway. Stop waits until the process
+// exited and its output was delivered, or WaitDelay more when something
+// outside the tree holds the output open. Safe to call more
 // than once and concurrently.
 func (p *Process) Stop(ctx context.Context) error {
 	p.stopOnce.Do(func() {
@@ -384,8 +438,8 @@ func (p *Process) Stop(ctx context.Context) error {
 		case <-grace.C:
 		case <-ctx.Done():
 		}
-		p.log.Debug("process ignored SIGTERM; killing its group")
-		_ = p.Signal(syscall.SIGKILL)
+		p.log.Debug("process ignored SIGTERM; killing its tree")
+		p.kill()
 	})
 	<-p.done
 	return nil

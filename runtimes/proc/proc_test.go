@@ -94,6 +94,64 @@ func runHelper(name string) int {
 		}
 		fmt.Printf("grandchild %d\n", gc.Process.Pid)
 		time.Sleep(time.Hour)
+	case "pid":
+		fmt.Printf("pid %d\n", os.Getpid())
+		time.Sleep(time.Hour)
+	case "tree":
+		// A CLI that leaves two kinds of descendant: one in its process
+		// group, and one that left the group and the session (setsid) and
+		// whose parent is gone (a double fork). Both hold its stdout.
+		if os.Getenv("PROC_IGNORE_TERM") != "" {
+			signal.Ignore(syscall.SIGTERM)
+		}
+		gc := exec.Command(os.Args[0])
+		gc.Env = append(os.Environ(), "PROC_HELPER=hold")
+		gc.Stdout = os.Stdout
+		if err := gc.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("grandchild %d\n", gc.Process.Pid)
+		df := exec.Command(os.Args[0])
+		df.Env = append(os.Environ(), "PROC_HELPER=double-fork")
+		df.Stdout = os.Stdout
+		df.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := df.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println("ready")
+		if code := os.Getenv("PROC_EXIT"); code != "" {
+			n, _ := strconv.Atoi(code)
+			return n
+		}
+		time.Sleep(time.Hour)
+	case "double-fork":
+		e := exec.Command(os.Args[0])
+		e.Env = append(os.Environ(), "PROC_HELPER=hold")
+		e.Stdout = os.Stdout
+		if err := e.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("escapee %d\n", e.Process.Pid)
+	case "hold":
+		signal.Ignore(syscall.SIGTERM)
+		time.Sleep(time.Hour)
+	case "daemon":
+		// A daemon of its own that a test can SIGKILL: it runs the tree
+		// CLI through proc and passes on what it prints.
+		p, err := proc.Start(proc.Config{
+			Path:   os.Args[0],
+			Env:    append(os.Environ(), "PROC_HELPER=tree"),
+			OnLine: func(l []byte) { fmt.Println(string(l)) },
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("supervisor %d\n", p.Pid())
+		time.Sleep(time.Hour)
 	case "bigline":
 		size, _ := strconv.Atoi(os.Getenv("PROC_SIZE"))
 		fmt.Println("first")

@@ -127,15 +127,16 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 	if err := runtimes.ValidSessionID(id); err != nil {
 		return nil, fmt.Errorf("scripted: %w", err)
 	}
-	args := []string{"--session-id", id, "--dir", req.Dir, "--state-dir", a.cfg.StateDir}
+	// Values joined to their flags, so that none is ever read as a flag.
+	args := []string{"--session-id=" + id, "--dir=" + req.Dir, "--state-dir=" + a.cfg.StateDir}
 	if req.Resume {
 		args = append(args, "--resume")
 	}
 	if req.Model != "" {
-		args = append(args, "--model", req.Model)
+		args = append(args, "--model="+req.Model)
 	}
 	if req.PermissionMode != "" {
-		args = append(args, "--permission-mode", string(req.PermissionMode))
+		args = append(args, "--permission-mode="+string(req.PermissionMode))
 	}
 	if req.Yolo {
 		args = append(args, "--yolo")

@@ -86,8 +86,8 @@ func (t *store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	var out []listed
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), transcriptExt)
-		if !ok || !e.Type().IsRegular() {
-			continue
+		if !ok || !e.Type().IsRegular() || runtimes.ValidSessionID(id) != nil {
+			continue // not a session: its name could not be used as an id
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
