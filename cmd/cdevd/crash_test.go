@@ -170,7 +170,7 @@ func daemonDeathMidTurn(t *testing.T, sig syscall.Signal) {
 	})
 	mark := "CDEVD_TEST_TREE=" + rand.Text()
 	env := append(claudetest.Env(t, fake.URL()),
-		"CDEVD_HOME="+t.TempDir(), "CDEVD_TOKEN=crash-test-token", "CLAUDE_BIN="+claudetest.Bin(t),
+		"CDEVD_HOME="+t.TempDir(), "CDEVD_TOKEN=crash-test-token-0123456789abcdef0123", "CLAUDE_BIN="+claudetest.Bin(t),
 		"GORACE=atexit_sleep_ms=0", mark)
 	t.Cleanup(func() {
 		for _, p := range marked(mark) { // only after a failure
@@ -184,7 +184,7 @@ func daemonDeathMidTurn(t *testing.T, sig syscall.Signal) {
 	ctx := claudetest.Context(t)
 
 	first := startServe(t, env, ws)
-	c, _ := contracttests.Connect(t, ctx, first.url, "crash-test-token")
+	c, _ := contracttests.Connect(t, ctx, first.url, "crash-test-token-0123456789abcdef0123")
 	var list rpc.WorkspaceListResult
 	c.MustCall(ctx, rpc.MethodWorkspaceList, rpc.WorkspaceListParams{}, &list)
 	if len(list.Workspaces) != 1 {
@@ -241,7 +241,7 @@ func daemonDeathMidTurn(t *testing.T, sig syscall.Signal) {
 	}
 
 	second := startServe(t, env, ws)
-	c, _ = contracttests.Connect(t, ctx, second.url, "crash-test-token")
+	c, _ = contracttests.Connect(t, ctx, second.url, "crash-test-token-0123456789abcdef0123")
 	var h rpc.HistoryResult
 	c.MustCall(ctx, rpc.MethodHistory, rpc.HistoryParams{WorkspaceID: w.ID, AgentType: claude.ID}, &h)
 	if len(h.Sessions) != 1 || h.Sessions[0].SessionID != id || h.Sessions[0].Status != rpc.StatusHistorical {
