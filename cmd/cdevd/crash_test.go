@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,6 +22,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
+	"github.com/cdevd/cdevd/runtimes/proc/proctest"
 )
 
 // serveProc is `cdevd serve` running as a process of its own (this test
@@ -110,28 +110,7 @@ func (s *serveProc) end(t *testing.T, sig syscall.Signal) {
 	}
 }
 
-// marked lists the running processes (not zombies) whose environment holds
-// mark: cdevd, and everything it started at any depth, wherever it was
-// reparented to.
-func marked(mark string) []int {
-	des, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, de := range des {
-		pid, err := strconv.Atoi(de.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", de.Name(), "environ"))
-		if err != nil || !slices.Contains(strings.Split(string(env), "\x00"), mark) {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", de.Name(), "stat"))
-		if i := bytes.LastIndexByte(stat, ')'); err == nil && i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z' {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
+var marked = proctest.Marked
 
 // describe names processes for a failure message.
 func describe(pids []int) string {

@@ -2,7 +2,6 @@ package proc_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -19,17 +18,10 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/runtimes/proc"
+	"github.com/cdevd/cdevd/runtimes/proc/proctest"
 )
 
-// alive reports whether pid runs; a zombie has ended.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z'
-}
+var alive = proctest.Alive
 
 // awaitGone polls until none of pids runs, and fails the test (killing
 // them, so that nothing leaks) if one still does at the deadline.
@@ -193,22 +185,7 @@ func TestStartFailures(t *testing.T) {
 	}
 }
 
-// marked lists the running processes whose environment holds mark.
-func marked(mark string) []int {
-	des, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, de := range des {
-		pid, err := strconv.Atoi(de.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", de.Name(), "environ"))
-		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), mark) && alive(pid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
+var marked = proctest.Marked
 
 // The point of the supervisor: a daemon killed with SIGKILL runs no code,
 // and nothing it started, at any depth, may outlive it. The daemon is a
