@@ -233,14 +233,19 @@ func daemonDeathMidTurn(t *testing.T, sig syscall.Signal) {
 	if sent.SessionID != id {
 		t.Fatalf("send resumed %s, want %s", sent.SessionID, id)
 	}
-	// The answer, not the first turn_completed: resumed after its
-	// background command was killed, the CLI first reports that command's
-	// end as a turn of its own (a result with no model call).
-	answered := func(n contracttests.Notification) bool {
-		return n.Type() == rpc.EventClaudeMessage && n.Header().SessionID == id && strings.Contains(string(n.Params), `"echo: again"`)
+	// Resumed after its background command was killed, the CLI first
+	// reports that command's end as a turn of its own (a result with no
+	// model call); the prompt's turn still completes once, after its answer.
+	if _, err := c.Await(ctx, contracttests.Event(rpc.EventTurnCompleted, id)); err != nil {
+		t.Fatalf("the resumed turn did not complete: %v", err)
 	}
-	if _, err := c.Await(ctx, answered); err != nil {
-		t.Fatalf("the resumed session was not answered: %v", err)
+	evs := c.SessionEvents(id)
+	end := slices.IndexFunc(evs, func(n contracttests.Notification) bool { return n.Type() == rpc.EventTurnCompleted })
+	answer := slices.IndexFunc(evs, func(n contracttests.Notification) bool {
+		return n.Type() == rpc.EventClaudeMessage && strings.Contains(string(n.Params), `"echo: again"`)
+	})
+	if answer < 0 || answer > end {
+		t.Fatalf("turn_completed came before the answer (at %d, the answer at %d)", end, answer)
 	}
 	reqs := fake.MessageRequests()
 	i := slices.IndexFunc(reqs, func(r fakeanthropic.Request) bool { return r.LastUserText() == "again" })

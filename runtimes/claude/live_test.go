@@ -324,6 +324,95 @@ func TestLiveResumeAfterKill(t *testing.T) {
 	}
 }
 
+// TestLiveResumeAfterBackgroundTaskKilled: resumed after a background
+// command died with the previous process, the CLI reports that command's
+// end as a turn of its own (a result with no model call) just after the
+// new prompt is written. That result must not end the prompt's turn.
+func TestLiveResumeAfterBackgroundTaskKilled(t *testing.T) {
+	l := newLive(t)
+	pidFile := filepath.Join(t.TempDir(), "background.pid")
+	l.fake.Respond(func(req fakeanthropic.Request) fakeanthropic.Reply {
+		if req.LastUserText() != "start it" {
+			return fakeanthropic.Echo(req)
+		}
+		if _, ok := req.ToolResult(); !ok {
+			return fakeanthropic.UseTool("Bash", map[string]any{"command": "echo $$ > " + pidFile + " && exec sleep 300",
+				"run_in_background": true, "description": "wait in the background"})
+		}
+		return fakeanthropic.Text("started")
+	})
+	s, evs := l.start(runtimes.StartRequest{PermissionMode: rpc.PermissionBypass})
+	id := s.ID()
+	send(t, s, "start it")
+	if _, ok := terminal(t, evs).(runtimes.TurnCompleted); !ok {
+		t.Fatalf("the first turn did not complete: %s", describe(evs.all()))
+	}
+	awaitStored(t, l, id, "started")
+	pid := awaitPID(t, pidFile)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+
+	if err := syscall.Kill(-s.p.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	await[runtimes.ProcessExited](t, evs, nil)
+	// The command may run outside the CLI's process group.
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+
+	r, revs := l.start(runtimes.StartRequest{SessionID: id, Resume: true, PermissionMode: rpc.PermissionBypass})
+	send(t, r, "again") // at once, as cdevd does when a client resumes with a prompt
+	done, ok := terminal(t, revs).(runtimes.TurnCompleted)
+	if !ok {
+		t.Fatalf("the resumed turn did not complete: %s", describe(revs.all()))
+	}
+	all := revs.all()
+	answered := false
+	for _, ev := range all {
+		if m, ok := ev.(runtimes.MessageCompleted); ok && m.Message.Type == rpc.MessageAssistant &&
+			len(m.Message.Message.Content) == 1 && m.Message.Message.Content[0].Text == "echo: again" {
+			answered = true
+		}
+		if _, ok := ev.(runtimes.TurnCompleted); ok {
+			break
+		}
+	}
+	if !answered || done.StopReason != "end_turn" || done.Usage.OutputTokens == 0 {
+		t.Fatalf("the turn completed (%+v) before its answer: %s", done, describe(all))
+	}
+	if n := count[runtimes.TurnCompleted](all) + count[runtimes.TurnFailed](all); n != 1 {
+		t.Errorf("%d terminal events: %s", n, describe(all))
+	}
+	// The next turn is a turn of its own, with its own result.
+	send(t, r, "and again")
+	await(t, revs, func(m runtimes.MessageCompleted) bool {
+		return m.Message.Type == rpc.MessageAssistant && len(m.Message.Message.Content) == 1 &&
+			m.Message.Message.Content[0].Text == "echo: and again"
+	})
+	if _, ok := terminal(t, revs).(runtimes.TurnCompleted); !ok {
+		t.Fatalf("the next turn did not complete: %s", describe(revs.all()))
+	}
+}
+
+// awaitPID waits for a background command to write its pid to file.
+func awaitPID(t *testing.T, file string) int {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(claudetest.Timeout)
+	for {
+		var pid int
+		if b, err := os.ReadFile(file); err == nil {
+			if _, err := fmt.Sscanf(string(b), "%d", &pid); err == nil && pid > 0 {
+				return pid
+			}
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("the background command never wrote %s", file)
+		}
+	}
+}
+
 func TestLiveResumeUnknownSession(t *testing.T) {
 	l := newLive(t)
 	_, err := l.adapter.Start(context.Background(), runtimes.StartRequest{

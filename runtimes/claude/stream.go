@@ -132,7 +132,8 @@ func (s *session) onMessage(line []byte) {
 	s.emit(runtimes.MessageCompleted{Message: m})
 }
 
-// onResult ends the turn.
+// onResult ends the turn, unless the CLI ran that turn on its own: the
+// user's turn then goes on, its prompt still queued in the CLI.
 func (s *session) onResult(line []byte) {
 	var r struct {
 		Subtype      string    `json:"subtype"`
@@ -143,14 +144,23 @@ func (s *session) onResult(line []byte) {
 		DurationMS   int64     `json:"duration_ms"`
 		TotalCostUSD *float64  `json:"total_cost_usd"`
 		Usage        rpc.Usage `json:"usage"`
+		Origin       struct {
+			Kind string `json:"kind"`
+		} `json:"origin"`
 	}
 	if err := json.Unmarshal(line, &r); err != nil {
 		s.log.Warn("ignored a malformed result", zap.Error(err))
 		return
 	}
+	// Counted either way, so that the next turn's cost excludes it.
 	cost := s.stream.turnCost(r.TotalCostUSD)
 	if !s.busy {
 		s.log.Debug("ignored a result outside a turn", zap.String("subtype", r.Subtype))
+		return
+	}
+	if cliInitiated(r.Origin.Kind) {
+		s.log.Debug("a turn the CLI started itself ended", zap.String("origin", r.Origin.Kind),
+			zap.String("subtype", r.Subtype))
 		return
 	}
 	switch {
@@ -170,6 +180,15 @@ func (s *session) onResult(line []byte) {
 			StopReason: r.StopReason, DurationMS: r.DurationMS})
 	}
 }
+
+// cliInitiated reports whether a result's origin marks a turn the CLI ran
+// on its own rather than for a prompt cdevd wrote: a background command
+// ending (origin "task-notification"; on --resume also one killed with the
+// previous process, reported at once with no model call), a scheduled
+// wakeup and the like. The CLI copies the origin of the command that
+// started the turn into its result; prompts read from stdin have none
+// (2.1.197), and "human" is what its own prompt box uses.
+func cliInitiated(kind string) bool { return kind != "" && kind != "human" }
 
 // turnCost is the part of the running total spent since the last result.
 // The total only grows (error results may report 0), and the difference is
