@@ -45,7 +45,9 @@ func (s *session) rememberLocked(m rpc.Message) {
 		return // its messages come from the transcript itself
 	}
 	if len(s.unsettled) == maxUnsettled {
-		s.unsettled = append(s.unsettled[:0], s.unsettled[1:]...)
+		n := copy(s.unsettled, s.unsettled[1:])
+		s.unsettled[n] = rpc.Message{}
+		s.unsettled = s.unsettled[:n]
 	}
 	s.unsettled = append(s.unsettled, m)
 }
@@ -63,7 +65,12 @@ func (s *session) settleThrough(id string) {
 	defer s.mu.Unlock()
 	for i, m := range s.unsettled {
 		if m.ID == id {
-			s.unsettled = append(s.unsettled[:0], s.unsettled[i+1:]...)
+			n := copy(s.unsettled, s.unsettled[i+1:])
+			clear(s.unsettled[n:]) // the array must not keep settled messages alive
+			s.unsettled = s.unsettled[:n]
+			if n == 0 {
+				s.unsettled = nil // nor itself, while nothing is pending
+			}
 			return
 		}
 	}
