@@ -648,20 +648,16 @@ func report(o options, l *load, base, peak, closed, cleared figures, loadTime ti
 			failf("%s: %d after everything closed, %d at the baseline", c.name, c.left, c.base)
 		}
 	}
-	// What the daemon still holds is its allocated heap, checked once
-	// everything closed and again once cleared. RSS is checked when
-	// cleared: right after closing, the heap's spans are still fragmented
-	// by the sessions' small remaining state (reported, not judged).
 	for _, f := range []struct {
 		phase string
 		figures
 	}{{"closed", closed}, {"cleared", cleared}} {
+		if f.RSS > base.RSS+o.rssTolerance {
+			failf("%s: RSS %s is more than %s above the baseline %s", f.phase, mib(f.RSS), mib(o.rssTolerance), mib(base.RSS))
+		}
 		if f.HeapLive > base.HeapLive+o.heapTolerance {
 			failf("%s: allocated heap %s is more than %s above the baseline %s", f.phase, mib(f.HeapLive), mib(o.heapTolerance), mib(base.HeapLive))
 		}
-	}
-	if cleared.RSS > base.RSS+o.rssTolerance {
-		failf("cleared: RSS %s is more than %s above the baseline %s", mib(cleared.RSS), mib(o.rssTolerance), mib(base.RSS))
 	}
 	if n := l.cnt.failures.Load(); n > 0 {
 		failf("%d client-side failures (%d clients dropped by the server as unresponsive: 1001 ping timeout); the first:\n  %s", n, l.cnt.unresponsive.Load(), strings.Join(l.cnt.firstFailures, "\n  "))
