@@ -58,6 +58,7 @@ type Daemon struct {
 	ln        net.Listener
 	transport *transport.Server
 	engine    *sessions.Engine
+	reg       *registry.Registry
 	served    chan error
 	token     string
 	tokenFrom string
@@ -147,8 +148,10 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, served: make(chan error, 1),
+	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, reg: reg, served: make(chan error, 1),
 		token: token, tokenFrom: from}
+	// The CLIs' --version runs now, not on a client's first request.
+	reg.Warm()
 	go func() { d.served <- ts.Serve(ln) }()
 	return d, nil
 }
@@ -176,5 +179,6 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	// sessions' events stop.
 	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
+	d.reg.Close()
 	return err
 }

@@ -17,10 +17,12 @@ import (
 	"github.com/cdevd/cdevd/runtimes"
 )
 
-// DetectTTL is how long a detection result is reused. Detection runs each
-// CLI's --version (hundreds of milliseconds for Node CLIs); initialize must
-// not pay that on every connection, yet installing a CLI should show up
-// without restarting the daemon.
+// DetectTTL is how long a detection result is fresh. Detection runs each
+// CLI's --version (hundreds of milliseconds for Node CLIs): no request pays
+// for it once a result is known. A stale result is still answered at once
+// while a new detection runs in the background, so that installing (or
+// removing) a CLI shows up without restarting the daemon. Only the very
+// first snapshot of a runtime, before any detection finished, waits.
 const DetectTTL = 30 * time.Second
 
 // DetectTimeout bounds one CLI's detection.
@@ -35,6 +37,13 @@ type Registry struct {
 	mu       sync.Mutex
 	detected map[string]detection
 	now      func() time.Time
+
+	// Background detections run under ctx and are waited for by Close.
+	ctx        context.Context
+	cancel     context.CancelFunc
+	bg         sync.WaitGroup
+	refreshing map[string]bool // a background detection of it runs
+	closed     bool
 	// detecting joins callers that find the same detection missing or
 	// stale into one --version run: a burst of connections after the cache
 	// expired would otherwise start one CLI each.
@@ -49,7 +58,8 @@ type detection struct {
 // New registers adapters in order; duplicate ids are an error.
 func New(adapters ...runtimes.Adapter) (*Registry, error) {
 	r := &Registry{byID: map[string]runtimes.Adapter{}, disabled: map[string]string{},
-		detected: map[string]detection{}, now: time.Now}
+		detected: map[string]detection{}, refreshing: map[string]bool{}, now: time.Now}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	for _, a := range adapters {
 		id := a.Info().ID
 		if id == "" {
@@ -101,10 +111,15 @@ type Status struct {
 	Reason       string
 }
 
-// Status detects (or reuses a recent detection of) one runtime.
-func (r *Registry) Status(ctx context.Context, id string) Status {
-	a := r.byID[id]
-	avail := r.detect(ctx, a)
+// Status is one runtime's status: from its last detection, refreshed in
+// the background when stale; only a runtime never detected yet is detected
+// now (initialize before the first detection finished).
+func (r *Registry) Status(_ context.Context, id string) Status {
+	avail, _ := r.detect(r.byID[id], true)
+	return r.status(id, avail)
+}
+
+func (r *Registry) status(id string, avail runtimes.Availability) Status {
 	r.mu.Lock()
 	reason, off := r.disabled[id]
 	r.mu.Unlock()
@@ -113,36 +128,89 @@ func (r *Registry) Status(ctx context.Context, id string) Status {
 		return Status{rpc.RuntimeDisabled, avail, reason}
 	case !avail.Usable():
 		return Status{rpc.RuntimeDisabled, avail, avail.Reason}
-	case a.Info().Maturity == runtimes.Preview:
+	case r.byID[id].Info().Maturity == runtimes.Preview:
 		return Status{rpc.RuntimePreview, avail, ""}
 	default:
 		return Status{rpc.RuntimeActive, avail, ""}
 	}
 }
 
-func (r *Registry) detect(ctx context.Context, a runtimes.Adapter) runtimes.Availability {
+// Warm starts detecting every runtime in the background, so that the first
+// client finds the results ready.
+func (r *Registry) Warm() {
+	for _, a := range r.adapters {
+		r.refresh(a)
+	}
+}
+
+// Close stops background detections and waits for them.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.cancel()
+	r.bg.Wait()
+}
+
+// detect returns a's last detection (known is false when there is none),
+// starting a background detection when it is missing or stale. With wait
+// and no detection yet, it waits for one.
+func (r *Registry) detect(a runtimes.Adapter, wait bool) (avail runtimes.Availability, known bool) {
 	id := a.Info().ID
 	r.mu.Lock()
 	d, ok := r.detected[id]
 	r.mu.Unlock()
-	if ok && r.now().Sub(d.at) < DetectTTL {
-		return d.avail
+	switch {
+	case ok && r.now().Sub(d.at) < DetectTTL:
+		return d.avail, true
+	case ok || !wait:
+		r.refresh(a)
+		return d.avail, ok
 	}
-	res, _, _ := r.detecting.Do(id, func() (any, error) {
-		// Shared by every caller waiting here: one caller's cancellation
-		// must not fail the others.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DetectTimeout)
-		defer cancel()
-		avail := a.Detect(ctx)
-		if !avail.Installed && avail.Reason == "" {
-			avail.Reason = "not installed"
-		}
+	// The first detection of a runtime: bounded by DetectTimeout, and
+	// joined with any other caller's or the background's (singleflight).
+	v, _, _ := r.detecting.Do(id, func() (any, error) { return r.run(a), nil })
+	return v.(runtimes.Availability), true
+}
+
+// refresh detects a in the background, unless a detection of it runs.
+func (r *Registry) refresh(a runtimes.Adapter) {
+	id := a.Info().ID
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.refreshing[id] {
+		return
+	}
+	r.refreshing[id] = true
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		// Joins a first detection under way (singleflight) rather than
+		// running a second one.
+		r.detecting.Do(id, func() (any, error) { return r.run(a), nil })
 		r.mu.Lock()
-		r.detected[id] = detection{avail, r.now()}
+		delete(r.refreshing, id)
 		r.mu.Unlock()
-		return avail, nil
-	})
-	return res.(runtimes.Availability)
+	}()
+}
+
+// run detects a and records the result. It runs under the registry's own
+// context: callers that wait on it share it, and one caller giving up must
+// not fail the others.
+func (r *Registry) run(a runtimes.Adapter) runtimes.Availability {
+	ctx, cancel := context.WithTimeout(r.ctx, DetectTimeout)
+	defer cancel()
+	avail := a.Detect(ctx)
+	if !avail.Installed && avail.Reason == "" {
+		avail.Reason = "not installed"
+	}
+	if r.ctx.Err() != nil {
+		return avail // closing: the result may be an artefact of the cancel
+	}
+	r.mu.Lock()
+	r.detected[a.Info().ID] = detection{avail, r.now()}
+	r.mu.Unlock()
+	return avail
 }
 
 // Snapshot builds the runtimeRegistry of the contract. Runtimes are
@@ -218,7 +286,7 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 // Route resolves a request's agent_type to a usable adapter, with the
 // contract's errors: unknown → InvalidParams with the supported ids;
 // disabled → InvalidParams with status and reason.
-func (r *Registry) Route(ctx context.Context, method, agentType string) (runtimes.Adapter, error) {
+func (r *Registry) Route(_ context.Context, method, agentType string) (runtimes.Adapter, error) {
 	if agentType == "" {
 		agentType = r.Default()
 	}
@@ -229,7 +297,14 @@ func (r *Registry) Route(ctx context.Context, method, agentType string) (runtime
 			Data: map[string]any{"agent_type": agentType, "method": method,
 				"supported_agent_types": r.IDs()}}
 	}
-	if st := r.Status(ctx, agentType); st.Status == rpc.RuntimeDisabled {
+	// A routed call never waits on a --version run: it goes by the last
+	// detection, and a runtime not detected yet is tried (starting it fails
+	// with a clear error if its CLI is missing).
+	avail, known := r.detect(a, false)
+	if !known {
+		avail = runtimes.Availability{Installed: true}
+	}
+	if st := r.status(agentType, avail); st.Status == rpc.RuntimeDisabled {
 		return nil, &rpc.Error{Code: rpc.CodeInvalidParams,
 			Message: fmt.Sprintf("agent_type %q is disabled: %s", agentType, st.Reason),
 			Data: map[string]any{"agent_type": agentType, "method": method,

@@ -24,14 +24,14 @@ type stub struct {
 	info    runtimes.Info
 	avail   runtimes.Availability
 	detects atomic.Int32
-	gate    chan struct{} // when set, Detect waits for it to close
+	gate    atomic.Pointer[chan struct{}] // when set, Detect waits for it to close
 }
 
 func (s *stub) Info() runtimes.Info { return s.info }
 func (s *stub) Detect(context.Context) runtimes.Availability {
 	s.detects.Add(1)
-	if s.gate != nil {
-		<-s.gate
+	if g := s.gate.Load(); g != nil {
+		<-*g
 	}
 	return s.avail
 }
@@ -94,21 +94,112 @@ func TestStatusTellsTheTruth(t *testing.T) {
 	}
 }
 
+// block makes s's Detect wait until the returned function is called.
+func (s *stub) block() (release func()) {
+	g := make(chan struct{})
+	s.gate.Store(&g)
+	return func() { close(g) }
+}
+
+// clock is a settable now for the registry, safe to read from its
+// background detections.
+type clock struct{ ns atomic.Int64 }
+
+func newClock(r *Registry) *clock {
+	c := &clock{}
+	c.ns.Store(time.Now().UnixNano())
+	r.now = func() time.Time { return time.Unix(0, c.ns.Load()) }
+	return c
+}
+
+func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
 func TestDetectionIsCached(t *testing.T) {
 	a, _, _ := fixture()
 	r, _ := New(a)
-	now := time.Now()
-	r.now = func() time.Time { return now }
+	clk := newClock(r)
 	for range 5 {
 		r.Snapshot(context.Background())
 	}
 	if n := a.detects.Load(); n != 1 {
 		t.Fatalf("detected %d times within the TTL, want 1", n)
 	}
-	now = now.Add(DetectTTL + time.Second)
-	r.Snapshot(context.Background())
+	clk.advance(DetectTTL + time.Second)
+	r.Snapshot(context.Background()) // stale: answered, and refreshed behind
+	r.Close()                        // waits for the refresh
 	if n := a.detects.Load(); n != 2 {
 		t.Fatalf("detected %d times after the TTL, want 2", n)
+	}
+}
+
+// within fails the test unless f returns before the deadline.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s waited on a detection", what)
+	}
+}
+
+func TestRoutedCallsNeverWaitOnDetection(t *testing.T) {
+	// The CLI's --version hangs. Neither a first routed call nor one after
+	// the cache went stale waits for it.
+	a, _, missing := fixture()
+	release := a.block()
+	r, err := New(a, missing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	clk := newClock(r)
+	within(t, "a routed call before any detection", func() {
+		if _, err := r.Route(context.Background(), rpc.MethodSessionStart, "alpha"); err != nil {
+			t.Errorf("Route before detection: %v", err)
+		}
+	})
+	release()
+	r.Status(context.Background(), "alpha") // the first detection, now finished
+	r.Status(context.Background(), "gamma")
+
+	release = a.block()
+	clk.advance(DetectTTL + time.Second)
+	within(t, "a routed call on a stale detection", func() {
+		if _, err := r.Route(context.Background(), rpc.MethodSessionStart, "alpha"); err != nil {
+			t.Errorf("Route on a stale detection: %v", err)
+		}
+		// The stale result still says what it said: gamma stays disabled.
+		_, err := r.Route(context.Background(), rpc.MethodSessionStart, "gamma")
+		var rerr *rpc.Error
+		if !errors.As(err, &rerr) || rerr.Code != rpc.CodeInvalidParams {
+			t.Errorf("Route to a missing CLI on a stale detection = %v, want -32602", err)
+		}
+	})
+	release()
+	r.Close()
+	if n := a.detects.Load(); n != 2 {
+		t.Errorf("alpha detected %d times, want 2 (the first, and one refresh once stale)", n)
+	}
+}
+
+func TestWarmDetectsEveryRuntimeInTheBackground(t *testing.T) {
+	a, b, c := fixture()
+	r, err := New(a, b, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Warm()
+	r.Close()
+	for _, s := range []*stub{a, b, c} {
+		if n := s.detects.Load(); n != 1 {
+			t.Errorf("%s detected %d times, want 1", s.info.ID, n)
+		}
+	}
+	r.Warm() // after Close: nothing starts
+	if n := a.detects.Load(); n != 1 {
+		t.Errorf("a detection started after Close")
 	}
 }
 
@@ -122,7 +213,11 @@ func TestDuplicateIDsRefused(t *testing.T) {
 func TestRouteErrors(t *testing.T) {
 	a, _, c := fixture()
 	r, _ := New(a, c)
+	t.Cleanup(r.Close)
 	ctx := context.Background()
+	// Every client's initialize takes a snapshot (waiting for the first
+	// detection) before it may make a routed call.
+	r.Snapshot(ctx)
 	if got, err := r.Route(ctx, rpc.MethodSessionStart, ""); err != nil || got != a {
 		t.Fatalf("default route = %v, %v", got, err)
 	}
@@ -150,11 +245,12 @@ func TestConcurrentCallersShareOneDetection(t *testing.T) {
 	// A burst of connections on an empty (or expired) cache runs the CLI's
 	// --version once, not once per connection.
 	a, _, _ := fixture()
-	a.gate = make(chan struct{})
+	release := a.block()
 	r, err := New(a)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(r.Close)
 	const callers = 50
 	var entered, done sync.WaitGroup
 	entered.Add(callers)
@@ -168,7 +264,7 @@ func TestConcurrentCallersShareOneDetection(t *testing.T) {
 		}()
 	}
 	entered.Wait()
-	close(a.gate)
+	release()
 	done.Wait()
 	if n := a.detects.Load(); n != 1 {
 		t.Errorf("%d callers ran Detect %d times, want once", callers, n)

@@ -229,6 +229,7 @@ func doctor(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer reg.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
