@@ -72,7 +72,8 @@ type child struct {
 func startChild(t *testing.T, h Handlers) (*Peer, *child) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), helperEnv+"=agent")
+	// Under -race a child sleeps 1 s at a clean exit unless told not to.
+	cmd.Env = append(os.Environ(), helperEnv+"=agent", "GORACE=atexit_sleep_ms=0")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
