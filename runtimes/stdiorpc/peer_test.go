@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -244,7 +245,11 @@ func TestNotificationsInOrderAndHandlerMayCall(t *testing.T) {
 	h := Handlers{
 		OnNotification: func(method string, params json.RawMessage) {
 			if method == "needs/call" {
-				calledBack <- p.Call(context.Background(), "back", nil, nil)
+				// Bounded: were handlers run on the read loop, this would
+				// never get its reply.
+				ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+				defer cancel()
+				calledBack <- p.Call(ctx, "back", nil, nil)
 			}
 			mu.Lock()
 			seen = append(seen, method+string(params))
@@ -367,6 +372,22 @@ func TestHugeLineIsSkipped(t *testing.T) {
 	err := log.await(t, ErrLineTooLong)
 	if !strings.Contains(err.Error(), "max 1024") {
 		t.Fatalf("error does not say the limit: %v", err)
+	}
+	// The skipped line is not buffered: 32 MiB through, little allocated.
+	chunk := []byte(strings.Repeat("z", 64<<10))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _ = io.WriteString(f.out, `{"method":"big","params":"`)
+	for i := 0; i < 512; i++ {
+		if _, err := f.out.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.send(`"}`)
+	log.await(t, ErrLineTooLong)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Fatalf("reading a skipped 32 MiB line allocated %d bytes", grew)
 	}
 	// Exactly the maximum is kept.
 	prefix, suffix := `{"method":"n","params":"`, `"}`
