@@ -159,7 +159,8 @@ func New(r io.ReadCloser, w io.WriteCloser, h Handlers, opts Options) *Peer {
 // Call sends a request and waits for its reply, decoding a result into
 // result (which may be nil). A reply with an error returns *Error. ctx ends
 // the wait only; the connection stays up and a late reply is reported to
-// OnError as ErrUnknownReply.
+// OnError as ErrUnknownReply. ctx does not interrupt a write to a CLI that
+// stopped reading its stdin; Close does.
 func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
 	rawParams, err := marshalParams(params)
 	if err != nil {
