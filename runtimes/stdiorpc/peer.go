@@ -1,0 +1,532 @@
+package stdiorpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+)
+
+// DefaultMaxLine bounds one incoming line. Codex's turn/completed carries
+// every item of the turn, so this is generous; a longer line is skipped.
+const DefaultMaxLine = 8 << 20
+
+// readBuffer is the bufio size; lines longer than it are assembled.
+const readBuffer = 64 << 10
+
+var (
+	// ErrClosed is wrapped by every error a Call, Notify or Reply returns
+	// once the connection is over; the same error wraps the cause.
+	ErrClosed = errors.New("stdiorpc: connection closed")
+	// ErrLineTooLong is reported (OnError) for a line over the maximum.
+	ErrLineTooLong = errors.New("stdiorpc: line too long")
+	// ErrMalformed is reported (OnError) for a line that is not a JSON-RPC
+	// message.
+	ErrMalformed = errors.New("stdiorpc: malformed message")
+	// ErrUnknownReply is reported (OnError) for a reply whose id no Call
+	// waits for (never sent, or its Call gave up through its context).
+	ErrUnknownReply = errors.New("stdiorpc: reply to no pending call")
+	// ErrAlreadyReplied is returned by a second Reply to the same request.
+	ErrAlreadyReplied = errors.New("stdiorpc: request already answered")
+
+	// errLocalClose is the cause when Close ended the connection.
+	errLocalClose = errors.New("closed by this side")
+)
+
+// Error is a JSON-RPC error object: what a Call returns when the CLI
+// answered with an error, and what ReplyError sends.
+type Error struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string {
+	if len(e.Data) > 0 {
+		return fmt.Sprintf("jsonrpc error %d: %s (%s)", e.Code, e.Message, e.Data)
+	}
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// Handlers receive what the CLI sends on its own. OnRequest and
+// OnNotification run on one goroutine, one message at a time, in the order
+// the lines arrived; they may Call and Notify, but must return (a request is
+// answered later through Request.Reply, not by blocking). OnError gets every
+// line that was skipped; when nil, those are logged at warn level.
+type Handlers struct {
+	OnRequest      func(*Request)
+	OnNotification func(method string, params json.RawMessage)
+	OnError        func(error)
+}
+
+// Options tune a Peer; the zero value is usable.
+type Options struct {
+	MaxLine int         // DefaultMaxLine when zero
+	Logger  *zap.Logger // zap.NewNop when nil
+}
+
+// Request is a request the CLI sent. Answer it exactly once, with Reply or
+// ReplyError, from any goroutine.
+type Request struct {
+	// ID is the id as it came on the wire (a number, 0 included, or a
+	// string); the reply carries these bytes unchanged.
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+
+	peer    *Peer
+	replied atomic.Bool
+}
+
+// Reply answers the request with a result (nil sends null).
+func (r *Request) Reply(result any) error {
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return fmt.Errorf("stdiorpc: reply to %s: %w", r.Method, err)
+	}
+	return r.reply(wireMessage{ID: r.ID, Result: raw})
+}
+
+// ReplyError answers the request with an error.
+func (r *Request) ReplyError(e *Error) error {
+	return r.reply(wireMessage{ID: r.ID, Error: e})
+}
+
+func (r *Request) reply(m wireMessage) error {
+	if !r.replied.CompareAndSwap(false, true) {
+		return ErrAlreadyReplied
+	}
+	return r.peer.write(m)
+}
+
+// Peer is one JSON-RPC connection to a CLI. Its methods are safe for
+// concurrent use.
+type Peer struct {
+	r       io.ReadCloser
+	w       io.WriteCloser
+	h       Handlers
+	maxLine int
+	log     *zap.Logger
+
+	writeMu sync.Mutex // one line at a time on the CLI's stdin
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]chan wireMessage
+	cause   error // set once: why the connection ended
+	done    chan struct{}
+
+	inbox     inbox
+	closeOnce sync.Once
+	readDone  chan struct{}
+	dispDone  chan struct{}
+}
+
+// New starts a Peer that reads the CLI's messages from r (its stdout) and
+// writes to w (its stdin). Close it to stop; it also stops by itself when r
+// ends, failing the pending Calls.
+func New(r io.ReadCloser, w io.WriteCloser, h Handlers, opts Options) *Peer {
+	p := &Peer{
+		r: r, w: w, h: h,
+		maxLine:  opts.MaxLine,
+		log:      opts.Logger,
+		nextID:   1,
+		pending:  map[int64]chan wireMessage{},
+		done:     make(chan struct{}),
+		readDone: make(chan struct{}),
+		dispDone: make(chan struct{}),
+	}
+	if p.maxLine <= 0 {
+		p.maxLine = DefaultMaxLine
+	}
+	if p.log == nil {
+		p.log = zap.NewNop()
+	}
+	p.inbox.wake = make(chan struct{}, 1)
+	go p.readLoop()
+	go p.dispatch()
+	return p
+}
+
+// Call sends a request and waits for its reply, decoding a result into
+// result (which may be nil). A reply with an error returns *Error. ctx ends
+// the wait only; the connection stays up and a late reply is reported to
+// OnError as ErrUnknownReply. ctx does not interrupt a write to a CLI that
+// stopped reading its stdin; Close does.
+func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
+	rawParams, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("stdiorpc: %s params: %w", method, err)
+	}
+	ch := make(chan wireMessage, 1)
+	p.mu.Lock()
+	if p.cause != nil {
+		err := p.closedErr()
+		p.mu.Unlock()
+		return err
+	}
+	id := p.nextID
+	p.nextID++
+	p.pending[id] = ch
+	p.mu.Unlock()
+
+	rawID := json.RawMessage(strconv.FormatInt(id, 10))
+	if err := p.write(wireMessage{ID: rawID, Method: method, Params: rawParams}); err != nil {
+		p.forget(id)
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		p.forget(id)
+		return ctx.Err()
+	case m, ok := <-ch:
+		if !ok {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return p.closedErr()
+		}
+		if m.Error != nil {
+			return m.Error
+		}
+		if result == nil || len(m.Result) == 0 {
+			return nil
+		}
+		if err := json.Unmarshal(m.Result, result); err != nil {
+			return fmt.Errorf("stdiorpc: %s result: %w", method, err)
+		}
+		return nil
+	}
+}
+
+// Notify sends a notification.
+func (p *Peer) Notify(method string, params any) error {
+	rawParams, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("stdiorpc: %s params: %w", method, err)
+	}
+	return p.write(wireMessage{Method: method, Params: rawParams})
+}
+
+// Done is closed once the connection is over (stdout ended or Close).
+func (p *Peer) Done() <-chan struct{} { return p.done }
+
+// Err is nil while the connection is up, then an error wrapping ErrClosed
+// and why it ended (io.EOF when the CLI closed its stdout).
+func (p *Peer) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cause == nil {
+		return nil
+	}
+	return p.closedErr()
+}
+
+// Close ends the connection: it closes the CLI's stdin (the CLIs exit on
+// EOF) and its stdout, fails pending Calls, and returns once the handlers
+// have seen every message read before and both goroutines have ended. Safe
+// to call more than once; do not call it from a handler (it waits for them).
+func (p *Peer) Close() error {
+	var err error
+	p.closeOnce.Do(func() {
+		p.end(errLocalClose)
+		// Not under writeMu: closing a pipe unblocks a Write stuck on a CLI
+		// that stopped reading.
+		err = p.w.Close()
+		if rerr := p.r.Close(); err == nil {
+			err = rerr
+		}
+	})
+	<-p.readDone
+	<-p.dispDone
+	return err
+}
+
+// closedErr needs p.mu held and p.cause set.
+func (p *Peer) closedErr() error {
+	return fmt.Errorf("%w: %w", ErrClosed, p.cause)
+}
+
+// end records the first cause and fails every pending Call.
+func (p *Peer) end(cause error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cause != nil {
+		return
+	}
+	p.cause = cause
+	for id, ch := range p.pending {
+		close(ch)
+		delete(p.pending, id)
+	}
+	close(p.done)
+}
+
+func (p *Peer) forget(id int64) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+}
+
+func (p *Peer) write(m wireMessage) error {
+	m.JSONRPC = "2.0"
+	line, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("stdiorpc: encode %s: %w", m.Method, err)
+	}
+	line = append(line, '\n')
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	p.mu.Lock()
+	if p.cause != nil {
+		err := p.closedErr()
+		p.mu.Unlock()
+		return err
+	}
+	p.mu.Unlock()
+	if _, err := p.w.Write(line); err != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.cause != nil {
+			return p.closedErr()
+		}
+		return fmt.Errorf("stdiorpc: write %s: %w", m.Method, err)
+	}
+	return nil
+}
+
+func (p *Peer) report(err error) {
+	if p.h.OnError != nil {
+		p.h.OnError(err)
+		return
+	}
+	p.log.Warn("stdiorpc: skipped a line", zap.Error(err))
+}
+
+// readLoop reads lines until stdout ends; only a read error ends it.
+func (p *Peer) readLoop() {
+	defer close(p.readDone)
+	br := bufio.NewReaderSize(p.r, readBuffer)
+	var buf []byte
+	for {
+		buf = buf[:0]
+		size, err := p.readLine(br, &buf)
+		if size > p.maxLine {
+			p.report(fmt.Errorf("%w: %d bytes (max %d), skipped", ErrLineTooLong, size, p.maxLine))
+		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
+			p.handleLine(line)
+		}
+		if err != nil {
+			p.end(err)
+			p.inbox.close()
+			return
+		}
+	}
+}
+
+// readLine appends one line (without its newline) to buf while it fits the
+// maximum, and returns the line's full size; a line over the maximum is
+// consumed without being kept.
+func (p *Peer) readLine(br *bufio.Reader, buf *[]byte) (int, error) {
+	size := 0
+	for {
+		frag, err := br.ReadSlice('\n')
+		frag = bytes.TrimSuffix(frag, []byte("\n"))
+		size += len(frag)
+		if size <= p.maxLine {
+			*buf = append(*buf, frag...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return size, err
+	}
+}
+
+func (p *Peer) handleLine(line []byte) {
+	m, err := decode(line)
+	if err != nil {
+		p.report(fmt.Errorf("%w: %v: %s", ErrMalformed, err, excerpt(line)))
+		return
+	}
+	switch {
+	case m.Method != "" && m.ID != nil:
+		p.inbox.push(&Request{ID: m.ID, Method: m.Method, Params: m.Params, peer: p})
+	case m.Method != "":
+		p.inbox.push(notification{method: m.Method, params: m.Params})
+	default:
+		p.deliverReply(m)
+	}
+}
+
+func (p *Peer) deliverReply(m wireMessage) {
+	id, ok := replyID(m.ID)
+	p.mu.Lock()
+	ch := p.pending[id]
+	delete(p.pending, id)
+	p.mu.Unlock()
+	if !ok || ch == nil {
+		p.report(fmt.Errorf("%w: id %s", ErrUnknownReply, excerpt(m.ID)))
+		return
+	}
+	ch <- m
+}
+
+// replyID reads our own ids back; a CLI that turned them into strings is
+// forgiven.
+func replyID(raw json.RawMessage) (int64, bool) {
+	s := string(raw)
+	if unq, err := strconv.Unquote(s); err == nil {
+		s = unq
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	return id, err == nil
+}
+
+// dispatch hands queued messages to the handlers in order, then, once the
+// reader has stopped, drains what is left and returns.
+func (p *Peer) dispatch() {
+	defer close(p.dispDone)
+	for {
+		batch, open := p.inbox.take()
+		for _, it := range batch {
+			switch it := it.(type) {
+			case *Request:
+				if p.h.OnRequest != nil {
+					p.h.OnRequest(it)
+				} else {
+					// Nobody can answer: say so rather than leave the CLI waiting.
+					_ = it.ReplyError(&Error{Code: -32601, Message: "method not found: " + it.Method})
+				}
+			case notification:
+				if p.h.OnNotification != nil {
+					p.h.OnNotification(it.method, it.params)
+				}
+			}
+		}
+		if !open && len(batch) == 0 {
+			return
+		}
+	}
+}
+
+type notification struct {
+	method string
+	params json.RawMessage
+}
+
+// inbox is an unbounded FIFO between the reader and the dispatcher, so a slow
+// handler never stops replies from being read (a handler may Call).
+type inbox struct {
+	mu     sync.Mutex
+	items  []any
+	closed bool
+	wake   chan struct{}
+}
+
+func (q *inbox) push(it any) {
+	q.mu.Lock()
+	q.items = append(q.items, it)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *inbox) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take waits for messages; open is false once the reader has stopped.
+func (q *inbox) take() (batch []any, open bool) {
+	for {
+		q.mu.Lock()
+		batch, q.items = q.items, nil
+		closed := q.closed
+		q.mu.Unlock()
+		if len(batch) > 0 || closed {
+			return batch, !closed
+		}
+		<-q.wake
+	}
+}
+
+// wireMessage is every message shape; presence decides which it is.
+type wireMessage struct {
+	JSONRPC string          `json:"jsonrpc,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// decode classifies a line. "jsonrpc" is not required (Codex omits it); a
+// null id counts as absent; an id must be a number or a string.
+func decode(line []byte) (wireMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		return wireMessage{}, errors.New("not a JSON object")
+	}
+	var m wireMessage
+	if raw, ok := fields["id"]; ok && string(raw) != "null" {
+		if c := raw[0]; c != '"' && c != '-' && (c < '0' || c > '9') {
+			return m, errors.New("id is neither a number nor a string")
+		}
+		m.ID = raw
+	}
+	if raw, ok := fields["method"]; ok {
+		if err := json.Unmarshal(raw, &m.Method); err != nil || m.Method == "" {
+			return m, errors.New("method is not a non-empty string")
+		}
+		m.Params = fields["params"]
+		return m, nil
+	}
+	result, hasResult := fields["result"]
+	rawErr, hasError := fields["error"]
+	switch {
+	case hasError && string(rawErr) != "null":
+		m.Error = &Error{}
+		if err := json.Unmarshal(rawErr, m.Error); err != nil {
+			return m, errors.New("error is not an error object")
+		}
+	case hasResult:
+		m.Result = result
+	default:
+		return m, errors.New("neither a request, a notification nor a reply")
+	}
+	if m.ID == nil {
+		return m, errors.New("reply without an id")
+	}
+	return m, nil
+}
+
+func marshalParams(params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	return json.Marshal(params)
+}
+
+// excerpt keeps error messages short when a line is huge.
+func excerpt(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return strconv.Quote(string(b[:max])) + "…"
+	}
+	return strconv.Quote(string(b))
+}

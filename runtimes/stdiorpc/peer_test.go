@@ -1,0 +1,509 @@
+package stdiorpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// waitFor bounds every wait in these tests; nothing sleeps.
+const waitFor = 10 * time.Second
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// fake plays the CLI on the other end of two io.Pipes.
+type fake struct {
+	t     *testing.T
+	out   *io.PipeWriter // the CLI's stdout: what the peer reads
+	lines chan []byte    // the CLI's stdin: what the peer wrote, line by line
+}
+
+// errors collects what the peer reported through OnError.
+type errorLog struct {
+	mu   sync.Mutex
+	errs []error
+	ch   chan error
+}
+
+func (l *errorLog) add(err error) {
+	l.mu.Lock()
+	l.errs = append(l.errs, err)
+	l.mu.Unlock()
+	l.ch <- err
+}
+
+func (l *errorLog) await(t *testing.T, target error) error {
+	t.Helper()
+	deadline := time.After(waitFor)
+	for {
+		select {
+		case err := <-l.ch:
+			if errors.Is(err, target) {
+				return err
+			}
+		case <-deadline:
+			t.Fatalf("no %v reported", target)
+		}
+	}
+}
+
+func start(t *testing.T, h Handlers, opts Options) (*Peer, *fake, *errorLog) {
+	t.Helper()
+	outR, outW := io.Pipe()
+	inR, inW := io.Pipe()
+	log := &errorLog{ch: make(chan error, 1000)}
+	if h.OnError == nil {
+		h.OnError = log.add
+	}
+	p := New(outR, inW, h, opts)
+	f := &fake{t: t, out: outW, lines: make(chan []byte, 1000)}
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(inR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			f.lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(f.lines)
+	}()
+	t.Cleanup(func() {
+		_ = p.Close()
+		_ = outW.Close()
+		<-scanned
+	})
+	return p, f, log
+}
+
+func (f *fake) send(line string) {
+	f.t.Helper()
+	if _, err := io.WriteString(f.out, line+"\n"); err != nil {
+		f.t.Fatalf("fake send: %v", err)
+	}
+}
+
+// recv returns the next message the peer wrote, decoded loosely.
+func (f *fake) recv() map[string]json.RawMessage {
+	f.t.Helper()
+	select {
+	case line, ok := <-f.lines:
+		if !ok {
+			f.t.Fatal("peer closed its output")
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			f.t.Fatalf("peer wrote %q: %v", line, err)
+		}
+		return m
+	case <-time.After(waitFor):
+		f.t.Fatal("peer wrote nothing")
+		return nil
+	}
+}
+
+// goCall runs a Call and hands back its error.
+func goCall(p *Peer, ctx context.Context, method string, params, result any) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- p.Call(ctx, method, params, result) }()
+	return ch
+}
+
+func awaitErr(t *testing.T, ch <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(waitFor):
+		t.Fatal("call did not end")
+		return nil
+	}
+}
+
+func TestCallAcceptsRepliesWithoutJSONRPC(t *testing.T) {
+	p, f, _ := start(t, Handlers{}, Options{})
+
+	var got struct{ CodexHome string }
+	done := goCall(p, context.Background(), "initialize", map[string]any{"clientInfo": map[string]string{"name": "cdevd"}}, &got)
+	req := f.recv()
+	if string(req["jsonrpc"]) != `"2.0"` || string(req["method"]) != `"initialize"` || string(req["params"]) != `{"clientInfo":{"name":"cdevd"}}` {
+		t.Fatalf("request on the wire: %v", req)
+	}
+	// Codex's shape: no "jsonrpc" member.
+	f.send(fmt.Sprintf(`{"id":%s,"result":{"codexHome":"/h/.codex"}}`, req["id"]))
+	if err := awaitErr(t, done); err != nil || got.CodexHome != "/h/.codex" {
+		t.Fatalf("Call = %v, result %+v", err, got)
+	}
+
+	// An error reply, "error" before "id" as Codex writes it.
+	done = goCall(p, context.Background(), "thread/resume", nil, nil)
+	req = f.recv()
+	if _, has := req["params"]; has {
+		t.Fatalf("nil params were sent: %v", req)
+	}
+	f.send(fmt.Sprintf(`{"error":{"code":-32600,"message":"no rollout found","data":{"x":1}},"id":%s}`, req["id"]))
+	var rpcErr *Error
+	if err := awaitErr(t, done); !errors.As(err, &rpcErr) || rpcErr.Code != -32600 || rpcErr.Message != "no rollout found" || string(rpcErr.Data) != `{"x":1}` {
+		t.Fatalf("error reply gave %v", err)
+	}
+
+	// A null result is a success.
+	done = goCall(p, context.Background(), "turn/interrupt", nil, nil)
+	req = f.recv()
+	f.send(fmt.Sprintf(`{"id":%s,"result":null}`, req["id"]))
+	if err := awaitErr(t, done); err != nil {
+		t.Fatalf("null result: %v", err)
+	}
+}
+
+// A server→client request with id 0 is answered later from another
+// goroutine, while a Call of ours is pending, and its id comes back as is.
+func TestServerRequestAnsweredLaterEchoesID(t *testing.T) {
+	reqs := make(chan *Request, 10)
+	p, f, _ := start(t, Handlers{OnRequest: func(r *Request) { reqs <- r }}, Options{})
+
+	pending := goCall(p, context.Background(), "turn/start", nil, nil)
+	callReq := f.recv()
+
+	ids := []string{`0`, `"0"`, `"abc"`, `-5`, `1.5`, `12345678901234567890`, `1e3`}
+	for _, id := range ids {
+		f.send(`{"method":"item/commandExecution/requestApproval","id":` + id + `,"params":{"command":"touch x"}}`)
+	}
+	got := make([]*Request, 0, len(ids))
+	for range ids {
+		select {
+		case r := <-reqs:
+			got = append(got, r)
+		case <-time.After(waitFor):
+			t.Fatal("request not delivered")
+		}
+	}
+	// Answer from other goroutines, in reverse, as users would.
+	var wg sync.WaitGroup
+	for i := len(got) - 1; i >= 0; i-- {
+		wg.Add(1)
+		go func(r *Request) {
+			defer wg.Done()
+			if err := r.Reply(map[string]string{"decision": "accept"}); err != nil {
+				t.Errorf("Reply: %v", err)
+			}
+		}(got[i])
+		wg.Wait()
+	}
+	for i := len(got) - 1; i >= 0; i-- {
+		m := f.recv()
+		if string(m["id"]) != ids[i] || string(m["result"]) != `{"decision":"accept"}` || string(m["jsonrpc"]) != `"2.0"` {
+			t.Fatalf("reply %d = %v, want id %s", i, m, ids[i])
+		}
+		if got[i].Method != "item/commandExecution/requestApproval" || string(got[i].Params) != `{"command":"touch x"}` {
+			t.Fatalf("request %d = %+v", i, got[i])
+		}
+	}
+	if err := got[0].Reply(nil); !errors.Is(err, ErrAlreadyReplied) {
+		t.Fatalf("second Reply = %v", err)
+	}
+
+	// An error answer.
+	f.send(`{"jsonrpc":"2.0","method":"session/request_permission","id":7}`)
+	r := <-reqs
+	if err := r.ReplyError(&Error{Code: -32000, Message: "cancelled"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := f.recv(); string(m["id"]) != `7` || string(m["error"]) != `{"code":-32000,"message":"cancelled"}` {
+		t.Fatalf("error reply = %v", m)
+	}
+
+	f.send(fmt.Sprintf(`{"id":%s,"result":{}}`, callReq["id"]))
+	if err := awaitErr(t, pending); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Notifications and requests reach the handlers in the order of the lines,
+// and a handler may Call the CLI (the reader keeps reading meanwhile).
+func TestNotificationsInOrderAndHandlerMayCall(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	calledBack := make(chan error, 1)
+	lastSeen := make(chan struct{})
+	var p *Peer
+	h := Handlers{
+		OnNotification: func(method string, params json.RawMessage) {
+			if method == "needs/call" {
+				// Bounded: were handlers run on the read loop, this would
+				// never get its reply.
+				ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+				defer cancel()
+				calledBack <- p.Call(ctx, "back", nil, nil)
+			}
+			mu.Lock()
+			seen = append(seen, method+string(params))
+			mu.Unlock()
+			if method == "last" {
+				close(lastSeen)
+			}
+		},
+		OnRequest: func(r *Request) {
+			mu.Lock()
+			seen = append(seen, "request:"+string(r.ID))
+			mu.Unlock()
+			go func() { _ = r.Reply(nil) }()
+		},
+	}
+	p, f, _ := start(t, h, Options{})
+
+	pending := goCall(p, context.Background(), "turn/start", nil, nil)
+	callReq := f.recv()
+
+	var want []string
+	f.send(`{"method":"needs/call"}`)
+	want = append(want, "needs/call")
+	// The handler is now blocked in its Call: later lines must still be read.
+	back := f.recv()
+	if string(back["method"]) != `"back"` {
+		t.Fatalf("handler's call = %v", back)
+	}
+	for i := 0; i < 100; i++ {
+		switch {
+		case i == 50:
+			f.send(fmt.Sprintf(`{"id":%s,"result":{}}`, callReq["id"]))
+		case i%10 == 3:
+			f.send(fmt.Sprintf(`{"method":"ask","id":%d}`, i))
+			want = append(want, fmt.Sprintf("request:%d", i))
+		default:
+			f.send(fmt.Sprintf(`{"method":"item/agentMessage/delta","params":{"n":%d}}`, i))
+			want = append(want, fmt.Sprintf(`item/agentMessage/delta{"n":%d}`, i))
+		}
+	}
+	if err := awaitErr(t, pending); err != nil {
+		t.Fatalf("Call answered amid notifications: %v", err)
+	}
+	f.send(fmt.Sprintf(`{"id":%s,"result":{}}`, back["id"]))
+	if err := awaitErr(t, calledBack); err != nil {
+		t.Fatalf("handler's Call: %v", err)
+	}
+	// Every request got its reply; wait for them, then for the last delivery.
+	for i := 0; i < 10; i++ {
+		f.recv()
+	}
+	f.send(`{"method":"last"}`)
+	want = append(want, "last")
+	select {
+	case <-lastSeen:
+	case <-time.After(waitFor):
+		t.Fatal("last notification not delivered")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("order:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestGarbageIsReportedNotFatal(t *testing.T) {
+	notes := make(chan string, 10)
+	p, f, log := start(t, Handlers{OnNotification: func(m string, _ json.RawMessage) { notes <- m }}, Options{})
+
+	pending := goCall(p, context.Background(), "x", nil, nil)
+	req := f.recv()
+	garbage := []string{
+		`not json`,
+		`{"unterminated":`,
+		`[{"id":1,"result":1}]`,
+		`42`,
+		`{"foo":1}`,
+		`{"id":{"a":1},"method":"x"}`,
+		`{"id":true,"method":"x"}`,
+		`{"method":7}`,
+		`{"method":""}`,
+		`{"result":1}`,
+		`{"id":1,"error":"boom"}`,
+		"\x00\xff\xfe",
+	}
+	for _, g := range garbage {
+		f.send(g)
+	}
+	f.send(``)
+	f.send("   \r")
+	f.send(`{"id":999,"result":1}`)
+	f.send(`{"method":"still/alive"}`)
+	for range garbage {
+		log.await(t, ErrMalformed)
+	}
+	log.await(t, ErrUnknownReply)
+	if m := <-notes; m != "still/alive" {
+		t.Fatalf("notification after garbage = %q", m)
+	}
+	f.send(fmt.Sprintf(`{"id":"%s","result":1}`, req["id"])) // our id, turned into a string: forgiven
+	if err := awaitErr(t, pending); err != nil {
+		t.Fatalf("Call after garbage: %v", err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if len(log.errs) != len(garbage)+1 {
+		t.Fatalf("reported %d errors, want %d: %v", len(log.errs), len(garbage)+1, log.errs)
+	}
+}
+
+func TestHugeLineIsSkipped(t *testing.T) {
+	const max = 1024
+	notes := make(chan json.RawMessage, 10)
+	p, f, log := start(t, Handlers{OnNotification: func(_ string, params json.RawMessage) { notes <- params }}, Options{MaxLine: max})
+
+	pending := goCall(p, context.Background(), "x", nil, nil)
+	req := f.recv()
+	// Over the maximum and over the read buffer: consumed, not kept.
+	f.send(fmt.Sprintf(`{"id":%s,"result":"%s"}`, req["id"], strings.Repeat("x", 1<<20)))
+	err := log.await(t, ErrLineTooLong)
+	if !strings.Contains(err.Error(), "max 1024") {
+		t.Fatalf("error does not say the limit: %v", err)
+	}
+	// The skipped line is not buffered: 32 MiB through, little allocated.
+	chunk := []byte(strings.Repeat("z", 64<<10))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _ = io.WriteString(f.out, `{"method":"big","params":"`)
+	for i := 0; i < 512; i++ {
+		if _, err := f.out.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.send(`"}`)
+	log.await(t, ErrLineTooLong)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Fatalf("reading a skipped 32 MiB line allocated %d bytes", grew)
+	}
+	// Exactly the maximum is kept.
+	prefix, suffix := `{"method":"n","params":"`, `"}`
+	exact := prefix + strings.Repeat("y", max-len(prefix)-len(suffix)) + suffix
+	f.send(exact)
+	if got := <-notes; len(got) != max-len(prefix)-len(suffix)+2 {
+		t.Fatalf("line of exactly max: params %d bytes", len(got))
+	}
+	f.send(fmt.Sprintf(`{"id":%s,"result":"ok"}`, req["id"]))
+	if err := awaitErr(t, pending); err != nil {
+		t.Fatalf("Call after a huge line: %v", err)
+	}
+}
+
+func TestPeerDeathFailsPendingCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cause error
+	}{
+		{"eof", nil},
+		{"read error", errors.New("pipe broke")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reqs := make(chan *Request, 1)
+			p, f, _ := start(t, Handlers{OnRequest: func(r *Request) { reqs <- r }}, Options{})
+			var calls []<-chan error
+			for i := 0; i < 3; i++ {
+				calls = append(calls, goCall(p, context.Background(), "turn/start", nil, nil))
+				f.recv()
+			}
+			f.send(`{"method":"approve","id":0}`)
+			unanswered := <-reqs
+			_ = f.out.CloseWithError(tc.cause)
+			want := tc.cause
+			if want == nil {
+				want = io.EOF
+			}
+			for _, c := range calls {
+				err := awaitErr(t, c)
+				if !errors.Is(err, ErrClosed) || !errors.Is(err, want) {
+					t.Fatalf("pending Call = %v, want ErrClosed wrapping %v", err, want)
+				}
+			}
+			select {
+			case <-p.Done():
+			case <-time.After(waitFor):
+				t.Fatal("Done not closed")
+			}
+			if err := p.Err(); !errors.Is(err, ErrClosed) || !errors.Is(err, want) {
+				t.Fatalf("Err = %v", err)
+			}
+			if err := p.Call(context.Background(), "late", nil, nil); !errors.Is(err, ErrClosed) {
+				t.Fatalf("Call after death = %v", err)
+			}
+			if err := p.Notify("late", nil); !errors.Is(err, ErrClosed) {
+				t.Fatalf("Notify after death = %v", err)
+			}
+			if err := unanswered.Reply(nil); !errors.Is(err, ErrClosed) {
+				t.Fatalf("Reply after death = %v", err)
+			}
+		})
+	}
+}
+
+func TestCallContextEndsTheWaitOnly(t *testing.T) {
+	p, f, log := start(t, Handlers{}, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	pending := goCall(p, ctx, "slow", nil, nil)
+	req := f.recv()
+	cancel()
+	if err := awaitErr(t, pending); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Call = %v", err)
+	}
+	f.send(fmt.Sprintf(`{"id":%s,"result":1}`, req["id"]))
+	log.await(t, ErrUnknownReply)
+
+	var n int
+	done := goCall(p, context.Background(), "next", nil, &n)
+	req = f.recv()
+	f.send(fmt.Sprintf(`{"id":%s,"result":5}`, req["id"]))
+	if err := awaitErr(t, done); err != nil || n != 5 {
+		t.Fatalf("Call after a cancelled one = %v, %d", err, n)
+	}
+	if err := p.Notify("initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	if m := f.recv(); string(m["method"]) != `"initialized"` || m["id"] != nil {
+		t.Fatalf("notification on the wire: %v", m)
+	}
+}
+
+// Close fails pending Calls with ErrClosed and can be called again.
+func TestCloseFailsPendingAndIsIdempotent(t *testing.T) {
+	p, f, _ := start(t, Handlers{}, Options{})
+	pending := goCall(p, context.Background(), "x", nil, nil)
+	f.recv()
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := awaitErr(t, pending); !errors.Is(err, ErrClosed) {
+		t.Fatalf("pending Call after Close = %v", err)
+	}
+	_ = p.Close()
+	if _, open := <-f.lines; open {
+		t.Fatal("the CLI's stdin is still open")
+	}
+}
+
+// A request arriving with no OnRequest handler is answered "method not
+// found" so the CLI is not left waiting.
+func TestRequestWithoutHandlerIsRefused(t *testing.T) {
+	_, f, _ := start(t, Handlers{}, Options{})
+	f.send(`{"method":"fs/read_text_file","id":0}`)
+	m := f.recv()
+	var e Error
+	if err := json.Unmarshal(m["error"], &e); err != nil || string(m["id"]) != "0" || e.Code != -32601 {
+		t.Fatalf("reply = %v", m)
+	}
+}
