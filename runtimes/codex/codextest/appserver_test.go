@@ -293,3 +293,103 @@ func TestAppServerTextTurn(t *testing.T) {
 		t.Errorf("processes left in the group after exit: kill(-%d, 0) = %v", pgid, err)
 	}
 }
+
+// startThread does the handshake and thread/start, returning the thread id.
+func (a *appServer) startThread(deadline time.Time, params map[string]any) string {
+	a.t.Helper()
+	a.reply(deadline, a.request("initialize", map[string]any{"clientInfo": map[string]string{"name": "cdevd", "title": "cdevd", "version": "0"}}))
+	a.send(map[string]any{"method": "initialized"})
+	var started struct {
+		Thread struct{ ID string } `json:"thread"`
+	}
+	if err := json.Unmarshal(a.reply(deadline, a.request("thread/start", params)).Result, &started); err != nil || started.Thread.ID == "" {
+		a.t.Fatalf("thread/start: %v %+v", err, started)
+	}
+	return started.Thread.ID
+}
+
+// TestAppServerExecCommand proves the fake's function-call shape: Codex
+// takes fakeopenai.Exec's exec_command call, asks for approval under
+// untrusted, runs it once accepted, and sends its output back to the model.
+func TestAppServerExecCommand(t *testing.T) {
+	api := fakeopenai.New(t)
+	api.Respond(func(r fakeopenai.Request) fakeopenai.Reply {
+		if out, ok := r.CallOutput(); ok {
+			return fakeopenai.Text("ran " + out.CallID)
+		}
+		return fakeopenai.Exec("touch made_by_codex.txt")
+	})
+	env := Env(t, api.BaseURL())
+	ws := t.TempDir()
+	deadline := time.Now().Add(Timeout)
+	a := startAppServer(t, env, ws)
+	thread := a.startThread(deadline, map[string]any{"cwd": ws, "approvalPolicy": "untrusted", "sandbox": "workspace-write"})
+
+	a.reply(deadline, a.request("turn/start", map[string]any{"threadId": thread,
+		"input": []map[string]string{{"type": "text", "text": "make a file"}}}))
+	ask, _ := a.await(deadline, "item/commandExecution/requestApproval", func(m msg) bool {
+		return m.Method == "item/commandExecution/requestApproval" || m.Method == "turn/completed"
+	})
+	if ask.Method == "turn/completed" {
+		t.Fatalf("the turn ended without asking to run the command: %s", ask.raw)
+	}
+	var approval struct {
+		ItemID  string `json:"itemId"`
+		Command string `json:"command"`
+	}
+	if err := json.Unmarshal(ask.Params, &approval); err != nil || ask.ID == nil ||
+		approval.ItemID != "call_fake_1" || !strings.Contains(approval.Command, "touch made_by_codex.txt") {
+		t.Fatalf("approval request %s", ask.raw)
+	}
+	a.send(map[string]any{"id": *ask.ID, "result": map[string]string{"decision": "accept"}})
+
+	done, seen := a.await(deadline, "turn/completed", isMethod("turn/completed"))
+	var exitCode *int
+	var answer string
+	for _, m := range seen {
+		var p struct {
+			Item struct {
+				Type     string `json:"type"`
+				ID       string `json:"id"`
+				Text     string `json:"text"`
+				Status   string `json:"status"`
+				ExitCode *int   `json:"exitCode"`
+			} `json:"item"`
+		}
+		if m.Method != "item/completed" || json.Unmarshal(m.Params, &p) != nil {
+			continue
+		}
+		switch p.Item.Type {
+		case "commandExecution":
+			if p.Item.ID != "call_fake_1" || p.Item.Status != "completed" {
+				t.Errorf("command item %s", m.raw)
+			}
+			exitCode = p.Item.ExitCode
+		case "agentMessage":
+			answer = p.Item.Text
+		}
+	}
+	if exitCode == nil || *exitCode != 0 || answer != "ran call_fake_1" {
+		t.Errorf("exit code %v, answer %q; turn/completed %s", exitCode, answer, done.Params)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made_by_codex.txt")); err != nil {
+		t.Errorf("the command did not run: %v", err)
+	}
+	reqs := api.ResponseRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	if out, ok := reqs[1].CallOutput(); !ok || !strings.Contains(out.OutputText(), "exited with code 0") {
+		t.Errorf("second request's last item %+v", out)
+	}
+	if !strings.Contains(reqs[1].Transcript(), `call: exec_command {"cmd":"touch made_by_codex.txt"}`) {
+		t.Errorf("transcript %q", reqs[1].Transcript())
+	}
+	if u := api.Unexpected(); len(u) != 0 {
+		t.Errorf("unexpected requests to the fake: %+v", u)
+	}
+	a.stdin.Close()
+	if _, ok := a.waitExit(deadline); !ok {
+		t.Fatal("app-server still running after stdin EOF")
+	}
+}
