@@ -1,0 +1,168 @@
+// Package fakeopenai is a fake OpenAI Responses API for tests that run the
+// real Codex CLI on loopback. A test scripts each answer with a Responder
+// (text, a function call such as exec_command, a slow stream or an API
+// error); the server streams it as the Responses API's server-sent events and
+// records every request, so the test can assert what the CLI sent (model,
+// history, tool outputs) and that it called nothing else.
+//
+// The default Responder echoes the last user text.
+package fakeopenai
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Server is a running fake API on 127.0.0.1.
+type Server struct {
+	srv *httptest.Server
+	// closing ends slow streams so that Close does not wait for them.
+	closing chan struct{}
+
+	mu        sync.Mutex
+	responder Responder
+	requests  []Request
+	nextID    int
+}
+
+// Responder decides the reply to one POST /v1/responses request.
+type Responder func(Request) Reply
+
+// New starts a fake on 127.0.0.1:0; it is closed when the test ends.
+func New(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{closing: make(chan struct{}), responder: Echo}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(func() {
+		close(s.closing)
+		s.srv.Close()
+	})
+	return s
+}
+
+// URL is the server's root, without /v1.
+func (s *Server) URL() string { return s.srv.URL }
+
+// BaseURL is what a model provider's base_url names: the root plus /v1.
+func (s *Server) BaseURL() string { return s.srv.URL + "/v1" }
+
+// Respond replaces the responder; nil restores Echo.
+func (s *Server) Respond(r Responder) {
+	if r == nil {
+		r = Echo
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = r
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// ResponseRequests returns the POST /v1/responses requests received so far.
+func (s *Server) ResponseRequests() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.IsResponses() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Unexpected returns the requests that were not POST /v1/responses: each was
+// answered 404, and a test that wants the CLI hermetic asserts there are none.
+func (s *Server) Unexpected() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if !r.IsResponses() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Echo is the default responder: "echo: <last user text>".
+func Echo(r Request) Reply { return Text("echo: " + r.LastUserText()) }
+
+func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
+	body, err := io.ReadAll(hr.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := Request{Method: hr.Method, Path: hr.URL.Path, RawQuery: hr.URL.RawQuery,
+		Header: hr.Header.Clone(), Body: body}
+	var decodeErr error
+	if req.IsResponses() {
+		decodeErr = json.Unmarshal(body, &req)
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	responder := s.responder
+	s.nextID++
+	id := s.nextID
+	s.mu.Unlock()
+
+	if !req.IsResponses() {
+		writeError(w, &APIError{Status: http.StatusNotFound, Type: "invalid_request_error",
+			Message: "fake: no route for " + req.Method + " " + req.Path})
+		return
+	}
+	if decodeErr != nil {
+		writeError(w, &APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
+			Message: "fake: body is not a responses request: " + decodeErr.Error()})
+		return
+	}
+	reply := responder(req)
+	if reply.Err != nil {
+		writeError(w, reply.Err)
+		return
+	}
+	respID := fmt.Sprintf("resp_fake_%d", id)
+	if req.Stream {
+		s.stream(w, hr, req, respID, id, reply)
+	} else {
+		writeJSON(w, http.StatusOK, response(req, respID, "completed", reply.items(id), reply.usage(req)))
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, e *APIError) {
+	w.Header().Set("x-request-id", "req_fake")
+	writeJSON(w, e.Status, map[string]any{
+		"error": map[string]any{"type": e.Type, "message": e.Message, "code": e.Code, "param": nil},
+	})
+}
+
+// inputTokens is a stable stand-in for a token count: about four bytes each.
+func inputTokens(r Request) int {
+	n := 0
+	for _, it := range r.Input {
+		n += len(it.Content) + len(it.Arguments) + len(it.Output)
+	}
+	return n/4 + 1
+}
+
+// chunks splits text into word-sized deltas, so that a client sees several.
+func chunks(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.SplitAfter(text, " ")
+}
