@@ -282,6 +282,14 @@ func TestClaudeThroughCdevd(t *testing.T) {
 			rt.RequiresSessionResolutionOnNewSession {
 			t.Errorf("claude flags = %+v", rt)
 		}
+		// Every mode maps onto the CLI's --permission-mode (runtimes/claude/args.go).
+		var modes []string
+		for _, m := range rt.PermissionModes {
+			modes = append(modes, string(m))
+		}
+		if want := rpc.PermissionMode("").Enum(); !slices.Equal(modes, want) {
+			t.Errorf("claude permissionModes = %v, want all of %v", modes, want)
+		}
 	})
 
 	t.Run("text turn", func(t *testing.T) {

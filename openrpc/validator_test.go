@@ -64,6 +64,7 @@ func sampleInitializeResult() rpc.InitializeResult {
 					SessionMessagesSource: rpc.ScopeWorkspace,
 					SessionWatchSource:    rpc.ScopeWorkspace,
 					SupportsResume:        true,
+					PermissionModes:       []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionPlan},
 					Methods: rpc.RuntimeMethods{
 						History: rpc.MethodHistory, Messages: rpc.MethodMessages, Watch: rpc.MethodWatch,
 						Unwatch: rpc.MethodUnwatch, Start: rpc.MethodSessionStart, Send: rpc.MethodSessionSend,
@@ -112,6 +113,9 @@ func TestValidateResult(t *testing.T) {
 		{"nested value outside enum", edit(t, sample, func(m map[string]any) {
 			m["capabilities"].(map[string]any)["runtimeRegistry"].(map[string]any)["runtimes"].([]any)[0].(map[string]any)["status"] = "retired"
 		}), "runtimes/0/status"},
+		{"permission mode outside enum", edit(t, sample, func(m map[string]any) {
+			m["capabilities"].(map[string]any)["runtimeRegistry"].(map[string]any)["runtimes"].([]any)[0].(map[string]any)["permissionModes"] = []any{"sometimes"}
+		}), "permissionModes/0"},
 		{"bad date-time", edit(t, sample, func(m map[string]any) {
 			m["capabilities"].(map[string]any)["runtimeRegistry"].(map[string]any)["generatedAt"] = "yesterday"
 		}), "date-time"},

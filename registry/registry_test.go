@@ -42,7 +42,8 @@ func (s *stub) Transcripts() runtimes.Transcripts { return nil }
 
 func fixture() (*stub, *stub, *stub) {
 	active := &stub{info: runtimes.Info{ID: "alpha", DisplayName: "Alpha", Features: runtimes.Features{
-		Resume: true, Permissions: true, InteractiveQuestions: true, IDKnownAtStart: true, ActivateOnResume: true}},
+		Resume: true, Permissions: true, InteractiveQuestions: true, IDKnownAtStart: true, ActivateOnResume: true},
+		PermissionModes: []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionPlan}},
 		avail: runtimes.Availability{Installed: true, Path: "/bin/alpha", Version: "1.2.3"}}
 	preview := &stub{info: runtimes.Info{ID: "beta", DisplayName: "Beta", Maturity: runtimes.Preview,
 		Features: runtimes.Features{Resume: true}},

@@ -69,6 +69,17 @@ func InvalidParams(field, reason string) *Error {
 	}
 }
 
+// UnsupportedPermissionMode reports a permission_mode the routed runtime
+// does not accept. The data names what it does accept, so a client can
+// fall back without reading the registry again.
+func UnsupportedPermissionMode(mode PermissionMode, agentType string, supported []PermissionMode) *Error {
+	e := InvalidParams("permission_mode", fmt.Sprintf("%s does not accept %q", agentType, mode))
+	data := e.Data.(map[string]any)
+	data["value"], data["agent_type"] = string(mode), agentType
+	data["supported"] = append([]PermissionMode{}, supported...) // [] rather than null when none
+	return e
+}
+
 // SessionNotFound reports an unknown session id.
 func SessionNotFound(sessionID string) *Error {
 	return &Error{Code: CodeSessionNotFound, Message: "session not found",

@@ -108,19 +108,20 @@ func (ScopeSource) Enum() []string { return []string{string(ScopeWorkspace), str
 
 // Runtime is one runtime's capability record.
 type Runtime struct {
-	ID                                    string         `json:"id"`
-	DisplayName                           string         `json:"displayName"`
-	Status                                RuntimeStatus  `json:"status"`
-	SessionListSource                     ListSource     `json:"sessionListSource"`
-	SessionMessagesSource                 ScopeSource    `json:"sessionMessagesSource"`
-	SessionWatchSource                    ScopeSource    `json:"sessionWatchSource"`
-	RequiresWorkspaceActivationOnResume   bool           `json:"requiresWorkspaceActivationOnResume"`
-	RequiresSessionResolutionOnNewSession bool           `json:"requiresSessionResolutionOnNewSession"`
-	SupportsResume                        bool           `json:"supportsResume"`
-	SupportsInteractiveQuestions          bool           `json:"supportsInteractiveQuestions"`
-	SupportsPermissions                   bool           `json:"supportsPermissions"`
-	Methods                               RuntimeMethods `json:"methods"`
-	Availability                          Availability   `json:"availability"`
+	ID                                    string           `json:"id"`
+	DisplayName                           string           `json:"displayName"`
+	Status                                RuntimeStatus    `json:"status"`
+	SessionListSource                     ListSource       `json:"sessionListSource"`
+	SessionMessagesSource                 ScopeSource      `json:"sessionMessagesSource"`
+	SessionWatchSource                    ScopeSource      `json:"sessionWatchSource"`
+	RequiresWorkspaceActivationOnResume   bool             `json:"requiresWorkspaceActivationOnResume"`
+	RequiresSessionResolutionOnNewSession bool             `json:"requiresSessionResolutionOnNewSession"`
+	SupportsResume                        bool             `json:"supportsResume"`
+	SupportsInteractiveQuestions          bool             `json:"supportsInteractiveQuestions"`
+	SupportsPermissions                   bool             `json:"supportsPermissions"`
+	PermissionModes                       []PermissionMode `json:"permissionModes" doc:"The permission_mode values this runtime accepts; any other is refused with -32602."`
+	Methods                               RuntimeMethods   `json:"methods"`
+	Availability                          Availability     `json:"availability"`
 }
 
 // RuntimeMethods maps a runtime's operations to RPC methods.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/cdevd/cdevd/rpc"
 )
@@ -48,6 +49,16 @@ type Info struct {
 	// MessageCompleted with the id its transcript keeps. Otherwise the
 	// engine emits the prompt itself (with an id of its own).
 	EchoesPrompts bool
+	// PermissionModes are the permission_mode values the adapter honours,
+	// each doing what the protocol says it does; the registry advertises
+	// them and the engine refuses any other before starting a process.
+	PermissionModes []rpc.PermissionMode
+}
+
+// AcceptsPermissionMode reports whether m may be asked of the adapter; no
+// mode (the runtime's own default) always may.
+func (i Info) AcceptsPermissionMode(m rpc.PermissionMode) bool {
+	return m == "" || slices.Contains(i.PermissionModes, m)
 }
 
 // Features are the capability flags of the runtime registry.

@@ -169,7 +169,13 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 	if err != nil {
 		return rpc.SessionStartResult{}, err
 	}
-	agent := adapter.Info().ID
+	info := adapter.Info()
+	agent := info.ID
+	// Refused here, before any process starts: a mode the runtime cannot
+	// honour is the caller's mistake (-32602), not the runtime failing.
+	if !info.AcceptsPermissionMode(o.PermissionMode) {
+		return rpc.SessionStartResult{}, rpc.UnsupportedPermissionMode(o.PermissionMode, agent, info.PermissionModes)
+	}
 	dir := ws.Path
 	if o.Cwd != "" {
 		if !filepath.IsAbs(o.Cwd) {

@@ -52,6 +52,10 @@ func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
 	return a, nil
 }
 
+// permissionModes are the modes permissionMode maps onto the CLI: all of them.
+var permissionModes = []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionAcceptEdits,
+	rpc.PermissionBypass, rpc.PermissionPlan, rpc.PermissionInteractive}
+
 // permissionMode maps the protocol's mode onto the CLI's. interactive is the
 // CLI's default mode: with --permission-prompt-tool stdio its prompts reach
 // the client anyway.

@@ -127,7 +127,8 @@ func (a *Adapter) Info() runtimes.Info {
 			IDKnownAtStart:       true,
 			ActivateOnResume:     true,
 		},
-		EchoesPrompts: true, // --replay-user-messages
+		EchoesPrompts:   true, // --replay-user-messages
+		PermissionModes: permissionModes,
 	}
 }
 

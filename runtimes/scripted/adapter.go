@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/proc"
 )
@@ -70,6 +71,11 @@ func New(cfg Config) *Adapter {
 	return a
 }
 
+// permissionModes are the modes the fake CLI honours: it asks about every
+// tool (default, interactive) or about none (bypassPermissions). It knows no
+// edit tools and does not plan, so acceptEdits and plan are not offered.
+var permissionModes = []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionBypass, rpc.PermissionInteractive}
+
 // Info describes the adapter.
 func (a *Adapter) Info() runtimes.Info {
 	f := runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true}
@@ -77,7 +83,7 @@ func (a *Adapter) Info() runtimes.Info {
 		f = *a.cfg.Features
 	}
 	return runtimes.Info{ID: ID, DisplayName: "Scripted (test)", Maturity: runtimes.Complete, Features: f,
-		EchoesPrompts: true}
+		EchoesPrompts: true, PermissionModes: permissionModes}
 }
 
 // Detect runs the CLI's --version.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +19,8 @@ func TestInfo(t *testing.T) {
 	info := a.Info()
 	want := runtimes.Info{ID: "scripted", DisplayName: "Scripted (test)", Maturity: runtimes.Complete,
 		Features:      runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true},
-		EchoesPrompts: true}
-	if info != want {
+		EchoesPrompts: true, PermissionModes: []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionBypass, rpc.PermissionInteractive}}
+	if !reflect.DeepEqual(info, want) {
 		t.Errorf("Info = %+v, want %+v", info, want)
 	}
 	only := runtimes.Features{IDKnownAtStart: true}
@@ -235,6 +236,29 @@ func TestPermissionSkipped(t *testing.T) {
 			got, _ := s.turnEvents(t)
 			assertEvents(t, got, "activity thinking", "message assistant permission: allow",
 				fmt.Sprintf("completed in=%d out=17 end_turn", len(prompt)), "activity idle")
+		})
+	}
+}
+
+// Every mode the adapter declares does what it says: bypassPermissions
+// allows the tool unasked (TestPermissionSkipped), the others ask.
+func TestDeclaredPermissionModesAsk(t *testing.T) {
+	a, _ := newAdapter(t, Config{})
+	for _, m := range a.Info().PermissionModes {
+		if m == rpc.PermissionBypass {
+			continue
+		}
+		t.Run(string(m), func(t *testing.T) {
+			s := start(t, a, runtimes.StartRequest{PermissionMode: m})
+			s.send(t, scriptOf(bash))
+			p := s.prompted(t, rpc.ActivityPermission, "activity thinking", "permission bash_command Bash rm -rf x", "activity permission")
+			if err := s.Respond(context.Background(), p.RequestID, runtimes.Answer{Decision: runtimes.Deny}); err != nil {
+				t.Fatalf("Respond: %v", err)
+			}
+			got, _ := s.turnEvents(t)
+			if len(got) < 2 || got[1] != "message assistant permission: deny" {
+				t.Errorf("events %q, want the denial", got)
+			}
 		})
 	}
 }
