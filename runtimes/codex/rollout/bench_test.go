@@ -1,0 +1,108 @@
+package rollout
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// writeBig writes a rollout of about size bytes for workspace ws: the
+// captured rollout's session_meta, then turns shaped like Codex's (prompt,
+// reasoning, call, output, answer, with the lines that are not messages).
+func writeBig(b *testing.B, home, ws, id string, size int64) string {
+	b.Helper()
+	dir := filepath.Join(home, "sessions", "2026", "11", "23")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(dir, "rollout-2026-11-23T00-00-00-"+id+".jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	n, _ := fmt.Fprintf(w, `{"timestamp":"2026-11-23T00:00:00.000Z","type":"session_meta","payload":{"id":%q,"cwd":%q,"cli_version":"0.169.0"}}`+"\n", id, ws)
+	written := int64(n)
+	pad := make([]byte, 2000)
+	for i := range pad {
+		pad[i] = 'x'
+	}
+	for i := 0; written < size; i++ {
+		n, _ = fmt.Fprintf(w, `{"timestamp":"2026-11-23T00:00:01.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","id":"u_%d","content":[{"type":"text","text":"prompt %d"}]}}}
+{"timestamp":"2026-11-23T00:00:02.000Z","type":"response_item","payload":{"type":"reasoning","id":"rs_%d","summary":[{"type":"summary_text","text":"thinking %d"}]}}
+{"timestamp":"2026-11-23T00:00:03.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_%d","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"call_%d"}}
+{"timestamp":"2026-11-23T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","id":"fco_%d","call_id":"call_%d","output":"%s"}}
+{"timestamp":"2026-11-23T00:00:05.000Z","type":"event_msg","payload":{"type":"token_count","info":{}}}
+{"timestamp":"2026-11-23T00:00:06.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"AgentMessage","id":"msg_%d","content":[{"type":"Text","text":"answer %d"}]}}}
+{"timestamp":"2026-11-23T00:00:06.000Z","type":"response_item","payload":{"type":"message","id":"msg_%d","role":"assistant","content":[{"type":"output_text","text":"answer %d"}]}}
+`, i, i, i, i, i, i, i, i, pad, i, i, i, i)
+		written += int64(n)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkMessagesLastPage reads the newest page of 50 of a big rollout
+// through a warm Store: the cost of one messages request once the index is
+// built. The first (cold) read, which builds the index, is reported as
+// cold-ms.
+func BenchmarkMessagesLastPage(b *testing.B) {
+	for _, size := range []int64{1 << 20, 100 << 20} {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			home, ws := b.TempDir(), b.TempDir()
+			writeBig(b, home, ws, threadA, size)
+			s := New(home, nil)
+			ctx := context.Background()
+			start := time.Now().UnixNano()
+			if _, _, err := s.Messages(ctx, ws, threadA, 0, 50, true); err != nil {
+				b.Fatal(err)
+			}
+			cold := float64(time.Now().UnixNano()-start) / 1e6
+			b.ResetTimer()
+			for b.Loop() {
+				page, total, err := s.Messages(ctx, ws, threadA, 0, 50, true)
+				if err != nil || len(page) != 50 || total == 0 {
+					b.Fatalf("%d of %d, %v", len(page), total, err)
+				}
+			}
+			b.ReportMetric(cold, "cold-ms") // after the loop: ResetTimer drops metrics
+		})
+	}
+}
+
+// BenchmarkList1000 lists a workspace among 1,000 rollouts (half of them
+// its own) through a warm Store: one walk and a stat per rollout. cold-ms
+// is the first call, which reads every rollout.
+func BenchmarkList1000(b *testing.B) {
+	home, ws, other := b.TempDir(), b.TempDir(), b.TempDir()
+	for i := range 1000 {
+		dir := ws
+		if i%2 == 1 {
+			dir = other
+		}
+		writeBig(b, home, dir, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), 8<<10)
+	}
+	s := New(home, nil)
+	ctx := context.Background()
+	start := time.Now().UnixNano()
+	if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
+		b.Fatalf("%d, %v", len(list), err)
+	}
+	cold := float64(time.Now().UnixNano()-start) / 1e6
+	b.ResetTimer()
+	for b.Loop() {
+		if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
+			b.Fatalf("%d, %v", len(list), err)
+		}
+	}
+	b.ReportMetric(cold, "cold-ms")
+}

@@ -1,0 +1,22 @@
+// Package rollout reads Codex's stored threads: the rollout files the CLI
+// writes under $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<stamp>-<thread id>.jsonl,
+// one JSON line {timestamp, type, payload} per event.
+//
+// Unlike Claude's transcripts, rollouts are not filed by working directory:
+// the first line (session_meta) records the cwd, so List walks every date
+// directory and keeps the rollouts whose cwd is the workspace (compared as
+// canonical paths). Its cost grows with the number of date directories and
+// rollouts (one stat each, plus a read of what a rollout appended since the
+// last call); an unchanged rollout is not opened again.
+//
+// ToMessage turns one line into the runtime-neutral rpc.Message. Prompts and
+// answers come from event_msg/item_completed (UserMessage, AgentMessage):
+// they hold only what the user typed, with the ids the app-server's live
+// item notifications carry, whereas response_item messages also hold the
+// context Codex injects (developer instructions, <environment_context>,
+// AGENTS.md). Reasoning, tool calls and their output come from
+// response_item lines. Store keeps, per rollout, the byte offsets of its
+// message lines, extended from the old end when the file grows, so paging
+// never re-reads a whole rollout; Tail follows one rollout through the
+// daemon's shared watcher (internal/fswatch).
+package rollout

@@ -1,0 +1,134 @@
+package rollout
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"go.uber.org/zap"
+)
+
+// span locates one message line in a rollout (without its newline).
+type span struct {
+	off int64
+	n   int64
+}
+
+// index is what one scan of a rollout learned: where its message lines are
+// and what List reports. It covers the file up to split.pos, the end of its
+// last complete line, as of the file version fi.
+type index struct {
+	fi    os.FileInfo
+	split lineSplitter
+	lines []span
+
+	id, cwd, canonCwd, prompt string
+}
+
+// add takes one line into the index; a line that is not JSON is skipped.
+func (x *index) add(off int64, b []byte) {
+	l, err := ParseLine(b)
+	if err != nil {
+		return
+	}
+	if isMessage(l) {
+		x.lines = append(x.lines, span{off, int64(len(b))})
+	}
+	if l.Type == "session_meta" && x.cwd == "" && l.Payload.Cwd != "" {
+		x.id, x.cwd, x.canonCwd = l.Payload.ID, l.Payload.Cwd, canonical(l.Payload.Cwd)
+	}
+	if x.prompt == "" {
+		x.prompt = prompt(l)
+	}
+}
+
+// canonical is path with symlinks resolved where it exists, else cleaned:
+// a workspace opened through a symlink is the same folder.
+func canonical(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	return filepath.Clean(path)
+}
+
+// shorten cuts s to at most n runes on one line, marking a cut with '…'.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	for i, c := range r {
+		if c == '\n' || c == '\r' || c == '\t' {
+			r[i] = ' '
+		}
+	}
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// entry is the cached index of one rollout path.
+type entry struct {
+	mu  sync.Mutex
+	idx *index // nil until first scanned
+}
+
+// upToDate reports whether x still describes the file version fi.
+func (x *index) upToDate(fi os.FileInfo) bool {
+	return x != nil && os.SameFile(x.fi, fi) && x.fi.Size() == fi.Size() && x.fi.ModTime().Equal(fi.ModTime())
+}
+
+// refresh brings e's index up to date with f, whose current version is fi:
+// nothing when unchanged; only the appended bytes when the same file grew;
+// a full scan when it is new, shrank, was replaced or rewritten. The caller
+// holds e.mu.
+func (s *Store) refresh(ctx context.Context, e *entry, f *os.File, fi os.FileInfo) error {
+	old := e.idx
+	if old.upToDate(fi) {
+		return nil
+	}
+	var x index
+	if old != nil && os.SameFile(old.fi, fi) && fi.Size() > old.fi.Size() && appendedTo(f, old.split.pos) {
+		// Extend a copy, so that old stays intact if ctx ends the scan.
+		x = *old
+		x.split.pending = append([]byte(nil), old.split.pending...)
+	} else {
+		s.fullScans.Add(1)
+	}
+	x.fi = fi
+	from := x.split.pos + x.split.partial
+	r := io.NewSectionReader(f, from, fi.Size()-from)
+	// Sized to the work when small (a few appended lines), never empty.
+	buf := make([]byte, min(chunkSize, r.Size()+1))
+	skipped := x.split.skipped
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := r.Read(buf)
+		x.split.feed(buf[:n], x.add)
+		s.scannedBytes.Add(int64(n))
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if x.split.skipped > skipped {
+		s.log.Warn("skipped overlong rollout lines", zap.String("path", f.Name()), zap.Int("lines", x.split.skipped-skipped))
+	}
+	e.idx = &x
+	return nil
+}
+
+// appendedTo reports whether f still ends a line at pos, the cheap sign that
+// it was appended to rather than rewritten.
+func appendedTo(f *os.File, pos int64) bool {
+	if pos == 0 {
+		return true
+	}
+	var b [1]byte
+	_, err := f.ReadAt(b[:], pos-1)
+	return err == nil && b[0] == '\n'
+}

@@ -1,0 +1,200 @@
+package rollout
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
+)
+
+// Line is one rollout line: {timestamp, type, payload}.
+type Line struct {
+	Timestamp string  `json:"timestamp"`
+	Type      string  `json:"type"`
+	Payload   Payload `json:"payload"`
+}
+
+// Payload is the subset of the payloads of the line kinds cdevd reads.
+type Payload struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	// session_meta
+	Cwd string `json:"cwd"`
+	// event_msg/item_completed
+	Item *Item `json:"item"`
+	// response_item: reasoning
+	Summary []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"summary"`
+	// response_item: function_call, custom_tool_call and their outputs
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+}
+
+// Item is the thread item an event_msg/item_completed line carries.
+type Item struct {
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+// ParseLine decodes one rollout line. A field of an unexpected type is left
+// zero rather than failing the line: only malformed JSON is an error.
+func ParseLine(b []byte) (Line, error) {
+	var l Line
+	if err := json.Unmarshal(b, &l); err != nil && !isTypeError(err) {
+		return Line{}, fmt.Errorf("parse rollout line: %w", err)
+	}
+	return l, nil
+}
+
+func isTypeError(err error) bool {
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te)
+}
+
+// kind names a line by its type and its payload's type, e.g.
+// "response_item/function_call".
+func (l Line) kind() string {
+	k := l.Type + "/" + l.Payload.Type
+	if l.Type == "event_msg" && l.Payload.Type == "item_completed" && l.Payload.Item != nil {
+		k += "/" + l.Payload.Item.Type
+	}
+	return k
+}
+
+// messageKinds are the line kinds that are messages, and the role of each.
+var messageKinds = map[string]rpc.MessageType{
+	"event_msg/item_completed/UserMessage":  rpc.MessageUser,
+	"event_msg/item_completed/AgentMessage": rpc.MessageAssistant,
+	"response_item/reasoning":               rpc.MessageAssistant,
+	"response_item/function_call":           rpc.MessageAssistant,
+	"response_item/custom_tool_call":        rpc.MessageAssistant,
+	"response_item/function_call_output":    rpc.MessageUser,
+	"response_item/custom_tool_call_output": rpc.MessageUser,
+}
+
+// isMessage reports whether ToMessage accepts l; it looks only at the
+// line's kind, so that counting and paging never depend on contents.
+func isMessage(l Line) bool {
+	_, ok := messageKinds[l.kind()]
+	return ok
+}
+
+// timeFormat is RFC 3339 with milliseconds, as Codex writes timestamps.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// ToMessage converts one rollout line, found at byte offset off of thread
+// threadID's rollout, to the normalized rpc.Message; ok is false for lines
+// that are not messages. The message id is the one the line carries (the
+// item id, the model API's output item id); a line without one gets an id
+// made from off, stable as long as the file is only appended to.
+func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
+	typ, ok := messageKinds[l.kind()]
+	if !ok {
+		return rpc.Message{}, false
+	}
+	p := l.Payload
+	id := p.ID
+	role := string(typ)
+	content := []rpc.ContentBlock{}
+	switch l.Type + "/" + p.Type {
+	case "event_msg/item_completed":
+		id = p.Item.ID
+		for _, c := range p.Item.Content {
+			if (c.Type == "text" || c.Type == "Text") && c.Text != "" {
+				content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: c.Text})
+			}
+		}
+	case "response_item/reasoning":
+		for _, s := range p.Summary {
+			if s.Text != "" {
+				content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: s.Text})
+			}
+		}
+	case "response_item/function_call":
+		content = append(content, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: p.CallID, Name: p.Name, Input: toolInput(p.Arguments)})
+	case "response_item/custom_tool_call":
+		// A freeform tool (apply_patch): its input is text, not JSON.
+		content = append(content, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: p.CallID, Name: p.Name, Input: jsonString(p.Input)})
+	case "response_item/function_call_output", "response_item/custom_tool_call_output":
+		content = append(content, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: p.CallID, Content: toolOutput(p.Output)})
+	}
+	if id == "" {
+		id = "line-" + strconv.FormatInt(off, 10)
+	}
+	body := rpc.MessageBody{Role: role, Content: content}
+	if typ == rpc.MessageAssistant {
+		body.ID = id
+	}
+	return rpc.Message{
+		ID:        id,
+		SessionID: threadID,
+		Type:      typ,
+		UUID:      id,
+		Timestamp: timestamp(l.Timestamp),
+		Message:   body,
+	}, true
+}
+
+// now is the clock for lines without a valid timestamp.
+var now = time.Now
+
+func timestamp(ts string) string {
+	if _, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		return ts
+	}
+	return now().UTC().Format(timeFormat)
+}
+
+// toolInput is a function call's arguments (a JSON text in a string) as a
+// JSON object; arguments that are not JSON are kept as a string.
+func toolInput(args string) json.RawMessage {
+	b := bytes.TrimSpace([]byte(args))
+	if len(b) > 0 && b[0] == '{' && json.Valid(b) {
+		return b
+	}
+	if len(b) == 0 {
+		return json.RawMessage("{}")
+	}
+	return jsonString(args)
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// toolOutput is a tool result's content: the output string Codex records
+// (a JSON string; some versions record content items, passed on as they are).
+func toolOutput(out json.RawMessage) json.RawMessage {
+	out = bytes.TrimSpace(out)
+	if len(out) == 0 || string(out) == "null" {
+		return jsonString("")
+	}
+	return out
+}
+
+// prompt returns the text the user typed in l, or "".
+func prompt(l Line) string {
+	if l.kind() != "event_msg/item_completed/UserMessage" {
+		return ""
+	}
+	for _, c := range l.Payload.Item.Content {
+		if c.Type == "text" && c.Text != "" {
+			return c.Text
+		}
+	}
+	return ""
+}

@@ -1,0 +1,349 @@
+package rollout
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// Store reads the rollouts under one Codex home ($CODEX_HOME, by default
+// ~/.codex). It caches one index per rollout and where each thread's rollout
+// is, so it is meant to live as long as the daemon. It is safe for
+// concurrent use.
+type Store struct {
+	sessions string // <codex home>/sessions
+	log      *zap.Logger
+	watcher  *fswatch.Watcher // nil: the shared one
+
+	mu      sync.Mutex
+	entries map[string]*entry // by rollout path
+	paths   map[string]string // rollout path by thread id
+
+	// Counters that let tests prove what the caches save.
+	fullScans    atomic.Int64
+	scannedBytes atomic.Int64
+	walks        atomic.Int64
+}
+
+var _ runtimes.Transcripts = (*Store)(nil)
+
+// New returns a Store for the Codex home codexHome; a nil logger logs nothing.
+func New(codexHome string, logger *zap.Logger) *Store {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	return &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger,
+		entries: map[string]*entry{}, paths: map[string]string{}}
+}
+
+// WithWatcher makes Tail watch through w rather than the process's shared
+// watcher; it returns s.
+func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
+	s.watcher = w
+	return s
+}
+
+// Dir is "": rollouts are filed by date, not by workspace, so there is no
+// one folder to watch for a workspace's new threads.
+func (s *Store) Dir(string) string { return "" }
+
+// stampLen is the length of the stamp in rollout-<stamp>-<id>.jsonl.
+const stampLen = len("2006-01-02T15-04-05")
+
+// threadID is the thread id in a rollout file name, or "".
+func threadID(name string) string {
+	rest, ok := strings.CutPrefix(name, "rollout-")
+	if !ok {
+		return ""
+	}
+	rest, ok = strings.CutSuffix(rest, ".jsonl")
+	if !ok || len(rest) < stampLen+2 || rest[stampLen] != '-' {
+		return ""
+	}
+	id := rest[stampLen+1:]
+	if runtimes.ValidSessionID(id) != nil {
+		return ""
+	}
+	return id
+}
+
+// rolloutFile is one rollout found by walk.
+type rolloutFile struct {
+	id, path string
+	de       fs.DirEntry
+}
+
+// walk lists every rollout under sessions/YYYY/MM/DD, reading only the
+// directories, and remembers where each thread's rollout is.
+func (s *Store) walk(ctx context.Context) ([]rolloutFile, error) {
+	s.walks.Add(1)
+	var out []rolloutFile
+	var visit func(dir string, depth int) error
+	visit = func(dir string, depth int) error {
+		des, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed meanwhile, or no sessions yet
+		}
+		if err != nil {
+			return err
+		}
+		for _, de := range des {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p := filepath.Join(dir, de.Name())
+			if depth < 3 {
+				if de.IsDir() {
+					if err := visit(p, depth+1); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if id := threadID(de.Name()); id != "" && de.Type().IsRegular() {
+				out = append(out, rolloutFile{id, p, de})
+			}
+		}
+		return nil
+	}
+	if err := visit(s.sessions, 0); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	for _, r := range out {
+		s.paths[r.id] = r.path
+	}
+	s.mu.Unlock()
+	return out, nil
+}
+
+// Locate returns the rollout of thread id. A known path is checked with one
+// stat; an unknown id costs a walk of the date directories.
+func (s *Store) Locate(id string) (string, bool) {
+	if runtimes.ValidSessionID(id) != nil {
+		return "", false
+	}
+	s.mu.Lock()
+	p, ok := s.paths[id]
+	s.mu.Unlock()
+	if ok {
+		if _, err := os.Stat(p); err == nil {
+			return p, true
+		}
+		s.mu.Lock()
+		delete(s.paths, id)
+		s.mu.Unlock()
+	}
+	if _, err := s.walk(context.Background()); err != nil {
+		s.log.Warn("walk rollouts", zap.Error(err))
+		return "", false
+	}
+	s.mu.Lock()
+	p, ok = s.paths[id]
+	s.mu.Unlock()
+	return p, ok
+}
+
+// entry returns the cache entry of path, creating it.
+func (s *Store) entry(path string) *entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[path]
+	if e == nil {
+		e = &entry{}
+		s.entries[path] = e
+	}
+	return e
+}
+
+// List returns the threads whose rollout records dir as their cwd, newest
+// first (by the rollout's modification time). A rollout unchanged since the
+// last call is not opened; one that grew is read from where the last call
+// stopped.
+func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
+	files, err := s.walk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	want := canonical(dir)
+	type listed struct {
+		runtimes.Summary
+		mtime time.Time
+	}
+	out := []listed{}
+	seen := make(map[string]bool, len(files))
+	for _, r := range files {
+		x, err := s.index(ctx, r.path, r.de)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the walk
+		}
+		if err != nil {
+			return nil, err
+		}
+		seen[r.path] = true
+		if x.canonCwd != want {
+			continue
+		}
+		mtime := x.fi.ModTime()
+		out = append(out, listed{runtimes.Summary{
+			SessionID:    r.id,
+			Summary:      shorten(strings.TrimSpace(x.prompt), 100),
+			MessageCount: len(x.lines),
+			LastUpdated:  mtime.UTC().Format(timeFormat),
+		}, mtime})
+	}
+	s.prune(seen)
+	slices.SortFunc(out, func(a, b listed) int {
+		if c := b.mtime.Compare(a.mtime); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.SessionID, b.SessionID)
+	})
+	res := make([]runtimes.Summary, len(out))
+	for i, l := range out {
+		res[i] = l.Summary
+	}
+	return res, nil
+}
+
+// index returns the up-to-date index of the rollout at p. The directory
+// entry's metadata tells whether the cached one is current, so an unchanged
+// file is not even opened. The returned index is never modified later.
+func (s *Store) index(ctx context.Context, p string, de fs.DirEntry) (*index, error) {
+	fi, err := de.Info()
+	if err != nil {
+		return nil, err
+	}
+	e := s.entry(p)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.idx.upToDate(fi) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if fi, err = f.Stat(); err != nil {
+			return nil, err
+		}
+		if err := s.refresh(ctx, e, f, fi); err != nil {
+			return nil, err
+		}
+	}
+	return e.idx, nil
+}
+
+// prune forgets the cached indexes of rollouts the last walk did not see.
+func (s *Store) prune(seen map[string]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range s.entries {
+		if !seen[p] {
+			delete(s.entries, p)
+		}
+	}
+}
+
+// noSession is the error for a thread without a rollout in dir.
+func noSession(id string) error {
+	return fmt.Errorf("thread %s: %w", id, runtimes.ErrNoSession)
+}
+
+// Path is the rollout of thread id if it records dir as its cwd. The error
+// wraps runtimes.ErrNoSession when there is none.
+func (s *Store) Path(dir, id string) (string, error) {
+	if err := runtimes.ValidSessionID(id); err != nil {
+		return "", err
+	}
+	p, ok := s.Locate(id)
+	if !ok {
+		return "", noSession(id)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", noSession(id)
+	}
+	x, err := s.index(context.Background(), p, fs.FileInfoToDirEntry(fi))
+	if err != nil {
+		return "", err
+	}
+	if x.canonCwd != canonical(dir) {
+		return "", noSession(id)
+	}
+	return p, nil
+}
+
+// Messages returns a page of thread id's messages and the number of
+// messages in it. With desc, offset counts from the newest message and the
+// page is newest first. Only the page's lines are read and parsed, using
+// the rollout's index of message offsets (built on first use, extended when
+// the file grows).
+func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
+	if offset < 0 || limit < 0 {
+		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
+	}
+	p, err := s.Path(dir, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, noSession(id)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	e := s.entry(p)
+	// Held while reading the page too: the offsets are those of the file
+	// version f has open only until someone refreshes the index again.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := s.refresh(ctx, e, f, fi); err != nil {
+		return nil, 0, err
+	}
+	lines := e.idx.lines
+	total := len(lines)
+	from, to := min(offset, total), min(offset+limit, total) // in the page's order
+	page := make([]rpc.Message, 0, to-from)
+	var buf []byte
+	for i := from; i < to; i++ {
+		sp := lines[i]
+		if desc {
+			sp = lines[total-1-i]
+		}
+		if int64(cap(buf)) < sp.n {
+			buf = make([]byte, sp.n)
+		}
+		b := buf[:sp.n]
+		if _, err := f.ReadAt(b, sp.off); err != nil {
+			return nil, 0, fmt.Errorf("read %s: %w", p, err)
+		}
+		l, err := ParseLine(b)
+		m, ok := ToMessage(id, sp.off, l)
+		if err != nil || !ok {
+			// Only a file rewritten in place, keeping its size and time, gets
+			// here: forget the index so that the next call rebuilds it.
+			e.idx = nil
+			return nil, 0, fmt.Errorf("rollout %s changed while read", p)
+		}
+		page = append(page, m)
+	}
+	return page, total, nil
+}
