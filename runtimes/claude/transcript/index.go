@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // span locates one message line in a transcript (without its newline).
@@ -16,11 +18,11 @@ type span struct {
 }
 
 // index is what one scan of a transcript learned: where its message lines
-// are and what List reports. It covers the file up to split.pos, the end of
+// are and what List reports. It covers the file up to split.Pos, the end of
 // its last complete line, as of the file version fi.
 type index struct {
 	fi    os.FileInfo
-	split lineSplitter
+	split jsonl.Splitter
 	lines []span
 
 	customTitle, aiTitle, summary, prompt, branch string
@@ -98,28 +100,28 @@ func (s *Store) refresh(ctx context.Context, e *entry, f *os.File, fi os.FileInf
 		return nil
 	}
 	var x index
-	if old != nil && os.SameFile(old.fi, fi) && fi.Size() > old.fi.Size() && appendedTo(f, old.split.pos) {
+	if old != nil && os.SameFile(old.fi, fi) && fi.Size() > old.fi.Size() && appendedTo(f, old.split.Pos) {
 		// Extend a copy, so that old stays intact if ctx ends the scan. Appending
 		// to lines cannot change old's view of them; pending is rewritten in
 		// place, so it is copied.
 		x = *old
-		x.split.pending = append([]byte(nil), old.split.pending...)
+		x.split.Pending = append([]byte(nil), old.split.Pending...)
 	} else {
 		s.fullScans.Add(1)
 	}
 	x.fi = fi
-	from := x.split.pos + x.split.partial
+	from := x.split.Pos + x.split.Partial
 	r := io.NewSectionReader(f, from, fi.Size()-from)
 	// Sized to the work when small (the common case: a few appended lines),
 	// and never empty: a zero-length read would never reach EOF.
-	buf := make([]byte, min(chunkSize, r.Size()+1))
-	skipped := x.split.skipped
+	buf := make([]byte, min(jsonl.ChunkSize, r.Size()+1))
+	skipped := x.split.Skipped
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n, err := r.Read(buf)
-		x.split.feed(buf[:n], x.add)
+		x.split.Feed(buf[:n], x.add)
 		s.scannedBytes.Add(int64(n))
 		if err == io.EOF {
 			break
@@ -128,8 +130,8 @@ func (s *Store) refresh(ctx context.Context, e *entry, f *os.File, fi os.FileInf
 			return err
 		}
 	}
-	if x.split.skipped > skipped {
-		s.log.Warn("skipped overlong transcript lines", zap.String("path", f.Name()), zap.Int("lines", x.split.skipped-skipped))
+	if x.split.Skipped > skipped {
+		s.log.Warn("skipped overlong transcript lines", zap.String("path", f.Name()), zap.Int("lines", x.split.Skipped-skipped))
 	}
 	e.idx = &x
 	return nil

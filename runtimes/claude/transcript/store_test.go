@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -335,7 +336,7 @@ func TestMessagesFileChanges(t *testing.T) {
 func TestMessagesLongLines(t *testing.T) {
 	s, d := newStore(t)
 	g := newGen(idA)
-	g.pad = strings.Repeat("x", chunkSize/3)
+	g.pad = strings.Repeat("x", jsonl.ChunkSize/3)
 	writeSession(t, d, idA, g.lines(12), time.Now())
 	got, total, err := s.Messages(context.Background(), workDir, idA, 0, 20, false)
 	if err != nil {

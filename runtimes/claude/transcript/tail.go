@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 )
 
@@ -44,7 +45,7 @@ func (s *Store) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.M
 		sessionID: sessionID,
 		emit:      emit,
 		log:       s.log.With(zap.String("session_id", sessionID)),
-		buf:       make([]byte, chunkSize),
+		buf:       make([]byte, jsonl.ChunkSize),
 	}
 	// Watch before looking at the file, so no write falls in between; the
 	// events that arrive meanwhile wait for t.mu.
@@ -78,7 +79,7 @@ type tailer struct {
 	mu    sync.Mutex
 	f     *os.File    // nil while the path does not exist
 	fi    os.FileInfo // identity of f
-	split lineSplitter
+	split jsonl.Splitter
 	buf   []byte
 
 	once sync.Once
@@ -134,13 +135,13 @@ func (t *tailer) open(fromEnd bool) error {
 	}
 	var pos int64
 	if fromEnd {
-		if pos, err = lastLineStart(f, fi.Size()); err != nil {
+		if pos, err = jsonl.LastLineStart(f, fi.Size()); err != nil {
 			f.Close()
 			return err
 		}
 	}
 	t.f, t.fi = f, fi
-	t.split.reset(pos)
+	t.split.Reset(pos)
 	t.read()
 	return nil
 }
@@ -183,24 +184,24 @@ func (t *tailer) read() {
 		t.log.Warn("stat transcript", zap.Error(err))
 		return
 	}
-	from := t.split.pos + t.split.partial
+	from := t.split.Pos + t.split.Partial
 	if fi.Size() < from {
 		t.log.Info("transcript truncated; following it from its new end", zap.Int64("size", fi.Size()))
-		pos, err := lastLineStart(t.f, fi.Size())
+		pos, err := jsonl.LastLineStart(t.f, fi.Size())
 		if err != nil {
 			t.log.Warn("read transcript", zap.Error(err))
 			return
 		}
-		t.split.reset(pos)
+		t.split.Reset(pos)
 		from = pos
 	}
-	skipped := t.split.skipped
+	skipped := t.split.Skipped
 	r := io.NewSectionReader(t.f, from, fi.Size()-from)
-	if err := readLines(r, &t.split, t.buf, t.line); err != nil {
+	if err := jsonl.ReadLines(r, &t.split, t.buf, t.line); err != nil {
 		t.log.Warn("read transcript", zap.Error(err))
 	}
-	if t.split.skipped > skipped {
-		t.log.Warn("skipped overlong transcript lines", zap.Int("lines", t.split.skipped-skipped))
+	if t.split.Skipped > skipped {
+		t.log.Warn("skipped overlong transcript lines", zap.Int("lines", t.split.Skipped-skipped))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 )
 
@@ -101,11 +102,11 @@ func TestTailAppends(t *testing.T) {
 	tl.expect(want(2, 4)...)
 
 	// A line longer than a read arrives whole.
-	g.pad = strings.Repeat("x", 2*chunkSize)
+	g.pad = strings.Repeat("x", 2*jsonl.ChunkSize)
 	appendFile(t, p, g.message()+"\n")
 	select {
 	case m := <-tl.msgs:
-		if m.UUID != msgUUID(5) || len(m.Message.Content[0].Text) != len("message 5")+2*chunkSize {
+		if m.UUID != msgUUID(5) || len(m.Message.Content[0].Text) != len("message 5")+2*jsonl.ChunkSize {
 			t.Errorf("got %s with %d bytes of text", m.UUID, len(m.Message.Content[0].Text))
 		}
 	case <-time.After(waitTimeout):

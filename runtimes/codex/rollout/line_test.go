@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 )
 
@@ -34,8 +35,8 @@ func TestLineGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []lineGolden
-			var split lineSplitter
-			split.feed(b, func(off int64, line []byte) {
+			var split jsonl.Splitter
+			split.Feed(b, func(off int64, line []byte) {
 				l, err := ParseLine(line)
 				g := lineGolden{Offset: off, Kind: l.kind()}
 				if err != nil {

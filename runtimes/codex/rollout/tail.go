@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 )
 
@@ -36,7 +37,7 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 		threadID: id,
 		emit:     emit,
 		log:      s.log.With(zap.String("thread_id", id)),
-		buf:      make([]byte, chunkSize),
+		buf:      make([]byte, jsonl.ChunkSize),
 	}
 	// Watch before opening the file, so that no write falls in between; the
 	// events that arrive meanwhile wait for t.mu.
@@ -70,7 +71,7 @@ type tailer struct {
 	mu    sync.Mutex
 	f     *os.File    // nil while the path does not exist
 	fi    os.FileInfo // identity of f
-	split lineSplitter
+	split jsonl.Splitter
 	buf   []byte
 
 	once sync.Once
@@ -126,13 +127,13 @@ func (t *tailer) open(fromEnd bool) error {
 	}
 	var pos int64
 	if fromEnd {
-		if pos, err = lastLineStart(f, fi.Size()); err != nil {
+		if pos, err = jsonl.LastLineStart(f, fi.Size()); err != nil {
 			f.Close()
 			return err
 		}
 	}
 	t.f, t.fi = f, fi
-	t.split.reset(pos)
+	t.split.Reset(pos)
 	t.read()
 	return nil
 }
@@ -174,19 +175,19 @@ func (t *tailer) read() {
 		t.log.Warn("stat rollout", zap.Error(err))
 		return
 	}
-	from := t.split.pos + t.split.partial
+	from := t.split.Pos + t.split.Partial
 	if fi.Size() < from {
 		t.log.Info("rollout truncated; following it from its new end", zap.Int64("size", fi.Size()))
-		pos, err := lastLineStart(t.f, fi.Size())
+		pos, err := jsonl.LastLineStart(t.f, fi.Size())
 		if err != nil {
 			t.log.Warn("read rollout", zap.Error(err))
 			return
 		}
-		t.split.reset(pos)
+		t.split.Reset(pos)
 		from = pos
 	}
 	r := io.NewSectionReader(t.f, from, fi.Size()-from)
-	if err := readLines(r, &t.split, t.buf, t.line); err != nil {
+	if err := jsonl.ReadLines(r, &t.split, t.buf, t.line); err != nil {
 		t.log.Warn("read rollout", zap.Error(err))
 	}
 }

@@ -1,4 +1,4 @@
-package transcript
+package jsonl
 
 import (
 	"bytes"
@@ -32,11 +32,11 @@ func TestLineSplitter(t *testing.T) {
 		tail := strings.Repeat("z", rng.IntN(50))
 		data = append(data, tail...)
 
-		s := lineSplitter{max: 100}
+		s := Splitter{Max: 100}
 		var got []line
 		for rest := data; len(rest) > 0; {
 			n := min(len(rest), 1+rng.IntN(40))
-			s.feed(rest[:n], func(off int64, b []byte) { got = append(got, line{off, string(b)}) })
+			s.Feed(rest[:n], func(off int64, b []byte) { got = append(got, line{off, string(b)}) })
 			rest = rest[n:]
 		}
 		if len(got) != len(want) {
@@ -47,11 +47,11 @@ func TestLineSplitter(t *testing.T) {
 				t.Fatalf("round %d, line %d: got %d:%q, want %d:%q", round, i, got[i].off, got[i].text, want[i].off, want[i].text)
 			}
 		}
-		if s.pos != end || s.partial != int64(len(tail)) || s.skipped != skipped {
-			t.Fatalf("round %d: pos %d, partial %d, skipped %d; want %d, %d, %d", round, s.pos, s.partial, s.skipped, end, len(tail), skipped)
+		if s.Pos != end || s.Partial != int64(len(tail)) || s.Skipped != skipped {
+			t.Fatalf("round %d: pos %d, partial %d, skipped %d; want %d, %d, %d", round, s.Pos, s.Partial, s.Skipped, end, len(tail), skipped)
 		}
-		if len(tail) <= 100 && string(s.pending) != tail {
-			t.Fatalf("round %d: pending %q, want %q", round, s.pending, tail)
+		if len(tail) <= 100 && string(s.Pending) != tail {
+			t.Fatalf("round %d: pending %q, want %q", round, s.Pending, tail)
 		}
 	}
 }
@@ -68,9 +68,9 @@ func TestLastLineStart(t *testing.T) {
 		{"a\nb\nc", 4},
 		{strings.Repeat("x", 100<<10) + "\n" + strings.Repeat("y", 70<<10), 100<<10 + 1}, // found across reads
 	} {
-		got, err := lastLineStart(bytes.NewReader([]byte(c.in)), int64(len(c.in)))
+		got, err := LastLineStart(bytes.NewReader([]byte(c.in)), int64(len(c.in)))
 		if err != nil || got != c.want {
-			t.Errorf("lastLineStart(%.10q… %d bytes) = %d, %v; want %d", c.in, len(c.in), got, err, c.want)
+			t.Errorf("LastLineStart(%.10q… %d bytes) = %d, %v; want %d", c.in, len(c.in), got, err, c.want)
 		}
 	}
 }
