@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -173,7 +174,7 @@ func (s *Store) summarize(ctx context.Context, id, p string, de fs.DirEntry) (ru
 	e := s.entry(p)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.idx.upToDate(fi) {
+	if !jsonl.Current(e.idx, fi) {
 		f, err := os.Open(p)
 		if err != nil {
 			return runtimes.Summary{}, time.Time{}, err
@@ -187,11 +188,11 @@ func (s *Store) summarize(ctx context.Context, id, p string, de fs.DirEntry) (ru
 		}
 	}
 	x := e.idx
-	mtime := x.fi.ModTime()
+	mtime := x.Info().ModTime()
 	return runtimes.Summary{
 		SessionID:    id,
 		Summary:      x.title(),
-		MessageCount: len(x.lines),
+		MessageCount: len(x.Lines()),
 		LastUpdated:  mtime.UTC().Format(timeFormat),
 		Branch:       x.branch,
 	}, mtime, nil
@@ -240,32 +241,23 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 	if err := s.refresh(ctx, e, f, fi); err != nil {
 		return nil, 0, err
 	}
-	lines := e.idx.lines
-	total := len(lines)
-	from, to := min(offset, total), min(offset+limit, total) // in the page's order
-	page := make([]rpc.Message, 0, to-from)
-	var buf []byte
-	for i := from; i < to; i++ {
-		sp := lines[i]
-		if desc {
-			sp = lines[total-1-i]
-		}
-		if int64(cap(buf)) < sp.n {
-			buf = make([]byte, sp.n)
-		}
-		b := buf[:sp.n]
-		if _, err := f.ReadAt(b, sp.off); err != nil {
-			return nil, 0, fmt.Errorf("read %s: %w", p, err)
-		}
+	x := e.idx
+	total := len(x.Lines())
+	page := make([]rpc.Message, 0, min(limit, total-min(offset, total)))
+	err = x.ReadPage(f, offset, limit, desc, func(_ int64, b []byte) error {
 		l, err := ParseLine(b)
 		m, ok := ToMessage(sessionID, l)
 		if err != nil || !ok {
 			// Only a file rewritten in place, keeping its size and time, gets
 			// here: forget the index so the next call rebuilds it.
 			e.idx = nil
-			return nil, 0, fmt.Errorf("transcript %s changed while read", p)
+			return fmt.Errorf("transcript %s changed while read", p)
 		}
 		page = append(page, m)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return page, total, nil
 }

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -199,11 +200,11 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 		if x.canonCwd != want {
 			continue
 		}
-		mtime := x.fi.ModTime()
+		mtime := x.Info().ModTime()
 		out = append(out, listed{runtimes.Summary{
 			SessionID:    r.id,
 			Summary:      shorten(strings.TrimSpace(x.prompt), 100),
-			MessageCount: len(x.lines),
+			MessageCount: len(x.Lines()),
 			LastUpdated:  mtime.UTC().Format(timeFormat),
 		}, mtime})
 	}
@@ -232,7 +233,7 @@ func (s *Store) index(ctx context.Context, p string, de fs.DirEntry) (*index, er
 	e := s.entry(p)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.idx.upToDate(fi) {
+	if !jsonl.Current(e.idx, fi) {
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, err
@@ -318,32 +319,23 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	if err := s.refresh(ctx, e, f, fi); err != nil {
 		return nil, 0, err
 	}
-	lines := e.idx.lines
-	total := len(lines)
-	from, to := min(offset, total), min(offset+limit, total) // in the page's order
-	page := make([]rpc.Message, 0, to-from)
-	var buf []byte
-	for i := from; i < to; i++ {
-		sp := lines[i]
-		if desc {
-			sp = lines[total-1-i]
-		}
-		if int64(cap(buf)) < sp.n {
-			buf = make([]byte, sp.n)
-		}
-		b := buf[:sp.n]
-		if _, err := f.ReadAt(b, sp.off); err != nil {
-			return nil, 0, fmt.Errorf("read %s: %w", p, err)
-		}
+	x := e.idx
+	total := len(x.Lines())
+	page := make([]rpc.Message, 0, min(limit, total-min(offset, total)))
+	err = x.ReadPage(f, offset, limit, desc, func(off int64, b []byte) error {
 		l, err := ParseLine(b)
-		m, ok := ToMessage(id, sp.off, l)
+		m, ok := ToMessage(id, off, l)
 		if err != nil || !ok {
 			// Only a file rewritten in place, keeping its size and time, gets
 			// here: forget the index so that the next call rebuilds it.
 			e.idx = nil
-			return nil, 0, fmt.Errorf("rollout %s changed while read", p)
+			return fmt.Errorf("rollout %s changed while read", p)
 		}
 		page = append(page, m)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return page, total, nil
 }

@@ -1,0 +1,199 @@
+package jsonl
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
+)
+
+// Follow follows the JSON Lines file at path from its current end, calling
+// onLine (one call at a time, in file order) with the offset and content
+// (valid only during the call) of every complete line appended after that,
+// until ctx ends or the returned Closer is closed. The file need not exist
+// yet. Follow watches the directory, not the file, so that it sees the file
+// created, removed or replaced. A partial last line is held until its
+// newline arrives. When the file shrinks, Follow goes on from its new end;
+// when another file takes its place, Follow reads that one from the start
+// (like tail -F). onLine must not block for long, nor call Close.
+//
+// w is the watcher to use; nil means the process's shared one (see
+// fswatch.Or). Nothing is debounced, so a line is passed on as soon as the
+// write that completes it is noticed. A watch the system refuses is an
+// *fswatch.Error that says why; the directory must exist. what names the
+// file in log messages ("transcript", "rollout").
+func Follow(ctx context.Context, w *fswatch.Watcher, path, what string, onLine func(off int64, line []byte), log *zap.Logger) (io.Closer, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	t := &follower{
+		path:   filepath.Clean(path),
+		what:   what,
+		onLine: onLine,
+		log:    log,
+		buf:    make([]byte, ChunkSize),
+	}
+	// Watch before looking at the file, so no write falls in between; the
+	// events that arrive meanwhile wait for t.mu.
+	t.mu.Lock()
+	h, err := fswatch.Or(w).Watch(filepath.Dir(t.path), t.onEvent, t.onError)
+	if err != nil {
+		t.mu.Unlock()
+		return nil, err
+	}
+	t.h = h
+	err = t.open(true)
+	t.mu.Unlock()
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	t.stopCtx = context.AfterFunc(ctx, func() { t.Close() })
+	return t, nil
+}
+
+// follower follows one path. Its callbacks run one at a time (fswatch
+// serializes them); mu also covers the opening in Follow.
+type follower struct {
+	path    string
+	what    string
+	onLine  func(off int64, line []byte)
+	log     *zap.Logger
+	h       *fswatch.Handle
+	stopCtx func() bool
+
+	mu    sync.Mutex
+	f     *os.File    // nil while the path does not exist
+	fi    os.FileInfo // identity of f
+	split Splitter
+	buf   []byte
+
+	once sync.Once
+}
+
+// Close stops following and returns once no callback runs any more.
+func (t *follower) Close() error {
+	t.once.Do(func() {
+		t.stopCtx()
+		t.h.Close()
+		t.mu.Lock()
+		t.closeFile()
+		t.mu.Unlock()
+	})
+	return nil
+}
+
+func (t *follower) onEvent(ev fswatch.Event) {
+	if filepath.Clean(ev.Name) != t.path {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ev.Has(fswatch.Create) || ev.Has(fswatch.Remove) || ev.Has(fswatch.Rename) {
+		t.reopen()
+	} else if ev.Has(fswatch.Write) {
+		t.read()
+	}
+}
+
+func (t *follower) onError(err error) {
+	t.log.Warn(t.what+" watch error", zap.Error(err))
+	// Events may have been lost: look at the file afresh.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.reopen()
+}
+
+// open starts following whatever file is at the path now: from its end (the
+// start of a torn last line) when fromEnd, else from its start.
+func (t *follower) open(fromEnd bool) error {
+	f, err := os.Open(t.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	var pos int64
+	if fromEnd {
+		if pos, err = LastLineStart(f, fi.Size()); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	t.f, t.fi = f, fi
+	t.split.Reset(pos)
+	t.read()
+	return nil
+}
+
+// reopen handles the path being created, removed or replaced: it finishes
+// the file it has, then switches to the one now at the path, if another.
+func (t *follower) reopen() {
+	t.read()
+	fi, err := os.Stat(t.path)
+	if t.f != nil && err == nil && os.SameFile(fi, t.fi) {
+		return
+	}
+	t.closeFile()
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.log.Warn("stat "+t.what, zap.Error(err))
+		}
+		return // gone for now: its creation will be another event
+	}
+	t.log.Debug(t.what + " created or replaced; reading it from its start")
+	if err := t.open(false); err != nil {
+		t.log.Warn("open "+t.what, zap.Error(err))
+	}
+}
+
+func (t *follower) closeFile() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+}
+
+// read passes on the complete lines added since the last read.
+func (t *follower) read() {
+	if t.f == nil {
+		return
+	}
+	fi, err := t.f.Stat()
+	if err != nil {
+		t.log.Warn("stat "+t.what, zap.Error(err))
+		return
+	}
+	from := t.split.Pos + t.split.Partial
+	if fi.Size() < from {
+		t.log.Info(t.what+" truncated; following it from its new end", zap.Int64("size", fi.Size()))
+		pos, err := LastLineStart(t.f, fi.Size())
+		if err != nil {
+			t.log.Warn("read "+t.what, zap.Error(err))
+			return
+		}
+		t.split.Reset(pos)
+		from = pos
+	}
+	skipped := t.split.Skipped
+	r := io.NewSectionReader(t.f, from, fi.Size()-from)
+	if err := ReadLines(r, &t.split, t.buf, t.onLine); err != nil {
+		t.log.Warn("read "+t.what, zap.Error(err))
+	}
+	if t.split.Skipped > skipped {
+		t.log.Warn("skipped overlong "+t.what+" lines", zap.Int("lines", t.split.Skipped-skipped))
+	}
+}
