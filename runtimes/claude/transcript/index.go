@@ -1,10 +1,6 @@
 package transcript
 
 import (
-	"context"
-	"os"
-	"sync"
-
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
@@ -65,23 +61,10 @@ func shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// entry is the cached index of one transcript path.
-type entry struct {
-	mu  sync.Mutex
-	idx *index // nil until first scanned
-}
-
-// refresh brings e's index up to date with f, whose current version is fi
-// (see jsonl.Refresh). The caller holds e.mu.
-func (s *Store) refresh(ctx context.Context, e *entry, f *os.File, fi os.FileInfo) error {
-	x, sc, err := jsonl.Refresh(ctx, e.idx, f, fi, (*index).add, s.log, "transcript")
+// count adds what a refresh of the cache read to the counters.
+func (s *Store) count(sc jsonl.Scan) {
 	if sc.Full {
 		s.fullScans.Add(1)
 	}
 	s.scannedBytes.Add(sc.Bytes)
-	if err != nil {
-		return err
-	}
-	e.idx = x
-	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,8 +30,7 @@ type Store struct {
 	log         *zap.Logger
 	watcher     *fswatch.Watcher // nil: the shared one
 
-	mu      sync.Mutex
-	entries map[string]*entry // by transcript path
+	cache *jsonl.Cache[index, *index] // by transcript path
 
 	// Counters that let tests prove what the cache saves.
 	fullScans    atomic.Int64
@@ -46,7 +44,9 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Store{projectsDir: projectsDir, log: logger, entries: map[string]*entry{}}
+	s := &Store{projectsDir: projectsDir, log: logger}
+	s.cache = jsonl.NewCache((*index).add, s.count, logger, "transcript")
+	return s
 }
 
 // WithWatcher makes Tail watch through w rather than the process's shared
@@ -89,25 +89,6 @@ func noSession(sessionID string, err error) error {
 		return fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
 	}
 	return err
-}
-
-// entry returns the cache entry of path, creating it.
-func (s *Store) entry(path string) *entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.entries[path]
-	if e == nil {
-		e = &entry{}
-		s.entries[path] = e
-	}
-	return e
-}
-
-// forget drops the cache entry of a file that is gone.
-func (s *Store) forget(path string) {
-	s.mu.Lock()
-	delete(s.entries, path)
-	s.mu.Unlock()
 }
 
 // List returns every stored session of dir, newest first (by the file's
@@ -171,23 +152,10 @@ func (s *Store) summarize(ctx context.Context, id, p string, de fs.DirEntry) (ru
 	if err != nil {
 		return runtimes.Summary{}, time.Time{}, err
 	}
-	e := s.entry(p)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !jsonl.Current(e.idx, fi) {
-		f, err := os.Open(p)
-		if err != nil {
-			return runtimes.Summary{}, time.Time{}, err
-		}
-		defer f.Close()
-		if fi, err = f.Stat(); err != nil {
-			return runtimes.Summary{}, time.Time{}, err
-		}
-		if err := s.refresh(ctx, e, f, fi); err != nil {
-			return runtimes.Summary{}, time.Time{}, err
-		}
+	x, err := s.cache.Get(ctx, p, fi)
+	if err != nil {
+		return runtimes.Summary{}, time.Time{}, err
 	}
-	x := e.idx
 	mtime := x.Info().ModTime()
 	return runtimes.Summary{
 		SessionID:    id,
@@ -200,13 +168,7 @@ func (s *Store) summarize(ctx context.Context, id, p string, de fs.DirEntry) (ru
 
 // prune forgets the cached indexes of files in d that List did not see.
 func (s *Store) prune(d string, seen map[string]bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for p := range s.entries {
-		if filepath.Dir(p) == d && !seen[p] {
-			delete(s.entries, p)
-		}
-	}
+	s.cache.Prune(func(p string) bool { return filepath.Dir(p) == d && !seen[p] })
 }
 
 // Messages returns a page of a transcript and the number of messages in it.
@@ -224,37 +186,27 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 	f, err := os.Open(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			s.forget(p)
+			s.cache.Forget(p)
 		}
 		return nil, 0, noSession(sessionID, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	e := s.entry(p)
-	// Held while reading the page too: the index's offsets are those of the
-	// file version f has open only until someone refreshes it again.
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := s.refresh(ctx, e, f, fi); err != nil {
-		return nil, 0, err
-	}
-	x := e.idx
-	total := len(x.Lines())
-	page := make([]rpc.Message, 0, min(limit, total-min(offset, total)))
-	err = x.ReadPage(f, offset, limit, desc, func(_ int64, b []byte) error {
-		l, err := ParseLine(b)
-		m, ok := ToMessage(sessionID, l)
-		if err != nil || !ok {
-			// Only a file rewritten in place, keeping its size and time, gets
-			// here: forget the index so the next call rebuilds it.
-			e.idx = nil
-			return fmt.Errorf("transcript %s changed while read", p)
-		}
-		page = append(page, m)
-		return nil
+	var page []rpc.Message
+	var total int
+	err = s.cache.Read(ctx, p, f, func(x *index) error {
+		total = len(x.Lines())
+		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
+		return x.ReadPage(f, offset, limit, desc, func(_ int64, b []byte) error {
+			l, err := ParseLine(b)
+			m, ok := ToMessage(sessionID, l)
+			if err != nil || !ok {
+				// Only a file rewritten in place, keeping its size and time,
+				// gets here: the index is dropped so the next call rebuilds it.
+				return jsonl.Stale(fmt.Errorf("transcript %s changed while read", p))
+			}
+			page = append(page, m)
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, 0, err

@@ -180,10 +180,7 @@ func TestListCache(t *testing.T) {
 	if got := list(); len(got) != 1 || got[0].SessionID != idB {
 		t.Errorf("after removing %s: %+v", idA, got)
 	}
-	s.mu.Lock()
-	n := len(s.entries)
-	s.mu.Unlock()
-	if n != 1 {
+	if n := s.cache.Len(); n != 1 {
 		t.Errorf("%d cached entries, want 1", n)
 	}
 }

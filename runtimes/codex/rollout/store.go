@@ -31,9 +31,9 @@ type Store struct {
 	log      *zap.Logger
 	watcher  *fswatch.Watcher // nil: the shared one
 
-	mu      sync.Mutex
-	entries map[string]*entry // by rollout path
-	paths   map[string]string // rollout path by thread id
+	mu    sync.Mutex
+	cache *jsonl.Cache[index, *index] // by rollout path
+	paths map[string]string           // rollout path by thread id
 
 	// Counters that let tests prove what the caches save.
 	fullScans    atomic.Int64
@@ -48,8 +48,9 @@ func New(codexHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger,
-		entries: map[string]*entry{}, paths: map[string]string{}}
+	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}}
+	s.cache = jsonl.NewCache((*index).add, s.count, logger, "rollout")
+	return s
 }
 
 // WithWatcher makes Tail watch through w rather than the process's shared
@@ -160,18 +161,6 @@ func (s *Store) Locate(id string) (string, bool) {
 	return p, ok
 }
 
-// entry returns the cache entry of path, creating it.
-func (s *Store) entry(path string) *entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.entries[path]
-	if e == nil {
-		e = &entry{}
-		s.entries[path] = e
-	}
-	return e
-}
-
 // List returns the threads whose rollout records dir as their cwd, newest
 // first (by the rollout's modification time). A rollout unchanged since the
 // last call is not opened; one that grew is read from where the last call
@@ -230,34 +219,12 @@ func (s *Store) index(ctx context.Context, p string, de fs.DirEntry) (*index, er
 	if err != nil {
 		return nil, err
 	}
-	e := s.entry(p)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !jsonl.Current(e.idx, fi) {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if fi, err = f.Stat(); err != nil {
-			return nil, err
-		}
-		if err := s.refresh(ctx, e, f, fi); err != nil {
-			return nil, err
-		}
-	}
-	return e.idx, nil
+	return s.cache.Get(ctx, p, fi)
 }
 
 // prune forgets the cached indexes of rollouts the last walk did not see.
 func (s *Store) prune(seen map[string]bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for p := range s.entries {
-		if !seen[p] {
-			delete(s.entries, p)
-		}
-	}
+	s.cache.Prune(func(p string) bool { return !seen[p] })
 }
 
 // noSession is the error for a thread without a rollout in dir.
@@ -307,32 +274,23 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 		return nil, 0, noSession(id)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	e := s.entry(p)
-	// Held while reading the page too: the offsets are those of the file
-	// version f has open only until someone refreshes the index again.
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := s.refresh(ctx, e, f, fi); err != nil {
-		return nil, 0, err
-	}
-	x := e.idx
-	total := len(x.Lines())
-	page := make([]rpc.Message, 0, min(limit, total-min(offset, total)))
-	err = x.ReadPage(f, offset, limit, desc, func(off int64, b []byte) error {
-		l, err := ParseLine(b)
-		m, ok := ToMessage(id, off, l)
-		if err != nil || !ok {
-			// Only a file rewritten in place, keeping its size and time, gets
-			// here: forget the index so that the next call rebuilds it.
-			e.idx = nil
-			return fmt.Errorf("rollout %s changed while read", p)
-		}
-		page = append(page, m)
-		return nil
+	var page []rpc.Message
+	var total int
+	err = s.cache.Read(ctx, p, f, func(x *index) error {
+		total = len(x.Lines())
+		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
+		return x.ReadPage(f, offset, limit, desc, func(off int64, b []byte) error {
+			l, err := ParseLine(b)
+			m, ok := ToMessage(id, off, l)
+			if err != nil || !ok {
+				// Only a file rewritten in place, keeping its size and time,
+				// gets here: the index is dropped so that the next call
+				// rebuilds it.
+				return jsonl.Stale(fmt.Errorf("rollout %s changed while read", p))
+			}
+			page = append(page, m)
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, 0, err

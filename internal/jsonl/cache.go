@@ -1,0 +1,147 @@
+package jsonl
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+
+	"go.uber.org/zap"
+)
+
+// Cache keeps the Index of each file of a set, brought up to date (see
+// Refresh) when used. It is safe for concurrent use; it is meant to live as
+// long as its owner reads the files.
+type Cache[T any, P Indexed[T]] struct {
+	add    func(x P, line []byte) bool
+	onScan func(Scan)
+	log    *zap.Logger
+	what   string
+
+	mu      sync.Mutex
+	entries map[string]*cached[P] // by path
+}
+
+// cached is the index of one path; mu serializes its refreshes and covers
+// reading the file by its offsets.
+type cached[P any] struct {
+	mu  sync.Mutex
+	idx P // nil until first scanned
+}
+
+// NewCache returns a Cache whose indexes take lines with add (see Refresh).
+// onScan, when set, is told what each refresh read (owners count it to
+// prove what the cache saves); what names the files in log messages.
+func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(Scan), log *zap.Logger, what string) *Cache[T, P] {
+	if onScan == nil {
+		onScan = func(Scan) {}
+	}
+	return &Cache[T, P]{add: add, onScan: onScan, log: log, what: what, entries: map[string]*cached[P]{}}
+}
+
+// entry returns the entry of path, creating it.
+func (c *Cache[T, P]) entry(path string) *cached[P] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[path]
+	if e == nil {
+		e = &cached[P]{}
+		c.entries[path] = e
+	}
+	return e
+}
+
+// refresh brings e's index up to date with f, whose current version is fi.
+// The caller holds e.mu.
+func (c *Cache[T, P]) refresh(ctx context.Context, e *cached[P], f *os.File, fi os.FileInfo) error {
+	x, sc, err := Refresh(ctx, e.idx, f, fi, c.add, c.log, c.what)
+	c.onScan(sc)
+	if err != nil {
+		return err
+	}
+	e.idx = x
+	return nil
+}
+
+// Get returns the up-to-date index of the file at path, whose version fi is
+// (from a directory listing, say): a file whose cached index still
+// describes fi is not even opened. The returned index is never modified
+// later.
+func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, error) {
+	e := c.entry(path)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !Current(e.idx, fi) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if fi, err = f.Stat(); err != nil {
+			return nil, err
+		}
+		if err := c.refresh(ctx, e, f, fi); err != nil {
+			return nil, err
+		}
+	}
+	return e.idx, nil
+}
+
+// Read brings the index of f, open on path, up to date and calls fn with
+// it. The index is held meanwhile: its offsets are those of the file
+// version f has open only until someone refreshes it again. An error of fn
+// marked by Stale drops the index, so that the next use rebuilds it.
+func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func(x P) error) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	e := c.entry(path)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := c.refresh(ctx, e, f, fi); err != nil {
+		return err
+	}
+	err = fn(e.idx)
+	var s staleError
+	if errors.As(err, &s) {
+		e.idx = nil
+		return s.err
+	}
+	return err
+}
+
+// Stale marks err, returned by a Read callback, as saying that the index no
+// longer matches the file: only a file rewritten in place, keeping its size
+// and modification time, gets there.
+func Stale(err error) error { return staleError{err} }
+
+type staleError struct{ err error }
+
+func (e staleError) Error() string { return e.err.Error() }
+func (e staleError) Unwrap() error { return e.err }
+
+// Forget drops the index of path (a file that is gone).
+func (c *Cache[T, P]) Forget(path string) {
+	c.mu.Lock()
+	delete(c.entries, path)
+	c.mu.Unlock()
+}
+
+// Prune drops the indexes of the paths for which drop reports true.
+func (c *Cache[T, P]) Prune(drop func(path string) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for p := range c.entries {
+		if drop(p) {
+			delete(c.entries, p)
+		}
+	}
+}
+
+// Len is the number of paths with an index.
+func (c *Cache[T, P]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
