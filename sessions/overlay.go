@@ -52,6 +52,12 @@ func (s *session) rememberLocked(m rpc.Message) {
 	s.unsettled = append(s.unsettled, m)
 }
 
+func (s *session) hasUnsettled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.unsettled) > 0
+}
+
 func (s *session) unsettledCopy() []rpc.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,7 +170,17 @@ func (v storedView) page(offset, limit int, desc bool,
 // what s emitted and its transcript does not hold yet.
 func (s *session) liveMessages(ctx context.Context, t runtimes.Transcripts, dir string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	fetch := func(o, l int, d bool) ([]rpc.Message, int, error) {
-		return t.Messages(ctx, dir, s.id, o, l, d)
+		msgs, total, err := t.Messages(ctx, dir, s.id, o, l, d)
+		if errors.Is(err, runtimes.ErrNoSession) || errors.Is(err, os.ErrNotExist) {
+			return nil, 0, nil // running, nothing written yet
+		}
+		return msgs, total, err
+	}
+	if !s.hasUnsettled() {
+		// The usual case once the transcript caught up: one plain read.
+		// A message emitted after this check was not received before the
+		// request, so the guarantee does not cover it.
+		return fetch(offset, limit, desc)
 	}
 	want := offset + limit
 	for try := 0; ; try++ {
@@ -187,6 +203,9 @@ func (s *session) liveMessages(ctx context.Context, t runtimes.Transcripts, dir 
 // liveSummary completes a history entry of s with what its transcript does
 // not hold yet.
 func (s *session) liveSummary(ctx context.Context, t runtimes.Transcripts, dir string, h *rpc.HistorySession) error {
+	if !s.hasUnsettled() {
+		return nil // the stored summary says it all
+	}
 	v, err := s.view(ctx, t, dir, 0)
 	if err != nil || len(v.pending) == 0 {
 		return err
