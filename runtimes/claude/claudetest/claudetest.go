@@ -6,41 +6,21 @@ package claudetest
 
 import (
 	"context"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/clitest"
 )
 
 // Timeout bounds one real-CLI test: Claude retries a failing API for
 // minutes, so nothing may wait on it unbounded.
 const Timeout = 90 * time.Second
 
-// Bin is the Claude CLI to test: $CLAUDE_BIN, else the one npm ci installed
-// under the repository root.
+// Bin is the claude CLI to test: $CLAUDE_BIN, else the one npm ci installed
+// under the repository root; a missing CLI fails the test.
 func Bin(t testing.TB) string {
 	t.Helper()
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot(t), "node_modules", ".bin", "claude")
-	}
-	if _, err := exec.LookPath(bin); err != nil {
-		t.Fatalf("claude CLI not found (%v): run npm ci at the repository root, or set CLAUDE_BIN", err)
-	}
-	return bin
-}
-
-func repoRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("claudetest: cannot locate the repository root")
-	}
-	// file is <root>/runtimes/claude/claudetest/claudetest.go.
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return clitest.Bin(t, "CLAUDE_BIN", "claude")
 }
 
 // Env is the CLI's whole environment for one test: PATH from the outer
@@ -49,50 +29,17 @@ func repoRoot(t testing.TB) string {
 // local port so that any attempt to reach the internet fails at once.
 func Env(t testing.TB, apiURL string) []string {
 	t.Helper()
-	home := t.TempDir()
-	proxy := "http://" + closedAddr(t)
-	return []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"TMPDIR=" + t.TempDir(),
-		"ANTHROPIC_BASE_URL=" + apiURL,
+	return append(clitest.Env(t),
+		"ANTHROPIC_BASE_URL="+apiURL,
 		"ANTHROPIC_API_KEY=test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_AUTOUPDATER=1",
-		"HTTPS_PROXY=" + proxy,
-		"HTTP_PROXY=" + proxy,
-		// Loopback must still reach the fake despite the proxies.
-		"NO_PROXY=127.0.0.1,localhost",
-	}
-}
-
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	)
 }
 
 // Home is the HOME that env sets.
-func Home(env []string) string {
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			return v
-		}
-	}
-	return ""
-}
+func Home(env []string) string { return clitest.Home(env) }
 
 // Context is a context bounded by Timeout and cancelled when the test ends.
-func Context(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-	t.Cleanup(cancel)
-	return ctx
-}
+func Context(t testing.TB) context.Context { return clitest.Context(t, Timeout) }

@@ -8,41 +8,23 @@ package codextest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/clitest"
 )
 
 // Timeout bounds one real-CLI test: Codex retries a failing API with
 // backoff, so nothing may wait on it unbounded.
 const Timeout = 90 * time.Second
 
-// Bin is the Codex CLI to test: $CODEX_BIN, else the one npm ci installed
-// under the repository root.
+// Bin is the codex CLI to test: $CODEX_BIN, else the one npm ci installed
+// under the repository root; a missing CLI fails the test.
 func Bin(t testing.TB) string {
 	t.Helper()
-	bin := os.Getenv("CODEX_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot(t), "node_modules", ".bin", "codex")
-	}
-	if _, err := exec.LookPath(bin); err != nil {
-		t.Fatalf("codex CLI not found (%v): run npm ci at the repository root, or set CODEX_BIN", err)
-	}
-	return bin
-}
-
-func repoRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("codextest: cannot locate the repository root")
-	}
-	// file is <root>/runtimes/codex/codextest/codextest.go.
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return clitest.Bin(t, "CODEX_BIN", "codex")
 }
 
 // Model is the model the config names; the fake accepts any.
@@ -63,7 +45,8 @@ const APIKey = "test-codex-key"
 // user's machine, and initialize reports it as codexHome.
 func Env(t testing.TB, baseURL string) []string {
 	t.Helper()
-	home := t.TempDir()
+	env := append(clitest.Env(t), "OPENAI_API_KEY="+APIKey)
+	home := clitest.Home(env)
 	if err := os.Mkdir(filepath.Join(home, ".codex"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -86,48 +69,11 @@ wire_api = "responses"
 	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	proxy := "http://" + closedAddr(t)
-	return []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"TMPDIR=" + t.TempDir(),
-		"OPENAI_API_KEY=" + APIKey,
-		"HTTPS_PROXY=" + proxy,
-		"HTTP_PROXY=" + proxy,
-		"https_proxy=" + proxy,
-		"http_proxy=" + proxy,
-		// Loopback must still reach the fake despite the proxies.
-		"NO_PROXY=127.0.0.1,localhost",
-		"no_proxy=127.0.0.1,localhost",
-	}
-}
-
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return env
 }
 
 // Home is the HOME that env sets.
-func Home(env []string) string {
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			return v
-		}
-	}
-	return ""
-}
+func Home(env []string) string { return clitest.Home(env) }
 
 // Context is a context bounded by Timeout and cancelled when the test ends.
-func Context(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-	t.Cleanup(cancel)
-	return ctx
-}
+func Context(t testing.TB) context.Context { return clitest.Context(t, Timeout) }
