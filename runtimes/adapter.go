@@ -19,7 +19,8 @@ type Adapter interface {
 	// Start spawns the CLI for a new or resumed session. When Start returns,
 	// Session.ID is final. Events are delivered to sink, in order, from
 	// goroutines the adapter owns, until the session's Done channel closes;
-	// the last event is always ProcessExited.
+	// the last event is always ProcessExited. A stored session that does not
+	// exist is an error wrapping ErrNoSession.
 	Start(ctx context.Context, req StartRequest, sink Sink) (Session, error)
 	// Transcripts gives access to the runtime's stored sessions; nil when the
 	// runtime keeps none.
@@ -49,6 +50,10 @@ type Info struct {
 	// MessageCompleted with the id its transcript keeps. Otherwise the
 	// engine emits the prompt itself (with an id of its own).
 	EchoesPrompts bool
+	// ClientIDs: a new session may run under an id the client chose (a
+	// UUID). Otherwise the CLI chooses every new session's id and Start
+	// returns it; a client-chosen id is refused before anything starts.
+	ClientIDs bool
 	// PermissionModes are the permission_mode values the adapter honours,
 	// each doing what the protocol says it does; the registry advertises
 	// them and the engine refuses any other before starting a process.
@@ -88,9 +93,9 @@ func (a Availability) Usable() bool { return a.Installed && a.Reason == "" }
 
 // StartRequest is what the engine asks an adapter to start.
 type StartRequest struct {
-	// SessionID is the id to run the session under: the adapter must run
-	// its CLI with exactly this id, which Session.ID then returns. The
-	// engine always sets it (a new UUID for a new session).
+	// SessionID is, with Resume, the stored session to continue. For a new
+	// session it is empty (the adapter or its CLI chooses the id, which
+	// Session.ID returns) or, only when Info.ClientIDs, the client's id.
 	SessionID string
 	// Resume continues SessionID's stored history instead of starting fresh.
 	Resume bool
@@ -142,7 +147,9 @@ type Answer struct {
 	Text     string
 }
 
-// Transcripts reads a runtime's stored sessions for a workspace directory.
+// Transcripts is a runtime's stored sessions, by the canonical directory
+// they ran in. How and where they are stored is the runtime's business:
+// nothing outside its folder knows a file name, suffix or layout.
 type Transcripts interface {
 	// List returns every stored session for dir, newest first.
 	List(ctx context.Context, dir string) ([]Summary, error)
@@ -152,11 +159,24 @@ type Transcripts interface {
 	// Tail follows a transcript from its current end, calling emit for each
 	// message appended, until the returned Closer is closed.
 	Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error)
-	// Path is the transcript file of a session, for moving it to the trash.
-	Path(dir, sessionID string) (string, error)
-	// Dir is where the runtime stores dir's transcripts, watched to notice
-	// sessions run outside cdevd; "" when there is none.
-	Dir(dir string) string
+	// Has reports whether sessionID is stored for dir.
+	Has(ctx context.Context, dir, sessionID string) bool
+	// Trash moves everything stored for sessionID in dir into bin, where it
+	// stays recoverable; ErrNoSession when nothing is stored.
+	Trash(ctx context.Context, dir, sessionID string, bin Bin) error
+	// Watch calls changed with a session's id whenever something stored for
+	// dir is written, sessions run outside cdevd included, until the Closer
+	// is closed. Calls may come in bursts (the caller debounces) and from
+	// several goroutines. A refused watch is an error wrapping
+	// *fswatch.Error.
+	Watch(dir string, changed func(sessionID string)) (io.Closer, error)
+}
+
+// Bin takes files out of the way without destroying them.
+type Bin interface {
+	// Put moves the file at path into the bin, never replacing a file
+	// already there.
+	Put(path string) error
 }
 
 // Summary describes one stored session.

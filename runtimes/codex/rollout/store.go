@@ -60,10 +60,6 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	return s
 }
 
-// Dir is "": rollouts are filed by date, not by workspace, so there is no
-// one folder to watch for a workspace's new threads.
-func (s *Store) Dir(string) string { return "" }
-
 // stampLen is the length of the stamp in rollout-<stamp>-<id>.jsonl.
 const stampLen = len("2006-01-02T15-04-05")
 
@@ -230,6 +226,31 @@ func (s *Store) prune(seen map[string]bool) {
 // noSession is the error for a thread without a rollout in dir.
 func noSession(id string) error {
 	return fmt.Errorf("thread %s: %w", id, runtimes.ErrNoSession)
+}
+
+// Has reports whether thread id has a rollout that records dir as its cwd.
+func (s *Store) Has(_ context.Context, dir, id string) bool {
+	_, err := s.Path(dir, id)
+	return err == nil
+}
+
+// Trash moves thread id's rollout into bin.
+func (s *Store) Trash(_ context.Context, dir, id string, bin runtimes.Bin) error {
+	p, err := s.Path(dir, id)
+	if err != nil {
+		return err
+	}
+	if err := bin.Put(p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return noSession(id)
+		}
+		return err
+	}
+	s.mu.Lock()
+	delete(s.paths, id)
+	s.mu.Unlock()
+	s.cache.Forget(p)
+	return nil
 }
 
 // Path is the rollout of thread id if it records dir as its cwd. The error

@@ -1,0 +1,86 @@
+package kit
+
+import (
+	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// Emitter queues events and delivers them to a sink from its own goroutine.
+// Emit never blocks on the sink; ProcessExited is the last event delivered
+// and anything emitted after it is dropped.
+type Emitter struct {
+	log *zap.Logger
+
+	mu       sync.Mutex
+	queue    []runtimes.Event
+	finished bool // ProcessExited is queued
+	wake     chan struct{}
+	done     chan struct{}
+	sink     runtimes.Sink
+	once     sync.Once
+}
+
+// NewEmitter returns an emitter for sink. Nothing is delivered before Run;
+// events emitted meanwhile wait, so an adapter can emit while its Start is
+// still deciding whether the session exists.
+func NewEmitter(sink runtimes.Sink, log *zap.Logger) *Emitter {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Emitter{log: log, sink: sink, wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// Run starts delivery on the emitter's goroutine, which ends after
+// ProcessExited. An emitter never Run (its session failed to start) holds
+// no goroutine. Safe to call more than once.
+func (e *Emitter) Run() { e.once.Do(func() { go e.deliver(e.sink) }) }
+
+// Emit queues events in order.
+func (e *Emitter) Emit(evs ...runtimes.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range evs {
+		if e.finished {
+			e.log.Warn("event after ProcessExited dropped", zap.String("event", fmt.Sprintf("%T", ev)))
+			continue
+		}
+		e.queue = append(e.queue, ev)
+		if _, last := ev.(runtimes.ProcessExited); last {
+			e.finished = true
+		}
+	}
+	select {
+	case e.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// Finished reports whether ProcessExited has been emitted.
+func (e *Emitter) Finished() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.finished
+}
+
+// Done is closed once ProcessExited was delivered.
+func (e *Emitter) Done() <-chan struct{} { return e.done }
+
+func (e *Emitter) deliver(sink runtimes.Sink) {
+	defer close(e.done)
+	for range e.wake {
+		e.mu.Lock()
+		batch, finished := e.queue, e.finished
+		e.queue = nil
+		e.mu.Unlock()
+		for _, ev := range batch {
+			sink(ev)
+		}
+		if finished {
+			return
+		}
+	}
+}
