@@ -237,7 +237,8 @@ func (t *Turn) Cancel(id string) bool {
 	}
 	t.pending = append(t.pending[:i], t.pending[i+1:]...)
 	t.em.Emit(runtimes.PromptCancelled{RequestID: id})
-	if len(t.pending) == 0 && t.busy {
+	// An interrupted turn is ending, not going back to work.
+	if len(t.pending) == 0 && t.busy && !t.interrupted {
 		t.stall.ArmStall()
 		t.em.Emit(runtimes.ActivityChanged{Activity: rpc.ActivityThinking})
 	}

@@ -34,6 +34,9 @@ type Config struct {
 	// after printing it, as real CLIs may (Claude writes a turn's lines
 	// after its result).
 	TranscriptDelay time.Duration
+	// CLIChoosesIDs makes the fake behave like Codex and Gemini: the CLI
+	// chooses each new session's id, and a client's id is refused.
+	CLIChoosesIDs bool
 	// Features overrides the advertised features; nil advertises them all.
 	Features *runtimes.Features
 	// Watcher follows transcripts; nil uses the process's shared one.
@@ -66,7 +69,7 @@ func New(cfg Config) *Adapter {
 	log := cfg.Logger.With(zap.String("runtime", ID))
 	a := &Adapter{cfg: cfg, log: log}
 	if cfg.StateDir != "" {
-		a.transcripts = &store{root: cfg.StateDir, log: log, watcher: cfg.Watcher}
+		a.transcripts = newStore(cfg.StateDir, log, cfg.Watcher)
 	}
 	return a
 }
@@ -83,7 +86,7 @@ func (a *Adapter) Info() runtimes.Info {
 		f = *a.cfg.Features
 	}
 	return runtimes.Info{ID: ID, DisplayName: "Scripted (test)", Maturity: runtimes.Complete, Features: f,
-		EchoesPrompts: true, PermissionModes: permissionModes}
+		EchoesPrompts: true, PermissionModes: permissionModes, ClientIDs: !a.cfg.CLIChoosesIDs}
 }
 
 // Detect runs the CLI's --version.
@@ -127,14 +130,22 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 		return nil, fmt.Errorf("scripted: no StateDir configured")
 	}
 	id := req.SessionID
-	if id == "" {
+	switch {
+	case id == "" && a.cfg.CLIChoosesIDs:
+		// The CLI says which in its first line.
+	case id == "":
 		id = uuid.NewString()
+	case a.cfg.CLIChoosesIDs && !req.Resume:
+		return nil, fmt.Errorf("scripted: this CLI chooses its session ids; cannot start %q", id)
 	}
-	if err := runtimes.ValidSessionID(id); err != nil {
+	if err := runtimes.ValidSessionID(id); id != "" && err != nil {
 		return nil, fmt.Errorf("scripted: %w", err)
 	}
 	// Values joined to their flags, so that none is ever read as a flag.
-	args := []string{"--session-id=" + id, "--dir=" + req.Dir, "--state-dir=" + a.cfg.StateDir}
+	args := []string{"--dir=" + req.Dir, "--state-dir=" + a.cfg.StateDir}
+	if id != "" {
+		args = append(args, "--session-id="+id)
+	}
 	if req.Resume {
 		args = append(args, "--resume")
 	}
@@ -193,7 +204,7 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 		return fail(fmt.Errorf("scripted: waiting for the CLI to start: %w", ctx.Err()))
 	}
 	switch {
-	case h.Type == outInit:
+	case h.Type == outInit && runtimes.ValidSessionID(h.SessionID) == nil:
 		s.id = h.SessionID
 	case h.Code == codeNoSession:
 		return fail(fmt.Errorf("scripted: resume %s: %w", id, runtimes.ErrNoSession))

@@ -14,12 +14,38 @@ import (
 	"github.com/cdevd/cdevd/runtimes"
 )
 
+// In CLIChoosesIDs mode the fake is a Codex or Gemini: the id comes from
+// the CLI, a client's id for a new session is refused, and the CLI's id
+// resumes.
+func TestCLIChoosesIDs(t *testing.T) {
+	a, _ := newAdapter(t, Config{CLIChoosesIDs: true})
+	if a.Info().ClientIDs {
+		t.Fatal("Info says clients may choose ids")
+	}
+	s := start(t, a, runtimes.StartRequest{})
+	id := s.ID()
+	if !strings.HasPrefix(id, "fake-") {
+		t.Fatalf("session id %q was not made by the CLI", id)
+	}
+	s.send(t, "hi")
+	s.turnEvents(t)
+	s.exit(t)
+	if _, err := a.Start(context.Background(), runtimes.StartRequest{SessionID: "mine", Dir: s.dir}, nil); err == nil {
+		t.Fatal("a client-chosen id started a new session")
+	}
+	r := start(t, a, runtimes.StartRequest{SessionID: id, Resume: true, Dir: s.dir})
+	if r.ID() != id {
+		t.Fatalf("resumed as %q, want %q", r.ID(), id)
+	}
+}
+
 func TestInfo(t *testing.T) {
 	a, _ := newAdapter(t, Config{})
 	info := a.Info()
 	want := runtimes.Info{ID: "scripted", DisplayName: "Scripted (test)", Maturity: runtimes.Complete,
 		Features:      runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true},
-		EchoesPrompts: true, PermissionModes: []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionBypass, rpc.PermissionInteractive}}
+		EchoesPrompts: true, ClientIDs: true,
+		PermissionModes: []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionBypass, rpc.PermissionInteractive}}
 	if !reflect.DeepEqual(info, want) {
 		t.Errorf("Info = %+v, want %+v", info, want)
 	}
@@ -55,7 +81,7 @@ func TestEchoTurns(t *testing.T) {
 	s.send(t, "hi")
 	got, evs := s.turnEvents(t)
 	assertEvents(t, got, "activity thinking", `delta text "echo: "`, `delta text "hi"`,
-		"message assistant echo: hi", "completed in=2 out=8 end_turn", "activity idle")
+		"message assistant echo: hi", "activity idle", "completed in=2 out=8 end_turn")
 	msg := evs[3].(runtimes.MessageCompleted).Message
 	for _, d := range evs[1:3] {
 		if id := d.(runtimes.MessageDelta).MessageID; id != msg.ID {
@@ -70,7 +96,7 @@ func TestEchoTurns(t *testing.T) {
 	s.send(t, "again")
 	got, _ = s.turnEvents(t)
 	assertEvents(t, got, "activity thinking", `delta text "echo: "`, `delta text "again"`,
-		"message assistant echo: again", "completed in=5 out=11 end_turn", "activity idle")
+		"message assistant echo: again", "activity idle", "completed in=5 out=11 end_turn")
 
 	msgs, total, err := a.Transcripts().Messages(context.Background(), s.dir, "s-1", 0, 0, false)
 	if err != nil {
@@ -91,7 +117,7 @@ func TestScriptSteps(t *testing.T) {
 	tests := []struct {
 		name  string
 		steps []string
-		want  []string // between "activity thinking" and the final "activity idle"
+		want  []string // after "activity thinking"; the last, terminal one comes after "activity idle"
 		fail  string   // TurnFailed message, when the turn fails
 	}{
 		{
@@ -140,13 +166,14 @@ func TestScriptSteps(t *testing.T) {
 				}
 				want = append(want, w)
 			}
-			assertEvents(t, got, append(want, "activity idle")...)
-			if tf, ok := evs[len(evs)-2].(runtimes.TurnFailed); ok && tf.Message != tt.fail {
+			want = append(want[:len(want)-1], "activity idle", want[len(want)-1])
+			assertEvents(t, got, want...)
+			if tf, ok := evs[len(evs)-1].(runtimes.TurnFailed); ok && tf.Message != tt.fail {
 				t.Errorf("TurnFailed message %q, want %q", tf.Message, tt.fail)
 			}
 			// A failed turn leaves the CLI ready for the next one.
 			s.send(t, "next")
-			if got, _ := s.turnEvents(t); got[len(got)-2] != "completed in=4 out=10 end_turn" {
+			if got, _ := s.turnEvents(t); got[len(got)-1] != "completed in=4 out=10 end_turn" {
 				t.Errorf("next turn: %q", got)
 			}
 		})
@@ -200,8 +227,8 @@ func TestPermission(t *testing.T) {
 			}
 			got, _ := s.turnEvents(t)
 			assertEvents(t, got, "activity thinking", "message assistant permission: "+string(d),
-				"message assistant after", fmt.Sprintf("completed in=%d out=%d end_turn", len(scriptOf(bash, `{"message":"after"}`)), len("permission: "+d)+5),
-				"activity idle")
+				"message assistant after", "activity idle",
+				fmt.Sprintf("completed in=%d out=%d end_turn", len(scriptOf(bash, `{"message":"after"}`)), len("permission: "+d)+5))
 			if err := s.Respond(context.Background(), p.RequestID, runtimes.Answer{Decision: d}); !errors.Is(err, runtimes.ErrNoRequest) {
 				t.Errorf("second Respond = %v, want ErrNoRequest", err)
 			}
@@ -235,7 +262,7 @@ func TestPermissionSkipped(t *testing.T) {
 			s.send(t, prompt)
 			got, _ := s.turnEvents(t)
 			assertEvents(t, got, "activity thinking", "message assistant permission: allow",
-				fmt.Sprintf("completed in=%d out=17 end_turn", len(prompt)), "activity idle")
+				"activity idle", fmt.Sprintf("completed in=%d out=17 end_turn", len(prompt)))
 		})
 	}
 }
@@ -274,7 +301,7 @@ func TestQuestion(t *testing.T) {
 	}
 	got, _ := s.turnEvents(t)
 	assertEvents(t, got, "activity thinking", "message assistant answer: blue",
-		fmt.Sprintf("completed in=%d out=12 end_turn", len(prompt)), "activity idle")
+		"activity idle", fmt.Sprintf("completed in=%d out=12 end_turn", len(prompt)))
 }
 
 func TestInterrupt(t *testing.T) {
@@ -288,19 +315,19 @@ func TestInterrupt(t *testing.T) {
 			name:   "wait_interrupt",
 			steps:  []string{`{"wait_interrupt":true}`, `{"message":"never"}`},
 			before: []string{"activity thinking"},
-			after:  []string{"failed interrupted", "activity idle"},
+			after:  []string{"activity idle", "failed interrupted"},
 		},
 		{
 			name:   "slow stream",
 			steps:  []string{`{"message":"one"}`, `{"sleep_ms":600000}`, `{"message":"never"}`},
 			before: []string{"activity thinking", "message assistant one"},
-			after:  []string{"failed interrupted", "activity idle"},
+			after:  []string{"activity idle", "failed interrupted"},
 		},
 		{
 			name:   "pending permission",
 			steps:  []string{bash},
 			before: []string{"activity thinking", "permission bash_command Bash rm -rf x", "activity permission"},
-			after:  []string{"cancelled", "failed interrupted", "activity idle"},
+			after:  []string{"cancelled", "activity idle", "failed interrupted"},
 		},
 	}
 	for _, tt := range tests {
@@ -319,7 +346,7 @@ func TestInterrupt(t *testing.T) {
 			got, _ = s.turnEvents(t)
 			assertEvents(t, got, tt.after...)
 			s.send(t, "next")
-			if got, _ := s.turnEvents(t); got[len(got)-2] != "completed in=4 out=10 end_turn" {
+			if got, _ := s.turnEvents(t); got[len(got)-1] != "completed in=4 out=10 end_turn" {
 				t.Errorf("turn after the interrupt: %q", got)
 			}
 		})
@@ -337,7 +364,7 @@ func TestInterruptWhileIdle(t *testing.T) {
 	s.send(t, prompt)
 	got, _ := s.turnEvents(t)
 	assertEvents(t, got, "activity thinking", "message assistant ok",
-		fmt.Sprintf("completed in=%d out=2 end_turn", len(prompt)), "activity idle")
+		"activity idle", fmt.Sprintf("completed in=%d out=2 end_turn", len(prompt)))
 }
 
 func TestCloseDuringTurn(t *testing.T) {
@@ -345,7 +372,7 @@ func TestCloseDuringTurn(t *testing.T) {
 	s := start(t, a, runtimes.StartRequest{})
 	s.send(t, scriptOf(`{"sleep_ms":600000}`))
 	s.next(t) // activity thinking
-	assertEvents(t, s.exit(t), "failed cli_exited", "activity idle", "exited 0 stopped")
+	assertEvents(t, s.exit(t), "activity idle", "failed cli_exited", "exited 0 stopped")
 }
 
 func TestCloseCancelsPendingPrompt(t *testing.T) {
@@ -353,7 +380,7 @@ func TestCloseCancelsPendingPrompt(t *testing.T) {
 	s := start(t, a, runtimes.StartRequest{})
 	s.send(t, scriptOf(bash))
 	s.prompted(t, rpc.ActivityPermission, "activity thinking", "permission bash_command Bash rm -rf x", "activity permission")
-	assertEvents(t, s.exit(t), "cancelled", "failed cli_exited", "activity idle", "exited 0 stopped")
+	assertEvents(t, s.exit(t), "cancelled", "activity idle", "failed cli_exited", "exited 0 stopped")
 }
 
 func TestCloseConcurrentAndAfter(t *testing.T) {

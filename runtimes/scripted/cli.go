@@ -40,7 +40,7 @@ func runCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scripted", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	version := fs.Bool("version", false, "print the version and exit")
-	id := fs.String("session-id", "", "session id (required)")
+	id := fs.String("session-id", "", "session id (without it, the CLI makes one, as Codex and Gemini do)")
 	dir := fs.String("dir", "", "workspace directory (required)")
 	stateDir := fs.String("state-dir", "", "where transcripts are kept (required)")
 	resume := fs.Bool("resume", false, "continue the stored session")
@@ -55,9 +55,16 @@ func runCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "scripted", cliVersion)
 		return 0
 	}
-	if *id == "" || *dir == "" || *stateDir == "" {
-		fmt.Fprintln(stderr, "scripted: --session-id, --dir and --state-dir are required")
+	if *dir == "" || *stateDir == "" {
+		fmt.Fprintln(stderr, "scripted: --dir and --state-dir are required")
 		return 2
+	}
+	if *id == "" {
+		if *resume {
+			fmt.Fprintln(stderr, "scripted: --resume needs --session-id")
+			return 2
+		}
+		*id = "fake-" + uuid.NewString()
 	}
 
 	c := &cli{

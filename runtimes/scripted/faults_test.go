@@ -21,8 +21,8 @@ func TestCrashMidTurn(t *testing.T) {
 	s := start(t, a, runtimes.StartRequest{})
 	s.send(t, scriptOf(`{"message":"before"}`, `{"crash":3}`))
 	got, evs := s.until(t, isExit)
-	assertEvents(t, got, "activity thinking", "message assistant before", "failed cli_exited", "activity idle", "exited 3 exited")
-	if msg := evs[2].(runtimes.TurnFailed).Message; !strings.Contains(msg, "exit code 3") {
+	assertEvents(t, got, "activity thinking", "message assistant before", "activity idle", "failed cli_exited", "exited 3 exited")
+	if msg := evs[3].(runtimes.TurnFailed).Message; !strings.Contains(msg, "exit code 3") {
 		t.Errorf("TurnFailed message %q does not give the exit code", msg)
 	}
 	select {
@@ -42,7 +42,7 @@ func TestGarbageIgnored(t *testing.T) {
 	s.send(t, prompt)
 	got, _ := s.turnEvents(t)
 	assertEvents(t, got, "activity thinking", "message assistant after",
-		fmt.Sprintf("completed in=%d out=5 end_turn", len(prompt)), "activity idle")
+		"activity idle", fmt.Sprintf("completed in=%d out=5 end_turn", len(prompt)))
 	if n := logs.FilterMessage("ignoring a CLI line that is not an event").Len(); n != 2 {
 		t.Errorf("%d warnings about non-JSON lines, want 2", n)
 	}
@@ -54,9 +54,9 @@ func TestOversizeLine(t *testing.T) {
 	s.send(t, scriptOf(`{"message":"before"}`, `{"bigline":4096}`, `{"message":"after"}`))
 	got, evs := s.until(t, isExit)
 	// The CLI ends on the adapter's SIGTERM, cleanly.
-	assertEvents(t, got, "activity thinking", "message assistant before", "failed output_too_large", "activity idle",
+	assertEvents(t, got, "activity thinking", "message assistant before", "activity idle", "failed output_too_large",
 		"exited 0 output_too_large")
-	if msg := evs[2].(runtimes.TurnFailed).Message; !strings.Contains(msg, "4096") {
+	if msg := evs[3].(runtimes.TurnFailed).Message; !strings.Contains(msg, "4096") {
 		t.Errorf("TurnFailed message %q does not give the line's size", msg)
 	}
 }
@@ -93,7 +93,7 @@ func TestStall(t *testing.T) {
 			// The CLI's last output restarted the timer; now it is hung.
 			fireStall(t, clock)
 			got, _ = s.until(t, isExit)
-			assertEvents(t, got, "failed stall_timeout", "activity idle", tt.exit)
+			assertEvents(t, got, "activity idle", "failed stall_timeout", tt.exit)
 		})
 	}
 }
@@ -118,7 +118,7 @@ func TestStallTimerPausedForPrompts(t *testing.T) {
 	// Answered, the turn runs again, and so does the timer.
 	fireStall(t, clock)
 	got, _ = s.until(t, isExit)
-	assertEvents(t, got, "failed stall_timeout", "activity idle", "exited 0 stall_timeout")
+	assertEvents(t, got, "activity idle", "failed stall_timeout", "exited 0 stall_timeout")
 }
 
 func TestStallTimerStopsWithTheTurn(t *testing.T) {

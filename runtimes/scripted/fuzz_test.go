@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/runtimes"
-	"github.com/cdevd/cdevd/runtimes/proc"
 )
 
 // outputSeeds are one line of each type the fake CLI prints.
@@ -34,32 +33,37 @@ func FuzzOutputLines(f *testing.F) {
 		f.Add([]byte(l))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := newSession("s1", nil, Config{}, zap.NewNop())
-		s.p = &proc.Process{} // only its stall timer is used, never armed here
-		s.greeted, s.turn = true, true
-		open := map[string]bool{}
+		var batch []runtimes.Event
+		s := newSession("s1", func(ev runtimes.Event) { batch = append(batch, ev) }, Config{}, zap.NewNop())
+		s.greeted = true
+		s.em.Run()
+		if err := s.turn.Begin(); err != nil {
+			t.Fatal(err)
+		}
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			s.onLine(line)
-			s.mu.Lock()
-			batch := s.queue
-			s.queue = nil
-			s.mu.Unlock()
-			for _, ev := range batch {
-				if _, err := json.Marshal(ev); err != nil {
-					t.Errorf("%T does not encode: %v", ev, err)
+		}
+		s.turn.Exit(0, "", "the fuzzed CLI is done")
+		<-s.em.Done() // every event was delivered to batch
+		open := map[string]bool{}
+		for _, ev := range batch {
+			if _, err := json.Marshal(ev); err != nil {
+				t.Errorf("%T does not encode: %v", ev, err)
+			}
+			switch ev := ev.(type) {
+			case runtimes.PromptRequested:
+				if open[ev.RequestID] {
+					t.Errorf("prompt %q requested twice while open", ev.RequestID)
 				}
-				switch ev := ev.(type) {
-				case runtimes.PromptRequested:
-					open[ev.RequestID] = true
-				case runtimes.PromptCancelled:
-					if !open[ev.RequestID] {
-						t.Errorf("prompt %q cancelled but not open", ev.RequestID)
-					}
-					delete(open, ev.RequestID)
-				case runtimes.TurnCompleted, runtimes.TurnFailed:
-					if len(open) > 0 {
-						t.Errorf("turn ended with prompts open: %v", open)
-					}
+				open[ev.RequestID] = true
+			case runtimes.PromptCancelled:
+				if !open[ev.RequestID] {
+					t.Errorf("prompt %q cancelled but not open", ev.RequestID)
+				}
+				delete(open, ev.RequestID)
+			case runtimes.TurnCompleted, runtimes.TurnFailed:
+				if len(open) > 0 {
+					t.Errorf("turn ended with prompts open: %v", open)
 				}
 			}
 		}

@@ -115,7 +115,16 @@ func isExit(e runtimes.Event) bool {
 // turnEvents reads the events of a turn, up to the idle that ends it.
 func (r *recorder) turnEvents(t *testing.T) ([]string, []runtimes.Event) {
 	t.Helper()
-	return r.until(t, isActivity(rpc.ActivityIdle))
+	return r.until(t, isTerminal)
+}
+
+// isTerminal is the event a turn ends with (after going idle).
+func isTerminal(e runtimes.Event) bool {
+	switch e.(type) {
+	case runtimes.TurnCompleted, runtimes.TurnFailed:
+		return true
+	}
+	return false
 }
 
 func describe(e runtimes.Event) string {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 	"github.com/cdevd/cdevd/runtimes/proc"
 )
 
@@ -21,12 +21,14 @@ const (
 	reasonStopped = "stopped" // Close
 )
 
-// session is one running fake CLI.
+// session is one running fake CLI. Turn and prompt state, and the order
+// of events, are the kit's; what is here is the fake's wire.
 type session struct {
 	id   string
-	sink runtimes.Sink
 	cfg  Config
 	log  *zap.Logger
+	em   *kit.Emitter
+	turn *kit.Turn
 
 	// hello gets the first line (init or error); greeted is only touched by
 	// the stdout reader.
@@ -35,32 +37,24 @@ type session struct {
 
 	mu         sync.Mutex
 	p          *proc.Process
-	queue      []runtimes.Event // waiting for the delivery goroutine
-	wake       chan struct{}
-	exited     bool // ProcessExited is queued: nothing may follow it
-	turn       bool
-	pending    []pendingPrompt // oldest first
-	stopReason string          // why the adapter is ending the process; "" while it is not
-
-	done chan struct{} // closed after ProcessExited was delivered
+	stopReason string // why the adapter is ending the process; "" while it is not
 }
 
-type pendingPrompt struct {
-	id       string
-	question bool
-}
+// promptKind is what a pending prompt needs to be answered: whether it is a
+// question (answered with text) or a permission (with a decision).
+type promptKind struct{ question bool }
 
 var _ runtimes.Session = (*session)(nil)
 
 func newSession(id string, sink runtimes.Sink, cfg Config, log *zap.Logger) *session {
+	em := kit.NewEmitter(sink, log)
 	return &session{
 		id:    id,
-		sink:  sink,
 		cfg:   cfg,
 		log:   log,
+		em:    em,
+		turn:  kit.NewTurn(em, nil),
 		hello: make(chan output, 1),
-		wake:  make(chan struct{}, 1),
-		done:  make(chan struct{}),
 	}
 }
 
@@ -68,41 +62,13 @@ func (s *session) attach(p *proc.Process) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.p = p
+	s.turn.SetStaller(p)
 }
 
 // run starts delivering events, once Start has succeeded.
 func (s *session) run() {
-	go s.deliver()
+	s.em.Run()
 	go s.watch()
-}
-
-// deliver calls the sink from one goroutine, in order, outside s.mu so that
-// a sink may call back into the session.
-func (s *session) deliver() {
-	defer close(s.done)
-	for range s.wake {
-		s.mu.Lock()
-		batch, last := s.queue, s.exited
-		s.queue = nil
-		s.mu.Unlock()
-		for _, e := range batch {
-			s.sink(e)
-		}
-		if last {
-			return
-		}
-	}
-}
-
-func (s *session) emitLocked(evs ...runtimes.Event) {
-	if s.exited {
-		return
-	}
-	s.queue = append(s.queue, evs...)
-	select {
-	case s.wake <- struct{}{}:
-	default: // a wake-up is already pending
-	}
 }
 
 // watch ends the session once the process is gone: the turn fails if one
@@ -111,36 +77,23 @@ func (s *session) watch() {
 	<-s.p.Done()
 	code := s.p.ExitCode()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.finishTurnLocked(runtimes.TurnFailed{
-		Code:    runtimes.CodeCLIExited,
-		Message: fmt.Sprintf("the CLI exited during the turn (exit code %d)", code),
-	})
 	reason := s.stopReason
-	if reason == "" {
-		reason = reasonExited
-	}
-	s.emitLocked(runtimes.ProcessExited{ExitCode: code, Reason: reason})
-	s.exited = true
+	s.mu.Unlock()
+	s.turn.Exit(code, reason, fmt.Sprintf("the CLI exited during the turn (exit code %d)", code))
 }
 
-// finishTurnLocked ends the running turn, if any, with ev.
-func (s *session) finishTurnLocked(ev runtimes.Event) {
-	if !s.turn {
-		return
-	}
-	s.turn = false
-	s.p.DisarmStall()
-	for _, p := range s.pending {
-		s.emitLocked(runtimes.PromptCancelled{RequestID: p.id})
-	}
-	s.pending = nil
-	s.emitLocked(ev, runtimes.ActivityChanged{Activity: rpc.ActivityIdle})
+// stopping reports whether the adapter is ending the process.
+func (s *session) stopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopReason != ""
 }
 
-// stopLocked ends the process after a fault. Stop runs on its own goroutine
+// stop ends the process after a fault. Stop runs on its own goroutine
 // because it waits for the output readers, which may be the caller.
-func (s *session) stopLocked(reason string) {
+func (s *session) stop(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.stopReason != "" {
 		return
 	}
@@ -159,96 +112,72 @@ func (s *session) onLine(line []byte) {
 		s.hello <- o
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopReason != "" {
+	if s.stopping() {
 		return // the turn already ended; the CLI is on its way out
 	}
 	switch o.Type {
 	case outDelta:
-		s.emitLocked(runtimes.MessageDelta{MessageID: o.MessageID, Phase: o.Phase, Text: o.Text})
+		s.em.Emit(runtimes.MessageDelta{MessageID: o.MessageID, Phase: o.Phase, Text: o.Text})
 	case outMessage:
 		if o.Message != nil {
-			s.emitLocked(runtimes.MessageCompleted{Message: *o.Message})
+			s.em.Emit(runtimes.MessageCompleted{Message: *o.Message})
 		}
 	case outPermission, outQuestion:
-		// A prompt clients cannot tell apart (no id, or the id of one still
-		// open) could never be answered rightly (found by fuzzing).
-		if o.RequestID == "" || slices.ContainsFunc(s.pending, func(p pendingPrompt) bool { return p.id == o.RequestID }) {
-			s.log.Warn("ignoring a prompt without a unique request id", zap.String("request_id", o.RequestID))
-			return
-		}
-		s.promptFromLocked(o)
+		s.promptFrom(o)
 	case outCancelled:
-		if s.removePendingLocked(o.RequestID) {
-			s.emitLocked(runtimes.PromptCancelled{RequestID: o.RequestID})
-		}
+		s.turn.Cancel(o.RequestID)
 	case outResult:
 		ev := runtimes.TurnCompleted{StopReason: o.StopReason, DurationMS: o.DurationMS}
 		if o.Usage != nil {
 			ev.Usage = *o.Usage
 		}
-		s.finishTurnLocked(ev)
+		s.turn.End(ev)
 	case outError:
-		s.finishTurnLocked(runtimes.TurnFailed{Code: o.Code, Message: o.Error})
+		s.turn.End(runtimes.TurnFailed{Code: o.Code, Message: o.Error})
 	default:
 		s.log.Warn("ignoring an unknown CLI event", zap.String("type", o.Type))
 	}
 }
 
-// promptFromLocked records a permission or question line's prompt.
-func (s *session) promptFromLocked(o output) {
+// promptFrom records a permission or question line's prompt. A prompt
+// clients cannot tell apart (no id, or the id of one still open) could
+// never be answered rightly (found by fuzzing): the kit refuses it.
+func (s *session) promptFrom(o output) {
+	var ok bool
 	switch {
 	case o.Type == outPermission && o.Permission != nil:
-		s.promptLocked(pendingPrompt{id: o.RequestID}, rpc.ActivityPermission, runtimes.PromptRequested{
-			RequestID: o.RequestID, Permission: permissionPrompt(*o.Permission)})
+		ok = s.turn.Prompt(runtimes.PromptRequested{RequestID: o.RequestID,
+			Permission: permissionPrompt(*o.Permission)}, promptKind{})
 	case o.Type == outQuestion && o.Question != nil:
-		s.promptLocked(pendingPrompt{id: o.RequestID, question: true}, rpc.ActivityQuestion, runtimes.PromptRequested{
-			RequestID: o.RequestID, Question: questionPrompt(*o.Question)})
+		ok = s.turn.Prompt(runtimes.PromptRequested{RequestID: o.RequestID,
+			Question: questionPrompt(*o.Question)}, promptKind{question: true})
 	}
-}
-
-// promptLocked records a prompt the CLI waits for. The stall timer stops
-// meanwhile: waiting for a person is not a hang.
-func (s *session) promptLocked(p pendingPrompt, a rpc.Activity, ev runtimes.PromptRequested) {
-	s.p.DisarmStall()
-	s.pending = append(s.pending, p)
-	s.emitLocked(ev, runtimes.ActivityChanged{Activity: a})
-}
-
-func (s *session) removePendingLocked(id string) bool {
-	i := slices.IndexFunc(s.pending, func(p pendingPrompt) bool { return p.id == id })
-	if i < 0 {
-		return false
+	if !ok {
+		s.log.Warn("ignoring a prompt without a unique request id", zap.String("request_id", o.RequestID))
 	}
-	s.pending = slices.Delete(s.pending, i, i+1)
-	return true
 }
 
 func (s *session) onStall() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.turn || s.stopReason != "" {
+	if s.stopping() {
 		return
 	}
-	s.finishTurnLocked(runtimes.TurnFailed{
+	if s.turn.End(runtimes.TurnFailed{
 		Code:    runtimes.CodeStallTimeout,
 		Message: fmt.Sprintf("the CLI wrote nothing for %s", s.cfg.StallTimeout),
-	})
-	s.stopLocked(runtimes.CodeStallTimeout)
+	}) {
+		s.stop(runtimes.CodeStallTimeout)
+	}
 }
 
 func (s *session) onOversize(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopReason != "" {
+	if s.stopping() {
 		return
 	}
-	s.finishTurnLocked(runtimes.TurnFailed{
+	s.turn.End(runtimes.TurnFailed{
 		Code:    runtimes.CodeOutputTooLarge,
 		Message: fmt.Sprintf("the CLI wrote a %d-byte line (limit %d)", n, s.cfg.MaxLine),
 	})
-	s.stopLocked(runtimes.CodeOutputTooLarge)
+	s.stop(runtimes.CodeOutputTooLarge)
 }
 
 func permissionPrompt(p permissionStep) *runtimes.PermissionPrompt {
@@ -278,33 +207,19 @@ func questionPrompt(q questionStep) *runtimes.QuestionPrompt {
 func (s *session) ID() string { return s.id }
 
 // Done is closed once ProcessExited was delivered.
-func (s *session) Done() <-chan struct{} { return s.done }
+func (s *session) Done() <-chan struct{} { return s.em.Done() }
 
 // Send starts a turn.
 func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
-	s.mu.Lock()
-	switch {
-	case s.exited || s.stopReason != "":
-		s.mu.Unlock()
+	if s.stopping() {
 		return runtimes.ErrExited
-	case s.turn:
-		s.mu.Unlock()
-		return runtimes.ErrBusy
 	}
-	s.turn = true
-	s.p.ArmStall()
-	s.emitLocked(runtimes.ActivityChanged{Activity: rpc.ActivityThinking})
-	s.mu.Unlock()
-
+	if err := s.turn.Begin(); err != nil {
+		return err
+	}
 	if err := s.write(input{Type: inUser, Text: t.Prompt}); err != nil {
 		// The CLI never got the turn: take it back rather than fail it.
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.turn {
-			s.turn = false
-			s.p.DisarmStall()
-			s.emitLocked(runtimes.ActivityChanged{Activity: rpc.ActivityIdle})
-		}
+		s.turn.Abandon()
 		return err
 	}
 	return nil
@@ -312,27 +227,23 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 
 // Respond answers a pending prompt; the CLI then continues its script.
 func (s *session) Respond(ctx context.Context, requestID string, a runtimes.Answer) error {
-	s.mu.Lock()
-	if s.exited || s.stopReason != "" {
-		s.mu.Unlock()
+	if s.stopping() {
 		return runtimes.ErrExited
 	}
-	i := slices.IndexFunc(s.pending, func(p pendingPrompt) bool { return p.id == requestID })
-	if i < 0 {
-		s.mu.Unlock()
-		return fmt.Errorf("%w: %q", runtimes.ErrNoRequest, requestID)
+	data, err := s.turn.Claim(requestID)
+	if err != nil {
+		return err
 	}
-	if !s.pending[i].question && !validDecision(a.Decision) {
-		s.mu.Unlock()
+	if !data.(promptKind).question && !validDecision(a.Decision) {
+		s.turn.Unclaim(requestID)
 		return fmt.Errorf("scripted: %q is not a permission decision", a.Decision)
 	}
-	s.pending = slices.Delete(s.pending, i, i+1)
-	if len(s.pending) == 0 {
-		s.p.ArmStall()
-		s.emitLocked(runtimes.ActivityChanged{Activity: rpc.ActivityThinking})
+	if err := s.write(input{Type: inAnswer, RequestID: requestID, Decision: a.Decision, Text: a.Text}); err != nil {
+		s.turn.Unclaim(requestID)
+		return err
 	}
-	s.mu.Unlock()
-	return s.write(input{Type: inAnswer, RequestID: requestID, Decision: a.Decision, Text: a.Text})
+	s.turn.Answered(requestID)
+	return nil
 }
 
 func validDecision(d runtimes.Decision) bool {
@@ -342,15 +253,12 @@ func validDecision(d runtimes.Decision) bool {
 // Interrupt asks the CLI to abandon the running turn, which then fails
 // with code interrupted (or ends normally if it was already finishing).
 func (s *session) Interrupt(ctx context.Context) error {
-	s.mu.Lock()
-	if s.exited || s.stopReason != "" {
-		s.mu.Unlock()
+	if s.stopping() {
 		return runtimes.ErrExited
 	}
-	turn := s.turn
-	s.mu.Unlock()
-	if !turn {
-		return nil
+	running, err := s.turn.Interrupting()
+	if err != nil || !running {
+		return err
 	}
 	return s.write(input{Type: inInterrupt})
 }
@@ -363,7 +271,7 @@ func (s *session) Close(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	err := s.p.Stop(ctx)
-	<-s.done
+	<-s.em.Done()
 	return err
 }
 

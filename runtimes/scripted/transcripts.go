@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 const transcriptExt = ".jsonl"
@@ -46,6 +46,13 @@ type store struct {
 	root    string
 	log     *zap.Logger
 	watcher *fswatch.Watcher // nil: the shared one
+	kit.FilePerSession       // Has, Trash, Watch, Path
+}
+
+func newStore(root string, log *zap.Logger, w *fswatch.Watcher) *store {
+	t := &store{root: root, log: log, watcher: w}
+	t.FilePerSession = kit.FilePerSession{Folder: t.Dir, Ext: transcriptExt, Watcher: w}
+	return t
 }
 
 var _ runtimes.Transcripts = (*store)(nil)
@@ -57,19 +64,6 @@ func (t *store) file(dir, sessionID string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(t.Dir(dir), sessionID+transcriptExt), nil
-}
-
-func (t *store) Path(dir, sessionID string) (string, error) {
-	path, err := t.file(dir, sessionID)
-	if err != nil {
-		return "", err
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%w: %s", runtimes.ErrNoSession, sessionID)
-	} else if err != nil {
-		return "", err
-	}
-	return path, nil
 }
 
 func (t *store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {

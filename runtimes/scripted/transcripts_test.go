@@ -25,7 +25,7 @@ func message(id string, t rpc.MessageType, text string) rpc.Message {
 // appendLines appends raw text to a session's transcript.
 func appendLines(t *testing.T, ts runtimes.Transcripts, id, text string) {
 	t.Helper()
-	dir := ts.Dir(workspace)
+	dir := ts.(*store).Dir(workspace)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func appendMessages(t *testing.T, ts runtimes.Transcripts, id string, msgs ...rp
 
 func setMtime(t *testing.T, ts runtimes.Transcripts, id string, mtime time.Time) {
 	t.Helper()
-	if err := os.Chtimes(filepath.Join(ts.Dir(workspace), id+".jsonl"), mtime, mtime); err != nil {
+	if err := os.Chtimes(filepath.Join(ts.(*store).Dir(workspace), id+".jsonl"), mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -68,18 +68,18 @@ func transcripts(t *testing.T) runtimes.Transcripts {
 func TestDirAndPath(t *testing.T) {
 	root := t.TempDir()
 	ts := New(Config{StateDir: root}).Transcripts()
-	if got, want := ts.Dir(workspace), filepath.Join(root, "-home-me-my-proj"); got != want {
+	if got, want := ts.(*store).Dir(workspace), filepath.Join(root, "-home-me-my-proj"); got != want {
 		t.Errorf("Dir = %q, want %q", got, want)
 	}
 	appendMessages(t, ts, "s1", message("m", rpc.MessageUser, "hi"))
-	if got, err := ts.Path(workspace, "s1"); err != nil || got != filepath.Join(root, "-home-me-my-proj", "s1.jsonl") {
+	if got, err := ts.(*store).Path(workspace, "s1"); err != nil || got != filepath.Join(root, "-home-me-my-proj", "s1.jsonl") {
 		t.Errorf("Path = %q, %v", got, err)
 	}
-	if _, err := ts.Path(workspace, "missing"); !errors.Is(err, runtimes.ErrNoSession) {
+	if _, err := ts.(*store).Path(workspace, "missing"); !errors.Is(err, runtimes.ErrNoSession) {
 		t.Errorf("Path(missing) = %v, want ErrNoSession", err)
 	}
 	for _, id := range []string{"../s1", ""} {
-		if _, err := ts.Path(workspace, id); !errors.Is(err, runtimes.ErrBadSessionID) {
+		if _, err := ts.(*store).Path(workspace, id); !errors.Is(err, runtimes.ErrBadSessionID) {
 			t.Errorf("Path(%q) = %v, want ErrBadSessionID", id, err)
 		}
 	}
@@ -100,7 +100,7 @@ func TestList(t *testing.T) {
 		message("3", rpc.MessageUser, "second prompt"))
 	appendLines(t, ts, "old", "not json\n"+`{"type":"user","message":`) // garbage, then a line being written
 	appendMessages(t, ts, "new", message("1", rpc.MessageUser, "newest"))
-	if err := os.WriteFile(filepath.Join(ts.Dir(workspace), "notes.txt"), []byte("not a session\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(ts.(*store).Dir(workspace), "notes.txt"), []byte("not a session\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	oldTime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -204,7 +204,7 @@ func TestTailNewSessionFromLiveCLI(t *testing.T) {
 	a, _ := newAdapter(t, Config{})
 	dir := t.TempDir()
 	ts := a.Transcripts()
-	if err := os.MkdirAll(ts.Dir(dir), 0o700); err != nil {
+	if err := os.MkdirAll(ts.(*store).Dir(dir), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	got := make(tailed, 10)

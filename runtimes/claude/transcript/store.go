@@ -20,6 +20,7 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 // Store reads the transcripts under one Claude projects directory
@@ -29,6 +30,9 @@ type Store struct {
 	projectsDir string
 	log         *zap.Logger
 	watcher     *fswatch.Watcher // nil: the shared one
+	// One <session id>.jsonl per session in a folder per directory: Has,
+	// Trash, Watch and Path come from the layout.
+	kit.FilePerSession
 
 	cache *jsonl.Cache[index, *index] // by transcript path
 
@@ -46,6 +50,7 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 	}
 	s := &Store{projectsDir: projectsDir, log: logger}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "transcript")
+	s.FilePerSession = kit.FilePerSession{Folder: s.Dir, Ext: ".jsonl", Forget: s.cache.Forget}
 	return s
 }
 
@@ -53,25 +58,13 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 // watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
+	s.FilePerSession.Watcher = w
 	return s
 }
 
 // Dir is the folder holding dir's transcripts.
 func (s *Store) Dir(dir string) string {
 	return filepath.Join(s.projectsDir, EncodeDir(dir))
-}
-
-// Path is the transcript file of sessionID in dir. The error wraps
-// runtimes.ErrNoSession when there is none.
-func (s *Store) Path(dir, sessionID string) (string, error) {
-	p, err := s.path(dir, sessionID)
-	if err != nil {
-		return "", err
-	}
-	if _, err := os.Stat(p); err != nil {
-		return "", noSession(sessionID, err)
-	}
-	return p, nil
 }
 
 // path validates sessionID, so that it cannot name a file outside Dir(dir),
