@@ -195,11 +195,8 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 	if err != nil {
 		return nil, err
 	}
-	if sink == nil {
-		sink = func(runtimes.Event) {}
-	}
 	log := a.log.With(zap.String("session", id))
-	s := newSession(id, log)
+	s := newSession(id, sink, log)
 	p, err := proc.Start(proc.Config{
 		Path:         a.cfg.Bin,
 		Args:         argv,
@@ -216,7 +213,7 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 	if err != nil {
 		return nil, fmt.Errorf("claude: %w", err)
 	}
-	s.run(p, sink)
+	s.run(p)
 	log.Info("claude started", zap.Int("pid", p.Pid()), zap.Bool("resume", req.Resume),
 		zap.String("model", req.Model), zap.String("dir", req.Dir))
 	return s, nil

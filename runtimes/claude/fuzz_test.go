@@ -38,10 +38,8 @@ func FuzzStreamLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var log []entry
-		s := newSession("fuzz-session", zap.NewNop())
-		s.cli = recorder{&log}
 		seen := map[string]bool{}
-		s.emit = func(ev runtimes.Event) {
+		s := newTestSession("fuzz-session", func(ev runtimes.Event) {
 			if _, err := json.Marshal(ev); err != nil {
 				t.Errorf("%T does not encode: %v", ev, err)
 			}
@@ -57,8 +55,9 @@ func FuzzStreamLines(f *testing.F) {
 					t.Errorf("turn cost %v", *c)
 				}
 			}
-		}
-		close(s.ready)
+		}, zap.NewNop())
+		s.attach(nil, recorder{&log})
+		s.em.Run()
 		if err := s.Send(context.Background(), runtimes.Turn{Prompt: "fuzz"}); err != nil {
 			t.Fatal(err)
 		}

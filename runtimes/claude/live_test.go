@@ -454,10 +454,10 @@ func TestLivePermissionAllowed(t *testing.T) {
 	s, evs := l.start(runtimes.StartRequest{PermissionMode: rpc.PermissionInteractive})
 	send(t, s, "make f.txt")
 
+	p := await(t, evs, func(p runtimes.PromptRequested) bool { return p.Permission != nil })
 	if a := await(t, evs, func(a runtimes.ActivityChanged) bool { return a.Activity != rpc.ActivityThinking }); a.Activity != rpc.ActivityPermission {
 		t.Errorf("activity while asking = %s", a.Activity)
 	}
-	p := await(t, evs, func(p runtimes.PromptRequested) bool { return p.Permission != nil })
 	perm := p.Permission
 	if perm.Kind != rpc.PermBash || perm.ToolName != "Bash" || perm.Target != "echo hi > f.txt" ||
 		perm.Description != "Write f.txt" || perm.Preview != "echo hi > f.txt" || len(perm.Options) != 3 {
@@ -540,10 +540,10 @@ func TestLiveQuestionAnswered(t *testing.T) {
 	s, evs := l.start(runtimes.StartRequest{})
 	send(t, s, "ask me")
 
+	p := await(t, evs, func(p runtimes.PromptRequested) bool { return p.Question != nil })
 	if a := await(t, evs, func(a runtimes.ActivityChanged) bool { return a.Activity != rpc.ActivityThinking }); a.Activity != rpc.ActivityQuestion {
 		t.Errorf("activity while asking = %s", a.Activity)
 	}
-	p := await(t, evs, func(p runtimes.PromptRequested) bool { return p.Question != nil })
 	q := p.Question.Questions
 	if len(q) != 1 || q[0].Question != "Which color?" || q[0].Header != "Color" || len(q[0].Options) != 2 ||
 		q[0].Options[1].Label != "blue" {

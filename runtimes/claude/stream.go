@@ -109,9 +109,9 @@ func (s *session) onStreamEvent(line []byte) {
 	case ev.Type == "message_start":
 		s.stream.messageID = ev.Message.ID
 	case ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta":
-		s.emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseText, Text: ev.Delta.Text})
+		s.em.Emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseText, Text: ev.Delta.Text})
 	case ev.Type == "content_block_delta" && ev.Delta.Type == "thinking_delta":
-		s.emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseThinking, Text: ev.Delta.Thinking})
+		s.em.Emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseThinking, Text: ev.Delta.Thinking})
 	}
 }
 
@@ -129,7 +129,7 @@ func (s *session) onMessage(line []byte) {
 		return
 	}
 	s.stream.emitted[m.ID] = true
-	s.emit(runtimes.MessageCompleted{Message: m})
+	s.em.Emit(runtimes.MessageCompleted{Message: m})
 }
 
 // onResult ends the turn, unless the CLI ran that turn on its own: the
@@ -154,7 +154,7 @@ func (s *session) onResult(line []byte) {
 	}
 	// Counted either way, so that the next turn's cost excludes it.
 	cost := s.stream.turnCost(r.TotalCostUSD)
-	if !s.busy {
+	if !s.turn.Busy() {
 		s.log.Debug("ignored a result outside a turn", zap.String("subtype", r.Subtype))
 		return
 	}
@@ -164,8 +164,8 @@ func (s *session) onResult(line []byte) {
 		return
 	}
 	switch {
-	case r.IsError && s.interrupted:
-		s.endTurnLocked(runtimes.TurnFailed{Code: runtimes.CodeInterrupted, Message: "interrupted"})
+	case r.IsError && s.turn.Interrupted():
+		s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeInterrupted, Message: "interrupted"})
 	case r.IsError:
 		msg := r.Result
 		if msg == "" {
@@ -174,9 +174,9 @@ func (s *session) onResult(line []byte) {
 		if msg == "" {
 			msg = r.Subtype
 		}
-		s.endTurnLocked(runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: msg})
+		s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: msg})
 	default:
-		s.endTurnLocked(runtimes.TurnCompleted{Usage: r.Usage, CostUSD: cost,
+		s.turn.End(runtimes.TurnCompleted{Usage: r.Usage, CostUSD: cost,
 			StopReason: r.StopReason, DurationMS: r.DurationMS})
 	}
 }
@@ -256,25 +256,22 @@ func (s *session) onControlRequest(line []byte) (reply any) {
 	}
 	p := &prompt{toolName: req.ToolName, input: req.Input}
 	ev := runtimes.PromptRequested{RequestID: l.RequestID}
-	activity := rpc.ActivityPermission
 	switch {
 	case req.ToolName == askUserQuestion:
 		q, err := questionPrompt(req.Input)
 		if err != nil {
 			return controlError(l.RequestID, "cdevd cannot show this question: "+err.Error())
 		}
-		p.question, ev.Question, activity = q, q, rpc.ActivityQuestion
+		p.question, ev.Question = q, q
 	case s.allowed[req.ToolName]:
 		s.log.Debug("allowed without asking: allowed for the session", zap.String("tool", req.ToolName))
 		return controlSuccess(l.RequestID, allow(req.Input))
 	default:
 		ev.Permission = permissionPrompt(req.ToolName, req.Input, req.Description)
 	}
-	s.pending[l.RequestID] = p
-	// Waiting for a person is not a stall.
-	s.cli.DisarmStall()
-	s.emit(runtimes.ActivityChanged{Activity: activity})
-	s.emit(ev)
+	if !s.turn.Prompt(ev, p) {
+		return controlError(l.RequestID, "cdevd already has an open request with this id")
+	}
 	return nil
 }
 
@@ -284,12 +281,7 @@ func (s *session) onControlCancel(line []byte) {
 		RequestID string `json:"request_id"`
 	}
 	_ = json.Unmarshal(line, &l)
-	if _, ok := s.pending[l.RequestID]; !ok {
-		return
-	}
-	delete(s.pending, l.RequestID)
-	s.emit(runtimes.PromptCancelled{RequestID: l.RequestID})
-	s.resumeIfUnblockedLocked()
+	s.turn.Cancel(l.RequestID)
 }
 
 // onControlResponse is the CLI's answer to our interrupt request.

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/stream")
@@ -71,11 +73,18 @@ func TestStreamGolden(t *testing.T) {
 	}
 }
 
+// newTestSession is a session whose events reach sink inline, in the order
+// of the session's other effects (see kit.NewInlineEmitter).
+func newTestSession(id string, sink runtimes.Sink, log *zap.Logger) *session {
+	s := newSession(id, sink, log)
+	s.em = kit.NewInlineEmitter(sink, log)
+	s.turn = kit.NewTurn(s.em, nil)
+	return s
+}
+
 func replay(t *testing.T, file string) []byte {
 	var log []entry
-	s := newSession("golden-session", zaptest.NewLogger(t))
-	s.cli = recorder{&log}
-	s.emit = func(ev runtimes.Event) {
+	s := newTestSession("golden-session", func(ev runtimes.Event) {
 		if m, ok := ev.(runtimes.MessageCompleted); ok {
 			// Stdout lines of assistant messages carry no time: the
 			// conversion stamps the current one.
@@ -86,8 +95,9 @@ func replay(t *testing.T, file string) []byte {
 			ev = m
 		}
 		log = append(log, entry{Event: strings.TrimPrefix(fmt.Sprintf("%T", ev), "runtimes."), Data: ev})
-	}
-	close(s.ready)
+	}, zaptest.NewLogger(t))
+	s.attach(nil, recorder{&log})
+	s.em.Run()
 
 	f, err := os.Open(file)
 	if err != nil {
@@ -122,9 +132,10 @@ func replay(t *testing.T, file string) []byte {
 			s.handleLine([]byte(line))
 			s.replies.Wait()
 		}
-		if n := len(log); n > 0 {
-			if p, ok := log[n-1].Data.(runtimes.PromptRequested); ok {
+		for i := len(log) - 1; i >= 0; i-- {
+			if p, ok := log[i].Data.(runtimes.PromptRequested); ok {
 				lastPrompt = p.RequestID
+				break
 			}
 		}
 	}

@@ -22,6 +22,10 @@ type Emitter struct {
 	done     chan struct{}
 	sink     runtimes.Sink
 	once     sync.Once
+
+	inline            bool // the sink is called inside Emit (tests)
+	queued, delivered int64
+	drained           *sync.Cond // signalled as delivered catches up
 }
 
 // NewEmitter returns an emitter for sink. Nothing is delivered before Run;
@@ -31,13 +35,41 @@ func NewEmitter(sink runtimes.Sink, log *zap.Logger) *Emitter {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Emitter{log: log, sink: sink, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	e := &Emitter{log: log, sink: sink, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	e.drained = sync.NewCond(&e.mu)
+	return e
+}
+
+// NewInlineEmitter returns an emitter that calls sink inside Emit, on the
+// caller's goroutine, so that a test replaying a CLI's output sees each
+// event exactly where it was emitted among the session's other effects
+// (stdin writes, stall timer changes). Adapters never use it: a sink called
+// from Send or Respond could block on the engine's locks.
+func NewInlineEmitter(sink runtimes.Sink, log *zap.Logger) *Emitter {
+	e := NewEmitter(sink, log)
+	e.inline = true
+	return e
+}
+
+// Sync waits until every event emitted before it was delivered: a test
+// replaying a CLI's output line by line checks the events of each line.
+// It must not be called from the sink, nor before Run.
+func (e *Emitter) Sync() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for target := e.queued; e.delivered < target; {
+		e.drained.Wait()
+	}
 }
 
 // Run starts delivery on the emitter's goroutine, which ends after
 // ProcessExited. An emitter never Run (its session failed to start) holds
 // no goroutine. Safe to call more than once.
-func (e *Emitter) Run() { e.once.Do(func() { go e.deliver(e.sink) }) }
+func (e *Emitter) Run() {
+	if !e.inline {
+		e.once.Do(func() { go e.deliver(e.sink) })
+	}
+}
 
 // Emit queues events in order.
 func (e *Emitter) Emit(evs ...runtimes.Event) {
@@ -48,10 +80,17 @@ func (e *Emitter) Emit(evs ...runtimes.Event) {
 			e.log.Warn("event after ProcessExited dropped", zap.String("event", fmt.Sprintf("%T", ev)))
 			continue
 		}
-		e.queue = append(e.queue, ev)
-		if _, last := ev.(runtimes.ProcessExited); last {
-			e.finished = true
+		_, last := ev.(runtimes.ProcessExited)
+		e.finished = last
+		if e.inline {
+			e.sink(ev)
+			if last {
+				close(e.done)
+			}
+			continue
 		}
+		e.queue = append(e.queue, ev)
+		e.queued++
 	}
 	select {
 	case e.wake <- struct{}{}:
@@ -79,6 +118,10 @@ func (e *Emitter) deliver(sink runtimes.Sink) {
 		for _, ev := range batch {
 			sink(ev)
 		}
+		e.mu.Lock()
+		e.delivered += int64(len(batch))
+		e.drained.Broadcast()
+		e.mu.Unlock()
 		if finished {
 			return
 		}
