@@ -43,10 +43,10 @@ func projectDir(stateDir, dir string) string {
 // store reads the transcripts the fake CLI writes: one JSONL file of
 // rpc.Message lines per session.
 type store struct {
-	root    string
-	log     *zap.Logger
-	watcher *fswatch.Watcher // nil: the shared one
-	kit.FilePerSession       // Has, Trash, Watch, Path
+	root               string
+	log                *zap.Logger
+	watcher            *fswatch.Watcher // nil: the shared one
+	kit.FilePerSession                  // Has, Trash, Watch, Path
 }
 
 func newStore(root string, log *zap.Logger, w *fswatch.Watcher) *store {
