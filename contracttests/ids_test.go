@@ -36,7 +36,7 @@ func TestFlagLikeSessionIDsAreRefused(t *testing.T) {
 	for _, a := range []runtimes.Adapter{scripted.New(sc), cl} {
 		agent := a.Info().ID
 		t.Run(agent, func(t *testing.T) {
-			dir := a.Transcripts().Dir(w.Path)
+			dir := folderOf(a.Transcripts())(w.Path)
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				t.Fatal(err)
 			}
@@ -71,4 +71,11 @@ func TestFlagLikeSessionIDsAreRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// folderOf is where a file-per-session store (Claude's, the fake's) keeps
+// a directory's sessions: these tests write such files as a CLI run in a
+// terminal would.
+func folderOf(t runtimes.Transcripts) func(dir string) string {
+	return t.(interface{ Dir(string) string }).Dir
 }

@@ -50,12 +50,13 @@ func TestOneInotifyInstance(t *testing.T) {
 	}
 	admin, sub, watcher := e.connect(ctx), e.connect(ctx), e.connect(ctx)
 	transcripts := scripted.New(e.scripted).Transcripts()
+	folder := folderOf(transcripts)
 	const workspaces, tails = 300, 50
 	files := make([]string, workspaces)
 	ids := make([]string, workspaces)
 	for i := range workspaces {
 		w := e.workspace(ctx, admin)
-		dir := transcripts.Dir(w.Path)
+		dir := folder(w.Path)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestRefusedWatchIsAnError(t *testing.T) {
 	ctx := testCtx(t)
 	c := e.connect(ctx)
 	w := e.workspace(ctx, c)
-	dir := scripted.New(e.scripted).Transcripts().Dir(w.Path)
+	dir := folderOf(scripted.New(e.scripted).Transcripts())(w.Path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}

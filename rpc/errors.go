@@ -80,6 +80,27 @@ func UnsupportedPermissionMode(mode PermissionMode, agentType string, supported 
 	return e
 }
 
+// RuntimeChoosesIDs refuses a client's id for a new session of a runtime
+// whose CLI chooses every session's id (Codex, Gemini): there is no way to
+// run the session under it. The data says what to do instead.
+func RuntimeChoosesIDs(sessionID, agentType string) *Error {
+	e := InvalidParams("session_id", fmt.Sprintf(
+		"no stored %s session has this id, and %s chooses new sessions' ids: omit session_id to start one (session/start returns its id)",
+		agentType, agentType))
+	data := e.Data.(map[string]any)
+	data["value"], data["agent_type"] = sessionID, agentType
+	return e
+}
+
+// SessionLost reports a session whose runtime kept nothing to resume: its
+// process ended before its first turn, and its CLI keeps no session
+// without one.
+func SessionLost(sessionID, agentType string) *Error {
+	return &Error{Code: CodeSessionNotFound, Message: "session not found: it ended before its first turn",
+		Data: map[string]any{"session_id": sessionID, "agent_type": agentType,
+			"reason": "ended_before_first_turn"}}
+}
+
 // SessionNotFound reports an unknown session id.
 func SessionNotFound(sessionID string) *Error {
 	return &Error{Code: CodeSessionNotFound, Message: "session not found",

@@ -158,7 +158,7 @@ func (e *Engine) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.Messag
 	dir := ws.Path
 	if s := e.lookup(p.SessionID); s != nil && s.workspaceID == ws.ID {
 		dir = s.dir
-	} else if found, ok := e.findTranscript(a, ws, p.SessionID); ok {
+	} else if found, ok := e.findTranscript(ctx, a, ws, p.SessionID); ok {
 		dir = found
 	}
 	var msgs []rpc.Message
@@ -209,18 +209,14 @@ func (e *Engine) Delete(ctx context.Context, p rpc.SessionRefParams) (rpc.Delete
 			return rpc.DeleteResult{}, rpc.SessionBusy(p.SessionID, "stop the session before deleting it")
 		}
 	}
-	dir, ok := e.findTranscript(a, ws, p.SessionID)
+	dir, ok := e.findTranscript(ctx, a, ws, p.SessionID)
 	if !ok {
 		return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
 	}
-	path, err := t.Path(dir, p.SessionID)
-	if err != nil {
-		return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
-	}
-	if err := e.trash(path, agent, ws.ID); err != nil {
+	if err := t.Trash(ctx, dir, p.SessionID, e.bin(agent, ws.ID)); err != nil {
+		if errors.Is(err, runtimes.ErrNoSession) {
+			return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
+		}
 		return rpc.DeleteResult{}, registry.Failing(rpc.MethodDelete, agent, err)
 	}
 	if s := e.lookup(p.SessionID); s != nil {
@@ -246,7 +242,7 @@ func (e *Engine) tailExternal(ctx context.Context, ws workspaces.Workspace, id, 
 		return nil, err
 	}
 	t := a.Transcripts()
-	dir, ok := e.findTranscript(a, ws, id)
+	dir, ok := e.findTranscript(ctx, a, ws, id)
 	if t == nil || !ok {
 		return nil, rpc.SessionNotFound(id)
 	}

@@ -222,25 +222,27 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 		}
 		if o.Cwd == "" {
 			// Resume where the session ran, which may be below the root.
-			if found, ok := e.findTranscript(adapter, ws, o.SessionID); ok {
+			if found, ok := e.findTranscript(ctx, adapter, ws, o.SessionID); ok {
 				dir = found
 			}
 		}
-		if !o.Resume && !e.hasTranscript(adapter, dir, o.SessionID) {
+		if !o.Resume && !e.hasTranscript(ctx, adapter, dir, o.SessionID) {
 			// A client-chosen id for a brand new session.
+			if !info.ClientIDs {
+				return rpc.SessionStartResult{}, rpc.RuntimeChoosesIDs(o.SessionID, agent)
+			}
 			if _, err := uuid.Parse(o.SessionID); err != nil {
 				return rpc.SessionStartResult{}, rpc.SessionNotFound(o.SessionID)
 			}
 		} else {
 			o.Resume = true
 		}
-	} else {
-		if o.Resume {
-			return rpc.SessionStartResult{}, rpc.InvalidParams("resume_session_id", "required")
-		}
-		o.SessionID = uuid.NewString()
+	} else if o.Resume {
+		return rpc.SessionStartResult{}, rpc.InvalidParams("resume_session_id", "required")
 	}
-	if o.Resume && !e.hasTranscript(adapter, dir, o.SessionID) {
+	// A new session without an id gets the one the adapter (or its CLI)
+	// chooses, known once its process has started.
+	if o.Resume && !e.hasTranscript(ctx, adapter, dir, o.SessionID) {
 		return rpc.SessionStartResult{}, rpc.SessionNotFound(o.SessionID)
 	}
 
@@ -249,14 +251,25 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 	// The session is visible once registered; holding its operation lock
 	// until its process is recorded makes a send or stop that finds it
 	// meanwhile wait, rather than start a second process or miss this one.
+	// A session whose id the runtime chooses is registered once it has
+	// one: nothing can find it before.
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
-	if err := e.register(s, w); err != nil {
-		return rpc.SessionStartResult{}, err
+	registered := s.id != ""
+	if registered {
+		if err := e.register(s, w); err != nil {
+			return rpc.SessionStartResult{}, err
+		}
 	}
 	if err := s.ensureProcess(ctx, rpc.MethodSessionStart); err != nil {
 		e.forget(s)
 		return rpc.SessionStartResult{}, err
+	}
+	if !registered {
+		if err := e.register(s, w); err != nil {
+			s.discard(ctx)
+			return rpc.SessionStartResult{}, err
+		}
 	}
 	e.rememberDir(ws.ID, dir)
 	s.watch(w, nil)
@@ -299,26 +312,18 @@ func (e *Engine) transcriptDirs(ws workspaces.Workspace) []string {
 }
 
 // findTranscript is the directory in which ws keeps session id's transcript.
-func (e *Engine) findTranscript(a runtimes.Adapter, ws workspaces.Workspace, id string) (string, bool) {
+func (e *Engine) findTranscript(ctx context.Context, a runtimes.Adapter, ws workspaces.Workspace, id string) (string, bool) {
 	for _, d := range e.transcriptDirs(ws) {
-		if e.hasTranscript(a, d, id) {
+		if e.hasTranscript(ctx, a, d, id) {
 			return d, true
 		}
 	}
 	return "", false
 }
 
-func (e *Engine) hasTranscript(a runtimes.Adapter, dir, id string) bool {
+func (e *Engine) hasTranscript(ctx context.Context, a runtimes.Adapter, dir, id string) bool {
 	t := a.Transcripts()
-	if t == nil {
-		return false
-	}
-	p, err := t.Path(dir, id)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(p)
-	return err == nil
+	return t != nil && t.Has(ctx, dir, id)
 }
 
 func validID(id string) error {
@@ -819,7 +824,7 @@ func (e *Engine) Activate(workspaceID, id, agentType string) error {
 		if err != nil {
 			return err
 		}
-		if _, ok := e.findTranscript(a, ws, id); !ok {
+		if _, ok := e.findTranscript(context.Background(), a, ws, id); !ok {
 			return rpc.SessionNotFound(id)
 		}
 		agent = a.Info().ID

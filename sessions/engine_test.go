@@ -18,6 +18,7 @@ import (
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 	"github.com/cdevd/cdevd/workspaces"
 )
 
@@ -572,10 +573,18 @@ type memTail struct {
 }
 
 func (t *memTail) Close() error { t.once.Do(func() { close(t.closed) }); return nil }
-func (m memTranscripts) Path(_, id string) (string, error) {
-	return filepath.Join(m.dir, id+".jsonl"), nil
+func (m memTranscripts) layout() kit.FilePerSession {
+	return kit.FilePerSession{Folder: func(string) string { return m.dir }, Ext: ".jsonl"}
 }
-func (m memTranscripts) Dir(string) string { return m.dir }
+func (m memTranscripts) Has(ctx context.Context, dir, id string) bool {
+	return m.layout().Has(ctx, dir, id)
+}
+func (m memTranscripts) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) error {
+	return m.layout().Trash(ctx, dir, id, bin)
+}
+func (m memTranscripts) Watch(dir string, changed func(string)) (io.Closer, error) {
+	return m.layout().Watch(dir, changed)
+}
 
 func TestSubscribersNoticeSessionsRunOutside(t *testing.T) {
 	a := &transcriptMem{memAdapter: newMem(), dir: t.TempDir()}

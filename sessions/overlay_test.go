@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -41,8 +42,13 @@ func (f *fileTranscripts) List(context.Context, string) ([]runtimes.Summary, err
 func (f *fileTranscripts) Tail(context.Context, string, string, func(rpc.Message)) (io.Closer, error) {
 	return nil, nil
 }
-func (f *fileTranscripts) Path(string, string) (string, error) { return "", nil }
-func (f *fileTranscripts) Dir(string) string                   { return "" }
+func (f *fileTranscripts) Has(context.Context, string, string) bool { return true }
+func (f *fileTranscripts) Trash(context.Context, string, string, runtimes.Bin) error {
+	return errors.ErrUnsupported
+}
+func (f *fileTranscripts) Watch(string, func(string)) (io.Closer, error) {
+	return nil, errors.ErrUnsupported
+}
 
 func msgs(prefix string, n int) []rpc.Message {
 	out := make([]rpc.Message, n)

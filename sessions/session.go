@@ -121,6 +121,14 @@ func (s *session) ensureProcess(ctx context.Context, method string) error {
 		return err
 	}
 	resume := s.hadTurn
+	if !resume && s.id != "" && s.st != rpc.StatusStarting && !s.adapter.Info().ClientIDs {
+		// Its process ended before the first turn, and the CLI (which
+		// chose the id) keeps nothing of such a session: a new process
+		// would be a new session under another id.
+		s.mu.Unlock()
+		s.e.forget(s)
+		return rpc.SessionLost(s.id, s.agentType)
+	}
 	wasDown := s.st == rpc.StatusStopped || s.st == rpc.StatusError
 	s.gen++
 	gen := s.gen
@@ -131,8 +139,28 @@ func (s *session) ensureProcess(ctx context.Context, method string) error {
 	}
 	req := runtimes.StartRequest{SessionID: s.id, Resume: resume, Dir: s.dir, Model: s.opts.Model,
 		PermissionMode: s.opts.PermissionMode, Yolo: s.opts.Yolo}
-	rt, err := s.adapter.Start(ctx, req, func(ev runtimes.Event) { s.onEvent(gen, ev) })
+	sink := func(ev runtimes.Event) { s.onEvent(gen, ev) }
+	var named chan struct{}
+	if s.id == "" {
+		// Events wait until the session has the id the runtime chose.
+		named = make(chan struct{})
+		sink = func(ev runtimes.Event) { <-named; s.onEvent(gen, ev) }
+	}
+	rt, err := s.adapter.Start(ctx, req, sink)
 	s.mu.Lock()
+	if err == nil && named != nil {
+		if idErr := runtimes.ValidSessionID(rt.ID()); idErr != nil {
+			close(named)
+			s.mu.Unlock()
+			s.closeRuntime(ctx, rt)
+			s.mu.Lock()
+			err = fmt.Errorf("the runtime chose an unusable session id: %w", idErr)
+		} else {
+			s.id = rt.ID()
+			s.log = s.log.With(zap.String("session", s.id))
+			close(named) // the sink now waits for mu, then sees the id
+		}
+	}
 	if err == nil && s.exitedGen == gen {
 		// Its events run ahead of Start's return: the process is already gone.
 		err = errors.New("the CLI exited as soon as it started")
@@ -250,6 +278,28 @@ func (s *session) send(ctx context.Context, text string) error {
 		return registry.Failing(rpc.MethodSessionSend, s.agentType, err)
 	}
 	return nil
+}
+
+// closeRuntime ends a process the engine will not keep.
+func (s *session) closeRuntime(ctx context.Context, rt runtimes.Session) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.e.cfg.StopTimeout)
+	defer cancel()
+	if err := rt.Close(ctx); err != nil {
+		s.log.Warn("close", zap.Error(err))
+	}
+}
+
+// discard ends the process of a session that could not be registered
+// (the daemon is shutting down, say). Callers hold opMu.
+func (s *session) discard(ctx context.Context) {
+	s.mu.Lock()
+	rt := s.rt
+	s.gone, s.stopping = true, true
+	s.mu.Unlock()
+	if rt != nil {
+		s.closeRuntime(ctx, rt)
+		<-rt.Done()
+	}
 }
 
 // restart starts the process of a stopped session again (ensureProcess

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/cdevd/cdevd/runtimes"
 )
 
 // trashSeq makes trash names unique within this process even when the clock
@@ -20,12 +22,21 @@ var trashSeq atomic.Uint64
 // cdevd sharing the directory, say); in practice the first one is free.
 const trashTries = 100
 
-// trash moves a file into the trash directory, keeping it recoverable.
-// Deleting never destroys: the name is unique (nanosecond time and a
-// counter) and the move never replaces a file already there, so two deletes
-// of one session id (recreated in between) leave two files.
-func (e *Engine) trash(path, agent, workspaceID string) error {
-	dir := filepath.Join(e.cfg.TrashDir, agent, workspaceID)
+// bin is the trash of one runtime's sessions of one workspace, which the
+// runtime's Transcripts.Trash moves a session's files into.
+func (e *Engine) bin(agent, workspaceID string) runtimes.Bin {
+	return trashBin(filepath.Join(e.cfg.TrashDir, agent, workspaceID))
+}
+
+// trashBin is a trash directory. Deleting never destroys: the name is
+// unique (nanosecond time and a counter) and the move never replaces a file
+// already there, so two deletes of one session id (recreated in between)
+// leave two files.
+type trashBin string
+
+// Put moves the file at path into the bin, keeping it recoverable.
+func (b trashBin) Put(path string) error {
+	dir := string(b)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
