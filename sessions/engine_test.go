@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"errors"
 	"io"
 	"os"
@@ -33,12 +34,17 @@ type memAdapter struct {
 	entered  chan struct{} // when set, Start says it began, then waits for gate
 	gate     chan struct{}
 	dieEarly bool // the process exits before Start returns
+	// choosesIDs makes it a Codex: it names new sessions itself and
+	// refuses a client's id.
+	choosesIDs bool
+	named      int
 }
 
 func newMem() *memAdapter { return &memAdapter{started: make(chan *memSession, 16)} }
 
 func (a *memAdapter) Info() runtimes.Info {
-	return runtimes.Info{ID: "mem", DisplayName: "Mem", Features: runtimes.Features{IDKnownAtStart: true}}
+	return runtimes.Info{ID: "mem", DisplayName: "Mem", Features: runtimes.Features{IDKnownAtStart: true},
+		ClientIDs: !a.choosesIDs}
 }
 func (a *memAdapter) Detect(context.Context) runtimes.Availability {
 	return runtimes.Availability{Installed: true, Version: "1"}
@@ -49,9 +55,18 @@ func (a *memAdapter) Start(_ context.Context, req runtimes.StartRequest, sink ru
 		a.entered <- struct{}{}
 		<-a.gate
 	}
-	s := &memSession{id: req.SessionID, resume: req.Resume, sink: sink, done: make(chan struct{}),
-		turns: make(chan string, 16), answers: make(chan runtimes.Answer, 16)}
 	a.mu.Lock()
+	id := req.SessionID
+	switch {
+	case a.choosesIDs && id != "" && !req.Resume:
+		a.mu.Unlock()
+		return nil, errors.New("mem chooses its ids")
+	case id == "":
+		a.named++
+		id = fmt.Sprintf("mem-%d", a.named)
+	}
+	s := &memSession{id: id, resume: req.Resume, sink: sink, done: make(chan struct{}),
+		turns: make(chan string, 16), answers: make(chan runtimes.Answer, 16)}
 	a.sessions = append(a.sessions, s)
 	dieEarly := a.dieEarly
 	a.mu.Unlock()
@@ -1029,5 +1044,71 @@ func TestQuietSessionGivesBackItsReplayBuffer(t *testing.T) {
 	st, err := e.State(id)
 	if err != nil || st.Status != rpc.StatusStopped || st.LastSeq != last {
 		t.Fatalf("state = %+v, %v", st, err)
+	}
+}
+
+// A runtime that chooses its sessions' ids (Codex, Gemini): session/start
+// returns the id the runtime gave, every event carries it, a client's id
+// for a new session is refused with data saying why, and a session that
+// never had a turn cannot come back under its id once its process ended.
+func TestRuntimeChoosesTheID(t *testing.T) {
+	a := newMem()
+	a.choosesIDs = true
+	e, wsID := newEngine(t, a, nil)
+	w := newRecorder("c1")
+	res, err := e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := <-a.started
+	if res.SessionID != ms.id || !strings.HasPrefix(res.SessionID, "mem-") {
+		t.Fatalf("session/start returned %q; the runtime named it %q", res.SessionID, ms.id)
+	}
+	if ev := w.await(t, "event/session_start"); ev["session_id"] != ms.id {
+		t.Fatalf("session_start carries %v", ev["session_id"])
+	}
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "hi", SessionID: ms.id}); err != nil {
+		t.Fatal(err)
+	}
+	<-ms.turns
+	ms.sink(runtimes.TurnCompleted{StopReason: "end_turn"})
+	if ev := w.await(t, "event/turn_completed"); ev["session_id"] != ms.id {
+		t.Fatalf("turn_completed carries %v", ev["session_id"])
+	}
+
+	_, err = e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID, SessionID: "0b9c3d6e-1111-4222-8333-444455556666"})
+	var rerr *rpc.Error
+	if !errors.As(err, &rerr) || rerr.Code != rpc.CodeInvalidParams {
+		t.Fatalf("a client's id for a new session = %v, want -32602", err)
+	}
+	if d := rerr.Data.(map[string]any); d["field"] != "session_id" || d["agent_type"] != "mem" || d["reason"] == "" {
+		t.Fatalf("error data %v does not say why", d)
+	}
+
+	// Started, never sent to, stopped: nothing to resume.
+	res, err = e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-a.started
+	if _, err := e.Stop(context.Background(), res.SessionID, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Send(context.Background(), w, SendOptions{Prompt: "late", SessionID: res.SessionID})
+	if !errors.As(err, &rerr) || rerr.Code != rpc.CodeSessionNotFound || rerr.Data.(map[string]any)["reason"] != "ended_before_first_turn" {
+		t.Fatalf("send to a session that ended before its first turn = %v", err)
+	}
+	if len(a.started) != 0 {
+		t.Fatal("a process was started for a session that cannot be resumed")
+	}
+	// The one with a turn resumes under its id.
+	if _, err := e.Stop(context.Background(), ms.id, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "again", SessionID: ms.id}); err != nil {
+		t.Fatal(err)
+	}
+	if again := <-a.started; again.id != ms.id || !again.resume {
+		t.Fatalf("resumed as %q (resume %v), want %q", again.id, again.resume, ms.id)
 	}
 }

@@ -140,27 +140,28 @@ func (s *session) ensureProcess(ctx context.Context, method string) error {
 	req := runtimes.StartRequest{SessionID: s.id, Resume: resume, Dir: s.dir, Model: s.opts.Model,
 		PermissionMode: s.opts.PermissionMode, Yolo: s.opts.Yolo}
 	sink := func(ev runtimes.Event) { s.onEvent(gen, ev) }
-	var named chan struct{}
+	var early *earlyEvents
 	if s.id == "" {
-		// Events wait until the session has the id the runtime chose.
-		named = make(chan struct{})
-		sink = func(ev runtimes.Event) { <-named; s.onEvent(gen, ev) }
+		// Events are held until the session has the id the runtime chose.
+		early = &earlyEvents{}
+		sink = func(ev runtimes.Event) { early.handle(ev, func(ev runtimes.Event) { s.onEvent(gen, ev) }) }
 	}
 	rt, err := s.adapter.Start(ctx, req, sink)
-	s.mu.Lock()
-	if err == nil && named != nil {
-		if idErr := runtimes.ValidSessionID(rt.ID()); idErr != nil {
-			close(named)
-			s.mu.Unlock()
+	if err == nil && early != nil {
+		id := rt.ID()
+		if idErr := runtimes.ValidSessionID(id); idErr != nil {
+			early.release(func(ev runtimes.Event) { s.onEvent(gen, ev) })
 			s.closeRuntime(ctx, rt)
-			s.mu.Lock()
 			err = fmt.Errorf("the runtime chose an unusable session id: %w", idErr)
 		} else {
-			s.id = rt.ID()
-			s.log = s.log.With(zap.String("session", s.id))
-			close(named) // the sink now waits for mu, then sees the id
+			s.mu.Lock()
+			s.id = id
+			s.log = s.log.With(zap.String("session", id))
+			s.mu.Unlock()
+			early.release(func(ev runtimes.Event) { s.onEvent(gen, ev) })
 		}
 	}
+	s.mu.Lock()
 	if err == nil && s.exitedGen == gen {
 		// Its events run ahead of Start's return: the process is already gone.
 		err = errors.New("the CLI exited as soon as it started")
@@ -278,6 +279,35 @@ func (s *session) send(ctx context.Context, text string) error {
 		return registry.Failing(rpc.MethodSessionSend, s.agentType, err)
 	}
 	return nil
+}
+
+// earlyEvents holds a new session's events until the runtime has named it;
+// from then on they pass straight through, in order.
+type earlyEvents struct {
+	mu    sync.Mutex
+	named bool
+	held  []runtimes.Event
+}
+
+func (q *earlyEvents) handle(ev runtimes.Event, on func(runtimes.Event)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.named {
+		q.held = append(q.held, ev)
+		return
+	}
+	on(ev)
+}
+
+// release delivers the held events and lets later ones through.
+func (q *earlyEvents) release(on func(runtimes.Event)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.named = true
+	for _, ev := range q.held {
+		on(ev)
+	}
+	q.held = nil
 }
 
 // closeRuntime ends a process the engine will not keep.
