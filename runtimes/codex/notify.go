@@ -179,6 +179,12 @@ func liveMessage(threadID string, p itemParams) (rpc.Message, bool) {
 		}
 		return rollout.NewMessage(threadID, it.ID, rpc.MessageAssistant, stamp, content), true
 	case "commandExecution":
+		if it.Status == "declined" {
+			// The rollout keeps no item for a declined command (only the
+			// model's call and Codex's refusal): a message for it would
+			// vanish from history. The prompt and its resolution tell it.
+			return rpc.Message{}, false
+		}
 		out := ""
 		if it.AggregatedOutput != nil {
 			out = *it.AggregatedOutput
