@@ -65,6 +65,8 @@ type Adapter struct {
 	cfg      Config
 	log      *zap.Logger
 	rollouts *rollout.Store
+	// tap sees every stdout line of every session (tests capture goldens).
+	tap func(line []byte)
 }
 
 var _ runtimes.Adapter = (*Adapter)(nil)

@@ -126,7 +126,9 @@ func TestLiveTextTurns(t *testing.T) {
 		return fakeopenai.Echo(r)
 	})
 	began := time.Now()
+	c := captureLines(t, l, "text_turns")
 	s, evs := l.start(t, runtimes.StartRequest{})
+	c.setThread(s.ID())
 	startLatency := time.Since(began)
 	if runtimes.ValidSessionID(s.ID()) != nil {
 		t.Fatalf("session id %q", s.ID())
@@ -206,7 +208,9 @@ func rssKiB(mark string) map[string]int {
 
 func TestLivePermissions(t *testing.T) {
 	l := newLive(t, commands)
+	c := captureLines(t, l, "permissions")
 	s, evs := l.start(t, runtimes.StartRequest{PermissionMode: rpc.PermissionDefault})
+	c.setThread(s.ID())
 
 	ask := func(cmd string, decision runtimes.Decision) (runtimes.PromptRequested, runtimes.Event) {
 		t.Helper()
@@ -278,7 +282,9 @@ func TestLiveInterrupt(t *testing.T) {
 		}
 		return fakeopenai.Echo(r)
 	})
+	c := captureLines(t, l, "interrupt")
 	s, evs := l.start(t, runtimes.StartRequest{})
+	c.setThread(s.ID())
 	send(t, s, "slow")
 	partial := await(t, evs, func(d runtimes.MessageDelta) bool { return d.Phase == rpc.PhaseText })
 	if err := s.Interrupt(context.Background()); err != nil {
@@ -384,7 +390,9 @@ func TestLiveQuestionInPlanMode(t *testing.T) {
 				{"label": "No", "description": "Stop here."}},
 		}}})
 	})
+	c := captureLines(t, l, "question")
 	s, evs := l.start(t, runtimes.StartRequest{PermissionMode: rpc.PermissionPlan})
+	c.setThread(s.ID())
 	send(t, s, "plan something")
 	q := await(t, evs, func(p runtimes.PromptRequested) bool { return p.Question != nil })
 	if qs := q.Question.Questions; len(qs) != 1 || qs[0].Question != "Proceed with the plan?" || len(qs[0].Options) != 2 {

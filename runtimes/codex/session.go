@@ -86,6 +86,9 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, pol thre
 		// The peer reads what the runner reads; the pipe write returns once
 		// the peer has taken the line, so nothing is lost at exit.
 		OnLine: func(line []byte) {
+			if a.tap != nil {
+				a.tap(line)
+			}
 			_, _ = pw.Write(append(line, '\n'))
 		},
 		OnStderr:   func(line []byte) { a.log.Debug("codex stderr", zap.ByteString("line", line)) },
