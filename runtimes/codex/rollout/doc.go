@@ -14,8 +14,11 @@
 // they hold only what the user typed, with the ids the app-server's live
 // item notifications carry, whereas response_item messages also hold the
 // context Codex injects (developer instructions, <environment_context>,
-// AGENTS.md). Reasoning, tool calls and their output come from
-// response_item lines. Store keeps, per rollout, the byte offsets of its
+// AGENTS.md). Commands and file changes come from their thread items
+// (CommandExecution, FileChange: the call and its outcome, under the call
+// id), as app-server streams them live, so that the codex adapter's live
+// messages equal the stored ones (ToolMessage, NewMessage); reasoning comes
+// from response_item lines (its id is the same). Store keeps, per rollout, the byte offsets of its
 // message lines, extended from the old end when the file grows, so paging
 // never re-reads a whole rollout; Tail follows one rollout through the
 // daemon's shared watcher (internal/fswatch).

@@ -47,6 +47,13 @@ type Item struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
+	// CommandExecution
+	Command          []string `json:"command"`
+	Status           string   `json:"status"`
+	AggregatedOutput string   `json:"aggregated_output"`
+	ExitCode         *int     `json:"exit_code"`
+	// FileChange
+	Changes []ChangeEntry `json:"changes"`
 }
 
 // ParseLine decodes one rollout line. A field of an unexpected type is left
@@ -75,14 +82,20 @@ func (l Line) kind() string {
 }
 
 // messageKinds are the line kinds that are messages, and the role of each.
+//
+// Commands and file changes come from their thread items
+// (CommandExecution, FileChange), which hold the call and its outcome
+// together, under the call id, exactly as app-server's live item/completed
+// does; the response_item function_call / custom_tool_call lines and their
+// outputs are the model's side of the same calls and are not messages (nor
+// are calls without a thread item, such as write_stdin or update_plan,
+// which are plumbing).
 var messageKinds = map[string]rpc.MessageType{
-	"event_msg/item_completed/UserMessage":  rpc.MessageUser,
-	"event_msg/item_completed/AgentMessage": rpc.MessageAssistant,
-	"response_item/reasoning":               rpc.MessageAssistant,
-	"response_item/function_call":           rpc.MessageAssistant,
-	"response_item/custom_tool_call":        rpc.MessageAssistant,
-	"response_item/function_call_output":    rpc.MessageUser,
-	"response_item/custom_tool_call_output": rpc.MessageUser,
+	"event_msg/item_completed/UserMessage":      rpc.MessageUser,
+	"event_msg/item_completed/AgentMessage":     rpc.MessageAssistant,
+	"event_msg/item_completed/CommandExecution": rpc.MessageAssistant,
+	"event_msg/item_completed/FileChange":       rpc.MessageAssistant,
+	"response_item/reasoning":                   rpc.MessageAssistant,
 }
 
 // isMessage reports whether ToMessage accepts l; it looks only at the
@@ -107,11 +120,23 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 	}
 	p := l.Payload
 	id := p.ID
-	role := string(typ)
 	content := []rpc.ContentBlock{}
 	switch l.Type + "/" + p.Type {
 	case "event_msg/item_completed":
 		id = p.Item.ID
+		switch p.Item.Type {
+		case "CommandExecution", "FileChange":
+			it := ToolItem{ID: id, Status: p.Item.Status, Output: p.Item.AggregatedOutput, ExitCode: p.Item.ExitCode}
+			if p.Item.Type == "CommandExecution" {
+				it.Argv = p.Item.Command
+				if it.Argv == nil {
+					it.Argv = []string{}
+				}
+			} else {
+				it.Changes = p.Item.Changes
+			}
+			return ToolMessage(threadID, timestamp(l.Timestamp), it), true
+		}
 		for _, c := range p.Item.Content {
 			if (c.Type == "text" || c.Type == "Text") && c.Text != "" {
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: c.Text})
@@ -123,29 +148,11 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: s.Text})
 			}
 		}
-	case "response_item/function_call":
-		content = append(content, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: p.CallID, Name: p.Name, Input: toolInput(p.Arguments)})
-	case "response_item/custom_tool_call":
-		// A freeform tool (apply_patch): its input is text, not JSON.
-		content = append(content, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: p.CallID, Name: p.Name, Input: jsonString(p.Input)})
-	case "response_item/function_call_output", "response_item/custom_tool_call_output":
-		content = append(content, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: p.CallID, Content: toolOutput(p.Output)})
 	}
 	if id == "" {
 		id = "line-" + strconv.FormatInt(off, 10)
 	}
-	body := rpc.MessageBody{Role: role, Content: content}
-	if typ == rpc.MessageAssistant {
-		body.ID = id
-	}
-	return rpc.Message{
-		ID:        id,
-		SessionID: threadID,
-		Type:      typ,
-		UUID:      id,
-		Timestamp: timestamp(l.Timestamp),
-		Message:   body,
-	}, true
+	return NewMessage(threadID, id, typ, timestamp(l.Timestamp), content), true
 }
 
 // now is the clock for lines without a valid timestamp.

@@ -22,7 +22,8 @@ type lineGolden struct {
 }
 
 // TestLineGolden converts every line of the captured rollout (real CLI) and
-// of synthetic.jsonl (line kinds the capture lacks: apply_patch calls,
+// of synthetic.jsonl (line kinds the capture lacks: apply_patch calls, which
+// are no messages without their FileChange item,
 // structured output, malformed and odd lines) and compares the result with
 // testdata/<name>.golden.json; -update rewrites those.
 func TestLineGolden(t *testing.T) {
@@ -91,7 +92,7 @@ func TestSyntheticSkipsContext(t *testing.T) {
 		}
 		off += int64(len(sc.Bytes())) + 1
 	}
-	want := "ctc_1 line-879 line-1085 line-1260 u_1 line-2060 msg_2"
+	want := "call_2 u_1 line-2060 msg_2"
 	if got := strings.Join(ids, " "); got != want {
 		t.Errorf("message ids %s, want %s", got, want)
 	}

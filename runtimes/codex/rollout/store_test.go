@@ -57,7 +57,7 @@ func TestListByCwd(t *testing.T) {
 	if got := ids(list); !slices.Equal(got, []string{threadC, threadA}) {
 		t.Fatalf("List(ws) = %v", got)
 	}
-	if l := list[0]; l.Summary != "run echo please" || l.MessageCount != 8 || l.LastUpdated == "" {
+	if l := list[0]; l.Summary != "run echo please" || l.MessageCount != 7 || l.LastUpdated == "" {
 		t.Errorf("summary %+v", l)
 	}
 	if got, _ := s.List(ctx, other); !slices.Equal(ids(got), []string{threadB}) {
@@ -92,7 +92,7 @@ func TestListByCwd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(list); !slices.Equal(got, []string{threadA, threadC}) || list[0].MessageCount != 9 {
+	if got := ids(list); !slices.Equal(got, []string{threadA, threadC}) || list[0].MessageCount != 8 {
 		t.Errorf("after growth: %v %+v", got, list)
 	}
 	if s.fullScans.Load() != scans || s.scannedBytes.Load() != bytes+int64(len(more)) {
@@ -141,7 +141,7 @@ func TestMessagesPaging(t *testing.T) {
 	ctx := context.Background()
 	s := New(home, nil)
 	all, total, err := s.Messages(ctx, ws, threadA, 0, 100, false)
-	if err != nil || total != 8 || len(all) != 8 {
+	if err != nil || total != 7 || len(all) != 7 {
 		t.Fatalf("Messages: %d of %d, %v", len(all), total, err)
 	}
 	var allIDs []string
@@ -169,7 +169,7 @@ func TestMessagesPaging(t *testing.T) {
 			}
 		}
 	}
-	if page, n, err := s.Messages(ctx, ws, threadA, 50, 10, true); err != nil || n != 8 || len(page) != 0 {
+	if page, n, err := s.Messages(ctx, ws, threadA, 50, 10, true); err != nil || n != 7 || len(page) != 0 {
 		t.Errorf("page past the end: %d, %d, %v", len(page), n, err)
 	}
 	if _, _, err := s.Messages(ctx, other, threadA, 0, 10, false); !errors.Is(err, runtimes.ErrNoSession) {
@@ -219,7 +219,7 @@ func TestMessagesManyThreads(t *testing.T) {
 	}
 	id := fmt.Sprintf("01a205e0-0000-7000-8000-%012d", 42)
 	install(t, home, "exec.jsonl", "2026/11/24", id, ws)
-	if _, n, err := s.Messages(context.Background(), ws, id, 0, 1, false); err != nil || n != 8 {
+	if _, n, err := s.Messages(context.Background(), ws, id, 0, 1, false); err != nil || n != 7 {
 		t.Errorf("new thread: %d, %v", n, err)
 	}
 }

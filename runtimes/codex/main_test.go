@@ -1,0 +1,85 @@
+package codex
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fakeCLIEnv makes the test binary a fake `codex app-server` that misbehaves
+// on demand, for the faults the real CLI cannot be made to show.
+const fakeCLIEnv = "CODEX_FAKE_CLI"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeCLIEnv); mode != "" {
+		os.Exit(fakeCLI(mode))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// fakeThread is the thread id the fake app-server hands out.
+const fakeThread = "01a20000-0000-7000-8000-00000000fa4e"
+
+// fakeCLI speaks just enough app-server (no "jsonrpc", like Codex) to start
+// a thread; each turn/start then goes by mode:
+//   - garbage: a line that is no JSON, then a normal answer and turn end;
+//   - bigline: one line over the runner's limit;
+//   - crash: exit 3 in the middle of the turn;
+//   - hang: start the turn and then print nothing.
+//
+// "--version" prints a version, except in mode badversion, which fails.
+func fakeCLI(mode string) int {
+	if len(os.Args) > 1 && os.Args[1] == "--version" {
+		if mode == "badversion" {
+			fmt.Fprintln(os.Stderr, "error: no license")
+			return 2
+		}
+		fmt.Println("codex-cli 9.9.9")
+		return 0
+	}
+	out := bufio.NewWriter(os.Stdout)
+	send := func(s string, args ...any) {
+		fmt.Fprintf(out, s+"\n", args...)
+		_ = out.Flush()
+	}
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil {
+			return 4
+		}
+		switch m.Method {
+		case "initialize":
+			send(`{"id":%s,"result":{"userAgent":"fake","codexHome":"/nonexistent/.codex"}}`, m.ID)
+		case "thread/start":
+			send(`{"id":%s,"result":{"thread":{"id":%q},"model":"m"}}`, m.ID, fakeThread)
+		case "turn/start":
+			send(`{"id":%s,"result":{"turn":{"id":"turn-1","status":"inProgress"}}}`, m.ID)
+			send(`{"method":"turn/started","params":{"threadId":%q,"turn":{"id":"turn-1"}}}`, fakeThread)
+			switch mode {
+			case "garbage":
+				send("Warning: something odd happened")
+				send(`{"method":"item/completed","params":{"threadId":%q,"turnId":"turn-1","item":{"type":"agentMessage","id":"msg_1","text":"fine"}}}`, fakeThread)
+				send(`{"method":"thread/tokenUsage/updated","params":{"threadId":%q,"turnId":"turn-1","tokenUsage":{"last":{"inputTokens":3,"outputTokens":1}}}}`, fakeThread)
+				send(`{"method":"turn/completed","params":{"threadId":%q,"turn":{"id":"turn-1","status":"completed","durationMs":5}}}`, fakeThread)
+			case "bigline":
+				send(`{"method":"item/agentMessage/delta","params":{"delta":"%s"}}`, strings.Repeat("x", 9<<20))
+			case "crash":
+				return 3
+			case "hang":
+			}
+		}
+	}
+	return 0
+}
