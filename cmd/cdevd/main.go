@@ -30,6 +30,7 @@ import (
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
+	"github.com/cdevd/cdevd/runtimes/codex"
 )
 
 func main() {
@@ -96,6 +97,7 @@ func home() (string, error) {
 func adapters(log *zap.Logger, stall time.Duration) []runtimes.Adapter {
 	return []runtimes.Adapter{
 		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude")}),
+		codex.New(codex.Config{StallTimeout: stall, Logger: log.Named("codex")}),
 	}
 }
 
