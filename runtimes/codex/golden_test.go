@@ -119,11 +119,8 @@ func replay(t *testing.T, lines []byte) []runtimes.Event {
 			}
 			_ = json.Unmarshal(m.Params, &p)
 			id := requestID(p.RequestID)
-			if pr, ok := s.turn.Pending()[id].(*prompt); ok {
-				if _, err := s.turn.Claim(id); err == nil {
-					pr.answered.Store(true)
-					s.turn.Answered(id)
-				}
+			if _, err := s.turn.Claim(id); err == nil {
+				s.turn.Answered(id)
 			}
 			s.onNotification(m.Method, m.Params)
 		default:

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -36,9 +35,6 @@ type prompt struct {
 	req         *stdiorpc.Request
 	questionIDs []string // nil for a permission
 	questions   []rpc.Question
-	// answered is set while an answer is on its way, so that the
-	// serverRequest/resolved it causes is not taken for a cancellation.
-	answered atomic.Bool
 }
 
 // requestID is a server request's id as clients see it: Codex's integer
@@ -178,9 +174,7 @@ func (s *session) Respond(_ context.Context, id string, a runtimes.Answer) error
 		s.turn.Unclaim(id)
 		return err
 	}
-	pr.answered.Store(true)
 	if err := pr.req.Reply(result); err != nil {
-		pr.answered.Store(false)
 		s.turn.Unclaim(id)
 		if errors.Is(err, stdiorpc.ErrClosed) {
 			return fmt.Errorf("codex: answer %s: %w", id, runtimes.ErrExited)
@@ -192,12 +186,10 @@ func (s *session) Respond(_ context.Context, id string, a runtimes.Answer) error
 }
 
 // resolved is serverRequest/resolved: Codex no longer waits for request id.
-// After our own answer that is expected; otherwise (an interrupt) the
-// prompt is withdrawn.
+// After our own answer that is expected (the kit ignores a cancel of a
+// prompt being answered); otherwise (an interrupt) the prompt is withdrawn.
 func (s *session) resolved(id string) {
-	if pr, ok := s.turn.Pending()[id].(*prompt); ok && !pr.answered.Load() {
-		s.turn.Cancel(id)
-	}
+	s.turn.Cancel(id)
 }
 
 // answer is the reply Codex expects for a.

@@ -227,12 +227,13 @@ func (t *Turn) Answered(id string) {
 }
 
 // Cancel withdraws a prompt the CLI no longer waits on; false if it was
-// not pending.
+// not pending, or is being answered (CLIs that confirm an answer with a
+// "resolved" notice send it for answered prompts too: that is no cancel).
 func (t *Turn) Cancel(id string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i := t.indexLocked(id)
-	if i < 0 {
+	if i < 0 || t.pending[i].answered {
 		return false
 	}
 	t.pending = append(t.pending[:i], t.pending[i+1:]...)
