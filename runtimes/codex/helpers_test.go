@@ -36,6 +36,13 @@ func (e *events) add(ev runtimes.Event) {
 	e.changed = make(chan struct{})
 }
 
+// wait is closed by the next event.
+func (e *events) wait() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed
+}
+
 func (e *events) all() []runtimes.Event {
 	e.mu.Lock()
 	defer e.mu.Unlock()
