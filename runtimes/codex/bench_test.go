@@ -142,4 +142,3 @@ func rawFirstDelta(b *testing.B, bin string, env []string, ws string) (thread, d
 	next(func(_ int, method string, _ json.RawMessage) bool { return method == "item/agentMessage/delta" })
 	return thread, time.Since(t0)
 }
-
