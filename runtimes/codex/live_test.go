@@ -409,3 +409,38 @@ func TestLiveQuestionInPlanMode(t *testing.T) {
 		t.Errorf("the model got %+v", out)
 	}
 }
+
+// Stopping a session mid-turn interrupts the turn first: it ends as
+// interrupted (not as a CLI that died under it), Codex records it in the
+// rollout (turn_aborted), and then the process group ends.
+func TestLiveStopMidTurnClosesTheTurn(t *testing.T) {
+	l := newLive(t, func(r fakeopenai.Request) fakeopenai.Reply {
+		if r.LastUserText() == "slow" {
+			return fakeopenai.Slow("tick1 tick2 tick3 tick4 tick5 tick6 tick7 tick8 tick9 tick10", 300*time.Millisecond)
+		}
+		return fakeopenai.Echo(r)
+	})
+	s, evs := l.start(t, runtimes.StartRequest{})
+	send(t, s, "slow")
+	await(t, evs, func(d runtimes.MessageDelta) bool { return d.Phase == rpc.PhaseText })
+	closeSession(t, s)
+	all := evs.all()
+	if c := count[runtimes.TurnCompleted](all) + count[runtimes.TurnFailed](all); c != 1 {
+		t.Fatalf("%d terminal events for one stopped turn: %s", c, describe(all))
+	}
+	// Ended by the interrupt, not by the process going away under it.
+	if f, ok := terminalFrom(t, evs, 0).(runtimes.TurnFailed); !ok || f.Code != runtimes.CodeInterrupted {
+		t.Fatalf("the stopped turn ended %s", describe(all))
+	}
+	path, ok := l.a.rollouts.Locate(s.ID())
+	if !ok {
+		t.Fatal("no rollout for the stopped thread")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"type":"turn_aborted"`) {
+		t.Fatalf("the rollout does not record the stopped turn as aborted:\n%s", b)
+	}
+}

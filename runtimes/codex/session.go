@@ -330,10 +330,24 @@ func (s *session) Interrupt(ctx context.Context) error {
 // when ctx ends) and returns once ProcessExited was delivered.
 func (s *session) Close(ctx context.Context) error {
 	s.setStopReason("stopped")
+	if s.turn.Busy() {
+		// Interrupted first, the turn ends as what it is (interrupted by
+		// the user, not a crash) before the group goes; bounded, as the
+		// process ends either way.
+		ictx, cancel := context.WithTimeout(ctx, interruptBeforeStop)
+		if err := s.Interrupt(ictx); err == nil {
+			s.turn.WaitIdle(ictx)
+		}
+		cancel()
+	}
 	err := s.p.Stop(ctx)
 	<-s.em.Done()
 	return err
 }
+
+// interruptBeforeStop bounds how long a stop waits for Codex to close the
+// running turn (7–11 ms measured) before ending the process group.
+const interruptBeforeStop = time.Second
 
 func (s *session) setStopReason(reason string) {
 	s.mu.Lock()

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -29,6 +30,7 @@ type Turn struct {
 	stall Staller
 
 	mu          sync.Mutex
+	idle        chan struct{} // closed when the running turn ends; nil while none runs
 	busy        bool
 	interrupted bool
 	exited      bool
@@ -69,9 +71,33 @@ func (t *Turn) Begin() error {
 		return runtimes.ErrBusy
 	}
 	t.busy, t.interrupted = true, false
+	t.idle = make(chan struct{})
 	t.stall.ArmStall()
 	t.em.Emit(runtimes.ActivityChanged{Activity: rpc.ActivityThinking})
 	return nil
+}
+
+// WaitIdle waits until no turn runs, or ctx ends.
+func (t *Turn) WaitIdle(ctx context.Context) {
+	t.mu.Lock()
+	idle := t.idle
+	t.mu.Unlock()
+	if idle == nil {
+		return
+	}
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
+}
+
+// goIdleLocked marks the turn over and wakes WaitIdle.
+func (t *Turn) goIdleLocked() {
+	t.busy, t.interrupted = false, false
+	if t.idle != nil {
+		close(t.idle)
+		t.idle = nil
+	}
 }
 
 // Abandon takes back a turn the CLI never got (writing it failed): the
@@ -82,7 +108,7 @@ func (t *Turn) Abandon() {
 	if !t.busy {
 		return
 	}
-	t.busy = false
+	t.goIdleLocked()
 	t.stall.DisarmStall()
 	t.em.Emit(runtimes.ActivityChanged{Activity: rpc.ActivityIdle})
 }
@@ -139,7 +165,7 @@ func (t *Turn) endLocked(terminal runtimes.Event) bool {
 	if !t.busy {
 		return false
 	}
-	t.busy, t.interrupted = false, false
+	t.goIdleLocked()
 	t.stall.DisarmStall()
 	t.cancelAllLocked()
 	t.em.Emit(runtimes.ActivityChanged{Activity: rpc.ActivityIdle}, terminal)
