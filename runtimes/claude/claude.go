@@ -10,16 +10,11 @@
 package claude
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +23,7 @@ import (
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude/transcript"
+	"github.com/cdevd/cdevd/runtimes/kit"
 	"github.com/cdevd/cdevd/runtimes/proc"
 )
 
@@ -37,9 +33,6 @@ const ID = "claude"
 // DefaultStallTimeout is how long a turn may go without output before the
 // process is considered hung. Generous: a long tool run prints nothing.
 const DefaultStallTimeout = 5 * time.Minute
-
-// detectTimeout bounds `claude --version` when the caller's ctx has no deadline.
-const detectTimeout = 10 * time.Second
 
 // Config configures the adapter.
 type Config struct {
@@ -66,14 +59,10 @@ var _ runtimes.Adapter = (*Adapter)(nil)
 // New returns an adapter with cfg's defaults filled in.
 func New(cfg Config) *Adapter {
 	if cfg.Env == nil {
-		// The agent runs arbitrary commands: it must not find the token
-		// that drives the daemon in its environment.
-		cfg.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-			return strings.HasPrefix(kv, "CDEVD_TOKEN=")
-		})
+		cfg.Env = kit.Env()
 	}
 	if cfg.Bin == "" {
-		cfg.Bin = lookupEnv(cfg.Env, "CLAUDE_BIN")
+		cfg.Bin = kit.LookupEnv(cfg.Env, "CLAUDE_BIN")
 	}
 	if cfg.Bin == "" {
 		cfg.Bin = "claude"
@@ -93,24 +82,10 @@ func New(cfg Config) *Adapter {
 
 // projectsDir is where the CLI run with env keeps its transcripts.
 func projectsDir(env []string) string {
-	if dir := lookupEnv(env, "CLAUDE_CONFIG_DIR"); dir != "" {
+	if dir := kit.LookupEnv(env, "CLAUDE_CONFIG_DIR"); dir != "" {
 		return filepath.Join(dir, "projects")
 	}
-	home := lookupEnv(env, "HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".claude", "projects")
-}
-
-// lookupEnv is the last value of key in env, as exec would pass it.
-func lookupEnv(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
-			return v
-		}
-	}
-	return ""
+	return filepath.Join(kit.Home(env), ".claude", "projects")
 }
 
 // Info describes the adapter. Every feature is proven by a real-CLI test in
@@ -137,36 +112,7 @@ var version = regexp.MustCompile(`^\d+\.\d+\.\d+\S*`)
 
 // Detect finds the CLI and asks for its version.
 func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
-	path, err := exec.LookPath(a.cfg.Bin)
-	if err != nil {
-		return runtimes.Availability{Reason: "claude not found on PATH (set CLAUDE_BIN)"}
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, detectTimeout)
-		defer cancel()
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = a.cfg.Env
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A child left holding the pipes must not keep Detect waiting.
-	cmd.WaitDelay = time.Second
-	av := runtimes.Availability{Installed: true, Path: path}
-	if err := cmd.Run(); err != nil {
-		av.Reason = strings.TrimSpace(fmt.Sprintf("%s --version: %v: %s", path, err, firstLine(stderr.String())))
-		return av
-	}
-	av.Version = version.FindString(strings.TrimSpace(stdout.String()))
-	if av.Version == "" {
-		av.Reason = fmt.Sprintf("%s --version printed %q, not a version", path, firstLine(stdout.String()))
-	}
-	return av
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
+	return kit.DetectVersion(ctx, ID, a.cfg.Bin, "CLAUDE_BIN", a.cfg.Env, version)
 }
 
 // Start spawns the CLI for req. A resumed id must have a transcript; a new

@@ -11,16 +11,11 @@
 package codex
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -29,6 +24,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/codex/rollout"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 // ID is the runtime id, the agent_type clients send.
@@ -37,9 +33,6 @@ const ID = "codex"
 // DefaultStallTimeout is how long a turn may go without output before the
 // process is considered hung. Generous: a long command prints nothing.
 const DefaultStallTimeout = 5 * time.Minute
-
-// detectTimeout bounds `codex --version` when the caller's ctx has no deadline.
-const detectTimeout = 10 * time.Second
 
 // handshakeTimeout bounds initialize and thread/start|resume when the
 // caller's ctx has none. Measured: 0.15-0.34 s to initialize, 20-50 ms for
@@ -74,14 +67,10 @@ var _ runtimes.Adapter = (*Adapter)(nil)
 // New returns an adapter with cfg's defaults filled in.
 func New(cfg Config) *Adapter {
 	if cfg.Env == nil {
-		// The agent runs arbitrary commands: it must not find the token
-		// that drives the daemon in its environment.
-		cfg.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-			return strings.HasPrefix(kv, "CDEVD_TOKEN=")
-		})
+		cfg.Env = kit.Env()
 	}
 	if cfg.Bin == "" {
-		cfg.Bin = lookupEnv(cfg.Env, "CODEX_BIN")
+		cfg.Bin = kit.LookupEnv(cfg.Env, "CODEX_BIN")
 	}
 	if cfg.Bin == "" {
 		cfg.Bin = "codex"
@@ -101,24 +90,10 @@ func New(cfg Config) *Adapter {
 
 // codexHome is where the CLI run with env keeps its state.
 func codexHome(env []string) string {
-	if dir := lookupEnv(env, "CODEX_HOME"); dir != "" {
+	if dir := kit.LookupEnv(env, "CODEX_HOME"); dir != "" {
 		return dir
 	}
-	home := lookupEnv(env, "HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".codex")
-}
-
-// lookupEnv is the last value of key in env, as exec would pass it.
-func lookupEnv(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
-			return v
-		}
-	}
-	return ""
+	return filepath.Join(kit.Home(env), ".codex")
 }
 
 // Info describes the adapter. Every feature is proven by a real-CLI test in
@@ -145,37 +120,7 @@ var version = regexp.MustCompile(`\d+\.\d+\.\d+\S*`)
 
 // Detect finds the CLI and asks for its version.
 func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
-	path, err := exec.LookPath(a.cfg.Bin)
-	if err != nil {
-		return runtimes.Availability{Reason: "codex not found on PATH (set CODEX_BIN)"}
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, detectTimeout)
-		defer cancel()
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = a.cfg.Env
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A child left holding the pipes (the Node shim's native binary) must
-	// not keep Detect waiting.
-	cmd.WaitDelay = time.Second
-	av := runtimes.Availability{Installed: true, Path: path}
-	if err := cmd.Run(); err != nil {
-		av.Reason = strings.TrimSpace(fmt.Sprintf("%s --version: %v: %s", path, err, firstLine(stderr.String())))
-		return av
-	}
-	av.Version = version.FindString(firstLine(stdout.String()))
-	if av.Version == "" {
-		av.Reason = fmt.Sprintf("%s --version printed %q, not a version", path, firstLine(stdout.String()))
-	}
-	return av
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
+	return kit.DetectVersion(ctx, ID, a.cfg.Bin, "CODEX_BIN", a.cfg.Env, version)
 }
 
 // permissionModes are the modes policy maps faithfully onto Codex.

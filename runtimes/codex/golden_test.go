@@ -78,7 +78,7 @@ func (c *capture) setThread(id string) {
 	c.thread = id
 }
 
-func codextestHome(l *liveEnv) string { return lookupEnv(l.env, "HOME") }
+func codextestHome(l *liveEnv) string { return kit.LookupEnv(l.env, "HOME") }
 
 // replay feeds captured lines to a session without a process, as the peer
 // would: requests to onRequest, notifications to onNotification, replies to
