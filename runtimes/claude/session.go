@@ -37,13 +37,10 @@ type session struct {
 
 	mu         sync.Mutex
 	interrupts int             // numbers our interrupt requests
-	stopReason string          // why cdevd stopped the process, for ProcessExited
 	allowed    map[string]bool // tools the user allowed for the session
 	stream     streamState
 
-	stopOnce    sync.Once
-	stopReq     chan struct{} // closed to have stopper stop the process
-	stopperDone chan struct{}
+	stop *kit.Stopper
 	// replies are control responses being written; added to only by the
 	// stdout reader, so they are all counted once the process is done.
 	replies sync.WaitGroup
@@ -63,15 +60,14 @@ func newSession(id string, sink runtimes.Sink, log *zap.Logger) *session {
 	}
 	em := kit.NewEmitter(sink, log)
 	return &session{
-		id:          id,
-		log:         log,
-		ready:       make(chan struct{}),
-		em:          em,
-		turn:        kit.NewTurn(em, nil),
-		allowed:     map[string]bool{},
-		stream:      newStreamState(),
-		stopReq:     make(chan struct{}),
-		stopperDone: make(chan struct{}),
+		id:      id,
+		log:     log,
+		ready:   make(chan struct{}),
+		em:      em,
+		turn:    kit.NewTurn(em, nil),
+		allowed: map[string]bool{},
+		stream:  newStreamState(),
+		stop:    kit.NewStopper(),
 	}
 }
 
@@ -79,7 +75,7 @@ func newSession(id string, sink runtimes.Sink, log *zap.Logger) *session {
 func (s *session) run(p *proc.Process) {
 	s.attach(p, p)
 	s.em.Run()
-	go s.stopper()
+	s.stop.Watch(p)
 	go s.wait()
 }
 
@@ -95,15 +91,10 @@ func (s *session) attach(p *proc.Process, c cli) {
 // prompts are withdrawn, and ProcessExited comes last.
 func (s *session) wait() {
 	<-s.p.Done()
-	<-s.stopperDone
+	s.stop.Wait()
 	s.replies.Wait() // a write to a dead process fails at once
 	code := s.p.ExitCode()
-	s.mu.Lock()
-	reason := s.stopReason
-	s.mu.Unlock()
-	if reason == "" {
-		reason = "exited"
-	}
+	reason := s.stop.Reason()
 	s.log.Info("claude exited", zap.Int("code", code), zap.String("reason", reason))
 	s.turn.Exit(code, reason, fmt.Sprintf("claude exited with code %d during the turn", code))
 }
@@ -171,55 +162,22 @@ func (s *session) Interrupt(context.Context) error {
 // Close stops the process group (stdin closed, SIGTERM, SIGKILL after the
 // grace or when ctx ends) and returns once ProcessExited was delivered.
 func (s *session) Close(ctx context.Context) error {
-	s.mu.Lock()
-	if s.stopReason == "" {
-		s.stopReason = "stopped"
-	}
-	s.mu.Unlock()
+	s.stop.Because("stopped")
 	err := s.p.Stop(ctx)
 	<-s.em.Done()
 	return err
 }
 
-// stopAsync stops the process from a callback of the process itself, which
-// must not wait for the process (its reader would wait for it in turn).
-func (s *session) stopAsync(reason string) {
-	s.mu.Lock()
-	if s.stopReason == "" {
-		s.stopReason = reason
-	}
-	s.mu.Unlock()
-	s.stopOnce.Do(func() { close(s.stopReq) })
-}
-
-// stopper runs the stop stopAsync asks for, on a goroutine that ends with
-// the process either way.
-func (s *session) stopper() {
-	defer close(s.stopperDone)
-	select {
-	case <-s.stopReq:
-		_ = s.p.Stop(context.Background())
-	case <-s.p.Done():
-	}
-}
-
-// stall is proc's OnStall: the turn produced no output for too long. A turn
-// that ended while the timer fired is no stall.
+// stall is proc's OnStall.
 func (s *session) stall() {
 	<-s.ready
-	if s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeStallTimeout,
-		Message: "claude produced no output for too long; stopped"}) {
-		s.stopAsync(runtimes.CodeStallTimeout)
-	}
+	kit.Stalled(s.turn, s.stop, "claude")
 }
 
-// oversize is proc's OnOversize: a stdout line too long to hold was dropped,
-// so the conversation can no longer be followed faithfully.
+// oversize is proc's OnOversize.
 func (s *session) oversize(size int) {
 	<-s.ready
-	s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeOutputTooLarge,
-		Message: fmt.Sprintf("claude printed a %d-byte line, over the limit; stopped", size)})
-	s.stopAsync(runtimes.CodeOutputTooLarge)
+	kit.Oversize(s.turn, s.stop, "claude", size)
 }
 
 func (s *session) writeJSON(v any) error {

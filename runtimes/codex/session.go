@@ -44,17 +44,14 @@ type session struct {
 	// turnID, usage and ended, which Send and Interrupt read too (mu).
 	items map[string]json.RawMessage // fileChange items in progress, by id (their approvals carry no paths)
 
-	mu         sync.Mutex
-	turnID     string        // the running turn's Codex id, once known
-	turnKnown  chan struct{} // closed once turnID is known
-	ended      map[string]bool
-	usage      rpc.Usage
-	stopReason string
+	mu        sync.Mutex
+	turnID    string        // the running turn's Codex id, once known
+	turnKnown chan struct{} // closed once turnID is known
+	ended     map[string]bool
+	usage     rpc.Usage
 
-	stopOnce    sync.Once
-	stopReq     chan struct{}
-	stopperDone chan struct{}
-	exitDone    chan struct{} // closed once ProcessExited was emitted
+	stop     *kit.Stopper
+	exitDone chan struct{} // closed once ProcessExited was emitted
 }
 
 // start runs the process and the handshake; on any failure the process is
@@ -63,16 +60,15 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, pol thre
 	began := time.Now()
 	pr, pw := io.Pipe()
 	s := &session{
-		log:         a.log,
-		pol:         pol,
-		model:       req.Model,
-		stdout:      pw,
-		items:       map[string]json.RawMessage{},
-		ended:       map[string]bool{},
-		turnKnown:   make(chan struct{}),
-		stopReq:     make(chan struct{}),
-		stopperDone: make(chan struct{}),
-		exitDone:    make(chan struct{}),
+		log:       a.log,
+		pol:       pol,
+		model:     req.Model,
+		stdout:    pw,
+		items:     map[string]json.RawMessage{},
+		ended:     map[string]bool{},
+		turnKnown: make(chan struct{}),
+		stop:      kit.NewStopper(),
+		exitDone:  make(chan struct{}),
 	}
 	s.em = kit.NewEmitter(sink, a.log)
 	s.turn = kit.NewTurn(s.em, nil)
@@ -108,12 +104,12 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, pol thre
 		OnNotification: s.onNotification,
 		OnError:        func(err error) { s.log.Warn("codex: skipped a line", zap.Error(err)) },
 	}, stdiorpc.Options{Logger: a.log})
-	go s.stopper()
+	s.stop.Watch(p)
 	go s.wait()
 
 	id, err := a.handshake(ctx, s, req)
 	if err != nil {
-		s.stopAsync("start_failed")
+		s.stop.Async("start_failed")
 		<-s.exitDone
 		return nil, err
 	}
@@ -226,11 +222,9 @@ func (s *session) wait() {
 	<-s.p.Done()
 	s.stdout.Close() // EOF to the peer, after every line it was given
 	_ = s.peer.Close()
-	<-s.stopperDone
+	s.stop.Wait()
 	code := s.p.ExitCode()
-	s.mu.Lock()
-	reason := s.stopReason
-	s.mu.Unlock()
+	reason := s.stop.Reason()
 	s.log.Info("codex exited", zap.Int("code", code), zap.String("reason", reason))
 	s.turn.Exit(code, reason, fmt.Sprintf("codex exited with code %d during the turn", code))
 }
@@ -329,7 +323,7 @@ func (s *session) Interrupt(ctx context.Context) error {
 // shim alone would orphan the native app-server; SIGKILL after the grace or
 // when ctx ends) and returns once ProcessExited was delivered.
 func (s *session) Close(ctx context.Context) error {
-	s.setStopReason("stopped")
+	s.stop.Because("stopped")
 	if s.turn.Busy() {
 		// Interrupted first, the turn ends as what it is (interrupted by
 		// the user, not a crash) before the group goes; bounded, as the
@@ -349,42 +343,8 @@ func (s *session) Close(ctx context.Context) error {
 // running turn (7–11 ms measured) before ending the process group.
 const interruptBeforeStop = time.Second
 
-func (s *session) setStopReason(reason string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopReason == "" {
-		s.stopReason = reason
-	}
-}
+// stall is proc's OnStall.
+func (s *session) stall() { kit.Stalled(s.turn, s.stop, "codex") }
 
-// stopAsync stops the process from a callback of the process itself, which
-// must not wait for it.
-func (s *session) stopAsync(reason string) {
-	s.setStopReason(reason)
-	s.stopOnce.Do(func() { close(s.stopReq) })
-}
-
-func (s *session) stopper() {
-	defer close(s.stopperDone)
-	select {
-	case <-s.stopReq:
-		_ = s.p.Stop(context.Background())
-	case <-s.p.Done():
-	}
-}
-
-// stall is proc's OnStall: the turn produced no output for too long.
-func (s *session) stall() {
-	if s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeStallTimeout,
-		Message: "codex produced no output for too long; stopped"}) {
-		s.stopAsync(runtimes.CodeStallTimeout)
-	}
-}
-
-// oversize is proc's OnOversize: a line too long to hold was dropped, so the
-// conversation can no longer be followed faithfully.
-func (s *session) oversize(size int) {
-	s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeOutputTooLarge,
-		Message: fmt.Sprintf("codex printed a %d-byte line, over the limit; stopped", size)})
-	s.stopAsync(runtimes.CodeOutputTooLarge)
-}
+// oversize is proc's OnOversize.
+func (s *session) oversize(size int) { kit.Oversize(s.turn, s.stop, "codex", size) }

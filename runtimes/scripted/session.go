@@ -14,13 +14,6 @@ import (
 	"github.com/cdevd/cdevd/runtimes/proc"
 )
 
-// ProcessExited reasons besides the fault codes (stall_timeout,
-// output_too_large) that made the adapter stop the CLI.
-const (
-	reasonExited  = "exited"  // the CLI ended on its own
-	reasonStopped = "stopped" // Close
-)
-
 // session is one running fake CLI. Turn and prompt state, and the order
 // of events, are the kit's; what is here is the fake's wire.
 type session struct {
@@ -35,9 +28,9 @@ type session struct {
 	hello   chan output
 	greeted bool
 
-	mu         sync.Mutex
-	p          *proc.Process
-	stopReason string // why the adapter is ending the process; "" while it is not
+	mu   sync.Mutex
+	p    *proc.Process
+	stop *kit.Stopper
 }
 
 // promptKind is what a pending prompt needs to be answered: whether it is a
@@ -54,6 +47,7 @@ func newSession(id string, sink runtimes.Sink, cfg Config, log *zap.Logger) *ses
 		log:   log,
 		em:    em,
 		turn:  kit.NewTurn(em, nil),
+		stop:  kit.NewStopper(),
 		hello: make(chan output, 1),
 	}
 }
@@ -63,6 +57,7 @@ func (s *session) attach(p *proc.Process) {
 	defer s.mu.Unlock()
 	s.p = p
 	s.turn.SetStaller(p)
+	s.stop.Watch(p)
 }
 
 // run starts delivering events, once Start has succeeded.
@@ -75,31 +70,13 @@ func (s *session) run() {
 // was running, and ProcessExited comes last.
 func (s *session) watch() {
 	<-s.p.Done()
+	s.stop.Wait()
 	code := s.p.ExitCode()
-	s.mu.Lock()
-	reason := s.stopReason
-	s.mu.Unlock()
-	s.turn.Exit(code, reason, fmt.Sprintf("the CLI exited during the turn (exit code %d)", code))
+	s.turn.Exit(code, s.stop.Reason(), fmt.Sprintf("the CLI exited during the turn (exit code %d)", code))
 }
 
 // stopping reports whether the adapter is ending the process.
-func (s *session) stopping() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stopReason != ""
-}
-
-// stop ends the process after a fault. Stop runs on its own goroutine
-// because it waits for the output readers, which may be the caller.
-func (s *session) stop(reason string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopReason != "" {
-		return
-	}
-	s.stopReason = reason
-	go func() { _ = s.p.Stop(context.Background()) }()
-}
+func (s *session) stopping() bool { return s.stop.Stopping() }
 
 func (s *session) onLine(line []byte) {
 	var o output
@@ -158,26 +135,15 @@ func (s *session) promptFrom(o output) {
 }
 
 func (s *session) onStall() {
-	if s.stopping() {
-		return
-	}
-	if s.turn.End(runtimes.TurnFailed{
-		Code:    runtimes.CodeStallTimeout,
-		Message: fmt.Sprintf("the CLI wrote nothing for %s", s.cfg.StallTimeout),
-	}) {
-		s.stop(runtimes.CodeStallTimeout)
+	if !s.stopping() {
+		kit.Stalled(s.turn, s.stop, "the scripted CLI")
 	}
 }
 
 func (s *session) onOversize(n int) {
-	if s.stopping() {
-		return
+	if !s.stopping() {
+		kit.Oversize(s.turn, s.stop, "the scripted CLI", n)
 	}
-	s.turn.End(runtimes.TurnFailed{
-		Code:    runtimes.CodeOutputTooLarge,
-		Message: fmt.Sprintf("the CLI wrote a %d-byte line (limit %d)", n, s.cfg.MaxLine),
-	})
-	s.stop(runtimes.CodeOutputTooLarge)
 }
 
 func permissionPrompt(p permissionStep) *runtimes.PermissionPrompt {
@@ -265,11 +231,7 @@ func (s *session) Interrupt(ctx context.Context) error {
 
 // Close stops the CLI and returns once ProcessExited was delivered.
 func (s *session) Close(ctx context.Context) error {
-	s.mu.Lock()
-	if s.stopReason == "" {
-		s.stopReason = reasonStopped
-	}
-	s.mu.Unlock()
+	s.stop.Because("stopped")
 	err := s.p.Stop(ctx)
 	<-s.em.Done()
 	return err

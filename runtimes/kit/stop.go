@@ -1,0 +1,99 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// Process is what Stopper needs of a session's process (proc.Process).
+type Process interface {
+	Stop(ctx context.Context) error
+	Done() <-chan struct{}
+}
+
+// Stopper ends a session's process for a reason, once, from any goroutine:
+// the process's own callbacks (a stall, an oversize line) included, which
+// must not wait for the process, since its readers would wait for them.
+// The first reason given is the one ProcessExited reports.
+type Stopper struct {
+	mu     sync.Mutex
+	reason string
+	once   sync.Once
+	req    chan struct{}
+	done   chan struct{}
+}
+
+// NewStopper returns a stopper; Watch starts it.
+func NewStopper() *Stopper {
+	return &Stopper{req: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Watch starts the goroutine that stops p when asked; it ends with p.
+func (s *Stopper) Watch(p Process) {
+	go func() {
+		defer close(s.done)
+		select {
+		case <-s.req:
+			_ = p.Stop(context.Background())
+		case <-p.Done():
+		}
+	}()
+}
+
+// Because records why the process is ending, unless a reason already is.
+func (s *Stopper) Because(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reason == "" {
+		s.reason = reason
+	}
+}
+
+// Async records reason and has the process stopped, without waiting.
+func (s *Stopper) Async(reason string) {
+	s.Because(reason)
+	s.once.Do(func() { close(s.req) })
+}
+
+// Stopping reports whether a reason to end the process was given.
+func (s *Stopper) Stopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reason != ""
+}
+
+// Reason is why the process ended: the first reason given, else "exited"
+// (it ended by itself).
+func (s *Stopper) Reason() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reason == "" {
+		return "exited"
+	}
+	return s.reason
+}
+
+// Wait returns once the Watch goroutine has ended (after the process).
+func (s *Stopper) Wait() { <-s.done }
+
+// Stalled is the stall timer's callback for a session named cli: the turn
+// produced no output for too long, so it fails and the process is stopped.
+// A turn that ended as the timer fired is no stall.
+func Stalled(t *Turn, s *Stopper, cli string) {
+	if t.End(runtimes.TurnFailed{Code: runtimes.CodeStallTimeout,
+		Message: cli + " produced no output for too long; stopped"}) {
+		s.Async(runtimes.CodeStallTimeout)
+	}
+}
+
+// Oversize is the callback for a line too long to hold: it was dropped, so
+// the conversation can no longer be followed faithfully; the turn fails and
+// the process is stopped.
+func Oversize(t *Turn, s *Stopper, cli string, size int) {
+	t.End(runtimes.TurnFailed{Code: runtimes.CodeOutputTooLarge,
+		Message: fmt.Sprintf("%s printed a %d-byte line, over the limit; stopped", cli, size)})
+	s.Async(runtimes.CodeOutputTooLarge)
+}
