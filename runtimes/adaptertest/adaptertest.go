@@ -571,6 +571,10 @@ type session struct {
 	rec     *recorder
 	mark    string
 	timeout time.Duration
+	// quiet is the index after the last turn's terminal event, from where
+	// nothing may come until the next Send or ProcessExited; -1 before the
+	// first turn.
+	quiet int
 }
 
 // start starts a session in e.Dir (unless req names a Dir); it is closed
@@ -585,7 +589,7 @@ func (c *suite) start(t *testing.T, e Env, req runtimes.StartRequest) *session {
 	if err != nil {
 		t.Fatalf("Start(%+v): %v", req, err)
 	}
-	ss := &session{Session: s, rec: rec, mark: e.Mark, timeout: c.h.Timeout}
+	ss := &session{Session: s, rec: rec, mark: e.Mark, timeout: c.h.Timeout, quiet: -1}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), c.h.Timeout)
 		defer cancel()
@@ -598,6 +602,9 @@ func (c *suite) start(t *testing.T, e Env, req runtimes.StartRequest) *session {
 func (s *session) send(t *testing.T, prompt string) int {
 	t.Helper()
 	n := s.rec.len()
+	if s.quiet >= 0 && n > s.quiet {
+		t.Errorf("events after a turn's terminal event, outside any turn: %s", describeAll(s.rec.since(s.quiet)))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	if err := s.Send(ctx, runtimes.Turn{Prompt: prompt}); err != nil {
@@ -619,6 +626,7 @@ func (s *session) endTurn(t *testing.T, from int) []runtimes.Event {
 	t.Helper()
 	end := s.rec.await(t, from, "the turn's terminal event", isTerminal)
 	evs := s.rec.since(from)[:end-from+1]
+	s.quiet = end + 1
 	if !isActivity(evs[0], rpc.ActivityThinking) {
 		t.Errorf("the turn begins with %s, want ActivityChanged thinking: %s", describe(evs[0]), describeAll(evs))
 	}
@@ -638,10 +646,13 @@ func (s *session) endTurn(t *testing.T, from int) []runtimes.Event {
 // turn's terminal event comes ProcessExited alone.
 func (s *session) closeIdle(t *testing.T) {
 	t.Helper()
-	from := s.rec.len()
+	from := s.quiet
+	if from < 0 {
+		from = s.rec.len()
+	}
 	s.close(t)
 	if evs := s.rec.since(from); len(evs) != 1 {
-		t.Errorf("closing an idle session delivered %s, want ProcessExited alone", describeAll(evs))
+		t.Errorf("after the last turn, closing the idle session delivered %s, want ProcessExited alone", describeAll(evs))
 	}
 }
 
