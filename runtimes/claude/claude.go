@@ -103,6 +103,7 @@ func (a *Adapter) Info() runtimes.Info {
 			ActivateOnResume:     true,
 		},
 		EchoesPrompts:   true, // --replay-user-messages
+		ClientIDs:       true, // --session-id runs a new session under a client's UUID
 		PermissionModes: permissionModes,
 	}
 }
