@@ -253,3 +253,23 @@ func TestEmitterOrderAndSync(t *testing.T) {
 		t.Fatal("not finished after ProcessExited")
 	}
 }
+
+// A turn that ends while a prompt's answer is being written does not
+// report that prompt cancelled (its answer went out).
+func TestEndDoesNotCancelAPromptBeingAnswered(t *testing.T) {
+	tu, em, c, _ := newTurn()
+	_ = tu.Begin()
+	tu.Prompt(runtimes.PromptRequested{RequestID: "a", Permission: &runtimes.PermissionPrompt{}}, nil)
+	tu.Prompt(runtimes.PromptRequested{RequestID: "b", Permission: &runtimes.PermissionPrompt{}}, nil)
+	if _, err := tu.Claim("a"); err != nil {
+		t.Fatal(err)
+	}
+	tu.End(runtimes.TurnCompleted{})
+	tu.Answered("a") // the write returned after the turn ended
+	got := finish(t, tu, em, c)
+	want := []string{"activity thinking", "prompt a", "activity permission", "prompt b", "activity permission",
+		"cancelled b", "activity idle", "completed ", "exited 0 exited"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+}

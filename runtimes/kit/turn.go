@@ -292,9 +292,13 @@ func (t *Turn) Locked(fn func(busy bool)) {
 	fn(t.busy)
 }
 
+// cancelAllLocked withdraws the open prompts. One being answered is not
+// withdrawn: its answer is on its way, and a cancel would contradict it.
 func (t *Turn) cancelAllLocked() {
 	for _, p := range t.pending {
-		t.em.Emit(runtimes.PromptCancelled{RequestID: p.id})
+		if !p.answered {
+			t.em.Emit(runtimes.PromptCancelled{RequestID: p.id})
+		}
 	}
 	t.pending = nil
 }
