@@ -268,6 +268,20 @@ func (r *scenarioRig) awaitNoProcs(t *testing.T, ctx context.Context, dir string
 	pollUntil(t, ctx, "no process left in "+dir, func() bool { return len(r.procs(dir)) == 0 })
 }
 
+// awaitState waits for a pty_state of session id after seq after. The
+// prompt's own event comes first: session/state may lag it until then.
+func awaitState(t *testing.T, ctx context.Context, c *Client, id string, want rpc.PtyState, after int64) {
+	t.Helper()
+	if err := c.Until(ctx, func(ns []Notification) bool {
+		return slices.ContainsFunc(ns, func(n Notification) bool {
+			var s rpc.StateEvent
+			return Event(rpc.EventState, id)(n) && n.Seq() > after && n.Decode(&s) == nil && s.State == want && s.WaitingForInput
+		})
+	}); err != nil {
+		t.Fatalf("no pty_state %s: %v", want, err)
+	}
+}
+
 // permission decodes a pty_permission event.
 func permission(t *testing.T, n Notification) rpc.PermissionEvent {
 	t.Helper()
@@ -436,6 +450,7 @@ func scenarioPermissions(t *testing.T, r *scenarioRig) {
 		if p.Type != rpc.PermBash || p.Target != cmd || p.RequestID == "" || !slices.Equal(keys, []string{"yes", "always", "no"}) {
 			t.Errorf("pty_permission = %+v", p)
 		}
+		awaitState(t, ctx, c, id, rpc.PtyPermission, after)
 		if st := state(t, ctx, c, id); !st.WaitingForInput || st.Activity != rpc.ActivityPermission || len(st.Pending) != 1 {
 			t.Errorf("session/state while asking = %+v", st)
 		}
@@ -502,6 +517,7 @@ func scenarioQuestion(t *testing.T, r *scenarioRig) {
 		q.Questions[0].Options[1].Label != "blue" || q.RequestID == "" {
 		t.Fatalf("question = %+v", q)
 	}
+	awaitState(t, ctx, c, id, rpc.PtyQuestion, after)
 	if st := state(t, ctx, c, id); st.Activity != rpc.ActivityQuestion || len(st.Pending) != 1 || st.Pending[0].Type != rpc.RespondQuestion {
 		t.Errorf("session/state while asking = %+v", st)
 	}
@@ -548,11 +564,17 @@ func scenarioInterrupt(t *testing.T, r *scenarioRig) {
 		t.Errorf("session/input escape = %+v", ok)
 	}
 	end, evs := r.end(t, ctx, c, id, after)
-	if end.Type() == rpc.EventSessionStopped {
-		t.Errorf("the interrupt ended the session: %v", types(evs))
+	var failed rpc.ErrorEvent
+	if err := end.Decode(&failed); err != nil || end.Type() != rpc.EventError || failed.Code != runtimes.CodeInterrupted {
+		t.Errorf("the interrupted turn ended with %s (events %v), want error %s", end, types(evs), runtimes.CodeInterrupted)
 	}
 	if st := state(t, ctx, c, id); !st.IsRunning || st.Activity != rpc.ActivityIdle {
 		t.Errorf("session/state after the interrupt = %+v", st)
+	}
+	// The session goes on; and any late terminal event of the interrupted
+	// turn would arrive before this turn's.
+	if got := saidLive(messageEvents(t, r.turn(t, ctx, c, id, "after"))); !slices.Equal(got, []string{"user: after", "assistant: echo: after"}) {
+		t.Errorf("the turn after the interrupt said %q", got)
 	}
 
 	var res rpc.SessionStopResult
@@ -565,11 +587,15 @@ func scenarioInterrupt(t *testing.T, r *scenarioRig) {
 	if left := r.procs(w.Path); len(left) != 0 || !groupGone(pgid) {
 		t.Errorf("after stop: processes %v in the workspace, group %d gone: %v", left, pgid, groupGone(pgid))
 	}
-	st := state(t, ctx, c, id)
-	awaitSeq(t, ctx, c, id, st.LastSeq)
-	turn := between(c.SessionEvents(id), after+1, stopped.Seq())
-	if k := count(turn, isTerminal); k != 1 {
-		t.Errorf("%d terminal events for the interrupted turn: %v", k, types(turn))
+	awaitSeq(t, ctx, c, id, state(t, ctx, c, id).LastSeq)
+	var ends []string
+	for _, n := range between(c.SessionEvents(id), after+1, stopped.Seq()) {
+		if isTerminal(n) {
+			ends = append(ends, n.Type())
+		}
+	}
+	if !slices.Equal(ends, []string{rpc.EventError, rpc.EventTurnCompleted}) {
+		t.Errorf("terminal events of the interrupted turn and the next: %v, want one each", ends)
 	}
 	if all := c.SessionEvents(id); all[len(all)-1].Seq() != stopped.Seq() {
 		t.Errorf("events after session_stopped: %v", types(all))
