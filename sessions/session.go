@@ -562,6 +562,14 @@ func (s *session) addPromptLocked(ev runtimes.PromptRequested) {
 	}
 	s.pending = append(s.pending, p)
 	s.stopIdleLocked()
+	// The state says so at once: a session/state between the prompt and
+	// the runtime's activity change must not show a waiting prompt while
+	// "thinking".
+	if p.kind == rpc.RespondQuestion {
+		s.setActivityLocked(rpc.ActivityQuestion)
+	} else {
+		s.setActivityLocked(rpc.ActivityPermission)
+	}
 }
 
 // resolveLocked removes a pending prompt and tells every watcher.

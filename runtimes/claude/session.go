@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -121,27 +122,20 @@ func (s *session) Send(_ context.Context, t runtimes.Turn) error {
 
 // Respond answers a pending permission or question prompt.
 func (s *session) Respond(_ context.Context, requestID string, a runtimes.Answer) error {
-	data, err := s.turn.Claim(requestID)
-	if err != nil {
+	err := s.turn.Answer(requestID, func(data any) (any, error) {
+		p := data.(*prompt)
+		resp, always, err := p.answer(a)
+		if err == nil && always {
+			s.mu.Lock()
+			s.allowed[p.toolName] = true
+			s.mu.Unlock()
+		}
+		return controlSuccess(requestID, resp), err
+	}, s.writeJSON)
+	if errors.Is(err, runtimes.ErrNoRequest) {
 		return fmt.Errorf("claude: %w", err)
 	}
-	p := data.(*prompt)
-	resp, always, err := p.answer(a)
-	if err != nil {
-		s.turn.Unclaim(requestID)
-		return err
-	}
-	if err := s.writeJSON(controlSuccess(requestID, resp)); err != nil {
-		s.turn.Unclaim(requestID)
-		return err
-	}
-	if always {
-		s.mu.Lock()
-		s.allowed[p.toolName] = true
-		s.mu.Unlock()
-	}
-	s.turn.Answered(requestID)
-	return nil
+	return err
 }
 
 // Interrupt asks the CLI to abandon the turn; it answers with an error

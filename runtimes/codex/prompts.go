@@ -164,25 +164,19 @@ func fileChangePrompt(changes []rollout.ChangeEntry, reason *string) *runtimes.P
 
 // Respond answers a pending approval or question.
 func (s *session) Respond(_ context.Context, id string, a runtimes.Answer) error {
-	data, err := s.turn.Claim(id)
-	if err != nil {
-		return err
-	}
-	pr := data.(*prompt)
-	result, err := pr.answer(a)
-	if err != nil {
-		s.turn.Unclaim(id)
-		return err
-	}
-	if err := pr.req.Reply(result); err != nil {
-		s.turn.Unclaim(id)
-		if errors.Is(err, stdiorpc.ErrClosed) {
-			return fmt.Errorf("codex: answer %s: %w", id, runtimes.ErrExited)
-		}
+	var req *stdiorpc.Request
+	err := s.turn.Answer(id, func(data any) (any, error) {
+		pr := data.(*prompt)
+		req = pr.req
+		return pr.answer(a)
+	}, func(result any) error { return req.Reply(result) })
+	switch {
+	case errors.Is(err, stdiorpc.ErrClosed):
+		return fmt.Errorf("codex: answer %s: %w", id, runtimes.ErrExited)
+	case err != nil && req != nil:
 		return fmt.Errorf("codex: answer %s: %w", id, err)
 	}
-	s.turn.Answered(id)
-	return nil
+	return err
 }
 
 // resolved is serverRequest/resolved: Codex no longer waits for request id.

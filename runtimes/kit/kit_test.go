@@ -273,3 +273,37 @@ func TestEndDoesNotCancelAPromptBeingAnswered(t *testing.T) {
 		t.Fatalf("events %q, want %q", got, want)
 	}
 }
+
+// Answer: a refused answer leaves the prompt open; an accepted one puts the
+// turn back to work before the CLI is sent anything, so that the CLI's
+// reaction cannot come first.
+func TestAnswerGoesBackToWorkBeforeSending(t *testing.T) {
+	tu, em, c, _ := newTurn()
+	_ = tu.Begin()
+	tu.Prompt(runtimes.PromptRequested{RequestID: "p", Permission: &runtimes.PermissionPrompt{}}, "tool")
+	refused := errors.New("not a decision")
+	err := tu.Answer("p", func(any) (any, error) { return nil, refused }, func(any) error {
+		t.Fatal("a refused answer was sent")
+		return nil
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("Answer = %v, want the build error", err)
+	}
+	err = tu.Answer("p", func(data any) (any, error) { return data.(string) + ":yes", nil }, func(msg any) error {
+		em.Sync()
+		c.mu.Lock()
+		last := c.evs[len(c.evs)-1]
+		c.mu.Unlock()
+		if msg != "tool:yes" || last != "activity thinking" {
+			t.Errorf("sent %v after %q, want tool:yes after thinking", msg, last)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tu.Answer("p", nil, nil); !errors.Is(err, runtimes.ErrNoRequest) {
+		t.Fatalf("a second answer = %v, want ErrNoRequest", err)
+	}
+	finish(t, tu, em, c)
+}

@@ -252,6 +252,25 @@ func (t *Turn) Answered(id string) {
 	}
 }
 
+// Answer answers pending prompt id: build turns the prompt's data and the
+// user's answer into what the CLI is sent (its error leaves the prompt
+// pending), and send sends it. The turn goes back to work before send, so
+// that nothing the CLI does in reaction comes before it; send fails only
+// when the process is gone, and its exit then ends the turn.
+func (t *Turn) Answer(id string, build func(data any) (any, error), send func(msg any) error) error {
+	data, err := t.Claim(id)
+	if err != nil {
+		return err
+	}
+	msg, err := build(data)
+	if err != nil {
+		t.Unclaim(id)
+		return err
+	}
+	t.Answered(id)
+	return send(msg)
+}
+
 // Cancel withdraws a prompt the CLI no longer waits on; false if it was
 // not pending, or is being answered (CLIs that confirm an answer with a
 // "resolved" notice send it for answered prompts too: that is no cancel).

@@ -196,20 +196,12 @@ func (s *session) Respond(ctx context.Context, requestID string, a runtimes.Answ
 	if s.stopping() {
 		return runtimes.ErrExited
 	}
-	data, err := s.turn.Claim(requestID)
-	if err != nil {
-		return err
-	}
-	if !data.(promptKind).question && !validDecision(a.Decision) {
-		s.turn.Unclaim(requestID)
-		return fmt.Errorf("scripted: %q is not a permission decision", a.Decision)
-	}
-	if err := s.write(input{Type: inAnswer, RequestID: requestID, Decision: a.Decision, Text: a.Text}); err != nil {
-		s.turn.Unclaim(requestID)
-		return err
-	}
-	s.turn.Answered(requestID)
-	return nil
+	return s.turn.Answer(requestID, func(data any) (any, error) {
+		if !data.(promptKind).question && !validDecision(a.Decision) {
+			return nil, fmt.Errorf("scripted: %q is not a permission decision", a.Decision)
+		}
+		return input{Type: inAnswer, RequestID: requestID, Decision: a.Decision, Text: a.Text}, nil
+	}, func(msg any) error { return s.write(msg.(input)) })
 }
 
 func validDecision(d runtimes.Decision) bool {
