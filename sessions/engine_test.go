@@ -1112,3 +1112,34 @@ func TestRuntimeChoosesTheID(t *testing.T) {
 		t.Fatalf("resumed as %q (resume %v), want %q", again.id, again.resume, ms.id)
 	}
 }
+
+// A session whose directory was deleted behind cdevd's back cannot start a
+// process there: the send says so, and nothing is started.
+func TestSendToASessionWhoseDirectoryIsGone(t *testing.T) {
+	a := newMem()
+	e, wsID := newEngine(t, a, nil)
+	ws, _ := e.ws.Get(wsID)
+	sub := filepath.Join(ws.Path, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := newRecorder("c1")
+	res, err := e.Start(context.Background(), w, StartOptions{WorkspaceID: wsID, Cwd: "sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-a.started
+	if _, err := e.Stop(context.Background(), res.SessionID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(sub); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Send(context.Background(), w, SendOptions{Prompt: "hi", SessionID: res.SessionID})
+	if !isCode(err, rpc.CodeInvalidPath) {
+		t.Fatalf("send into a deleted directory = %v, want %d", err, rpc.CodeInvalidPath)
+	}
+	if len(a.started) != 0 {
+		t.Fatal("a process was started in a deleted directory")
+	}
+}

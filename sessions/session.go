@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -119,6 +120,12 @@ func (s *session) ensureProcess(ctx context.Context, method string) error {
 		// The workspace was removed: nothing new runs in its directory.
 		s.mu.Unlock()
 		return err
+	}
+	if fi, err := os.Stat(s.dir); err != nil || !fi.IsDir() {
+		// Deleted behind cdevd's back: say so, rather than let the CLI's
+		// start fail with a message about fork/exec.
+		s.mu.Unlock()
+		return rpc.InvalidPath(s.dir, "the session's directory no longer exists")
 	}
 	resume := s.hadTurn
 	if !resume && s.id != "" && s.st != rpc.StatusStarting && !s.adapter.Info().ClientIDs {
