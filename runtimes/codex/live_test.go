@@ -294,13 +294,29 @@ func TestLiveInterrupt(t *testing.T) {
 	if !ok || failed.Code != runtimes.CodeInterrupted {
 		t.Fatalf("interrupted turn ended with %s", describe(evs.all()))
 	}
-	// Codex drops the partial answer (no item/completed, nothing in the
-	// rollout), and so does cdevd: a message emitted for it would vanish
-	// from history. The terminal event ends the streamed message.
-	for _, ev := range evs.all() {
-		if m, ok := ev.(runtimes.MessageCompleted); ok && m.Message.ID == partial.MessageID {
-			t.Errorf("the partial message was completed: %+v", m)
+	// Codex sends no item/completed for the partial answer; cdevd closes
+	// it with what was streamed, before the terminal event, as Claude's
+	// adapter does.
+	streamed, closed := "", -1
+	var closedText string
+	for i, ev := range evs.all() {
+		switch ev := ev.(type) {
+		case runtimes.MessageDelta:
+			if ev.MessageID == partial.MessageID {
+				streamed += ev.Text
+			}
+		case runtimes.MessageCompleted:
+			if ev.Message.ID == partial.MessageID {
+				closed, closedText = i, ev.Message.Message.Content[0].Text
+			}
 		}
+	}
+	if closed < 0 || closedText != streamed || slices.IndexFunc(evs.all(), func(ev runtimes.Event) bool {
+		_, ok := ev.(runtimes.TurnFailed)
+		return ok
+	}) < closed {
+		t.Fatalf("the partial message %q was not closed with %q before the turn's end: %s",
+			partial.MessageID, streamed, describe(evs.all()))
 	}
 	n := evs.len()
 	send(t, s, "after")
@@ -311,7 +327,11 @@ func TestLiveInterrupt(t *testing.T) {
 	if c := count[runtimes.TurnCompleted](all) + count[runtimes.TurnFailed](all); c != 2 {
 		t.Errorf("%d terminal events for two turns: %s", c, describe(all))
 	}
-	sameAsStored(t, l, s.ID(), all)
+	// Codex keeps no partial answer: the rest is as stored.
+	sameAsStored(t, l, s.ID(), slices.DeleteFunc(slices.Clone(all), func(ev runtimes.Event) bool {
+		m, ok := ev.(runtimes.MessageCompleted)
+		return ok && m.Message.ID == partial.MessageID
+	}))
 	closeSession(t, s)
 	if ex := await[runtimes.ProcessExited](t, evs, nil); ex.Reason != "stopped" {
 		t.Errorf("exit %+v", ex)

@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -19,6 +20,10 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 	case "item/agentMessage/delta":
 		var p deltaParams
 		if s.decode(method, params, &p) && p.Delta != "" {
+			if s.streaming == nil || s.streaming.id != p.ItemID {
+				s.streaming = &partial{id: p.ItemID}
+			}
+			s.streaming.text.WriteString(p.Delta)
 			s.em.Emit(runtimes.MessageDelta{MessageID: p.ItemID, Phase: rpc.PhaseText, Text: p.Delta})
 		}
 	case "item/reasoning/summaryTextDelta", "item/reasoning/textDelta":
@@ -39,6 +44,9 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 			return
 		}
 		delete(s.items, p.Item.ID)
+		if s.streaming != nil && s.streaming.id == p.Item.ID {
+			s.streaming = nil
+		}
 		if m, ok := liveMessage(s.id, p); ok {
 			s.em.Emit(runtimes.MessageCompleted{Message: m})
 		}
@@ -213,6 +221,9 @@ type turnParams struct {
 // user's interrupt, or a decision that cancelled the turn) or failed.
 func (s *session) turnCompleted(p turnParams) {
 	t := p.Turn
+	if t.Status != "completed" {
+		s.closeStreaming()
+	}
 	switch t.Status {
 	case "interrupted":
 		s.endTurn(t.ID, runtimes.TurnFailed{Code: runtimes.CodeInterrupted, Message: "interrupted"})
@@ -228,6 +239,27 @@ func (s *session) turnCompleted(p turnParams) {
 		s.mu.Unlock()
 		s.endTurn(t.ID, runtimes.TurnCompleted{Usage: usage, StopReason: "end_turn", DurationMS: t.DurationMs})
 	}
+}
+
+// partial is an agent message streamed so far.
+type partial struct {
+	id   string
+	text strings.Builder
+}
+
+// closeStreaming completes the message an interrupted or failed turn left
+// open (Codex sends no item/completed for it), so that clients holding its
+// deltas get it whole, as Claude's adapter does. Codex does not keep it in
+// the rollout: it is live only.
+func (s *session) closeStreaming() {
+	m := s.streaming
+	s.streaming = nil
+	if m == nil || m.text.Len() == 0 {
+		return
+	}
+	s.em.Emit(runtimes.MessageCompleted{Message: rollout.NewMessage(s.id, m.id, rpc.MessageAssistant,
+		time.Now().UTC().Format(rollout.TimeFormat),
+		[]rpc.ContentBlock{{Type: rpc.BlockText, Text: m.text.String()}})})
 }
 
 // endTurn ends the running turn with terminal, unless turnID names another

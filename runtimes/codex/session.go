@@ -43,6 +43,10 @@ type session struct {
 	// handler state: touched only on the peer's dispatch goroutine, except
 	// turnID, usage and ended, which Send and Interrupt read too (mu).
 	items map[string]json.RawMessage // fileChange items in progress, by id (their approvals carry no paths)
+	// streaming is the agent message being streamed (deltas, no
+	// item/completed yet): an interrupt leaves it open, and cdevd closes it.
+	// Touched only on the peer's dispatch goroutine.
+	streaming *partial
 
 	mu        sync.Mutex
 	turnID    string        // the running turn's Codex id, once known
