@@ -1,0 +1,221 @@
+// Package fakegemini is a fake Gemini API for tests that run the real Gemini
+// CLI on loopback. It serves
+// POST /v1beta/models/<model>:streamGenerateContent?alt=sse: a test scripts
+// each answer with a Responder (text, a function call such as
+// run_shell_command, a slow stream or an API error); the server streams it as
+// server-sent events of GenerateContentResponse chunks and records every
+// request, so that a test can assert what the CLI sent (model, contents,
+// function responses) and that it called nothing else.
+//
+// The default Responder echoes the last user text.
+package fakegemini
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a running fake API on 127.0.0.1.
+type Server struct {
+	srv *httptest.Server
+	// closing ends slow streams so that Close does not wait for them.
+	closing chan struct{}
+
+	mu        sync.Mutex
+	responder Responder
+	requests  []Request
+}
+
+// Responder decides the reply to one streamGenerateContent request.
+type Responder func(Request) Reply
+
+// New starts a fake on 127.0.0.1:0; it is closed when the test ends.
+func New(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{closing: make(chan struct{}), responder: Echo}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(func() {
+		close(s.closing)
+		s.srv.Close()
+	})
+	return s
+}
+
+// URL is the server's root: what GOOGLE_GEMINI_BASE_URL names.
+func (s *Server) URL() string { return s.srv.URL }
+
+// Respond replaces the responder; nil restores Echo.
+func (s *Server) Respond(r Responder) {
+	if r == nil {
+		r = Echo
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = r
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// GenerateRequests returns the streamGenerateContent requests received so far.
+func (s *Server) GenerateRequests() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.IsGenerate() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Unexpected returns the requests that were not streamGenerateContent: each
+// was answered 404, and a test that wants the CLI hermetic asserts there are
+// none.
+func (s *Server) Unexpected() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if !r.IsGenerate() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Echo is the default responder: "echo: <last user text>".
+func Echo(r Request) Reply { return Text("echo: " + r.LastUserText()) }
+
+const (
+	modelsPrefix = "/v1beta/models/"
+	streamSuffix = ":streamGenerateContent"
+)
+
+func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
+	body, err := io.ReadAll(hr.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := Request{Method: hr.Method, Path: hr.URL.Path, RawQuery: hr.URL.RawQuery,
+		Header: hr.Header.Clone(), Body: body}
+	var decodeErr error
+	if req.IsGenerate() {
+		req.Model = strings.TrimSuffix(strings.TrimPrefix(req.Path, modelsPrefix), streamSuffix)
+		decodeErr = json.Unmarshal(body, &req)
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	responder := s.responder
+	s.mu.Unlock()
+
+	if !req.IsGenerate() {
+		writeError(w, &APIError{Status: http.StatusNotFound, Code: "NOT_FOUND",
+			Message: "fake: no route for " + req.Method + " " + req.Path + "?" + req.RawQuery})
+		return
+	}
+	if decodeErr != nil {
+		writeError(w, &APIError{Status: http.StatusBadRequest, Code: "INVALID_ARGUMENT",
+			Message: "fake: body is not a GenerateContentRequest: " + decodeErr.Error()})
+		return
+	}
+	reply := responder(req)
+	if reply.Err != nil {
+		writeError(w, reply.Err)
+		return
+	}
+	s.stream(w, hr, req, reply)
+}
+
+// writeError answers as Google APIs do: {"error":{code,message,status}}.
+func writeError(w http.ResponseWriter, e *APIError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"error": map[string]any{"code": e.Status, "message": e.Message, "status": e.Code},
+	})
+}
+
+// stream sends the reply as SSE chunks: one per word of text, then the
+// function call, the last chunk carrying finishReason and usageMetadata.
+func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, r Reply) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	// Headers out at once, so that a slow stream's client sees it start.
+	if flusher != nil {
+		flusher.Flush()
+	}
+	send := func(parts []map[string]any, last bool) bool {
+		cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+		chunk := map[string]any{"candidates": []any{cand}, "modelVersion": req.Model}
+		if last {
+			cand["finishReason"] = "STOP"
+			chunk["usageMetadata"] = r.usage(req)
+		}
+		b, _ := json.Marshal(chunk)
+		if _, err := fmt.Fprintf(w, "data: %s\r\n\r\n", b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	wait := func() bool {
+		if r.Delay <= 0 {
+			return true
+		}
+		t := time.NewTimer(r.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-hr.Context().Done():
+		case <-s.closing:
+		}
+		return false
+	}
+
+	var chunks [][]map[string]any
+	for _, th := range words(r.Thought) {
+		chunks = append(chunks, []map[string]any{{"text": th, "thought": true}})
+	}
+	for _, wd := range words(r.Text) {
+		chunks = append(chunks, []map[string]any{{"text": wd}})
+	}
+	if r.Call != nil {
+		args := r.Call.Args
+		if args == nil {
+			args = map[string]any{}
+		}
+		chunks = append(chunks, []map[string]any{{"functionCall": map[string]any{"name": r.Call.Name, "args": args}}})
+	}
+	if len(chunks) == 0 {
+		chunks = append(chunks, []map[string]any{{"text": ""}})
+	}
+	for i, parts := range chunks {
+		if !wait() || !send(parts, i == len(chunks)-1) {
+			return
+		}
+	}
+}
+
+// words splits text into word-sized pieces, so that a client sees several
+// chunks.
+func words(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.SplitAfter(text, " ")
+}

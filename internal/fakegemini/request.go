@@ -1,0 +1,130 @@
+package fakegemini
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// Request is one recorded HTTP request; for streamGenerateContent its body
+// (a GenerateContentRequest) is decoded and Model is taken from the path.
+type Request struct {
+	Method   string      `json:"-"`
+	Path     string      `json:"-"`
+	RawQuery string      `json:"-"`
+	Header   http.Header `json:"-"`
+	Body     []byte      `json:"-"`
+	Model    string      `json:"-"`
+
+	Contents          []Content `json:"contents"`
+	SystemInstruction *Content  `json:"systemInstruction"`
+	Tools             []struct {
+		FunctionDeclarations []struct {
+			Name string `json:"name"`
+		} `json:"functionDeclarations"`
+	} `json:"tools"`
+}
+
+// Content is one turn of the history: role user or model, and its parts.
+type Content struct {
+	Role  string `json:"role"`
+	Parts []Part `json:"parts"`
+}
+
+// Part is one part of a content: text (maybe a thought), a function call or
+// a function response.
+type Part struct {
+	Text             string            `json:"text,omitempty"`
+	Thought          bool              `json:"thought,omitempty"`
+	FunctionCall     *FunctionCallPart `json:"functionCall,omitempty"`
+	FunctionResponse *FunctionResponse `json:"functionResponse,omitempty"`
+}
+
+// FunctionCallPart is a functionCall part as the CLI sends it back in the
+// history.
+type FunctionCallPart struct {
+	ID   string          `json:"id,omitempty"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// FunctionResponse is the result of a function call the CLI ran (or refused).
+type FunctionResponse struct {
+	ID       string          `json:"id,omitempty"`
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
+}
+
+// IsGenerate reports whether the request is a streaming generateContent call
+// with alt=sse, the only route the fake serves.
+func (r Request) IsGenerate() bool {
+	return r.Method == http.MethodPost && strings.HasPrefix(r.Path, modelsPrefix) &&
+		strings.HasSuffix(r.Path, streamSuffix) && r.RawQuery == "alt=sse"
+}
+
+// HasTool reports whether the request offered a function of that name.
+func (r Request) HasTool(name string) bool {
+	for _, t := range r.Tools {
+		for _, f := range t.FunctionDeclarations {
+			if f.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// LastUserText is the text of the last user content that has any (thoughts
+// excluded); "" if none.
+func (r Request) LastUserText() string {
+	for i := len(r.Contents) - 1; i >= 0; i-- {
+		c := r.Contents[i]
+		if c.Role != "user" {
+			continue
+		}
+		var b strings.Builder
+		for _, p := range c.Parts {
+			if !p.Thought {
+				b.WriteString(p.Text)
+			}
+		}
+		if b.Len() > 0 {
+			return b.String()
+		}
+	}
+	return ""
+}
+
+// FunctionResponse returns the function response in the last content, if
+// the request is the CLI returning a tool's result to the model.
+func (r Request) FunctionResponse() (FunctionResponse, bool) {
+	if len(r.Contents) == 0 {
+		return FunctionResponse{}, false
+	}
+	for _, p := range r.Contents[len(r.Contents)-1].Parts {
+		if p.FunctionResponse != nil {
+			return *p.FunctionResponse, true
+		}
+	}
+	return FunctionResponse{}, false
+}
+
+// Transcript renders the contents one part a line, for assertions:
+// "user: hi", "model: ok", "call: name {args}", "response: name {json}".
+func (r Request) Transcript() string {
+	var b strings.Builder
+	for _, c := range r.Contents {
+		for _, p := range c.Parts {
+			switch {
+			case p.FunctionCall != nil:
+				b.WriteString("call: " + p.FunctionCall.Name + " " + string(p.FunctionCall.Args) + "\n")
+			case p.FunctionResponse != nil:
+				b.WriteString("response: " + p.FunctionResponse.Name + " " + string(p.FunctionResponse.Response) + "\n")
+			case p.Thought:
+			case p.Text != "":
+				b.WriteString(c.Role + ": " + p.Text + "\n")
+			}
+		}
+	}
+	return b.String()
+}
