@@ -25,7 +25,8 @@ const userTurn = `{"contents":[
 	{"role":"model","parts":[{"text":"ok","thoughtSignature":"s"}]},
 	{"role":"model","parts":[{"functionCall":{"id":"c1","name":"run_shell_command","args":{"command":"ls"}}}]},
 	{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"a.txt"}}}]},
-	{"role":"user","parts":[{"text":"second"}]}],
+	{"role":"user","parts":[{"text":"<env>y</env>"},{"text":"second"}]},
+	{"role":"model","parts":[{"text":"thinking","thought":true}]}],
 	"systemInstruction":{"role":"user","parts":[{"text":"You are Gemini CLI"}]},
 	"tools":[{"functionDeclarations":[{"name":"run_shell_command"},{"name":"write_file"}]}],
 	"generationConfig":{"temperature":0}}`
@@ -107,7 +108,7 @@ func TestStreamsEchoByDefault(t *testing.T) {
 	}
 	want := "user: <session_context>x</session_context>\nuser: first\nmodel: ok\n" +
 		`call: run_shell_command {"command":"ls"}` + "\n" +
-		`response: run_shell_command {"output":"a.txt"}` + "\nuser: second\n"
+		`response: run_shell_command {"output":"a.txt"}` + "\nuser: <env>y</env>\nuser: second\n"
 	if got := reqs[0].Transcript(); got != want {
 		t.Errorf("transcript:\n got %q\nwant %q", got, want)
 	}

@@ -74,22 +74,19 @@ func (r Request) HasTool(name string) bool {
 	return false
 }
 
-// LastUserText is the text of the last user content that has any (thoughts
-// excluded); "" if none.
+// LastUserText is the last text part (thoughts excluded) of the last user
+// content that has one: the prompt, which the CLI sends as the last part of a
+// content whose first part may be its <session_context>; "" if none.
 func (r Request) LastUserText() string {
 	for i := len(r.Contents) - 1; i >= 0; i-- {
 		c := r.Contents[i]
 		if c.Role != "user" {
 			continue
 		}
-		var b strings.Builder
-		for _, p := range c.Parts {
-			if !p.Thought {
-				b.WriteString(p.Text)
+		for j := len(c.Parts) - 1; j >= 0; j-- {
+			if p := c.Parts[j]; p.Text != "" && !p.Thought {
+				return p.Text
 			}
-		}
-		if b.Len() > 0 {
-			return b.String()
 		}
 	}
 	return ""

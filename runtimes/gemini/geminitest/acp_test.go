@@ -1,0 +1,428 @@
+package geminitest
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cdevd/cdevd/internal/fakegemini"
+	"github.com/cdevd/cdevd/runtimes/proc/proctest"
+)
+
+// msg is one line of gemini --acp's newline-delimited JSON-RPC: a reply (ID
+// with Result or Error), a notification (Method) or an agent request (both;
+// the agent's ids start at 0, so ID is a pointer).
+type msg struct {
+	ID     *int64          `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+	raw    []byte
+	at     time.Time
+}
+
+// update is a session/update notification's params.
+type update struct {
+	SessionID string `json:"sessionId"`
+	Update    struct {
+		SessionUpdate string `json:"sessionUpdate"`
+		// Content is a content block in message chunks, a list in tool calls.
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"toolCallId"`
+		Status     string          `json:"status"`
+	} `json:"update"`
+}
+
+// chunk is a message chunk's text content.
+func (u update) chunk() (text string, ok bool) {
+	var c struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	return c.Text, json.Unmarshal(u.Update.Content, &c) == nil && c.Type == "text"
+}
+
+func (m msg) update() (update, bool) {
+	var u update
+	return u, m.Method == "session/update" && json.Unmarshal(m.Params, &u) == nil
+}
+
+// agent is a hand-written ACP client: just enough JSON-RPC to drive one
+// session of `gemini --acp`.
+type agent struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan msg
+	stderr bytes.Buffer
+	nextID int64
+	exited chan error // Wait's result, once the process is gone
+	gone   bool       // exited has been received
+}
+
+func startACP(t *testing.T, env []string, dir string) *agent {
+	t.Helper()
+	a := &agent{t: t, lines: make(chan msg, 1024), exited: make(chan error, 1)}
+	a.cmd = exec.Command(Bin(t), "--acp")
+	a.cmd.Env, a.cmd.Dir = env, dir
+	// Its own group, so that cleanup reaches anything the CLI spawned (tool
+	// commands, a relaunched child if the environment allowed one).
+	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	a.cmd.Stderr = &a.stderr
+	a.cmd.WaitDelay = 5 * time.Second
+	var err error
+	if a.stdin, err = a.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := a.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		// Wait only once stdout is drained, as StdoutPipe requires.
+		defer func() { a.exited <- a.cmd.Wait() }()
+		defer close(a.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			m := msg{raw: append([]byte(nil), sc.Bytes()...), at: time.Now()}
+			if err := json.Unmarshal(m.raw, &m); err != nil {
+				m.Method = "!garbage"
+			}
+			a.lines <- m
+		}
+	}()
+	t.Cleanup(func() {
+		if !a.gone {
+			// A test that failed early leaves the process running: end the group.
+			_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+			if _, ok := a.waitExit(time.Now().Add(10 * time.Second)); !ok {
+				t.Errorf("gemini survived SIGKILL of its group")
+			}
+		}
+		if t.Failed() {
+			t.Logf("gemini stderr:\n%s", a.stderr.String())
+		}
+	})
+	return a
+}
+
+// waitExit discards what is left on stdout until the process has exited, or
+// the deadline passes (ok false).
+func (a *agent) waitExit(deadline time.Time) (err error, ok bool) {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	lines := a.lines
+	for {
+		select {
+		case _, open := <-lines:
+			if !open {
+				lines = nil
+			}
+		case err := <-a.exited:
+			a.gone = true
+			return err, true
+		case <-timer.C:
+			return nil, false
+		}
+	}
+}
+
+func (a *agent) send(v any) {
+	a.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if _, err := a.stdin.Write(append(b, '\n')); err != nil {
+		a.t.Fatalf("write %s: %v", b, err)
+	}
+}
+
+// request sends a request and returns its id.
+func (a *agent) request(method string, params any) int64 {
+	a.t.Helper()
+	a.nextID++
+	a.send(map[string]any{"jsonrpc": "2.0", "id": a.nextID, "method": method, "params": params})
+	return a.nextID
+}
+
+// await reads until a message matches, failing at the deadline or when
+// stdout ends; the messages read on the way (the match included) are
+// returned too.
+func (a *agent) await(deadline time.Time, what string, match func(msg) bool) (msg, []msg) {
+	a.t.Helper()
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var seen []msg
+	for {
+		select {
+		case m, ok := <-a.lines:
+			if !ok {
+				a.t.Fatalf("stdout ended waiting for %s; saw %d messages", what, len(seen))
+			}
+			if m.Method == "!garbage" {
+				a.t.Fatalf("not JSON on stdout: %q", m.raw)
+			}
+			seen = append(seen, m)
+			if match(m) {
+				return m, seen
+			}
+		case <-timer.C:
+			var names []string
+			for _, m := range seen {
+				names = append(names, m.Method)
+			}
+			a.t.Fatalf("no %s before the deadline; saw %v", what, names)
+		}
+	}
+}
+
+func isReply(id int64) func(msg) bool {
+	return func(m msg) bool { return m.ID != nil && *m.ID == id && m.Method == "" }
+}
+
+func (a *agent) reply(deadline time.Time, id int64) (msg, []msg) {
+	a.t.Helper()
+	m, seen := a.await(deadline, fmt.Sprintf("reply to %d", id), isReply(id))
+	if m.Error != nil {
+		a.t.Fatalf("request %d failed: %s", id, m.Error)
+	}
+	return m, seen
+}
+
+// promptResult is session/prompt's reply: the turn's end and its usage.
+type promptResult struct {
+	StopReason string `json:"stopReason"`
+	Meta       struct {
+		Quota struct {
+			TokenCount struct {
+				InputTokens  int `json:"input_tokens"`
+				OutputTokens int `json:"output_tokens"`
+			} `json:"token_count"`
+			ModelUsage []struct {
+				Model string `json:"model"`
+			} `json:"model_usage"`
+		} `json:"quota"`
+	} `json:"_meta"`
+}
+
+func freshMark(t *testing.T) string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return "CDEVD_TEST_MARK=" + hex.EncodeToString(b)
+}
+
+// TestACPTextAndPermission drives the real `gemini --acp` by hand against the
+// fake, proving the environment: handshake without authenticate (the
+// settings select the API key), a session, a text turn streamed as
+// agent_message_chunk and ended by the prompt's reply with its usage, a
+// run_shell_command permission request answered proceed_once that creates
+// the file, the chat file on disk, and stdin EOF ending every process.
+func TestACPTextAndPermission(t *testing.T) {
+	api := fakegemini.New(t)
+	api.Respond(func(r fakegemini.Request) fakegemini.Reply {
+		if _, ok := r.FunctionResponse(); ok {
+			return fakegemini.Text("Hello from fake Gemini (tool done).")
+		}
+		if strings.Contains(r.LastUserText(), "RUNTOOL") {
+			return fakegemini.Shell("touch made_by_gemini.txt")
+		}
+		return fakegemini.Text("Hello from fake Gemini.")
+	})
+	mark := freshMark(t)
+	env := append(Env(t, api.URL()), mark)
+	ws := t.TempDir()
+	deadline := time.Now().Add(Timeout)
+
+	spawned := time.Now()
+	a := startACP(t, env, ws)
+	init, _ := a.reply(deadline, a.request("initialize", map[string]any{"protocolVersion": 1,
+		"clientCapabilities": map[string]any{"fs": map[string]bool{"readTextFile": false, "writeTextFile": false}, "terminal": false}}))
+	t.Logf("spawn → initialize reply: %v", init.at.Sub(spawned))
+	var initRes struct {
+		ProtocolVersion int `json:"protocolVersion"`
+		AgentInfo       struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"agentInfo"`
+		AgentCapabilities struct {
+			LoadSession bool `json:"loadSession"`
+		} `json:"agentCapabilities"`
+	}
+	if err := json.Unmarshal(init.Result, &initRes); err != nil || initRes.ProtocolVersion != 1 ||
+		initRes.AgentInfo.Name != "gemini-cli" || initRes.AgentInfo.Version != "0.61.0" || !initRes.AgentCapabilities.LoadSession {
+		t.Fatalf("initialize result %s (%v)", init.Result, err)
+	}
+
+	asked := time.Now()
+	created, _ := a.reply(deadline, a.request("session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}))
+	t.Logf("session/new → reply: %v", created.at.Sub(asked))
+	var newRes struct {
+		SessionID string `json:"sessionId"`
+		Modes     struct {
+			CurrentModeID string `json:"currentModeId"`
+		} `json:"modes"`
+	}
+	if err := json.Unmarshal(created.Result, &newRes); err != nil || newRes.SessionID == "" || newRes.Modes.CurrentModeID != "default" {
+		t.Fatalf("session/new result %s (%v)", created.Result, err)
+	}
+	sid := newRes.SessionID
+
+	// A text turn: chunks, then the prompt's reply ends the turn.
+	prompted := time.Now()
+	id := a.request("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []map[string]string{{"type": "text", "text": "hello"}}})
+	first, _ := a.await(deadline, "agent_message_chunk", func(m msg) bool {
+		u, ok := m.update()
+		return ok && u.Update.SessionUpdate == "agent_message_chunk"
+	})
+	t.Logf("prompt → first agent_message_chunk: %v", first.at.Sub(prompted))
+	end, seen := a.reply(deadline, id)
+	t.Logf("prompt → reply: %v", end.at.Sub(prompted))
+	var text strings.Builder
+	for _, m := range append([]msg{first}, seen...) {
+		if u, ok := m.update(); ok && u.Update.SessionUpdate == "agent_message_chunk" {
+			chunk, ok := u.chunk()
+			if u.SessionID != sid || !ok {
+				t.Errorf("chunk %s", m.raw)
+			}
+			text.WriteString(chunk)
+		}
+	}
+	var res promptResult
+	if err := json.Unmarshal(end.Result, &res); err != nil || res.StopReason != "end_turn" ||
+		res.Meta.Quota.TokenCount.InputTokens == 0 || res.Meta.Quota.TokenCount.OutputTokens == 0 ||
+		len(res.Meta.Quota.ModelUsage) != 1 || res.Meta.Quota.ModelUsage[0].Model != Model {
+		t.Errorf("prompt reply %s (%v)", end.Result, err)
+	}
+	if text.String() != "Hello from fake Gemini." {
+		t.Errorf("chunks %q", text.String())
+	}
+
+	reqs := api.GenerateRequests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests after a text turn, want 1", len(reqs))
+	}
+	r := reqs[0]
+	body := r.Body
+	if len(body) > 1000 {
+		body = body[:1000]
+	}
+	t.Logf("the CLI's model request: POST %s?%s User-Agent %q, %d contents, transcript %q; body starts %s",
+		r.Path, r.RawQuery, r.Header.Get("User-Agent"), len(r.Contents), r.Transcript(), body)
+	if r.Model != Model || r.LastUserText() != "hello" || !strings.HasPrefix(r.Transcript(), "user: <session_context>") || r.Header.Get("x-goog-api-key") != APIKey ||
+		!strings.HasPrefix(r.Header.Get("User-Agent"), "GeminiCLI-acp/0.61.0/") || !r.HasTool("run_shell_command") {
+		t.Errorf("model request: model %q, last user text %q, key %q, agent %q, shell tool %v",
+			r.Model, r.LastUserText(), r.Header.Get("x-goog-api-key"), r.Header.Get("User-Agent"), r.HasTool("run_shell_command"))
+	}
+
+	// A tool call: in mode default the permission request is the only
+	// announcement; proceed_once runs it.
+	id = a.request("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []map[string]string{{"type": "text", "text": "RUNTOOL please"}}})
+	ask, _ := a.await(deadline, "session/request_permission", func(m msg) bool {
+		return m.Method == "session/request_permission" || isReply(id)(m)
+	})
+	if ask.Method == "" {
+		t.Fatalf("the turn ended without asking to run the command: %s", ask.raw)
+	}
+	var perm struct {
+		SessionID string `json:"sessionId"`
+		Options   []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+		ToolCall struct {
+			ToolCallID string `json:"toolCallId"`
+			Title      string `json:"title"`
+			Kind       string `json:"kind"`
+			Status     string `json:"status"`
+		} `json:"toolCall"`
+	}
+	if err := json.Unmarshal(ask.Params, &perm); err != nil || ask.ID == nil || perm.SessionID != sid ||
+		perm.ToolCall.Title != "touch made_by_gemini.txt" || perm.ToolCall.Kind != "execute" || perm.ToolCall.Status != "pending" {
+		t.Fatalf("permission request %s (%v)", ask.raw, err)
+	}
+	kinds := map[string]string{}
+	for _, o := range perm.Options {
+		kinds[o.OptionID] = o.Kind
+	}
+	if kinds["proceed_once"] != "allow_once" || kinds["proceed_always"] != "allow_always" || kinds["cancel"] != "reject_once" {
+		t.Errorf("permission options %v", kinds)
+	}
+	a.send(map[string]any{"jsonrpc": "2.0", "id": *ask.ID,
+		"result": map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": "proceed_once"}}})
+	end, seen = a.reply(deadline, id)
+	var completed bool
+	text.Reset()
+	for _, m := range seen {
+		u, ok := m.update()
+		switch {
+		case !ok:
+		case u.Update.SessionUpdate == "tool_call_update":
+			completed = completed || (u.Update.ToolCallID == perm.ToolCall.ToolCallID && u.Update.Status == "completed")
+		case u.Update.SessionUpdate == "agent_message_chunk":
+			chunk, _ := u.chunk()
+			text.WriteString(chunk)
+		}
+	}
+	if err := json.Unmarshal(end.Result, &res); err != nil || res.StopReason != "end_turn" ||
+		!completed || text.String() != "Hello from fake Gemini (tool done)." {
+		t.Errorf("tool turn: reply %s, tool_call_update completed %v, text %q", end.Result, completed, text.String())
+		for _, m := range seen {
+			t.Logf("seen: %s", m.raw)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made_by_gemini.txt")); err != nil {
+		t.Errorf("the command did not run: %v", err)
+	}
+	reqs = api.GenerateRequests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	if fr, ok := reqs[2].FunctionResponse(); !ok || fr.Name != "run_shell_command" {
+		t.Errorf("third request's function response %+v %v; transcript %q", fr, ok, reqs[2].Transcript())
+	}
+	if u := api.Unexpected(); len(u) != 0 {
+		t.Errorf("unexpected requests to the fake: %+v", u)
+	}
+
+	// The answer is in the session's chat file when the prompt's reply arrives.
+	chats, _ := filepath.Glob(filepath.Join(Home(env), ".gemini", "tmp", "*", "chats", "session-*-"+sid[:8]+".jsonl"))
+	if len(chats) != 1 {
+		t.Errorf("chat files for %s: %v", sid, chats)
+	} else if b, err := os.ReadFile(chats[0]); err != nil || !bytes.Contains(b, []byte("Hello from fake Gemini (tool done).")) {
+		t.Errorf("chat file lacks the answer at the prompt's reply (%v)", err)
+	}
+
+	// stdin EOF ends the CLI and everything it started.
+	closed := time.Now()
+	a.stdin.Close()
+	if err, ok := a.waitExit(deadline); !ok {
+		t.Fatal("gemini still running after stdin EOF")
+	} else if err != nil {
+		t.Errorf("gemini exit after stdin EOF: %v", err)
+	}
+	t.Logf("stdin EOF → exit: %v", time.Since(closed))
+	if left := proctest.Marked(mark); len(left) > 0 {
+		t.Errorf("processes left after exit: %v", left)
+	}
+}
