@@ -426,3 +426,71 @@ func TestACPTextAndPermission(t *testing.T) {
 		t.Errorf("processes left after exit: %v", left)
 	}
 }
+
+// open does the handshake and session/new in ws, returning the session id.
+func (a *agent) open(deadline time.Time, ws string) string {
+	a.t.Helper()
+	a.reply(deadline, a.request("initialize", map[string]any{"protocolVersion": 1,
+		"clientCapabilities": map[string]any{"fs": map[string]bool{"readTextFile": false, "writeTextFile": false}, "terminal": false}}))
+	created, _ := a.reply(deadline, a.request("session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}))
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(created.Result, &res); err != nil || res.SessionID == "" {
+		a.t.Fatalf("session/new result %s (%v)", created.Result, err)
+	}
+	return res.SessionID
+}
+
+// TestACPCancelMidStream proves the fake's slow stream with the real CLI:
+// session/cancel during the answer ends the prompt as cancelled, promptly,
+// and the CLI drops the stream (the fake sees the client leave).
+func TestACPCancelMidStream(t *testing.T) {
+	api := fakegemini.New(t)
+	api.Respond(func(fakegemini.Request) fakegemini.Reply {
+		return fakegemini.Slow("tick1 tick2 tick3 tick4 tick5 tick6", time.Second)
+	})
+	mark := freshMark(t)
+	env := append(Env(t, api.URL()), mark)
+	ws := t.TempDir()
+	deadline := time.Now().Add(Timeout)
+	a := startACP(t, env, ws)
+	sid := a.open(deadline, ws)
+
+	id := a.request("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []map[string]string{{"type": "text", "text": "count slowly"}}})
+	first, _ := a.await(deadline, "agent_message_chunk", func(m msg) bool {
+		u, ok := m.update()
+		return ok && u.Update.SessionUpdate == "agent_message_chunk"
+	})
+	if u, _ := first.update(); !strings.HasPrefix(string(u.Update.Content), `{"type":"text","text":"tick1`) {
+		t.Errorf("first chunk %s", first.raw)
+	}
+	cancelled := time.Now()
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]string{"sessionId": sid}})
+	end, seen := a.reply(deadline, id)
+	t.Logf("session/cancel → prompt reply: %v", end.at.Sub(cancelled))
+	var res promptResult
+	if err := json.Unmarshal(end.Result, &res); err != nil || res.StopReason != "cancelled" {
+		t.Errorf("prompt reply %s (%v)", end.Result, err)
+	}
+	// The rest of the stream would take five more seconds: the cancel cut it.
+	if took := end.at.Sub(cancelled); took >= 5*time.Second {
+		t.Errorf("the cancelled prompt replied after %v, as late as the whole stream", took)
+	}
+	for _, m := range seen[:len(seen)-1] {
+		t.Logf("after the cancel: %s", m.raw)
+		if bytes.Contains(m.raw, []byte("tick6")) {
+			t.Errorf("the stream's end reached the client after the cancel: %s", m.raw)
+		}
+	}
+	closed := time.Now()
+	a.stdin.Close()
+	if _, ok := a.waitExit(deadline); !ok {
+		t.Fatal("gemini still running after stdin EOF")
+	}
+	t.Logf("stdin EOF → exit: %v", time.Since(closed))
+	if left := proctest.Marked(mark); len(left) > 0 {
+		t.Errorf("processes left after exit: %v", left)
+	}
+}
