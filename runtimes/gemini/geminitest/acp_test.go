@@ -494,3 +494,58 @@ func TestACPCancelMidStream(t *testing.T) {
 		t.Errorf("processes left after exit: %v", left)
 	}
 }
+
+// TestACPAPIError proves the fake's errors with the real CLI: a 400 from
+// the model API ends the prompt with a JSON-RPC error carrying the API's
+// message, promptly (no retry of a 4xx), and the session takes the next
+// prompt.
+func TestACPAPIError(t *testing.T) {
+	api := fakegemini.New(t)
+	api.Respond(func(fakegemini.Request) fakegemini.Reply {
+		return fakegemini.Fail(400, "INVALID_ARGUMENT", "fake says no")
+	})
+	env := Env(t, api.URL())
+	ws := t.TempDir()
+	deadline := time.Now().Add(Timeout)
+	a := startACP(t, env, ws)
+	sid := a.open(deadline, ws)
+
+	prompted := time.Now()
+	id := a.request("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []map[string]string{{"type": "text", "text": "hi"}}})
+	end, _ := a.await(deadline, "prompt reply", isReply(id))
+	t.Logf("prompt → error reply: %v", end.at.Sub(prompted))
+	// The CLI passes the HTTP status on as the JSON-RPC code and the API's
+	// error body as the message.
+	var rpcErr struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(end.Error, &rpcErr); err != nil || rpcErr.Code != 400 ||
+		!strings.Contains(rpcErr.Message, "fake says no") {
+		t.Errorf("prompt reply %s (%v)", end.raw, err)
+	}
+	if n := len(api.GenerateRequests()); n != 1 {
+		t.Errorf("%d model requests for a 400, want 1 (no retry)", n)
+	}
+
+	api.Respond(nil)
+	id = a.request("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []map[string]string{{"type": "text", "text": "again"}}})
+	end, seen := a.reply(deadline, id)
+	var text strings.Builder
+	for _, m := range seen {
+		if u, ok := m.update(); ok && u.Update.SessionUpdate == "agent_message_chunk" {
+			chunk, _ := u.chunk()
+			text.WriteString(chunk)
+		}
+	}
+	var res promptResult
+	if err := json.Unmarshal(end.Result, &res); err != nil || res.StopReason != "end_turn" || text.String() != "echo: again" {
+		t.Errorf("prompt after the error: %s, text %q (%v)", end.Result, text.String(), err)
+	}
+	a.stdin.Close()
+	if _, ok := a.waitExit(deadline); !ok {
+		t.Fatal("gemini still running after stdin EOF")
+	}
+}
