@@ -145,8 +145,8 @@ func writeError(w http.ResponseWriter, e *APIError) {
 	})
 }
 
-// stream sends the reply as SSE chunks: one per word of text, then the
-// function call, the last chunk carrying finishReason and usageMetadata.
+// stream sends the reply as SSE chunks: the thought, one per word of text,
+// then the function call, the last chunk carrying finishReason and usageMetadata.
 func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, r Reply) {
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -188,8 +188,11 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, r 
 	}
 
 	var chunks [][]map[string]any
-	for _, th := range words(r.Thought) {
-		chunks = append(chunks, []map[string]any{{"text": th, "thought": true}})
+	// A thought is one part, as the API sends a thought summary: the CLI
+	// reads each thought part as "**subject**\ndescription" and trims it,
+	// so word-sized parts would lose their spaces.
+	if r.Thought != "" {
+		chunks = append(chunks, []map[string]any{{"text": r.Thought, "thought": true}})
 	}
 	for _, wd := range words(r.Text) {
 		chunks = append(chunks, []map[string]any{{"text": wd}})

@@ -6,7 +6,8 @@ import "time"
 // its text, then its function call; a Reply with Err is an HTTP error
 // instead.
 type Reply struct {
-	// Thought is sent as parts marked thought:true.
+	// Thought is sent as one part marked thought:true; a first line
+	// "**Subject**" is the thought's subject to the CLI.
 	Thought string
 	Text    string
 	Call    *FunctionCall
@@ -56,7 +57,10 @@ func Fail(status int, code, msg string) Reply {
 
 func (r Reply) usage(req Request) map[string]int {
 	in := len(req.Body)/4 + 1
-	out := len(words(r.Thought)) + len(words(r.Text))
+	out := len(words(r.Text))
+	if r.Thought != "" {
+		out++
+	}
 	if r.Call != nil {
 		out++
 	}

@@ -549,3 +549,43 @@ func TestACPAPIError(t *testing.T) {
 		t.Fatal("gemini still running after stdin EOF")
 	}
 }
+
+// TestACPThought proves the fake's thought part with the real CLI: it
+// arrives as one agent_thought_chunk, before the answer's
+// agent_message_chunk, with the "**subject**\n" prefix the CLI adds (empty
+// when the thought has no bold subject line).
+func TestACPThought(t *testing.T) {
+	api := fakegemini.New(t)
+	api.Respond(func(r fakegemini.Request) fakegemini.Reply {
+		if r.LastUserText() == "subject" {
+			return fakegemini.Think("**Planning**\nPondering the request.", "Answer.")
+		}
+		return fakegemini.Think("Pondering the request.", "Answer.")
+	})
+	env := Env(t, api.URL())
+	ws := t.TempDir()
+	deadline := time.Now().Add(Timeout)
+	a := startACP(t, env, ws)
+	sid := a.open(deadline, ws)
+	for prompt, want := range map[string]string{
+		"plain":   `agent_thought_chunk "****\nPondering the request." agent_message_chunk "Answer."`,
+		"subject": `agent_thought_chunk "**Planning**\nPondering the request." agent_message_chunk "Answer."`,
+	} {
+		_, seen := a.reply(deadline, a.request("session/prompt", map[string]any{"sessionId": sid,
+			"prompt": []map[string]string{{"type": "text", "text": prompt}}}))
+		var got []string
+		for _, m := range seen {
+			if u, ok := m.update(); ok && strings.HasPrefix(u.Update.SessionUpdate, "agent_") {
+				chunk, _ := u.chunk()
+				got = append(got, fmt.Sprintf("%s %q", u.Update.SessionUpdate, chunk))
+			}
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("%s thought:\n got %s\nwant %s", prompt, g, want)
+		}
+	}
+	a.stdin.Close()
+	if _, ok := a.waitExit(deadline); !ok {
+		t.Fatal("gemini still running after stdin EOF")
+	}
+}
