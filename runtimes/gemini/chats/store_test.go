@@ -177,3 +177,72 @@ func ids(ms []rpc.Message) []string {
 	}
 	return out
 }
+
+// A session whose prompts went on in a second file is both files' records
+// in order of the files' start times; a record id found in both is kept in
+// its first position with its last version. The file a load left without
+// a user message adds nothing.
+func TestSessionMergesFiles(t *testing.T) {
+	f := newFixture(t)
+	second := filepath.Join(filepath.Dir(f.main), "session-2026-11-22T22-45-"+id8(sessionA)+".jsonl")
+	body := `{"sessionId":"` + sessionA + `","projectHash":"` + ProjectHash(f.ws) + `","startTime":"2026-11-22T22:45:00.000Z","kind":"main"}
+{"id":"aa000003-0000-4000-8000-000000000009","timestamp":"2026-11-22T22:32:00.300Z","type":"gemini","content":"Done, rewritten."}
+{"id":"ee000001-0000-4000-8000-000000000001","timestamp":"2026-11-22T22:45:01.000Z","type":"user","content":[{"text":"later prompt"}]}
+`
+	if err := os.WriteFile(second, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msgs, total, err := f.s.Messages(context.Background(), f.ws, sessionA, 0, 100, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 7 || len(msgs) != 7 {
+		t.Fatalf("total %d: %v", total, ids(msgs))
+	}
+	if m := msgs[5]; m.ID != "aa000003-0000-4000-8000-000000000009" || m.Message.Content[0].Text != "Done, rewritten." {
+		t.Errorf("upserted across files: %+v", m)
+	}
+	if msgs[6].Message.Content[0].Text != "later prompt" {
+		t.Errorf("last = %+v", msgs[6])
+	}
+}
+
+// The workspace is matched by the hash of its path as given or resolved:
+// a session recorded under the real path is found through a symlink.
+func TestWorkspaceThroughSymlink(t *testing.T) {
+	f := newFixture(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(f.ws, link); err != nil {
+		t.Fatal(err)
+	}
+	if !f.s.Has(context.Background(), link, sessionA) {
+		t.Fatal("not found through a symlink")
+	}
+}
+
+// A chat file replaced by another (same name, new file) is replayed whole.
+func TestReplacedFileReplayed(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, _, err := f.s.Messages(ctx, f.ws, sessionR, 0, 10, false); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(filepath.Dir(f.main), "session-2026-11-22T23-00-"+id8(sessionR)+".jsonl")
+	tmp := p + ".new"
+	body := `{"sessionId":"` + sessionR + `","projectHash":"` + ProjectHash(f.ws) + `","startTime":"2026-11-22T23:00:00.000Z","kind":"main"}
+{"id":"ff000001-0000-4000-8000-000000000001","timestamp":"2026-11-22T23:10:00.000Z","type":"user","content":[{"text":"replaced"}]}
+`
+	if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
+	}
+	msgs, total, err := f.s.Messages(ctx, f.ws, sessionR, 0, 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1 || msgs[0].Message.Content[0].Text != "replaced" {
+		t.Fatalf("after replace: %+v", msgs)
+	}
+}
