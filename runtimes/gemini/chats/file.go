@@ -62,7 +62,7 @@ func (s *state) patch(h Header) {
 
 // upsert replaces the record with r's id in place, or appends it.
 func (s *state) upsert(r Record) {
-	e := &entry{id: r.ID, raw: r.Raw, info: infoOf(r.Raw)}
+	e := &entry{id: r.ID, raw: r.Raw, info: r.info}
 	if _, ok := s.recs[r.ID]; !ok {
 		s.order = append(s.order, r.ID)
 	}

@@ -38,17 +38,23 @@ type Header struct {
 }
 
 // Record is one message record. Raw is the record's JSON as written; the
-// other fields are what the store needs without converting it.
+// other fields are what the store needs without converting it again.
 type Record struct {
 	ID   string
 	Type string // user, gemini (others are kept but are not messages)
 	Raw  json.RawMessage
+	info info
 }
 
-// recordHead is what every record is decoded to first.
-type recordHead struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
+// lineFields is every field of every line kind: one decoding of a line
+// tells its kind and, for a record, all the store keeps about it.
+type lineFields struct {
+	Set         json.RawMessage `json:"$set"`
+	SessionID   *string         `json:"sessionId"`
+	ProjectHash *string         `json:"projectHash"`
+	StartTime   string          `json:"startTime"`
+	LastUpdated string          `json:"lastUpdated"`
+	record
 }
 
 // ParseLine decodes one chat-file line. A field of an unexpected type is
@@ -59,68 +65,44 @@ func ParseLine(b []byte) (Line, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return Line{}, errors.New("chat line: not a JSON object")
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
+	var lf lineFields
+	if err := json.Unmarshal(b, &lf); err != nil && !isTypeError(err) {
 		return Line{}, fmt.Errorf("chat line: %w", err)
 	}
-	if set, ok := top["$set"]; ok {
-		return parseSet(set)
-	}
-	_, sid := top["sessionId"]
-	_, ph := top["projectHash"]
-	if sid && ph {
-		var h Header
-		if err := json.Unmarshal(b, &h); err != nil && !isTypeError(err) {
-			return Line{}, fmt.Errorf("chat header: %w", err)
-		}
-		return Line{Kind: KindHeader, Header: h}, nil
-	}
-	r, err := parseRecord(b)
-	if err != nil {
-		return Line{}, err
-	}
-	return Line{Kind: KindRecord, Record: r}, nil
-}
-
-func parseSet(set json.RawMessage) (Line, error) {
-	l := Line{Kind: KindSet}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(set, &fields); err != nil {
-		return Line{}, fmt.Errorf("chat $set: %w", err)
-	}
-	if err := json.Unmarshal(set, &l.Set); err != nil && !isTypeError(err) {
-		return Line{}, fmt.Errorf("chat $set: %w", err)
-	}
-	msgs, ok := fields["messages"]
-	if !ok {
-		return l, nil
-	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(msgs, &raws); err != nil {
-		if !isTypeError(err) {
-			return Line{}, fmt.Errorf("chat $set messages: %w", err)
-		}
-		raws = nil // not a list: taken as an empty one
-	}
-	l.HasMsgs, l.SetMsgs = true, make([]Record, 0, len(raws))
-	for _, raw := range raws {
-		if r, err := parseRecord(raw); err == nil {
-			l.SetMsgs = append(l.SetMsgs, r)
-		}
-	}
-	return l, nil
-}
-
-func parseRecord(b []byte) (Record, error) {
-	var h recordHead
-	if err := json.Unmarshal(b, &h); err != nil && !isTypeError(err) {
-		return Record{}, fmt.Errorf("chat record: %w", err)
-	}
-	if h.ID == "" {
-		return Record{}, errors.New("chat record without an id")
+	switch {
+	case lf.Set != nil:
+		return parseSet(lf.Set), nil
+	case lf.SessionID != nil && lf.ProjectHash != nil:
+		return Line{Kind: KindHeader, Header: Header{*lf.SessionID, *lf.ProjectHash, lf.StartTime, lf.LastUpdated}}, nil
+	case lf.ID == "":
+		return Line{}, errors.New("chat record without an id")
 	}
 	// Copy: the line's bytes are only valid during the splitter's call.
-	return Record{ID: h.ID, Type: h.Type, Raw: bytes.Clone(b)}, nil
+	return Line{Kind: KindRecord, Record: Record{ID: lf.ID, Type: lf.Type, Raw: bytes.Clone(b), info: infoOf(lf.record)}}, nil
+}
+
+// parseSet decodes the object of a $set; a value that is not an object
+// sets nothing, a messages value that is not a list empties the list.
+func parseSet(set json.RawMessage) Line {
+	var f struct {
+		Header
+		Messages json.RawMessage `json:"messages"`
+	}
+	_ = json.Unmarshal(set, &f)
+	l := Line{Kind: KindSet, Set: f.Header}
+	if f.Messages == nil {
+		return l
+	}
+	var raws []json.RawMessage
+	_ = json.Unmarshal(f.Messages, &raws)
+	l.HasMsgs, l.SetMsgs = true, make([]Record, 0, len(raws))
+	for _, raw := range raws {
+		var r record
+		if err := json.Unmarshal(raw, &r); (err == nil || isTypeError(err)) && r.ID != "" {
+			l.SetMsgs = append(l.SetMsgs, Record{ID: r.ID, Type: r.Type, Raw: bytes.Clone(raw), info: infoOf(r)})
+		}
+	}
+	return l
 }
 
 func isTypeError(err error) bool {

@@ -53,13 +53,9 @@ type functionResponse struct {
 // decode reads a record; fields of unexpected types are left zero.
 func decode(raw []byte) record {
 	var r record
-	if err := json.Unmarshal(raw, &r); err != nil {
-		// A type error leaves what it could decode; keep the id and type
-		// that parseRecord already found valid.
-		var h recordHead
-		_ = json.Unmarshal(raw, &h)
-		r.ID, r.Type = h.ID, h.Type
-	}
+	// A field of an unexpected type is left zero and the rest decoded; the
+	// record was parsed before, so its JSON is valid.
+	_ = json.Unmarshal(raw, &r)
 	return r
 }
 
@@ -87,8 +83,7 @@ type info struct {
 	calls     []string // tool-call ids of a gemini record
 }
 
-func infoOf(raw []byte) info {
-	r := decode(raw)
+func infoOf(r record) info {
 	var in info
 	switch r.Type {
 	case "user":

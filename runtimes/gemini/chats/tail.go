@@ -93,7 +93,7 @@ func (t *tailer) record(r Record) {
 		return
 	}
 	t.seen[r.ID] = r.Raw
-	in := infoOf(r.Raw)
+	in := r.info
 	for _, c := range in.calls {
 		t.calls[c] = true
 	}
