@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,13 @@ func TestTailUpserts(t *testing.T) {
 	appendFile(t, f.main, ans2)
 	if m := nextMessage(t, ch); m.ID != "dd000001-0000-4000-8000-000000000002" || m.Message.Content[0].Text != "partial and more" {
 		t.Fatalf("upsert = %+v", m)
+	}
+	// A $set of the whole list (Gemini writes one after a cancel): only
+	// what is new or changed in it is emitted.
+	const newer = `{"id":"dd000001-0000-4000-8000-000000000003","timestamp":"2026-11-22T22:36:00.000Z","type":"user","content":[{"text":"after the set"}]}`
+	appendFile(t, f.main, `{"$set":{"messages":[`+strings.TrimSpace(user)+`,`+strings.TrimSpace(ans2)+`,`+newer+`]}}`+"\n")
+	if m := nextMessage(t, ch); m.Message.Content[0].Text != "after the set" {
+		t.Fatalf("after $set = %+v", m)
 	}
 	select {
 	case m := <-ch:
