@@ -235,7 +235,9 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 		}
 		seen[cp.path] = true
 		sid := v.header.SessionID
-		if !want.has(v.header.ProjectHash) || sid == "" || (id != "" && sid != id) {
+		// An id that could not name a session safely (see
+		// runtimes.ValidSessionID) is not one cdevd offers.
+		if !want.has(v.header.ProjectHash) || runtimes.ValidSessionID(sid) != nil || (id != "" && sid != id) {
 			continue
 		}
 		ss := out[sid]
