@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"sync"
 
 	"go.uber.org/zap"
@@ -39,7 +40,7 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := statPath(f.path); err == nil {
+	if fi, err := os.Stat(f.path); err == nil {
 		if v, err := s.view(f.path, fi); err == nil {
 			t.seed(v)
 		}

@@ -9,9 +9,8 @@ import (
 	"sync"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/runtimes"
 )
-
-func statPath(p string) (os.FileInfo, error) { return os.Stat(p) }
 
 // Watch calls changed with the session id of every chat file of dir that
 // is written and holds a user message (phantoms are not reported), until
@@ -20,9 +19,9 @@ func statPath(p string) (os.FileInfo, error) { return os.Stat(p) }
 // the slug from projects.json, else the directory's base name), which need
 // not exist yet.
 func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
+	want := hashes(dir)
 	dirs := map[string]bool{filepath.Join(s.tmp, s.slug(dir), "chats"): true}
 	if paths, err := s.walk(context.Background(), ""); err == nil {
-		want := hashes(dir)
 		for _, cp := range paths {
 			if v, err := s.viewOf(cp); err == nil && want.has(v.header.ProjectHash) {
 				dirs[filepath.Dir(cp.path)] = true
@@ -30,7 +29,6 @@ func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 		}
 	}
 	w := &watch{}
-	want := hashes(dir)
 	onFile := func(p string) {
 		if shortID(filepath.Base(p)) == "" {
 			return
@@ -40,7 +38,7 @@ func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 			return
 		}
 		v, err := s.view(p, fi)
-		if err != nil || !want.has(v.header.ProjectHash) || v.prompt == "" {
+		if err != nil || !want.has(v.header.ProjectHash) || v.prompt == "" || runtimes.ValidSessionID(v.header.SessionID) != nil {
 			return
 		}
 		changed(v.header.SessionID)
