@@ -100,3 +100,44 @@ func TestWatchAwaitsChatsDir(t *testing.T) {
 		}
 	}
 }
+
+func waitChanged(t *testing.T, ch <-chan string, want string) {
+	t.Helper()
+	select {
+	case id := <-ch:
+		if id != want {
+			t.Fatalf("changed(%s), want %s", id, want)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("no change reported")
+	}
+}
+
+// Watch covers a chats directory that already holds a file of the
+// workspace, whatever its slug, and the slug projects.json names.
+func TestWatchSlugs(t *testing.T) {
+	f := newFixture(t)
+	if err := os.WriteFile(filepath.Join(f.home, "projects.json"), []byte(`{"projects":{"`+f.ws+`":"named"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.s.WithWatcher(fswatch.New(fswatch.Config{}))
+	ch := make(chan string, 16)
+	c, err := f.s.Watch(f.ws, func(id string) { ch <- id })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	appendFile(t, f.main, `{"$set":{"lastUpdated":"2026-11-22T22:40:00.000Z"}}`+"\n")
+	waitChanged(t, ch, sessionA)
+	c.Close()
+	for len(ch) > 0 {
+		<-ch
+	}
+	c, err = f.s.Watch(f.ws, func(id string) { ch <- id })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	install(t, f.home, "named", "reset.jsonl", "2026-11-22T23-30", sessionR, f.ws)
+	waitChanged(t, ch, sessionR)
+}
