@@ -19,5 +19,7 @@
 // Store caches the replayed state of each file, keyed by its size and
 // modification time; a file that only grew is read from where the last
 // read stopped (replaying a patch log needs nothing else), any other change
-// re-reads it whole.
+// re-reads it whole. The state holds, per record, where its latest version
+// is in the file (a line, or an element of a $set list) and a checksum, not
+// its bytes: a page reads and converts only its records.
 package chats

@@ -1,16 +1,21 @@
 package chats
 
 import (
+	"hash/fnv"
 	"io"
 	"os"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-// entry is one record's latest version.
+// entry is one record's latest version: where it is, not what it says,
+// so that the store holds little more than an index of the chat files.
 type entry struct {
 	id   string
-	raw  []byte
+	path string
+	off  int64  // in the file
+	n    int    // bytes
+	sum  uint64 // FNV-1a of the record's bytes: Tail's test for a change
 	info info
 }
 
@@ -23,9 +28,10 @@ type state struct {
 
 func newState() *state { return &state{recs: map[string]*entry{}} }
 
-// apply replays one line onto s; unparsable lines are skipped.
-func (s *state) apply(b []byte) {
-	l, err := ParseLine(b)
+// apply replays one line of the file at path, found at off, onto s;
+// unparsable lines are skipped.
+func (s *state) apply(path string, off int64, b []byte) {
+	l, err := parseLine(b)
 	if err != nil {
 		return
 	}
@@ -37,11 +43,11 @@ func (s *state) apply(b []byte) {
 		if l.HasMsgs {
 			s.order, s.recs = s.order[:0], make(map[string]*entry, len(l.SetMsgs))
 			for _, r := range l.SetMsgs {
-				s.upsert(r)
+				s.upsert(path, off, r)
 			}
 		}
 	case KindRecord:
-		s.upsert(l.Record)
+		s.upsert(path, off, l.Record)
 	}
 }
 
@@ -60,9 +66,10 @@ func (s *state) patch(h Header) {
 	}
 }
 
-// upsert replaces the record with r's id in place, or appends it.
-func (s *state) upsert(r Record) {
-	e := &entry{id: r.ID, raw: r.Raw, info: r.info}
+// upsert replaces the record with r's id in place, or appends it; r is
+// part of the line at off.
+func (s *state) upsert(path string, off int64, r Record) {
+	e := &entry{id: r.ID, path: path, off: off + int64(r.Start), n: len(r.Raw), sum: checksum(r.Raw), info: r.info}
 	if _, ok := s.recs[r.ID]; !ok {
 		s.order = append(s.order, r.ID)
 	}
@@ -119,7 +126,7 @@ type scan struct {
 // is read if fi is the version replayed; a file that is the same and only
 // grew is read from where the last refresh stopped; anything else is
 // replayed from the start.
-func (c *chatFile) refresh(f *os.File, fi os.FileInfo, buf []byte) (scan, error) {
+func (c *chatFile) refresh(path string, f *os.File, fi os.FileInfo, buf []byte) (scan, error) {
 	if c.fi != nil && os.SameFile(c.fi, fi) && c.fi.Size() == fi.Size() && c.fi.ModTime().Equal(fi.ModTime()) {
 		return scan{}, nil
 	}
@@ -129,11 +136,31 @@ func (c *chatFile) refresh(f *os.File, fi os.FileInfo, buf []byte) (scan, error)
 		c.split, c.st, from, sc.full = jsonl.Splitter{}, newState(), 0, true
 	}
 	r := io.NewSectionReader(f, from, fi.Size()-from)
-	if err := jsonl.ReadLines(r, &c.split, buf, func(_ int64, b []byte) { c.st.apply(b) }); err != nil {
+	if err := jsonl.ReadLines(r, &c.split, buf, func(off int64, b []byte) { c.st.apply(path, off, b) }); err != nil {
 		c.fi, c.view = nil, nil // replay again next time
 		return sc, err
 	}
 	sc.bytes = fi.Size() - from
 	c.fi, c.view = fi, c.st.snapshot(fi.ModTime().UnixNano())
 	return sc, nil
+}
+
+func checksum(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// read returns e's bytes from f, the file e is in, checking that they are
+// still the record e describes: a file rewritten in place, keeping its size
+// and time, is the only way they are not.
+func (e *entry) read(f io.ReaderAt) ([]byte, error) {
+	b := make([]byte, e.n)
+	if _, err := f.ReadAt(b, e.off); err != nil {
+		return nil, err
+	}
+	if checksum(b) != e.sum {
+		return nil, errChanged
+	}
+	return b, nil
 }

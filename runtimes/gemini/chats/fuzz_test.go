@@ -1,6 +1,8 @@
 package chats
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,14 +25,27 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"id":"x","type":"user","content":"plain"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		st := newState()
-		st.apply(b)
+		st.apply("f", 0, b)
 		v := st.snapshot(0)
 		for _, e := range v.msgs {
-			ToMessage("s", e.raw, v.called, "")
+			raw, err := e.read(bytes.NewReader(b))
+			if err != nil {
+				t.Fatalf("record %s not where the replay has it: %v", e.id, err)
+			}
+			ToMessage("s", raw, v.called, "")
 		}
 		l, err := ParseLine(b)
 		if err == nil && l.Kind == KindRecord && l.Record.ID == "" {
 			t.Fatal("record without an id")
+		}
+		// A record of a $set list is exactly its element of the line.
+		for _, r := range l.SetMsgs {
+			var h struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(r.Raw, &h) != nil || h.ID != r.ID {
+				t.Fatalf("set record %q is %q", r.ID, r.Raw)
+			}
 		}
 	})
 }

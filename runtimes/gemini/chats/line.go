@@ -37,13 +37,15 @@ type Header struct {
 	LastUpdated string `json:"lastUpdated"`
 }
 
-// Record is one message record. Raw is the record's JSON as written; the
-// other fields are what the store needs without converting it again.
+// Record is one message record. Raw is the record's JSON as written, found
+// at byte Start of the line; the other fields are what the store needs
+// without converting it again.
 type Record struct {
-	ID   string
-	Type string // user, gemini (others are kept but are not messages)
-	Raw  json.RawMessage
-	info info
+	ID    string
+	Type  string // user, gemini (others are kept but are not messages)
+	Raw   json.RawMessage
+	Start int
+	info  info
 }
 
 // lineFields is every field of every line kind: one decoding of a line
@@ -61,6 +63,17 @@ type lineFields struct {
 // left zero rather than failing the line: only malformed JSON, a line that
 // is not an object, and a record without an id are errors.
 func ParseLine(b []byte) (Line, error) {
+	l, err := parseLine(b)
+	l.Record.Raw = bytes.Clone(l.Record.Raw)
+	for i := range l.SetMsgs {
+		l.SetMsgs[i].Raw = bytes.Clone(l.SetMsgs[i].Raw)
+	}
+	return l, err
+}
+
+// parseLine is ParseLine with each Raw a part of b (no copy).
+func parseLine(b []byte) (Line, error) {
+	lead := len(b) - len(bytes.TrimLeft(b, " \t\r"))
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return Line{}, errors.New("chat line: not a JSON object")
@@ -71,38 +84,82 @@ func ParseLine(b []byte) (Line, error) {
 	}
 	switch {
 	case lf.Set != nil:
-		return parseSet(lf.Set), nil
+		return parseSet(b, lead), nil
 	case lf.SessionID != nil && lf.ProjectHash != nil:
 		return Line{Kind: KindHeader, Header: Header{*lf.SessionID, *lf.ProjectHash, lf.StartTime, lf.LastUpdated}}, nil
 	case lf.ID == "":
 		return Line{}, errors.New("chat record without an id")
 	}
-	// Copy: the line's bytes are only valid during the splitter's call.
-	return Line{Kind: KindRecord, Record: Record{ID: lf.ID, Type: lf.Type, Raw: bytes.Clone(b), info: infoOf(lf.record)}}, nil
+	return Line{Kind: KindRecord, Record: Record{ID: lf.ID, Type: lf.Type, Raw: b, Start: lead, info: infoOf(lf.record)}}, nil
 }
 
-// parseSet decodes the object of a $set; a value that is not an object
-// sets nothing, a messages value that is not a list empties the list.
-func parseSet(set json.RawMessage) Line {
+// parseSet decodes the $set of line b (trimmed; it began at lead); a value
+// that is not an object sets nothing, a messages value that is not a list
+// empties the list. Each record of a messages list keeps where it is in the
+// line, so that the store can read it again from the file instead of
+// holding it.
+func parseSet(b []byte, lead int) Line {
 	var f struct {
-		Header
-		Messages json.RawMessage `json:"messages"`
+		Set struct {
+			Header
+			Messages json.RawMessage `json:"messages"`
+		} `json:"$set"`
 	}
-	_ = json.Unmarshal(set, &f)
-	l := Line{Kind: KindSet, Set: f.Header}
-	if f.Messages == nil {
+	_ = json.Unmarshal(b, &f)
+	l := Line{Kind: KindSet, Set: f.Set.Header}
+	if f.Set.Messages == nil {
 		return l
 	}
-	var raws []json.RawMessage
-	_ = json.Unmarshal(f.Messages, &raws)
-	l.HasMsgs, l.SetMsgs = true, make([]Record, 0, len(raws))
-	for _, raw := range raws {
+	l.HasMsgs, l.SetMsgs = true, []Record{}
+	d := json.NewDecoder(bytes.NewReader(b))
+	if !into(d, "$set") || !into(d, "messages") {
+		return l
+	}
+	if t, err := d.Token(); err != nil || t != json.Delim('[') {
+		return l
+	}
+	for d.More() {
+		from := int(d.InputOffset())
 		var r record
+		var raw json.RawMessage
+		if d.Decode(&raw) != nil {
+			break
+		}
+		to := int(d.InputOffset())
+		i := bytes.IndexByte(b[from:to], '{') // past the ',' and spaces
+		if i < 0 {
+			continue // not an object
+		}
+		from += i
 		if err := json.Unmarshal(raw, &r); (err == nil || isTypeError(err)) && r.ID != "" {
-			l.SetMsgs = append(l.SetMsgs, Record{ID: r.ID, Type: r.Type, Raw: bytes.Clone(raw), info: infoOf(r)})
+			l.SetMsgs = append(l.SetMsgs, Record{ID: r.ID, Type: r.Type, Raw: b[from:to], Start: lead + from, info: infoOf(r)})
 		}
 	}
 	return l
+}
+
+// into moves d, at the start of an object, to the value of key (the first
+// of that name: Gemini writes each once).
+func into(d *json.Decoder, key string) bool {
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	found := false
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return false
+		}
+		if t == key {
+			found = true
+			break
+		}
+		var skip json.RawMessage
+		if d.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return found
 }
 
 func isTypeError(err error) bool {

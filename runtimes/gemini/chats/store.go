@@ -168,7 +168,7 @@ func (s *Store) view(p string, fi os.FileInfo) (*view, error) {
 	if fi, err = f.Stat(); err != nil {
 		return nil, err
 	}
-	sc, err := cf.refresh(f, fi, make([]byte, jsonl.ChunkSize))
+	sc, err := cf.refresh(p, f, fi, make([]byte, jsonl.ChunkSize))
 	if sc.full {
 		s.fullScans.Add(1)
 	}
@@ -342,6 +342,9 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	return res, nil
 }
 
+// errChanged says a record is no longer where the cached replay has it.
+var errChanged = errors.New("record changed")
+
 // noSession is the error for a session without a chat file in dir.
 func noSession(id string) error {
 	return fmt.Errorf("gemini session %s: %w", id, runtimes.ErrNoSession)
@@ -404,12 +407,32 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	to := from + min(limit, total-from) // offset+limit could overflow
 	page := make([]rpc.Message, 0, to-from)
 	fallback := ss.real[0].v.header.StartTime
+	open := map[string]*os.File{}
+	defer func() {
+		for _, f := range open {
+			f.Close()
+		}
+	}()
 	for i := from; i < to; i++ {
 		j := i
 		if desc {
 			j = total - 1 - i
 		}
-		if m, ok := ToMessage(id, msgs[j].raw, called, fallback); ok {
+		e := msgs[j]
+		f := open[e.path]
+		if f == nil {
+			if f, err = os.Open(e.path); err != nil {
+				return nil, 0, noSession(id)
+			}
+			open[e.path] = f
+		}
+		raw, err := e.read(f)
+		if err != nil {
+			// Rewritten in place, or cut short: replayed afresh next time.
+			s.forget(func(p string) bool { return p == e.path })
+			return nil, 0, fmt.Errorf("chat file %s changed while read: %w", e.path, err)
+		}
+		if m, ok := ToMessage(id, raw, called, fallback); ok {
 			page = append(page, m)
 		}
 	}

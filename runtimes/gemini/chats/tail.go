@@ -1,7 +1,6 @@
 package chats
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
@@ -32,7 +31,7 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 		files = ss.files
 	}
 	f := files[len(files)-1]
-	t := &tailer{id: id, emit: emit, seen: map[string][]byte{}, calls: map[string]bool{}, ts: f.v.header.StartTime}
+	t := &tailer{id: id, emit: emit, seen: map[string]uint64{}, calls: map[string]bool{}, ts: f.v.header.StartTime}
 	log := s.log.With(zap.String("session_id", id))
 	// Follow first, then take what the file holds as already seen: a line
 	// written between the two is then emitted (at worst twice), not lost.
@@ -55,7 +54,7 @@ type tailer struct {
 	ts   string
 
 	mu    sync.Mutex
-	seen  map[string][]byte // last version emitted or found, by record id
+	seen  map[string]uint64 // checksum of the last version emitted or found, by record id
 	calls map[string]bool
 }
 
@@ -67,13 +66,13 @@ func (t *tailer) seed(v *view) {
 	}
 	for _, e := range v.msgs {
 		if _, ok := t.seen[e.id]; !ok {
-			t.seen[e.id] = e.raw
+			t.seen[e.id] = e.sum
 		}
 	}
 }
 
 func (t *tailer) line(b []byte) {
-	l, err := ParseLine(b)
+	l, err := parseLine(b) // Raw is used during this call only
 	if err != nil {
 		return
 	}
@@ -90,10 +89,11 @@ func (t *tailer) line(b []byte) {
 func (t *tailer) record(r Record) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if old, ok := t.seen[r.ID]; ok && bytes.Equal(old, r.Raw) {
+	sum := checksum(r.Raw)
+	if old, ok := t.seen[r.ID]; ok && old == sum {
 		return
 	}
-	t.seen[r.ID] = r.Raw
+	t.seen[r.ID] = sum
 	in := r.info
 	for _, c := range in.calls {
 		t.calls[c] = true
