@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -244,5 +245,39 @@ func TestReplacedFileReplayed(t *testing.T) {
 	}
 	if total != 1 || msgs[0].Message.Content[0].Text != "replaced" {
 		t.Fatalf("after replace: %+v", msgs)
+	}
+}
+
+// A file rewritten in place with its size and time kept is caught when a
+// page is read (the records' checksums differ): an error, then a fresh
+// replay.
+func TestRewrittenInPlace(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p := filepath.Join(filepath.Dir(f.main), "session-2026-11-22T23-00-"+id8(sessionR)+".jsonl")
+	if _, _, err := f.s.Messages(ctx, f.ws, sessionR, 0, 10, false); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), "kept prompt", "KEPT PROMPT", 1))
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.s.Messages(ctx, f.ws, sessionR, 0, 10, false); err == nil {
+		t.Fatal("stale read not detected")
+	}
+	msgs, _, err := f.s.Messages(ctx, f.ws, sessionR, 0, 10, false)
+	if err != nil || msgs[0].Message.Content[0].Text != "KEPT PROMPT" {
+		t.Fatalf("after the stale read: %v %+v", err, msgs)
 	}
 }
