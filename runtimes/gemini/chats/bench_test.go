@@ -1,0 +1,139 @@
+package chats
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeBig writes a chat file of about size bytes for workspace ws, shaped
+// like Gemini's: header, $set of the context, then turns (prompt, an
+// answer record written twice as it grows, a tool-call record, the
+// function response, $set lastUpdated).
+func writeBig(b *testing.B, home, ws, id string, size int64) string {
+	b.Helper()
+	dir := filepath.Join(home, "tmp", "big", "chats")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(dir, "session-2026-11-23T00-00-"+id8(id)+".jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	n, _ := fmt.Fprintf(w, `{"sessionId":%q,"projectHash":%q,"startTime":"2026-11-23T00:00:00.000Z","lastUpdated":"2026-11-23T00:00:00.000Z","kind":"main"}
+{"$set":{"messages":[{"id":"ctx","timestamp":"2026-11-23T00:00:00.000Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI."}]}]}}
+`, id, ProjectHash(ws))
+	written := int64(n)
+	pad := strings.Repeat("x", 2000)
+	for i := 0; written < size; i++ {
+		n, _ = fmt.Fprintf(w, `{"id":"u%d","timestamp":"2026-11-23T00:00:01.000Z","type":"user","content":[{"text":"prompt %d"}]}
+{"id":"g%d","timestamp":"2026-11-23T00:00:02.000Z","type":"gemini","content":"","toolCalls":[{"id":"c%d","name":"run_shell_command","args":{"command":"ls"},"status":"executing"}],"model":"gemini-2.5-flash"}
+{"id":"g%d","timestamp":"2026-11-23T00:00:02.000Z","type":"gemini","content":"","toolCalls":[{"id":"c%d","name":"run_shell_command","args":{"command":"ls"},"result":[{"functionResponse":{"id":"c%d","name":"run_shell_command","response":{"output":"%s"}}}],"status":"success"}],"model":"gemini-2.5-flash"}
+{"id":"r%d","timestamp":"2026-11-23T00:00:03.000Z","type":"user","content":[{"functionResponse":{"id":"c%d","name":"run_shell_command","response":{"output":"%s"}}}]}
+{"id":"a%d","timestamp":"2026-11-23T00:00:04.000Z","type":"gemini","content":"answer %d","thoughts":[{"subject":"S","description":"thinking %d"}],"tokens":{"input":10,"output":5,"cached":0},"model":"gemini-2.5-flash"}
+{"$set":{"lastUpdated":"2026-11-23T00:00:04.000Z"}}
+`, i, i, i, i, i, i, i, pad, i, i, pad, i, i, i)
+		written += int64(n)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkMessagesLastPage reads the newest page of 50 of a big chat file
+// through a warm Store: the cost of one messages request once the file is
+// replayed. The first (cold) read, which replays the whole file, is
+// reported as cold-ms; appending one record and reading again as grow-ms;
+// the heap the Store keeps for the file as cached-MB.
+func BenchmarkMessagesLastPage(b *testing.B) {
+	for _, size := range []int64{1 << 20, 50 << 20} {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			home, ws := b.TempDir(), b.TempDir()
+			const id = "0b000000-0000-4000-8000-000000000001"
+			p := writeBig(b, home, ws, id, size)
+			s := New(home, nil)
+			ctx := context.Background()
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			if _, _, err := s.Messages(ctx, ws, id, 0, 50, true); err != nil {
+				b.Fatal(err)
+			}
+			cold := time.Since(start)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			heap := float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc)) / (1 << 20)
+			appendFile(b, p, `{"id":"late","timestamp":"2026-11-23T01:00:00.000Z","type":"user","content":[{"text":"late"}]}`+"\n")
+			start = time.Now()
+			page, _, err := s.Messages(ctx, ws, id, 0, 50, true)
+			if err != nil || page[0].ID != "late" {
+				b.Fatalf("after append: %v %v", err, ids(page))
+			}
+			grow := time.Since(start)
+			for b.Loop() {
+				page, _, err := s.Messages(ctx, ws, id, 0, 50, true)
+				if err != nil || len(page) != 50 {
+					b.Fatalf("%v, %d messages", err, len(page))
+				}
+			}
+			// After the loop: the timer's reset drops metrics reported before.
+			b.ReportMetric(float64(cold.Microseconds())/1000, "cold-ms")
+			b.ReportMetric(float64(grow.Microseconds())/1000, "grow-ms")
+			b.ReportMetric(heap, "cached-MB") // what the Store keeps of the file
+			runtime.KeepAlive(s)
+		})
+	}
+}
+
+// BenchmarkList1000 lists a workspace of 1,000 sessions (and as many
+// phantoms) through a warm Store; the first (cold) List is cold-ms.
+func BenchmarkList1000(b *testing.B) {
+	home, ws := b.TempDir(), b.TempDir()
+	dir := filepath.Join(home, "tmp", "proj", "chats")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 1000 {
+		id := fmt.Sprintf("%08x-0000-4000-8000-000000000000", i)
+		phantom := fmt.Sprintf("%08x-0000-4000-8000-000000000000", i+1<<20)
+		body := fmt.Sprintf(`{"sessionId":%q,"projectHash":%q,"startTime":"2026-11-23T00:00:00.000Z","kind":"main"}
+{"$set":{"messages":[{"id":"ctx","timestamp":"2026-11-23T00:00:00.000Z","type":"user","content":[{"text":"<session_context>\nx"}]}]}}
+{"id":"u","timestamp":"2026-11-23T00:00:01.000Z","type":"user","content":[{"text":"prompt %d"}]}
+{"id":"a","timestamp":"2026-11-23T00:00:02.000Z","type":"gemini","content":"answer"}
+`, id, ProjectHash(ws), i)
+		if err := os.WriteFile(filepath.Join(dir, "session-2026-11-23T00-00-"+id8(id)+".jsonl"), []byte(body), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		ph := fmt.Sprintf(`{"sessionId":%q,"projectHash":%q,"startTime":"2026-11-23T00:00:00.000Z","kind":"main"}`+"\n", phantom, ProjectHash(ws))
+		if err := os.WriteFile(filepath.Join(dir, "session-2026-11-23T00-01-"+id8(phantom)+".jsonl"), []byte(ph), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := New(home, nil)
+	ctx := context.Background()
+	start := time.Now()
+	got, err := s.List(ctx, ws)
+	if err != nil || len(got) != 1000 {
+		b.Fatalf("%v, %d sessions", err, len(got))
+	}
+	cold := time.Since(start)
+	for b.Loop() {
+		if got, err := s.List(ctx, ws); err != nil || len(got) != 1000 {
+			b.Fatalf("%v, %d sessions", err, len(got))
+		}
+	}
+	b.ReportMetric(float64(cold.Microseconds())/1000, "cold-ms")
+}

@@ -1,0 +1,454 @@
+package chats
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// Store reads the chat files under one Gemini home ($HOME/.gemini). It
+// caches the replay of every chat file it has read, so it is meant to live
+// as long as the daemon. It is safe for concurrent use.
+type Store struct {
+	tmp     string // <gemini home>/tmp
+	log     *zap.Logger
+	watcher *fswatch.Watcher // nil: the shared one
+
+	mu    sync.Mutex
+	files map[string]*cached // by path
+
+	// Counters that let tests prove what the cache saves.
+	fullScans    atomic.Int64
+	scannedBytes atomic.Int64
+}
+
+type cached struct {
+	mu sync.Mutex
+	cf chatFile
+}
+
+var _ runtimes.Transcripts = (*Store)(nil)
+
+// New returns a Store for the Gemini home geminiHome (~/.gemini); a nil
+// logger logs nothing.
+func New(geminiHome string, logger *zap.Logger) *Store {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	return &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, files: map[string]*cached{}}
+}
+
+// WithWatcher makes Tail and Watch use w rather than the process's shared
+// watcher; it returns s.
+func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
+	s.watcher = w
+	return s
+}
+
+// timeFormat is RFC 3339 with milliseconds, as Gemini writes timestamps.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// ProjectHash is the projectHash Gemini records for a session run in dir:
+// the SHA-256 hex of the path string.
+func ProjectHash(dir string) string {
+	h := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(h[:])
+}
+
+// hashes are the project hashes of dir as given and as a canonical path:
+// Gemini hashes the cwd string it was given, which cdevd passes canonical.
+func hashes(dir string) projectHashes {
+	c := dir
+	if p, err := filepath.EvalSymlinks(dir); err == nil {
+		c = p
+	}
+	return projectHashes{ProjectHash(filepath.Clean(dir)), ProjectHash(c)}
+}
+
+type projectHashes [2]string
+
+func (h projectHashes) has(x string) bool { return x != "" && (x == h[0] || x == h[1]) }
+
+// stampLen is the length of the stamp in session-<stamp>-<id8>.jsonl.
+const stampLen = len("2006-01-02T15-04")
+
+// shortID is the id8 of a chat file name, or "".
+func shortID(name string) string {
+	rest, ok := strings.CutPrefix(name, "session-")
+	if !ok {
+		return ""
+	}
+	rest, ok = strings.CutSuffix(rest, ".jsonl")
+	if !ok || len(rest) < stampLen+2 || rest[stampLen] != '-' {
+		return ""
+	}
+	return rest[stampLen+1:]
+}
+
+// id8 is the part of a session id Gemini puts in file names.
+func id8(id string) string { return id[:min(8, len(id))] }
+
+// chatPath is one chat file found by walk.
+type chatPath struct {
+	path string
+	de   fs.DirEntry
+}
+
+// walk lists the chat files in every tmp/*/chats directory whose name
+// holds short (all when short is ""), reading only directories.
+func (s *Store) walk(ctx context.Context, short string) ([]chatPath, error) {
+	slugs, err := os.ReadDir(s.tmp)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []chatPath
+	for _, sl := range slugs {
+		if !sl.IsDir() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(s.tmp, sl.Name(), "chats")
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			continue // no chats (yet), or removed meanwhile
+		}
+		for _, de := range des {
+			if id := shortID(de.Name()); id != "" && (short == "" || id == short) && de.Type().IsRegular() {
+				out = append(out, chatPath{filepath.Join(dir, de.Name()), de})
+			}
+		}
+	}
+	return out, nil
+}
+
+// view returns the up-to-date view of the chat file at p, whose version fi
+// is: a file whose cached view still describes fi is not opened.
+func (s *Store) view(p string, fi os.FileInfo) (*view, error) {
+	s.mu.Lock()
+	c := s.files[p]
+	if c == nil {
+		c = &cached{}
+		s.files[p] = c
+	}
+	s.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cf := &c.cf
+	if cf.fi != nil && os.SameFile(cf.fi, fi) && cf.fi.Size() == fi.Size() && cf.fi.ModTime().Equal(fi.ModTime()) {
+		return cf.view, nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	sc, err := cf.refresh(p, f, fi, make([]byte, jsonl.ChunkSize))
+	if sc.full {
+		s.fullScans.Add(1)
+	}
+	s.scannedBytes.Add(sc.bytes)
+	if err != nil {
+		return nil, err
+	}
+	return cf.view, nil
+}
+
+func (s *Store) viewOf(cp chatPath) (*view, error) {
+	fi, err := cp.de.Info()
+	if err != nil {
+		return nil, err
+	}
+	return s.view(cp.path, fi)
+}
+
+// forget drops the cached views of paths for which drop reports true.
+func (s *Store) forget(drop func(p string) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range s.files {
+		if drop(p) {
+			delete(s.files, p)
+		}
+	}
+}
+
+// sessionFile is one file of a session.
+type sessionFile struct {
+	path string
+	v    *view
+}
+
+// session is one session's files for a workspace, in order of start time.
+type session struct {
+	id    string
+	files []sessionFile // all, phantoms included
+	real  []sessionFile // those with a user message
+}
+
+// sessions groups the chat files of dir by session id; with id set, only
+// that session's.
+func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*session, error) {
+	short := ""
+	if id != "" {
+		short = id8(id)
+	}
+	paths, err := s.walk(ctx, short)
+	if err != nil {
+		return nil, err
+	}
+	want := hashes(dir)
+	out := map[string]*session{}
+	seen := make(map[string]bool, len(paths))
+	for _, cp := range paths {
+		v, err := s.viewOf(cp)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the walk
+		}
+		if err != nil {
+			return nil, err
+		}
+		seen[cp.path] = true
+		sid := v.header.SessionID
+		// An id that could not name a session safely (see
+		// runtimes.ValidSessionID) is not one cdevd offers.
+		if !want.has(v.header.ProjectHash) || runtimes.ValidSessionID(sid) != nil || (id != "" && sid != id) {
+			continue
+		}
+		ss := out[sid]
+		if ss == nil {
+			ss = &session{id: sid}
+			out[sid] = ss
+		}
+		f := sessionFile{cp.path, v}
+		ss.files = append(ss.files, f)
+		if v.prompt != "" {
+			ss.real = append(ss.real, f)
+		}
+	}
+	if id == "" {
+		s.forget(func(p string) bool { return !seen[p] })
+	}
+	for _, ss := range out {
+		byStart := func(a, b sessionFile) int {
+			return cmp.Or(cmp.Compare(a.v.header.StartTime, b.v.header.StartTime), cmp.Compare(a.path, b.path))
+		}
+		slices.SortFunc(ss.files, byStart)
+		slices.SortFunc(ss.real, byStart)
+	}
+	return out, nil
+}
+
+// messages is the session's messages: those of its files with a user
+// message, in order of start time, a record id seen in an earlier file
+// kept where it was first (its last version wins).
+func (ss *session) messages() ([]*entry, func(string) bool) {
+	if len(ss.real) == 1 {
+		v := ss.real[0].v
+		return v.msgs, v.called
+	}
+	called := func(id string) bool {
+		for _, f := range ss.real {
+			if f.v.calls[id] {
+				return true
+			}
+		}
+		return false
+	}
+	var out []*entry
+	at := map[string]int{}
+	for _, f := range ss.real {
+		for _, e := range f.v.msgs {
+			id := e.id
+			if i, ok := at[id]; ok {
+				out[i] = e
+				continue
+			}
+			at[id] = len(out)
+			out = append(out, e)
+		}
+	}
+	return out, called
+}
+
+// lastUpdated is the newest modification time of the session's files.
+func (ss *session) lastUpdated() int64 {
+	var t int64
+	for _, f := range ss.files {
+		t = max(t, f.v.mtime)
+	}
+	return t
+}
+
+// List returns the sessions of dir that have a user message, newest first
+// (by the last write to any of their files). A file unchanged since the
+// last call is not opened; one that grew is read from where the last call
+// stopped.
+func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
+	all, err := s.sessions(ctx, dir, "")
+	if err != nil {
+		return nil, err
+	}
+	type listed struct {
+		runtimes.Summary
+		t int64
+	}
+	var out []listed
+	for _, ss := range all {
+		if len(ss.real) == 0 {
+			continue // a phantom
+		}
+		msgs, _ := ss.messages()
+		t := ss.lastUpdated()
+		out = append(out, listed{runtimes.Summary{
+			SessionID:    ss.id,
+			Summary:      shorten(strings.TrimSpace(ss.real[0].v.prompt), 100),
+			MessageCount: len(msgs),
+			LastUpdated:  time.Unix(0, t).UTC().Format(timeFormat),
+		}, t})
+	}
+	slices.SortFunc(out, func(a, b listed) int {
+		return cmp.Or(cmp.Compare(b.t, a.t), cmp.Compare(a.SessionID, b.SessionID))
+	})
+	res := make([]runtimes.Summary, len(out))
+	for i, l := range out {
+		res[i] = l.Summary
+	}
+	return res, nil
+}
+
+// errChanged says a record is no longer where the cached replay has it.
+var errChanged = errors.New("record changed")
+
+// noSession is the error for a session without a chat file in dir.
+func noSession(id string) error {
+	return fmt.Errorf("gemini session %s: %w", id, runtimes.ErrNoSession)
+}
+
+// session returns session id of dir; with real, only if it has a user
+// message.
+func (s *Store) session(ctx context.Context, dir, id string, real bool) (*session, error) {
+	if err := runtimes.ValidSessionID(id); err != nil {
+		return nil, err
+	}
+	all, err := s.sessions(ctx, dir, id)
+	if err != nil {
+		return nil, err
+	}
+	ss := all[id]
+	if ss == nil || (real && len(ss.real) == 0) {
+		return nil, noSession(id)
+	}
+	return ss, nil
+}
+
+// Has reports whether session id has a chat file with a user message
+// recorded for dir.
+func (s *Store) Has(ctx context.Context, dir, id string) bool {
+	_, err := s.session(ctx, dir, id, true)
+	return err == nil
+}
+
+// Trash moves every chat file of session id (those without user messages,
+// which each load leaves, included) into bin.
+func (s *Store) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) error {
+	ss, err := s.session(ctx, dir, id, true)
+	if err != nil {
+		return err
+	}
+	for _, f := range ss.files {
+		if err := bin.Put(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		s.forget(func(p string) bool { return p == f.path })
+	}
+	return nil
+}
+
+// Messages returns a page of session id's messages and their number. With
+// desc, offset counts from the newest message and the page is newest
+// first. Only the page's records are converted.
+func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
+	if offset < 0 || limit < 0 {
+		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
+	}
+	ss, err := s.session(ctx, dir, id, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	msgs, called := ss.messages()
+	total := len(msgs)
+	from := min(offset, total)
+	to := from + min(limit, total-from) // offset+limit could overflow
+	page := make([]rpc.Message, 0, to-from)
+	fallback := ss.real[0].v.header.StartTime
+	open := map[string]*os.File{}
+	defer func() {
+		for _, f := range open {
+			f.Close()
+		}
+	}()
+	for i := from; i < to; i++ {
+		j := i
+		if desc {
+			j = total - 1 - i
+		}
+		e := msgs[j]
+		f := open[e.path]
+		if f == nil {
+			if f, err = os.Open(e.path); err != nil {
+				return nil, 0, noSession(id)
+			}
+			open[e.path] = f
+		}
+		raw, err := e.read(f)
+		if err != nil {
+			// Rewritten in place, or cut short: replayed afresh next time.
+			s.forget(func(p string) bool { return p == e.path })
+			return nil, 0, fmt.Errorf("chat file %s changed while read: %w", e.path, err)
+		}
+		if m, ok := ToMessage(id, raw, called, fallback); ok {
+			page = append(page, m)
+		}
+	}
+	return page, total, nil
+}
+
+// shorten cuts s to at most n runes on one line, marking a cut with '…'.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	for i, c := range r {
+		if c == '\n' || c == '\r' || c == '\t' {
+			r[i] = ' '
+		}
+	}
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}

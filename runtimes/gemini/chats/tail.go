@@ -1,0 +1,108 @@
+package chats
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/rpc"
+)
+
+// Tail follows session id's chat file from its current end, calling emit
+// (one call at a time, in file order) with every message record written
+// after that, until ctx ends or the returned Closer is closed. The file
+// followed is the session's newest with a user message, else its newest
+// (a session that has not had a prompt yet). Records are upserts: a record
+// written again with a changed content is emitted again, with the same id,
+// and clients replace the message they have; one written again unchanged
+// is not. A $set of the message list emits the records it holds that are
+// new or changed.
+func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)) (io.Closer, error) {
+	ss, err := s.session(ctx, dir, id, false)
+	if err != nil {
+		return nil, err
+	}
+	files := ss.real
+	if len(files) == 0 {
+		files = ss.files
+	}
+	f := files[len(files)-1]
+	t := &tailer{id: id, emit: emit, seen: map[string]uint64{}, calls: map[string]bool{}, ts: f.v.header.StartTime}
+	log := s.log.With(zap.String("session_id", id))
+	// Follow first, then take what the file holds as already seen: a line
+	// written between the two is then emitted (at worst twice), not lost.
+	c, err := jsonl.Follow(ctx, s.watcher, f.path, "chat file", func(_ int64, b []byte) { t.line(b) }, log)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(f.path); err == nil {
+		if v, err := s.view(f.path, fi); err == nil {
+			t.seed(v)
+		}
+	}
+	return c, nil
+}
+
+// tailer turns the lines of a followed chat file into messages.
+type tailer struct {
+	id   string
+	emit func(rpc.Message)
+	ts   string
+
+	mu    sync.Mutex
+	seen  map[string]uint64 // checksum of the last version emitted or found, by record id
+	calls map[string]bool
+}
+
+func (t *tailer) seed(v *view) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id := range v.calls {
+		t.calls[id] = true
+	}
+	for _, e := range v.msgs {
+		if _, ok := t.seen[e.id]; !ok {
+			t.seen[e.id] = e.sum
+		}
+	}
+}
+
+func (t *tailer) line(b []byte) {
+	l, err := parseLine(b) // Raw is used during this call only
+	if err != nil {
+		return
+	}
+	switch l.Kind {
+	case KindRecord:
+		t.record(l.Record)
+	case KindSet:
+		for _, r := range l.SetMsgs {
+			t.record(r)
+		}
+	}
+}
+
+func (t *tailer) record(r Record) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sum := checksum(r.Raw)
+	if old, ok := t.seen[r.ID]; ok && old == sum {
+		return
+	}
+	t.seen[r.ID] = sum
+	in := r.info
+	for _, c := range in.calls {
+		t.calls[c] = true
+	}
+	called := func(id string) bool { return t.calls[id] }
+	if !in.isMessage(called) {
+		return
+	}
+	if m, ok := ToMessage(t.id, r.Raw, called, t.ts); ok {
+		t.emit(m)
+	}
+}
