@@ -43,6 +43,7 @@ type Registry struct {
 	cancel     context.CancelFunc
 	bg         sync.WaitGroup
 	refreshing map[string]bool // a background detection of it runs
+	again      map[string]bool // asked for while it ran: look again when done
 	closed     bool
 	// detecting joins callers that find the same detection missing or
 	// stale into one --version run: a burst of connections after the cache
@@ -58,7 +59,8 @@ type detection struct {
 // New registers adapters in order; duplicate ids are an error.
 func New(adapters ...runtimes.Adapter) (*Registry, error) {
 	r := &Registry{byID: map[string]runtimes.Adapter{}, disabled: map[string]string{},
-		detected: map[string]detection{}, refreshing: map[string]bool{}, now: time.Now}
+		detected: map[string]detection{}, refreshing: map[string]bool{},
+		again: map[string]bool{}, now: time.Now}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	for _, a := range adapters {
 		id := a.Info().ID
@@ -169,29 +171,56 @@ func (r *Registry) detect(a runtimes.Adapter, wait bool) (avail runtimes.Availab
 	}
 	// The first detection of a runtime: bounded by DetectTimeout, and
 	// joined with any other caller's or the background's (singleflight).
-	v, _, _ := r.detecting.Do(id, func() (any, error) { return r.run(a), nil })
+	v, _, _ := r.detecting.Do(id, func() (any, error) { return r.runIfStale(a), nil })
 	return v.(runtimes.Availability), true
 }
 
-// refresh detects a in the background, unless a detection of it runs.
+// refresh detects a in the background unless its last detection is fresh.
+// Asked while a refresh of a runs, it has that refresh look again when
+// done, so that a result gone stale meanwhile is not missed.
 func (r *Registry) refresh(a runtimes.Adapter) {
 	id := a.Info().ID
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed || r.refreshing[id] {
+	if r.closed {
+		return
+	}
+	if r.refreshing[id] {
+		r.again[id] = true
 		return
 	}
 	r.refreshing[id] = true
 	r.bg.Add(1)
 	go func() {
 		defer r.bg.Done()
-		// Joins a first detection under way (singleflight) rather than
-		// running a second one.
-		r.detecting.Do(id, func() (any, error) { return r.run(a), nil })
-		r.mu.Lock()
-		delete(r.refreshing, id)
-		r.mu.Unlock()
+		for {
+			// Joins a detection under way (singleflight) rather than
+			// running a second one.
+			r.detecting.Do(id, func() (any, error) { return r.runIfStale(a), nil })
+			r.mu.Lock()
+			if !r.again[id] || r.closed {
+				delete(r.refreshing, id)
+				delete(r.again, id)
+				r.mu.Unlock()
+				return
+			}
+			delete(r.again, id)
+			r.mu.Unlock()
+		}
 	}()
+}
+
+// runIfStale detects a unless a detection that finished meanwhile (one
+// that another caller ran while this one was getting there) is fresh.
+func (r *Registry) runIfStale(a runtimes.Adapter) runtimes.Availability {
+	r.mu.Lock()
+	d, ok := r.detected[a.Info().ID]
+	fresh := ok && r.now().Sub(d.at) < DetectTTL
+	r.mu.Unlock()
+	if fresh {
+		return d.avail
+	}
+	return r.run(a)
 }
 
 // run detects a and records the result. It runs under the registry's own

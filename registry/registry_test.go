@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -178,6 +179,13 @@ func TestRoutedCallsNeverWaitOnDetection(t *testing.T) {
 			t.Errorf("Route to a missing CLI on a stale detection = %v, want -32602", err)
 		}
 	})
+	// The stale result has a refresh under way (blocked in --version).
+	for deadline := time.Now().Add(10 * time.Second); a.detects.Load() < 2; {
+		if time.Now().After(deadline) {
+			t.Fatal("no refresh of a stale detection started")
+		}
+		runtime.Gosched()
+	}
 	release()
 	r.Close()
 	if n := a.detects.Load(); n != 2 {
