@@ -9,26 +9,19 @@
 package fakeanthropic
 
 import (
+	"github.com/cdevd/cdevd/internal/fakeapi"
+
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
 // Server is a running fake API on 127.0.0.1.
 type Server struct {
-	srv *httptest.Server
-	// closing ends slow streams so that Close does not wait for them.
-	closing chan struct{}
-
-	mu        sync.Mutex
-	responder Responder
-	requests  []Request
-	nextID    int
+	*fakeapi.Server[Request, Reply]
 }
 
 // Responder decides the reply to one POST /v1/messages request.
@@ -37,33 +30,9 @@ type Responder func(Request) Reply
 // New starts a fake on 127.0.0.1:0; it is closed when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{closing: make(chan struct{}), responder: Echo}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(func() {
-		close(s.closing)
-		s.srv.Close()
-	})
+	s := &Server{fakeapi.New[Request, Reply](Echo)}
+	s.Start(t, s.serve)
 	return s
-}
-
-// URL is the base URL for ANTHROPIC_BASE_URL (no /v1).
-func (s *Server) URL() string { return s.srv.URL }
-
-// Respond replaces the responder; nil restores Echo.
-func (s *Server) Respond(r Responder) {
-	if r == nil {
-		r = Echo
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.responder = r
-}
-
-// Requests returns every request received so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
 }
 
 // MessageRequests returns the POST /v1/messages requests received so far.
@@ -92,12 +61,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	if req.IsMessages() || req.Path == "/v1/messages/count_tokens" {
 		decodeErr = json.Unmarshal(body, &req)
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	responder := s.responder
-	s.nextID++
-	id := s.nextID
-	s.mu.Unlock()
+	responder, id := s.Record(req)
 	if decodeErr != nil {
 		writeError(w, &APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
 			Message: "fake: body is not a messages request: " + decodeErr.Error()})

@@ -167,7 +167,7 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, id
 		case <-t.C:
 			return true
 		case <-hr.Context().Done():
-		case <-s.closing:
+		case <-s.Closing():
 		}
 		return false
 	}

@@ -11,26 +11,20 @@
 package fakegemini
 
 import (
+	"github.com/cdevd/cdevd/internal/fakeapi"
+
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
 // Server is a running fake API on 127.0.0.1.
 type Server struct {
-	srv *httptest.Server
-	// closing ends slow streams so that Close does not wait for them.
-	closing chan struct{}
-
-	mu        sync.Mutex
-	responder Responder
-	requests  []Request
+	*fakeapi.Server[Request, Reply]
 }
 
 // Responder decides the reply to one streamGenerateContent request.
@@ -39,33 +33,9 @@ type Responder func(Request) Reply
 // New starts a fake on 127.0.0.1:0; it is closed when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{closing: make(chan struct{}), responder: Echo}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(func() {
-		close(s.closing)
-		s.srv.Close()
-	})
+	s := &Server{fakeapi.New[Request, Reply](Echo)}
+	s.Start(t, s.serve)
 	return s
-}
-
-// URL is the server's root: what GOOGLE_GEMINI_BASE_URL names.
-func (s *Server) URL() string { return s.srv.URL }
-
-// Respond replaces the responder; nil restores Echo.
-func (s *Server) Respond(r Responder) {
-	if r == nil {
-		r = Echo
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.responder = r
-}
-
-// Requests returns every request received so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
 }
 
 // GenerateRequests returns the streamGenerateContent requests received so far.
@@ -113,10 +83,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		req.Model = strings.TrimSuffix(strings.TrimPrefix(req.Path, modelsPrefix), streamSuffix)
 		decodeErr = json.Unmarshal(body, &req)
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	responder := s.responder
-	s.mu.Unlock()
+	responder, _ := s.Record(req)
 
 	if !req.IsGenerate() {
 		writeError(w, &APIError{Status: http.StatusNotFound, Code: "NOT_FOUND",
@@ -182,7 +149,7 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, r 
 		case <-t.C:
 			return true
 		case <-hr.Context().Done():
-		case <-s.closing:
+		case <-s.Closing():
 		}
 		return false
 	}

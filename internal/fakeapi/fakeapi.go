@@ -1,0 +1,72 @@
+// Package fakeapi is what the fake model APIs (fakeanthropic, fakeopenai,
+// fakegemini) share: an httptest server on loopback closed with the test,
+// a replaceable responder with a default, the record of every request, and
+// a channel that ends slow streams so that closing never waits for them.
+// Each fake keeps only its own wire: routes, request and reply shapes.
+package fakeapi
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// Server is a fake API answering requests Q with replies R.
+type Server[Q, R any] struct {
+	srv     *httptest.Server
+	closing chan struct{}
+	def     func(Q) R
+
+	mu        sync.Mutex
+	responder func(Q) R
+	requests  []Q
+}
+
+// New returns a server whose responder is def until Respond replaces it;
+// Start runs it.
+func New[Q, R any](def func(Q) R) *Server[Q, R] {
+	return &Server[Q, R]{closing: make(chan struct{}), def: def, responder: def}
+}
+
+// Start serves h on 127.0.0.1:0 until the test ends.
+func (s *Server[Q, R]) Start(t testing.TB, h http.HandlerFunc) {
+	t.Helper()
+	s.srv = httptest.NewServer(h)
+	t.Cleanup(func() {
+		close(s.closing)
+		s.srv.Close()
+	})
+}
+
+// URL is the server's root.
+func (s *Server[Q, R]) URL() string { return s.srv.URL }
+
+// Respond replaces the responder; nil restores the default.
+func (s *Server[Q, R]) Respond(r func(Q) R) {
+	if r == nil {
+		r = s.def
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = r
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server[Q, R]) Requests() []Q {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Q(nil), s.requests...)
+}
+
+// Record adds a request and returns the responder to answer it with and
+// its number (from 1), which fakes use to make reply ids unique.
+func (s *Server[Q, R]) Record(q Q) (func(Q) R, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, q)
+	return s.responder, len(s.requests)
+}
+
+// Closing is closed when the test ends: slow streams stop waiting.
+func (s *Server[Q, R]) Closing() <-chan struct{} { return s.closing }
