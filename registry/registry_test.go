@@ -7,7 +7,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,14 +24,15 @@ type stub struct {
 	info    runtimes.Info
 	avail   runtimes.Availability
 	detects atomic.Int32
-	gate    atomic.Pointer[chan struct{}] // when set, Detect waits for it to close
+	gate    atomic.Pointer[gate] // when set, Detect waits for it to open
 }
 
 func (s *stub) Info() runtimes.Info { return s.info }
 func (s *stub) Detect(context.Context) runtimes.Availability {
 	s.detects.Add(1)
 	if g := s.gate.Load(); g != nil {
-		<-*g
+		g.once.Do(func() { close(g.entered) })
+		<-g.open
 	}
 	return s.avail
 }
@@ -97,10 +97,23 @@ func TestStatusTellsTheTruth(t *testing.T) {
 }
 
 // block makes s's Detect wait until the returned function is called.
+// gate holds Detect calls until opened, and says when one arrived.
+type gate struct {
+	open    chan struct{}
+	entered chan struct{} // closed by the first Detect that waits
+	once    sync.Once
+}
+
 func (s *stub) block() (release func()) {
-	g := make(chan struct{})
-	s.gate.Store(&g)
-	return func() { close(g) }
+	release, _ = s.blockAndWatch()
+	return release
+}
+
+// blockAndWatch is block, plus a channel closed once a Detect is held.
+func (s *stub) blockAndWatch() (release func(), entered <-chan struct{}) {
+	g := &gate{open: make(chan struct{}), entered: make(chan struct{})}
+	s.gate.Store(g)
+	return func() { close(g.open) }, g.entered
 }
 
 // clock is a settable now for the registry, safe to read from its
@@ -166,7 +179,7 @@ func TestRoutedCallsNeverWaitOnDetection(t *testing.T) {
 	r.Status(context.Background(), "alpha") // the first detection, now finished
 	r.Status(context.Background(), "gamma")
 
-	release = a.block()
+	release, entered := a.blockAndWatch()
 	clk.advance(DetectTTL + time.Second)
 	within(t, "a routed call on a stale detection", func() {
 		if _, err := r.Route(context.Background(), rpc.MethodSessionStart, "alpha"); err != nil {
@@ -179,12 +192,11 @@ func TestRoutedCallsNeverWaitOnDetection(t *testing.T) {
 			t.Errorf("Route to a missing CLI on a stale detection = %v, want -32602", err)
 		}
 	})
-	// The stale result has a refresh under way (blocked in --version).
-	for deadline := time.Now().Add(10 * time.Second); a.detects.Load() < 2; {
-		if time.Now().After(deadline) {
-			t.Fatal("no refresh of a stale detection started")
-		}
-		runtime.Gosched()
+	// The stale result has a refresh under way (held in --version).
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no refresh of a stale detection started")
 	}
 	release()
 	r.Close()
