@@ -291,26 +291,6 @@ func (t *Turn) Cancel(id string) bool {
 	return true
 }
 
-// Pending is the ids and data of the open prompts, oldest first.
-func (t *Turn) Pending() map[string]any {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	m := make(map[string]any, len(t.pending))
-	for _, p := range t.pending {
-		m[p.id] = p.data
-	}
-	return m
-}
-
-// Locked runs fn while holding the turn's lock, so that what fn emits
-// through em is ordered with the turn's own events and no turn begins or
-// ends meanwhile. busy tells fn whether a turn runs.
-func (t *Turn) Locked(fn func(busy bool)) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	fn(t.busy)
-}
-
 // cancelAllLocked withdraws the open prompts. One being answered is not
 // withdrawn: its answer is on its way, and a cancel would contradict it.
 func (t *Turn) cancelAllLocked() {
