@@ -18,14 +18,19 @@ var errorDocs = map[int64]errorDoc{
 	rpc.CodeInvalidRequest: {"InvalidRequest", "invalid request (or already initialized)", nil},
 	rpc.CodeMethodNotFound: {"MethodNotFound", "method not found", nil},
 	rpc.CodeInvalidParams: {"InvalidParams", "invalid params", map[string]string{
-		"field":  "The offending param.",
-		"reason": "What is wrong with it.",
+		"field":      "The offending param.",
+		"reason":     "What is wrong with it.",
+		"value":      "When present: the value refused (an unsupported permission_mode, a session_id the runtime cannot run a new session under).",
+		"agent_type": "When present: the runtime that refused it.",
+		"supported":  "When present: the values that runtime accepts (permission_mode).",
 	}},
 	rpc.CodeInternalError:  {"InternalError", "internal error", nil},
 	rpc.CodeOverloaded:     {"Overloaded", "server overloaded; retry later", nil},
 	rpc.CodeNotInitialized: {"NotInitialized", "not initialized: call initialize first", nil},
 	rpc.CodeSessionNotFound: {"SessionNotFound", "session not found", map[string]string{
 		"session_id": "The unknown session id.",
+		"agent_type": "When present: the session's runtime.",
+		"reason":     "When present, why a session cdevd knew cannot be continued: ended_before_first_turn (its CLI keeps no session without a turn).",
 	}},
 	rpc.CodeSessionBusy: {"SessionBusy", "session busy: it cannot take the request now", map[string]string{
 		"session_id": "The busy session.",

@@ -76,7 +76,7 @@ var Methods = []MethodSpec{
 	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, []int64{CodeInternalError}},
 
 	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)},
-	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy)},
+	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath)},
 	{MethodSessionStop, "Interrupt the running turn and end the session's process.", SessionStopParams{}, SessionStopResult{}, sessionErrs},
 	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
 	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
