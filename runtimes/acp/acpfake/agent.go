@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -43,13 +44,19 @@ func Main() {
 }
 
 // Env returns the environment entries that make a re-executed test binary
-// the fake agent, with o. Add them to os.Environ() (or a test's own env).
+// the fake agent, with o. Append them to os.Environ() (or a test's own
+// env): os/exec keeps the last of duplicate entries.
+//
+// They also set GORACE's atexit_sleep_ms to 0 (keeping any other GORACE
+// options): a race-enabled binary otherwise sleeps a second before each
+// exit 0, and the fake exits at every end of stdin.
 func Env(o Options) []string {
 	b, err := json.Marshal(o)
 	if err != nil {
 		panic(err) // Options holds only strings and bools
 	}
-	return []string{agentEnv + "=1", optionsEnv + "=" + string(b)}
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	return []string{agentEnv + "=1", optionsEnv + "=" + string(b), "GORACE=" + gorace}
 }
 
 // Exit codes of the fake.
@@ -211,7 +218,7 @@ func (a *agent) methodNotFound(id json.RawMessage, method string) {
 
 // decode reads params into v; a failure is the request's -32602.
 func decode(params json.RawMessage, v any) *rpcError {
-	if len(params) == 0 {
+	if len(params) == 0 || string(params) == "null" {
 		return invalidParams("Invalid params: missing")
 	}
 	if err := json.Unmarshal(params, v); err != nil {
