@@ -217,6 +217,21 @@ func (r *raw) next(t *testing.T) msg {
 	return m
 }
 
+// quietWindow is how long quiet listens. That nothing is sent can only be
+// checked over a window; a fake that reacts at all does so within
+// milliseconds; the window costs a passing test 200 ms.
+const quietWindow = 200 * time.Millisecond
+
+// quiet fails the test if the agent writes a line within quietWindow.
+func (r *raw) quiet(t *testing.T) {
+	t.Helper()
+	select {
+	case l := <-r.lines:
+		t.Fatalf("unexpected line %s", l)
+	case <-time.After(quietWindow):
+	}
+}
+
 // reply reads lines up to the reply to id and returns them, the reply last.
 func (r *raw) reply(t *testing.T, id int) []msg {
 	t.Helper()

@@ -39,11 +39,13 @@ func (a *agent) prompt(id, params json.RawMessage) {
 		return
 	}
 	ctx, cancel := context.WithCancel(a.ctx)
-	pr := &prompt{id: id, ctx: ctx, cancel: cancel, state: queued, done: make(chan struct{})}
+	pr := &prompt{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	prev := s.running
 	s.running = pr
-	cancelLocked(prev)
 	a.mu.Unlock()
+	if prev != nil {
+		prev.cancel()
+	}
 
 	t := &turnRun{a: a, s: s, pr: pr, text: strings.Join(texts, "\n")}
 	go func() {
@@ -74,11 +76,8 @@ func (t *turnRun) run() {
 	a := t.a
 	defer close(t.pr.done)
 	defer t.pr.cancel()
-	a.mu.Lock()
-	t.pr.state = running
-	a.mu.Unlock()
 
-	err := t.pr.ctx.Err() // cancelled while queued
+	err := t.pr.ctx.Err() // cancelled while it waited for the prompt it replaced
 	if err == nil {
 		err = t.play()
 	}
@@ -96,7 +95,6 @@ func (t *turnRun) run() {
 	}
 
 	a.mu.Lock()
-	t.pr.state = ended
 	if t.s.running == t.pr {
 		t.s.running = nil
 	}
@@ -331,13 +329,9 @@ func (t *turnRun) tool(kind, title string, content []toolContent, locations []to
 // answer does, and then the prompt ends cancelled (errCancelled).
 func (t *turnRun) ask(call toolCall) (string, error) {
 	a := t.a
-	a.mu.Lock()
 	if t.pr.ctx.Err() != nil {
-		a.mu.Unlock()
 		return "", errCancelled
 	}
-	t.pr.state = asking
-	a.mu.Unlock()
 	answer := a.request("session/request_permission", permissionRequest{SessionID: t.s.id, Options: permissionOptions, ToolCall: call})
 
 	var m inbound
@@ -346,9 +340,6 @@ func (t *turnRun) ask(call toolCall) (string, error) {
 	case <-a.ctx.Done():
 		return "", errCancelled
 	}
-	a.mu.Lock()
-	t.pr.state = running
-	a.mu.Unlock()
 	if t.pr.ctx.Err() != nil {
 		return "", errCancelled
 	}

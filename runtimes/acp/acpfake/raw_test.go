@@ -23,25 +23,9 @@ func TestCancelDuringPermission(t *testing.T) {
 	// A request after the cancel is answered first: the prompt is still open.
 	r.call(t, 4, "session/set_mode", map[string]string{"sessionId": sid, "modeId": "default"})
 	assertEqual(t, "after the cancel", describeAll(r.reply(t, 4)), []string{"reply 4 {}"})
+	r.quiet(t)
 	r.write(t, `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}`)
 	assertEqual(t, "after the answer", describeAll(r.reply(t, 3)), []string{`reply 3 {"stopReason":"cancelled"}`})
-}
-
-// A cancel of a running prompt is answered before anything the client sends
-// after it, so that a client reads "cancelled" before its next reply.
-func TestCancelRepliesBeforeLaterRequests(t *testing.T) {
-	r := startRaw(t, Options{})
-	sid := r.session(t, t.TempDir())
-	r.prompt(t, 3, sid, "SLOW 100")
-	assertEqual(t, "first tick", r.next(t).describe(), "update agent_message_chunk tick1 ")
-	r.call(t, nil, "session/cancel", map[string]string{"sessionId": sid})
-	r.call(t, 4, "session/set_mode", map[string]string{"sessionId": sid, "modeId": "default"})
-	got := describeAll(r.reply(t, 4))
-	// A tick may have been on its way before the cancel was read.
-	if len(got) > 0 && got[0] == "update agent_message_chunk tick2 " {
-		got = got[1:]
-	}
-	assertEqual(t, "after the cancel", got, []string{`reply 3 {"stopReason":"cancelled"}`, "reply 4 {}"})
 }
 
 // A second prompt while one runs cancels the first, which replies before the

@@ -41,41 +41,18 @@ type stored struct {
 	Turns     []turn `json:"turns"`
 }
 
-// promptState says what a cancel does to a prompt.
-type promptState int
-
-const (
-	queued  promptState = iota // waits for the prompt it replaced to reply
-	running                    // a cancel ends it promptly
-	asking                     // a permission request is open: a cancel waits for its answer
-	ended                      // it has replied
-)
-
-// prompt is one session/prompt request. state is guarded by agent.mu.
+// prompt is one session/prompt request.
 type prompt struct {
 	id     json.RawMessage
 	ctx    context.Context // cancelled by session/cancel or by the next prompt
 	cancel context.CancelFunc
-	state  promptState
 	done   chan struct{} // closed once the prompt has replied
 }
 
-// cancelLocked cancels pr and reports whether the caller should wait for
-// its reply. It never asks to wait for a prompt that needs the dispatcher
-// first (a queued one, or one waiting for a permission answer).
-func cancelLocked(pr *prompt) (wait bool) {
-	if pr == nil || pr.state == ended {
-		return false
-	}
-	pr.cancel()
-	return pr.state == running
-}
-
-// cancel handles session/cancel. While the prompt is running it waits for
-// the prompt's "cancelled" reply, so that everything the client sends
-// after the cancel is answered after that reply; a prompt with an open
-// permission request stays pending until the client answers it (Gemini's
-// behaviour, CLI-PROTOCOLS.md pitfall 6).
+// cancel handles session/cancel: a running prompt ends "cancelled" at once;
+// one with an open permission request stays pending until the client
+// answers it (Gemini's behaviour, CLI-PROTOCOLS.md pitfall 6), because ask
+// does not watch the prompt's context.
 func (a *agent) cancel(params json.RawMessage) {
 	var p cancelParams
 	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
@@ -87,10 +64,9 @@ func (a *agent) cancel(params json.RawMessage) {
 	if s := a.sessions[p.SessionID]; s != nil {
 		pr = s.running
 	}
-	wait := cancelLocked(pr)
 	a.mu.Unlock()
-	if wait {
-		<-pr.done
+	if pr != nil {
+		pr.cancel()
 	}
 }
 
@@ -161,8 +137,8 @@ func (a *agent) loadSession(id, params json.RawMessage) {
 
 	s := newSession(p.SessionID, p.Cwd, st.Turns)
 	a.mu.Lock()
-	if old := a.sessions[s.id]; old != nil {
-		cancelLocked(old.running) // the loaded copy replaces it
+	if old := a.sessions[s.id]; old != nil && old.running != nil {
+		old.running.cancel() // the loaded copy replaces it
 	}
 	a.sessions[s.id] = s
 	a.mu.Unlock()
