@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/google/uuid"
-
-	"github.com/cdevd/cdevd/workspaces"
 )
 
 // session is one ACP session of this process. Its fields are guarded by
@@ -89,7 +87,29 @@ func (a *agent) store(st stored) error {
 	if err != nil {
 		return err
 	}
-	return workspaces.WriteFileAtomic(path, b, 0o600)
+	return writeAtomic(path, b)
+}
+
+// writeAtomic replaces path by a rename, so that a process loading the
+// session reads the old turns or the new ones, never half a file. (No
+// fsync: the fake's files need not survive a machine crash.)
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // fails harmlessly after the rename
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // noSessions is Gemini's answer to a session/load it cannot do (unknown
