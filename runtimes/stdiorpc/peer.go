@@ -71,6 +71,12 @@ type Handlers struct {
 type Options struct {
 	MaxLine int         // DefaultMaxLine when zero
 	Logger  *zap.Logger // zap.NewNop when nil
+	// OrderedReplies delivers each reply to its Call only after every
+	// message read before it was handled, as the line order says: a
+	// protocol whose reply ends a stream of notifications (ACP's
+	// session/prompt) then never sees the end before the stream. Handlers
+	// must not wait for a Call's reply: it would queue behind them.
+	OrderedReplies bool
 }
 
 // Request is a request the CLI sent. Answer it exactly once, with Reply or
@@ -115,6 +121,8 @@ type Peer struct {
 	h       Handlers
 	maxLine int
 	log     *zap.Logger
+	ordered bool
+	readErr error // why reading ended; set before the inbox closes (ordered only)
 
 	writeMu sync.Mutex // one line at a time on the CLI's stdin
 
@@ -138,6 +146,7 @@ func New(r io.ReadCloser, w io.WriteCloser, h Handlers, opts Options) *Peer {
 		r: r, w: w, h: h,
 		maxLine:  opts.MaxLine,
 		log:      opts.Logger,
+		ordered:  opts.OrderedReplies,
 		nextID:   1,
 		pending:  map[int64]chan wireMessage{},
 		done:     make(chan struct{}),
@@ -324,7 +333,13 @@ func (p *Peer) readLoop() {
 			p.handleLine(line)
 		}
 		if err != nil {
-			p.end(err)
+			if p.ordered {
+				// Replies still queued are delivered first; dispatch
+				// fails what is left once it has drained them.
+				p.readErr = err
+			} else {
+				p.end(err)
+			}
 			p.inbox.close()
 			return
 		}
@@ -361,6 +376,8 @@ func (p *Peer) handleLine(line []byte) {
 		p.inbox.push(&Request{ID: m.ID, Method: m.Method, Params: m.Params, peer: p})
 	case m.Method != "":
 		p.inbox.push(notification{method: m.Method, params: m.Params})
+	case p.ordered:
+		p.inbox.push(m)
 	default:
 		p.deliverReply(m)
 	}
@@ -409,9 +426,14 @@ func (p *Peer) dispatch() {
 				if p.h.OnNotification != nil {
 					p.h.OnNotification(it.method, it.params)
 				}
+			case wireMessage:
+				p.deliverReply(it)
 			}
 		}
 		if !open && len(batch) == 0 {
+			if p.ordered {
+				p.end(p.readErr)
+			}
 			return
 		}
 	}

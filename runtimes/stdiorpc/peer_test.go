@@ -507,3 +507,57 @@ func TestRequestWithoutHandlerIsRefused(t *testing.T) {
 		t.Fatalf("reply = %v", m)
 	}
 }
+
+// With OrderedReplies a Call returns only once every notification read
+// before its reply was handled (ACP's prompt reply ends the stream of
+// updates before it), and a reply followed at once by the end of stdout is
+// still delivered, not failed as closed.
+func TestOrderedReplies(t *testing.T) {
+	var mu sync.Mutex
+	handled := 0
+	release := make(chan struct{})
+	h := Handlers{OnNotification: func(method string, _ json.RawMessage) {
+		if method == "slow" {
+			<-release // the reply is read meanwhile and must wait
+		}
+		mu.Lock()
+		handled++
+		mu.Unlock()
+	}}
+	p, f, _ := start(t, h, Options{OrderedReplies: true})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free) // registered after start's: runs first, so Close is not stuck behind the handler
+	pending := goCall(p, context.Background(), "session/prompt", nil, nil)
+	req := f.recv()
+	f.send(`{"method":"slow"}`)
+	for i := 0; i < 20; i++ {
+		f.send(`{"method":"session/update"}`)
+	}
+	f.send(fmt.Sprintf(`{"id":%s,"result":{"stopReason":"end_turn"}}`, req["id"]))
+	// Unordered, the reply is delivered within microseconds of being read;
+	// ordered, never while the handler before it is blocked.
+	select {
+	case err := <-pending:
+		t.Fatalf("the reply overtook the notifications before it (err %v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	free()
+	if err := awaitErr(t, pending); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if handled != 21 {
+		t.Errorf("the Call returned with %d of 21 notifications handled", handled)
+	}
+	mu.Unlock()
+
+	last := goCall(p, context.Background(), "session/prompt", nil, nil)
+	req = f.recv()
+	f.send(fmt.Sprintf(`{"id":%s,"result":{}}`, req["id"]))
+	_ = f.out.Close() // the agent exits right after its last reply
+	if err := awaitErr(t, last); err != nil {
+		t.Fatalf("a reply read before the end of stdout was failed: %v", err)
+	}
+	<-p.Done()
+}
