@@ -1,0 +1,222 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
+)
+
+// DefaultStallTimeout is how long a turn may go without output before the
+// agent is considered hung.
+const DefaultStallTimeout = 5 * time.Minute
+
+// handshakeTimeout bounds initialize and session/new|load when the caller's
+// ctx has none. Gemini, the slowest measured, answers initialize in 1-1.7 s.
+const handshakeTimeout = 60 * time.Second
+
+// Spec describes one ACP agent as a cdevd runtime.
+type Spec struct {
+	ID          string // the agent_type clients send
+	DisplayName string
+	Maturity    runtimes.Maturity
+	Command     string   // looked up on PATH unless absolute
+	Args        []string // what makes it speak ACP on stdio ("--acp")
+	// Env is the agent's whole environment; nil → kit.Env().
+	Env []string
+	// CommandSource names where Command came from, for the reason given
+	// when it is missing ("GEMINI_BIN", "config.toml").
+	CommandSource string
+	// ModelArgs are the arguments that select a model; nil: the agent has
+	// no such option and a model asked for is refused.
+	ModelArgs func(model string) []string
+	// Modes maps permission modes to the agent's session mode ids, set with
+	// session/set_mode after the session starts; an empty id keeps the
+	// agent's default. Only the modes listed are accepted (no mode always
+	// is), and yolo means PermissionBypass's mode.
+	Modes map[rpc.PermissionMode]string
+	// Transcripts reads the agent's stored sessions; nil when cdevd has no
+	// reader for them (then there is no history, and messages are
+	// assembled from the stream).
+	Transcripts runtimes.Transcripts
+	// Resume: the runtime resumes with session/load, which a real-agent
+	// test proves. Without it, a declared agent resumes only if its
+	// initialize advertises loadSession.
+	Resume bool
+	// BeforeLoad runs in Start before session/load (Gemini waits out the
+	// minute in which the session's file was created).
+	BeforeLoad func(ctx context.Context, dir, sessionID string) error
+	// Detect finds the agent; nil runs the agent and asks it to initialize.
+	Detect func(ctx context.Context) runtimes.Availability
+
+	StallTimeout time.Duration
+	KillGrace    time.Duration
+	Logger       *zap.Logger
+}
+
+// Adapter runs the sessions of one ACP agent. It implements runtimes.Adapter.
+type Adapter struct {
+	spec Spec
+	log  *zap.Logger
+	// loads: the agent advertised loadSession when it last initialized.
+	loads atomic.Bool
+	// tap sees every stdout line of every session (tests capture goldens).
+	tap func(line []byte)
+}
+
+var _ runtimes.Adapter = (*Adapter)(nil)
+
+// New returns an adapter for spec, with its defaults filled in.
+func New(spec Spec) *Adapter {
+	if spec.Env == nil {
+		spec.Env = kit.Env()
+	}
+	if spec.DisplayName == "" {
+		spec.DisplayName = spec.ID
+	}
+	if spec.StallTimeout <= 0 {
+		spec.StallTimeout = DefaultStallTimeout
+	}
+	if spec.Logger == nil {
+		spec.Logger = zap.NewNop()
+	}
+	return &Adapter{spec: spec, log: spec.Logger.With(zap.String("runtime", spec.ID))}
+}
+
+// Info describes the adapter: permissions are always asked through the
+// client (every ACP agent may ask); ACP has no questions; resume as Spec.Resume
+// or the agent's own word says.
+func (a *Adapter) Info() runtimes.Info {
+	modes := []rpc.PermissionMode{}
+	for _, m := range []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionAcceptEdits,
+		rpc.PermissionBypass, rpc.PermissionPlan, rpc.PermissionInteractive} {
+		if _, ok := a.spec.Modes[m]; ok {
+			modes = append(modes, m)
+		}
+	}
+	return runtimes.Info{
+		ID:          a.spec.ID,
+		DisplayName: a.spec.DisplayName,
+		Maturity:    a.spec.Maturity,
+		Features: runtimes.Features{
+			Resume:         a.spec.Resume || a.loads.Load(),
+			Permissions:    true,
+			IDKnownAtStart: true,
+		},
+		ClientIDs:       false, // session/new returns the agent's id
+		PermissionModes: modes,
+	}
+}
+
+// Detect finds the agent: Spec.Detect, else the command on PATH answering
+// initialize.
+func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
+	if a.spec.Detect != nil {
+		return a.spec.Detect(ctx)
+	}
+	path, err := exec.LookPath(a.spec.Command)
+	if err != nil {
+		return runtimes.Availability{Reason: fmt.Sprintf("%s: command %q not found (%s)", a.spec.ID, a.spec.Command, a.source())}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, kit.DetectTimeout)
+		defer cancel()
+	}
+	info, err := a.probe(ctx, path)
+	av := runtimes.Availability{Installed: true, Path: path}
+	if err != nil {
+		av.Reason = fmt.Sprintf("%s did not answer ACP initialize: %v", path, err)
+		return av
+	}
+	av.Version = info.version
+	if av.Version == "" {
+		av.Version = "unknown" // ACP makes agentInfo optional
+	}
+	return av
+}
+
+func (a *Adapter) source() string {
+	if a.spec.CommandSource != "" {
+		return "set by " + a.spec.CommandSource
+	}
+	return "not on PATH"
+}
+
+// Start spawns the agent and starts a session (session/new) or resumes one
+// (session/load). A session the agent does not know is an error wrapping
+// runtimes.ErrNoSession.
+func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink runtimes.Sink) (runtimes.Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req.Dir == "" {
+		return nil, fmt.Errorf("%s: no working directory", a.spec.ID)
+	}
+	switch {
+	case req.Resume:
+		if err := runtimes.ValidSessionID(req.SessionID); err != nil {
+			return nil, fmt.Errorf("%s: resume: %w", a.spec.ID, err)
+		}
+	case req.SessionID != "":
+		return nil, fmt.Errorf("%s: a new session's id is chosen by the agent; %q cannot be used", a.spec.ID, req.SessionID)
+	}
+	mode, err := a.modeFor(req)
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	args = append(args, a.spec.Args...)
+	if req.Model != "" {
+		if a.spec.ModelArgs == nil {
+			return nil, fmt.Errorf("%s: the agent has no model option; %q cannot be used", a.spec.ID, req.Model)
+		}
+		args = append(args, a.spec.ModelArgs(req.Model)...)
+	}
+	if sink == nil {
+		sink = func(runtimes.Event) {}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, handshakeTimeout)
+		defer cancel()
+	}
+	return a.start(ctx, req, args, mode, sink)
+}
+
+// modeFor is the agent's session mode for req's permission mode ("" keeps
+// the agent's default).
+func (a *Adapter) modeFor(req runtimes.StartRequest) (string, error) {
+	m := req.PermissionMode
+	if req.Yolo {
+		m = rpc.PermissionBypass
+	}
+	if m == "" {
+		return a.spec.Modes[rpc.PermissionDefault], nil
+	}
+	id, ok := a.spec.Modes[m]
+	if !ok {
+		return "", fmt.Errorf("%s: permission mode %q is not supported (want one of %v)", a.spec.ID, m, a.Info().PermissionModes)
+	}
+	return id, nil
+}
+
+// Transcripts is Spec.Transcripts: nil when cdevd cannot read the agent's
+// stored sessions.
+func (a *Adapter) Transcripts() runtimes.Transcripts {
+	if a.spec.Transcripts == nil {
+		return nil // a typed nil would look like a reader
+	}
+	return a.spec.Transcripts
+}
+
+// errNoLoad is a resume asked of an agent that cannot load sessions.
+var errNoLoad = errors.New("the agent does not advertise loadSession")

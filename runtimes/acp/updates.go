@@ -1,0 +1,277 @@
+package acp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// assembly is an agent message being streamed: ACP chunks carry no message
+// id, so the session makes one per message.
+type assembly struct {
+	id       string
+	thinking strings.Builder
+	text     strings.Builder
+	tools    []rpc.ContentBlock // tool_use blocks that close it
+}
+
+func (m *assembly) empty() bool {
+	return m.thinking.Len() == 0 && m.text.Len() == 0 && len(m.tools) == 0
+}
+
+// message is the assembled message as clients see it.
+func (m *assembly) message(sessionID string) rpc.Message {
+	content := []rpc.ContentBlock{}
+	if m.thinking.Len() > 0 {
+		content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: m.thinking.String()})
+	}
+	if m.text.Len() > 0 {
+		content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: m.text.String()})
+	}
+	content = append(content, m.tools...)
+	return rpc.Message{ID: m.id, SessionID: sessionID, Type: rpc.MessageAssistant, UUID: m.id, Timestamp: now(),
+		Message: rpc.MessageBody{ID: m.id, Role: string(rpc.MessageAssistant), Content: content}}
+}
+
+func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// onNotification handles the agent's notifications: session/update only
+// (ACP has no other agent-to-client notification). It runs on the peer's
+// dispatch goroutine.
+func (s *session) onNotification(method string, params json.RawMessage) {
+	if method != "session/update" {
+		s.log.Debug("agent: notification ignored", zap.String("method", method))
+		return
+	}
+	var n sdk.SessionNotification
+	if err := json.Unmarshal(params, &n); err != nil {
+		s.log.Warn("agent: session/update skipped", zap.Error(err))
+		return
+	}
+	s.mu.Lock()
+	loading := s.loading
+	s.mu.Unlock()
+	if loading || (s.id != "" && string(n.SessionId) != s.id) {
+		return
+	}
+	u := n.Update
+	switch {
+	case u.AgentMessageChunk != nil:
+		if t := u.AgentMessageChunk.Content.Text; t != nil && t.Text != "" {
+			s.chunk(rpc.PhaseText, t.Text)
+		}
+	case u.AgentThoughtChunk != nil:
+		if t := u.AgentThoughtChunk.Content.Text; t != nil {
+			if text := stripSubject(t.Text); text != "" {
+				s.chunk(rpc.PhaseThinking, text)
+			}
+		}
+	case u.ToolCall != nil:
+		tc := u.ToolCall
+		kind := tc.Kind
+		s.toolCall(string(tc.ToolCallId), tc.Title, &kind, tc.RawInput)
+		if tc.Status == sdk.ToolCallStatusCompleted || tc.Status == sdk.ToolCallStatusFailed {
+			s.toolResult(string(tc.ToolCallId), tc.Status == sdk.ToolCallStatusFailed, tc.Content, tc.RawOutput)
+		}
+	case u.ToolCallUpdate != nil:
+		tc := u.ToolCallUpdate
+		if tc.Status != nil && (*tc.Status == sdk.ToolCallStatusCompleted || *tc.Status == sdk.ToolCallStatusFailed) {
+			s.toolResult(string(tc.ToolCallId), *tc.Status == sdk.ToolCallStatusFailed, tc.Content, tc.RawOutput)
+		}
+	}
+}
+
+// subject is the bold first line Gemini puts before each thought.
+var subject = regexp.MustCompile(`^\*\*[^\n]*\*\*\n`)
+
+func stripSubject(t string) string { return subject.ReplaceAllString(t, "") }
+
+// chunk streams a piece of the agent's message.
+func (s *session) chunk(phase rpc.DeltaPhase, text string) {
+	s.mu.Lock()
+	if s.msg == nil {
+		s.msg = &assembly{id: uuid.NewString()}
+	}
+	m := s.msg
+	if phase == rpc.PhaseThinking {
+		m.thinking.WriteString(text)
+	} else {
+		m.text.WriteString(text)
+		s.turnTexts++
+	}
+	s.em.Emit(runtimes.MessageDelta{MessageID: m.id, Phase: phase, Text: text})
+	s.mu.Unlock()
+}
+
+// toolCall announces a tool call: it closes the message streamed before it.
+func (s *session) toolCall(id, title string, kind *sdk.ToolKind, rawInput any) {
+	if s.a.spec.Transcripts != nil {
+		// The stored record is the message; later chunks are another one.
+		s.mu.Lock()
+		s.msg = nil
+		s.mu.Unlock()
+		s.sync()
+		return
+	}
+	name := "tool"
+	if kind != nil && *kind != "" {
+		name = string(*kind)
+	}
+	input := json.RawMessage(`{}`)
+	if b, err := json.Marshal(rawInput); err == nil && len(b) > 0 && b[0] == '{' {
+		input = b
+	} else if title != "" {
+		input, _ = json.Marshal(map[string]string{"title": title})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.msg == nil {
+		s.msg = &assembly{id: uuid.NewString()}
+	}
+	s.msg.tools = append(s.msg.tools, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: id, Name: name, Input: input})
+	s.emitMessageLocked()
+}
+
+// toolResult reports a finished tool call.
+func (s *session) toolResult(id string, failed bool, content []sdk.ToolCallContent, rawOutput any) {
+	if s.a.spec.Transcripts != nil {
+		s.sync()
+		return
+	}
+	out, _ := json.Marshal(toolText(content, rawOutput))
+	mid := uuid.NewString()
+	s.em.Emit(runtimes.MessageCompleted{Message: rpc.Message{ID: mid, SessionID: s.id, Type: rpc.MessageUser, UUID: mid,
+		Timestamp: now(), Message: rpc.MessageBody{Role: string(rpc.MessageUser), Content: []rpc.ContentBlock{
+			{Type: rpc.BlockToolResult, ToolUseID: id, Content: out, IsError: failed}}}}})
+}
+
+// toolText is a tool call's output as text: its text content, the files
+// its diffs changed, else its raw output.
+func toolText(content []sdk.ToolCallContent, rawOutput any) string {
+	var parts []string
+	for _, c := range content {
+		switch {
+		case c.Content != nil && c.Content.Content.Text != nil:
+			parts = append(parts, c.Content.Content.Text.Text)
+		case c.Diff != nil:
+			parts = append(parts, "edited "+c.Diff.Path)
+		}
+	}
+	if len(parts) == 0 && rawOutput != nil {
+		if b, err := json.Marshal(rawOutput); err == nil {
+			return string(b)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// emitMessageLocked completes the streamed message (s.mu held).
+func (s *session) emitMessageLocked() {
+	if s.msg != nil && !s.msg.empty() {
+		s.em.Emit(runtimes.MessageCompleted{Message: s.msg.message(s.id)})
+	}
+	s.msg = nil
+}
+
+// closeMessage completes the message a turn streamed last, at its end. A
+// cancelled turn's partial answer is nowhere else (agents do not store
+// it), so it is completed from the stream in any case. Otherwise a runtime
+// with a transcript reads it from there; should the transcript not hold
+// the turn's answer, the stream's is completed rather than lost.
+func (s *session) closeMessage(cancelled bool) {
+	if s.a.spec.Transcripts == nil || cancelled {
+		s.mu.Lock()
+		s.emitMessageLocked()
+		s.mu.Unlock()
+		return
+	}
+	found := s.sync()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !found && s.turnTexts > 0 && s.msg != nil {
+		s.log.Warn("agent: the transcript does not hold the turn's answer; completing it from the stream")
+		s.emitMessageLocked()
+	}
+	s.msg = nil
+}
+
+// syncWindow is how many of the newest stored messages a sync compares:
+// a sync runs after every tool call, so far fewer are new each time.
+const syncWindow = 100
+
+// seed records the messages stored before this process started, so that a
+// sync emits only what the session adds.
+func (s *session) seed(ctx context.Context) {
+	if s.a.spec.Transcripts == nil {
+		return
+	}
+	msgs, _, err := s.a.spec.Transcripts.Messages(ctx, s.dir, s.id, 0, syncWindow, true)
+	if err != nil {
+		return // nothing stored yet
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range msgs {
+		s.seen[m.ID] = digest(m)
+	}
+}
+
+// sync emits the stored messages that are new or changed since the last
+// sync, oldest first, and reports whether one of them was an agent
+// message. Typed prompts are left out: the engine has announced them.
+func (s *session) sync() (answered bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	msgs, _, err := s.a.spec.Transcripts.Messages(ctx, s.dir, s.id, 0, syncWindow, true)
+	if err != nil {
+		s.log.Debug("agent: transcript not readable yet", zap.Error(err))
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		d := digest(m)
+		if s.seen[m.ID] == d {
+			continue
+		}
+		s.seen[m.ID] = d
+		if isPrompt(m) {
+			continue
+		}
+		if m.Type == rpc.MessageAssistant {
+			answered = true
+		}
+		s.em.Emit(runtimes.MessageCompleted{Message: m})
+	}
+	return answered
+}
+
+// isPrompt reports whether m is what a user typed (text only).
+func isPrompt(m rpc.Message) bool {
+	if m.Type != rpc.MessageUser {
+		return false
+	}
+	for _, b := range m.Message.Content {
+		if b.Type != rpc.BlockText {
+			return false
+		}
+	}
+	return true
+}
+
+func digest(m rpc.Message) string {
+	b, _ := json.Marshal(m)
+	sum := sha256.Sum256(b)
+	return string(sum[:])
+}
