@@ -20,8 +20,9 @@ import (
 const DefaultStallTimeout = 5 * time.Minute
 
 // handshakeTimeout bounds initialize and session/new|load when the caller's
-// ctx has none. Gemini, the slowest measured, answers initialize in 1-1.7 s.
-const handshakeTimeout = 60 * time.Second
+// ctx has none: generous, as Gemini answers initialize in 1-1.7 s and its
+// load may wait for the minute to turn (runtimes/gemini).
+const handshakeTimeout = 2 * time.Minute
 
 // Spec describes one ACP agent as a cdevd runtime.
 type Spec struct {

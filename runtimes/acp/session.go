@@ -57,6 +57,8 @@ type session struct {
 	// message already emitted or stored before this process started.
 	seen      map[string]string
 	turnTexts int // chunks of agent text streamed in this turn
+	// replayed is signalled by each update of a session/load replay.
+	replayed chan struct{}
 
 	exitDone chan struct{}
 }
@@ -67,7 +69,8 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, args []s
 	began := time.Now()
 	pr, pw := io.Pipe()
 	s := &session{a: a, dir: req.Dir, log: a.log, stdout: pw, stop: kit.NewStopper(),
-		prompts: map[string]*stdiorpc.Request{}, seen: map[string]string{}, exitDone: make(chan struct{})}
+		prompts: map[string]*stdiorpc.Request{}, seen: map[string]string{}, replayed: make(chan struct{}, 1),
+		exitDone: make(chan struct{})}
 	s.em = kit.NewEmitter(sink, a.log)
 	s.turn = kit.NewTurn(s.em, nil)
 	p, err := proc.Start(proc.Config{
@@ -166,7 +169,9 @@ func (s *session) handshake(ctx context.Context, req runtimes.StartRequest, mode
 		if err := runtimes.ValidSessionID(id); err != nil {
 			return fmt.Errorf("%s: session/new returned session id %q: %w", a.spec.ID, id, err)
 		}
+		s.mu.Lock()
 		s.id = id
+		s.mu.Unlock()
 	}
 	if mode != "" {
 		if err := s.peer.Call(ctx, "session/set_mode", sdk.SetSessionModeRequest{SessionId: sdk.SessionId(s.id), ModeId: sdk.SessionModeId(mode)}, nil); err != nil {
@@ -185,13 +190,16 @@ func (s *session) load(ctx context.Context, req runtimes.StartRequest) error {
 			return fmt.Errorf("%s: resume %s: %w", a.spec.ID, req.SessionID, err)
 		}
 	}
-	s.id = req.SessionID
 	s.mu.Lock()
+	s.id = req.SessionID
 	s.loading = true
 	s.mu.Unlock()
 	err := s.peer.Call(ctx, "session/load", sdk.LoadSessionRequest{SessionId: sdk.SessionId(req.SessionID), Cwd: req.Dir, McpServers: []sdk.McpServer{}}, nil)
+	if err == nil {
+		s.awaitReplay(ctx)
+	}
 	s.mu.Lock()
-	s.loading = false // the reply came after the replay (ordered replies)
+	s.loading = false
 	s.mu.Unlock()
 	if err != nil {
 		var rerr *stdiorpc.Error
@@ -202,6 +210,39 @@ func (s *session) load(ctx context.Context, req runtimes.StartRequest) error {
 		return fmt.Errorf("%s: session/load: %w", a.spec.ID, s.callErr(err))
 	}
 	return nil
+}
+
+// Replays may trail the load's reply: Gemini streams the history without
+// waiting for it. The replay is over once the agent has been quiet for
+// replayQuiet (its updates come back to back), or after replayMax.
+const (
+	replayQuiet = 150 * time.Millisecond
+	replayMax   = 3 * time.Second
+)
+
+// awaitReplay waits for the end of a session/load replay.
+func (s *session) awaitReplay(ctx context.Context) {
+	quiet := time.NewTimer(replayQuiet)
+	defer quiet.Stop()
+	limit := time.NewTimer(replayMax)
+	defer limit.Stop()
+	for {
+		select {
+		case <-s.replayed:
+			if !quiet.Stop() {
+				<-quiet.C
+			}
+			quiet.Reset(replayQuiet)
+		case <-quiet.C:
+			return
+		case <-limit.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-s.peer.Done():
+			return
+		}
+	}
 }
 
 // callErr explains a failed call: a process that exited says so.

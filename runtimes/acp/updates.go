@@ -59,9 +59,18 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 		return
 	}
 	s.mu.Lock()
-	loading := s.loading
+	loading, id := s.loading, s.id
 	s.mu.Unlock()
-	if loading || (s.id != "" && string(n.SessionId) != s.id) {
+	if loading {
+		select {
+		case s.replayed <- struct{}{}:
+		default:
+		}
+		return
+	}
+	// Outside a turn an update is a replay's straggler or a notice
+	// (available commands); neither is an event.
+	if string(n.SessionId) != id || !s.turn.Busy() {
 		return
 	}
 	u := n.Update

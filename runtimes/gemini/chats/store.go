@@ -452,3 +452,28 @@ func shorten(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// stampFormat is the minute in a chat file's name, in UTC.
+const stampFormat = "2006-01-02T15-04"
+
+// Stamps are the minutes (UTC) in the names of session id's chat files for
+// dir: Gemini names each file after the minute in which it began recording
+// it, and a session/load in that same minute would write over the file's
+// history (CLI-PROTOCOLS.md 2.7). ErrNoSession when none is stored.
+func (s *Store) Stamps(ctx context.Context, dir, id string) ([]time.Time, error) {
+	ss, err := s.session(ctx, dir, id, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []time.Time
+	for _, f := range ss.files {
+		name := strings.TrimPrefix(filepath.Base(f.path), "session-")
+		if len(name) < stampLen {
+			continue
+		}
+		if t, err := time.Parse(stampFormat, name[:stampLen]); err == nil {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,141 @@
+// Package gemini is the Gemini CLI runtime: `gemini --acp` driven by the
+// generic Agent Client Protocol runtime (runtimes/acp), with history read
+// from Gemini's own chat files (runtimes/gemini/chats).
+//
+// What Gemini needs beyond generic ACP:
+//   - one process that does the work: GEMINI_CLI_NO_RELAUNCH=true, or the
+//     launcher would run the agent as a child it does not pass SIGTERM to
+//     (cdevd also signals the whole process group);
+//   - -m for a model; session mode "yolo" for bypassPermissions and yolo;
+//   - resume with session/load, never within the wall-clock minute in
+//     which the session's newest chat file was begun: Gemini would start a
+//     recording under the same file name and lose the history
+//     (CLI-PROTOCOLS.md 2.7), so the adapter waits for the minute to turn.
+package gemini
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/acp"
+	"github.com/cdevd/cdevd/runtimes/gemini/chats"
+	"github.com/cdevd/cdevd/runtimes/kit"
+)
+
+// ID is the runtime id, the agent_type clients send.
+const ID = "gemini"
+
+// Config configures the adapter.
+type Config struct {
+	Bin string   // GEMINI_BIN or "gemini" looked up on PATH
+	Env []string // the CLI's whole environment; nil → os.Environ() but CDEVD_TOKEN
+	// Home is the Gemini home whose tmp/ holds the chat files; "" →
+	// $HOME/.gemini from Env.
+	Home         string
+	StallTimeout time.Duration
+	KillGrace    time.Duration
+	// Watcher follows chat files; nil uses the process's shared one.
+	Watcher *fswatch.Watcher
+	Logger  *zap.Logger
+}
+
+// Adapter runs Gemini sessions. It implements runtimes.Adapter.
+type Adapter struct {
+	*acp.Adapter
+	chats *chats.Store
+	log   *zap.Logger
+	// now is the clock the load guard reads (tests move it).
+	now func() time.Time
+}
+
+// version matches the CLI's "0.61.0".
+var version = regexp.MustCompile(`\d+\.\d+\.\d+\S*`)
+
+// New returns an adapter with cfg's defaults filled in.
+func New(cfg Config) *Adapter {
+	if cfg.Env == nil {
+		cfg.Env = kit.Env()
+	}
+	if kit.LookupEnv(cfg.Env, "GEMINI_CLI_NO_RELAUNCH") == "" {
+		cfg.Env = append(cfg.Env[:len(cfg.Env):len(cfg.Env)], "GEMINI_CLI_NO_RELAUNCH=true")
+	}
+	if cfg.Bin == "" {
+		cfg.Bin = kit.LookupEnv(cfg.Env, "GEMINI_BIN")
+	}
+	if cfg.Bin == "" {
+		cfg.Bin = "gemini"
+	}
+	if cfg.Home == "" {
+		cfg.Home = filepath.Join(kit.Home(cfg.Env), ".gemini")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	log := cfg.Logger.With(zap.String("runtime", ID))
+	g := &Adapter{chats: chats.New(cfg.Home, log).WithWatcher(cfg.Watcher), log: log, now: time.Now}
+	g.Adapter = acp.New(acp.Spec{
+		ID:            ID,
+		DisplayName:   "Gemini CLI",
+		Maturity:      runtimes.Complete,
+		Command:       cfg.Bin,
+		Args:          []string{"--acp"},
+		Env:           cfg.Env,
+		CommandSource: "GEMINI_BIN",
+		ModelArgs:     func(m string) []string { return []string{"-m", m} },
+		Modes: map[rpc.PermissionMode]string{
+			rpc.PermissionDefault: "",     // Gemini's default asks before write and exec tools
+			rpc.PermissionBypass:  "yolo", // and yolo runs them
+		},
+		Transcripts:  g.chats,
+		Resume:       true,
+		BeforeLoad:   g.awaitNewMinute,
+		Detect:       func(ctx context.Context) runtimes.Availability { return kit.DetectVersion(ctx, ID, cfg.Bin, "GEMINI_BIN", cfg.Env, version) },
+		StallTimeout: cfg.StallTimeout,
+		KillGrace:    cfg.KillGrace,
+		Logger:       cfg.Logger,
+	})
+	return g
+}
+
+// awaitNewMinute returns once the wall-clock minute (UTC) differs from
+// that of every chat file of the session: a load now cannot reuse one's
+// name. It waits at most a minute, or until ctx ends.
+func (g *Adapter) awaitNewMinute(ctx context.Context, dir, id string) error {
+	for {
+		stamps, err := g.chats.Stamps(ctx, dir, id)
+		if errors.Is(err, runtimes.ErrNoSession) {
+			return nil // Gemini's own load will say so
+		}
+		if err != nil {
+			return err
+		}
+		now := g.now().UTC().Truncate(time.Minute)
+		busy := false
+		for _, st := range stamps {
+			if st.Equal(now) {
+				busy = true
+			}
+		}
+		if !busy {
+			return nil
+		}
+		wait := now.Add(time.Minute).Sub(g.now().UTC()) + 100*time.Millisecond
+		g.log.Info("waiting for the minute to turn before loading: Gemini would write over a session's history loaded in the minute its file was begun",
+			zap.String("session", id), zap.Duration("wait", wait))
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}
