@@ -40,12 +40,17 @@ func (a ACPAgent) LookPath() (string, error) {
 	if err == nil {
 		return path, nil
 	}
+	// exec.Error and fs.PathError repeat the path; the reason is inside.
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		err = ee.Err
+	}
 	var pe *fs.PathError
-	switch {
-	case errors.Is(err, exec.ErrNotFound):
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if errors.Is(err, exec.ErrNotFound) {
 		return "", fmt.Errorf("command %q not found on PATH", a.Command)
-	case errors.As(err, &pe):
-		return "", fmt.Errorf("command %q: %w", a.Command, pe.Err)
 	}
 	return "", fmt.Errorf("command %q: %w", a.Command, err)
 }
