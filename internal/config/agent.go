@@ -66,10 +66,6 @@ func (a ACPAgent) String() string {
 	return b.String()
 }
 
-// GoString keeps %#v, which would print the struct's fields, from showing
-// env values.
-func (a ACPAgent) GoString() string { return "config.ACPAgent{" + a.String() + "}" }
-
 // MarshalLogObject lets zap log the agent with env values redacted.
 func (a ACPAgent) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	enc.AddString("id", a.ID)

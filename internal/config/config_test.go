@@ -209,6 +209,14 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`4:19: acp_agent #1: env."A=B": a variable name cannot hold '=' or a NUL byte`},
 		},
 		{
+			name: "two env keys wrong, in name order",
+			file: "[[acp_agent]]\nid = \"a\"\ncommand = \"a\"\nenv = { \"Z=\" = \"1\", \"A=\" = \"2\" }\n",
+			want: []string{
+				`4:21: acp_agent #1: env."A=": a variable name cannot hold '=' or a NUL byte`,
+				`4:9: acp_agent #1: env."Z=": a variable name cannot hold '=' or a NUL byte`,
+			},
+		},
+		{
 			name: "empty env key, in an env table",
 			file: "[[acp_agent]]\nid = \"a\"\ncommand = \"a\"\n[acp_agent.env]\nOK = \"1\"\n\"\" = \"2\"\n",
 			want: []string{`6:1: acp_agent #1: env."": empty variable name`},

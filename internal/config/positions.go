@@ -1,7 +1,7 @@
 package config
 
 import (
-	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +17,8 @@ type positions struct {
 	data    []byte
 	headers []int          // offset of the i-th agent's header (or inline table)
 	keys    map[string]int // keyRef(i, path) -> offset of the key
+
+	lineStarts []int // offset of each line's first byte, built on first use
 }
 
 func keyRef(agent int, path []string) string {
@@ -123,8 +125,19 @@ func (ps *positions) at(agent int, path ...string) position {
 type position struct{ line, col int }
 
 func (ps *positions) position(offset int) position {
-	before := ps.data[:offset]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	col := offset - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return position{line: line, col: col}
+	if ps.lineStarts == nil {
+		// Built once: a file with many errors must not be rescanned per error.
+		ps.lineStarts = []int{0}
+		for i, c := range ps.data {
+			if c == '\n' {
+				ps.lineStarts = append(ps.lineStarts, i+1)
+			}
+		}
+	}
+	// The line is the last one starting at or before offset.
+	line, found := slices.BinarySearch(ps.lineStarts, offset)
+	if !found {
+		line--
+	}
+	return position{line: line + 1, col: offset - ps.lineStarts[line] + 1}
 }
