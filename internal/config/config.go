@@ -81,21 +81,22 @@ func Load(home string, reserved ...string) (Config, error) {
 	}
 	path := filepath.Join(home, FileName)
 	cfg := Config{Path: path}
-	f, err := os.Open(path)
+	// Stat before opening: opening a FIFO put there by mistake would block.
+	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
 	}
 	if err != nil {
 		return cfg, fmt.Errorf("config: %w", err)
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return cfg, fmt.Errorf("config: %w", err)
-	}
 	if !info.Mode().IsRegular() {
 		return cfg, fmt.Errorf("config: %s: not a regular file", path)
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return cfg, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return cfg, fmt.Errorf("config: %w", err)

@@ -9,7 +9,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
@@ -131,6 +133,30 @@ func TestLoadRefusesOddFiles(t *testing.T) {
 		}
 		_, err := Load(home)
 		wantErr(t, err, filepath.Join(home, FileName)+": not a regular file")
+	})
+	t.Run("a FIFO", func(t *testing.T) {
+		home := t.TempDir()
+		if err := syscall.Mkfifo(filepath.Join(home, FileName), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fifo := filepath.Join(home, FileName)
+		loaded := make(chan error, 1)
+		go func() {
+			_, err := Load(home)
+			loaded <- err
+		}()
+		select {
+		case err := <-loaded:
+			wantErr(t, err, fifo+": not a regular file")
+		case <-time.After(10 * time.Second):
+			// Load opened the FIFO and waits for a writer: be that writer,
+			// so that the goroutine ends, and fail.
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				w.Close()
+			}
+			<-loaded
+			t.Fatal("Load blocked opening a FIFO")
+		}
 	})
 	t.Run("too large", func(t *testing.T) {
 		home := writeHome(t, "#"+strings.Repeat("x", maxFileSize)+"\n", 0o600)

@@ -11,8 +11,7 @@ import (
 // positions remembers where each [[acp_agent]] and each of its keys start in
 // the file, so that checks made after decoding (a bad id, a duplicate) can
 // name a line. go-toml's decoder does not keep positions; its parser does.
-// Offsets are kept, not lines, because turning an offset into a line scans
-// the file and is only needed for the few keys an error names.
+// Offsets are kept; only the keys an error names are turned into lines.
 type positions struct {
 	data    []byte
 	headers []int          // offset of the i-th agent's header (or inline table)
