@@ -1,0 +1,27 @@
+// Package config reads cdevd's configuration file, $CDEVD_HOME/config.toml.
+//
+// Today the file declares Agent Client Protocol agents that cdevd offers as
+// runtimes next to its built-in ones:
+//
+//	[[acp_agent]]
+//	id = "goose"                 # the agent_type clients send
+//	name = "Goose"               # display name; default: the id
+//	command = "goose"            # a name on PATH, an absolute path, or "~/..."
+//	args = ["acp"]
+//	env = { GOOSE_PROVIDER = "anthropic" }
+//
+// A missing file is an empty configuration. Anything else that is wrong is an
+// error naming the file, the line and the key, because a typo silently
+// ignored (say `comand`) would surface much later as an agent that does not
+// start. Load does not look the command up: a declared agent whose command is
+// missing is still declared, and the registry shows it disabled with the
+// reason LookPath gives.
+//
+// The file may hold secrets in env values, so it should be mode 0600; Load
+// returns a warning when it is readable by others and declares env values.
+// ACPAgent and Env print and log themselves with env values redacted.
+//
+// The TOML library is github.com/pelletier/go-toml/v2: its strict mode
+// reports every unknown key with its line and column, and its parser exposes
+// key positions, which the checks after decoding use to point at a line.
+package config
