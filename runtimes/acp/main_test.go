@@ -34,7 +34,7 @@ func fakeSpec(t *testing.T, o acpfake.Options) Spec {
 	}
 	return Spec{
 		ID: "fake", DisplayName: "Fake agent", Maturity: runtimes.Preview,
-		Command: os.Args[0],
+		Command:   os.Args[0],
 		Env:       append(os.Environ(), acpfake.Env(o)...),
 		KillGrace: 5 * time.Second,
 		Logger:    zaptest.NewLogger(t),

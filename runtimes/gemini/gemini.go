@@ -94,10 +94,12 @@ func New(cfg Config) *Adapter {
 			rpc.PermissionDefault: "",     // Gemini's default asks before write and exec tools
 			rpc.PermissionBypass:  "yolo", // and yolo runs them
 		},
-		Transcripts:  g.chats,
-		Resume:       true,
-		BeforeLoad:   g.awaitNewMinute,
-		Detect:       func(ctx context.Context) runtimes.Availability { return kit.DetectVersion(ctx, ID, cfg.Bin, "GEMINI_BIN", cfg.Env, version) },
+		Transcripts: g.chats,
+		Resume:      true,
+		BeforeLoad:  g.awaitNewMinute,
+		Detect: func(ctx context.Context) runtimes.Availability {
+			return kit.DetectVersion(ctx, ID, cfg.Bin, "GEMINI_BIN", cfg.Env, version)
+		},
 		StallTimeout: cfg.StallTimeout,
 		KillGrace:    cfg.KillGrace,
 		Logger:       cfg.Logger,

@@ -171,16 +171,34 @@ func New(r io.ReadCloser, w io.WriteCloser, h Handlers, opts Options) *Peer {
 // OnError as ErrUnknownReply. ctx does not interrupt a write to a CLI that
 // stopped reading its stdin; Close does.
 func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
+	pc, err := p.Send(method, params)
+	if err != nil {
+		return err
+	}
+	return pc.Wait(ctx, result)
+}
+
+// Pending is a request written to the CLI whose reply is awaited with Wait.
+type Pending struct {
+	p      *Peer
+	id     int64
+	method string
+	ch     chan wireMessage
+}
+
+// Send writes a request and returns once it is written, for a caller that
+// must know the CLI has it before waiting for the reply (a turn's prompt).
+func (p *Peer) Send(method string, params any) (*Pending, error) {
 	rawParams, err := marshalParams(params)
 	if err != nil {
-		return fmt.Errorf("stdiorpc: %s params: %w", method, err)
+		return nil, fmt.Errorf("stdiorpc: %s params: %w", method, err)
 	}
 	ch := make(chan wireMessage, 1)
 	p.mu.Lock()
 	if p.cause != nil {
 		err := p.closedErr()
 		p.mu.Unlock()
-		return err
+		return nil, err
 	}
 	id := p.nextID
 	p.nextID++
@@ -190,13 +208,19 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 	rawID := json.RawMessage(strconv.FormatInt(id, 10))
 	if err := p.write(wireMessage{ID: rawID, Method: method, Params: rawParams}); err != nil {
 		p.forget(id)
-		return err
+		return nil, err
 	}
+	return &Pending{p: p, id: id, method: method, ch: ch}, nil
+}
+
+// Wait waits for the reply, as Call does. Call it once.
+func (pc *Pending) Wait(ctx context.Context, result any) error {
+	p := pc.p
 	select {
 	case <-ctx.Done():
-		p.forget(id)
+		p.forget(pc.id)
 		return ctx.Err()
-	case m, ok := <-ch:
+	case m, ok := <-pc.ch:
 		if !ok {
 			p.mu.Lock()
 			defer p.mu.Unlock()
@@ -209,7 +233,7 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 			return nil
 		}
 		if err := json.Unmarshal(m.Result, result); err != nil {
-			return fmt.Errorf("stdiorpc: %s result: %w", method, err)
+			return fmt.Errorf("stdiorpc: %s result: %w", pc.method, err)
 		}
 		return nil
 	}
