@@ -280,6 +280,7 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 			SupportsResume:                        f.Resume,
 			SupportsInteractiveQuestions:          f.InteractiveQuestions,
 			SupportsPermissions:                   f.Permissions,
+			SupportsHistory:                       a.Transcripts() != nil,
 			PermissionModes:                       append([]rpc.PermissionMode{}, info.PermissionModes...),
 			Methods: rpc.RuntimeMethods{
 				History:  rpc.MethodHistory,

@@ -26,11 +26,15 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/cdevd/cdevd/daemon"
+	"github.com/cdevd/cdevd/internal/config"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/acp"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/codex"
+	"github.com/cdevd/cdevd/runtimes/gemini"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 func main() {
@@ -92,13 +96,44 @@ func home() (string, error) {
 	return filepath.Join(dir, ".config", "cdevd"), nil
 }
 
-// adapters is the explicit list of runtimes this build of cdevd supports,
-// in order of preference (the first is the default runtime).
-func adapters(log *zap.Logger, stall time.Duration) []runtimes.Adapter {
-	return []runtimes.Adapter{
+// builtins are the runtimes this build of cdevd supports, in order of
+// preference (the first is the default runtime).
+var builtins = []string{claude.ID, codex.ID, gemini.ID}
+
+// adapters is the built-in runtimes, then the ACP agents declared in the
+// configuration file.
+func adapters(log *zap.Logger, stall time.Duration, cfg config.Config) []runtimes.Adapter {
+	as := []runtimes.Adapter{
 		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude")}),
 		codex.New(codex.Config{StallTimeout: stall, Logger: log.Named("codex")}),
+		gemini.New(gemini.Config{StallTimeout: stall, Logger: log.Named("gemini")}),
 	}
+	for _, a := range cfg.ACPAgents {
+		// A declared agent is Preview: cdevd has no test of it. It has no
+		// history (cdevd cannot read its store) and resumes only if it
+		// says it can load sessions.
+		as = append(as, acp.New(acp.Spec{
+			ID: a.ID, DisplayName: a.Name, Maturity: runtimes.Preview,
+			Command: a.Command, Args: a.Args, Env: a.Environ(kit.Env()),
+			CommandSource: cfg.Path, StallTimeout: stall, Logger: log.Named(a.ID),
+		}))
+	}
+	return as
+}
+
+// loadConfig reads $CDEVD_HOME/config.toml; a mistake in it stops cdevd.
+func loadConfig(h string, log *zap.Logger) (config.Config, error) {
+	cfg, err := config.Load(h, builtins...)
+	if err != nil {
+		return cfg, err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	for _, a := range cfg.ACPAgents {
+		log.Info("declared ACP agent", zap.Object("agent", a))
+	}
+	return cfg, nil
 }
 
 type multiFlag []string
@@ -133,13 +168,17 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg, err := loadConfig(h, log)
+	if err != nil {
+		return err
+	}
 	// Catch signals before anyone can learn the URL: a client that connects
 	// and signals at once must still see an orderly shutdown.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	d, err := daemon.Start(daemon.Config{Home: h, Addr: *addr, AllowRemote: *allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: wss, AllowOrigins: origins, AllowHosts: hosts,
-		Adapters: adapters(log, *stall), Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
+		Adapters: adapters(log, *stall, cfg), Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
 		Logger: log})
 	if err != nil {
 		return err
@@ -227,7 +266,15 @@ func doctor(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	reg, err := registry.New(adapters(zap.NewNop(), 0)...)
+	h, err := home()
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(h, builtins...)
+	if err != nil {
+		return err
+	}
+	reg, err := registry.New(adapters(zap.NewNop(), 0, cfg)...)
 	if err != nil {
 		return err
 	}
@@ -248,10 +295,7 @@ func doctor(args []string, stdout, stderr io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	h, err := home()
-	if err == nil {
-		fmt.Fprintf(stdout, "\nstate directory: %s\n", h)
-	}
+	fmt.Fprintf(stdout, "\nstate directory: %s\nconfiguration: %s\n", h, cfg.Path)
 	return nil
 }
 

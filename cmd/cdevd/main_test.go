@@ -19,10 +19,16 @@ import (
 
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/openrpc"
+	"github.com/cdevd/cdevd/runtimes/acp/acpfake"
 )
 
 // TestMain lets a test run the real command by re-executing the test binary.
 func TestMain(m *testing.M) {
+	// First: the fake agent inherits the serving daemon's environment.
+	if acpfake.IsAgent() {
+		acpfake.Main()
+		return
+	}
 	if os.Getenv("CDEVD_TEST_MAIN") == "1" {
 		main()
 		return
