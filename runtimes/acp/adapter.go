@@ -41,8 +41,8 @@ type Spec struct {
 	ModelArgs func(model string) []string
 	// Modes maps permission modes to the agent's session mode ids, set with
 	// session/set_mode after the session starts; an empty id keeps the
-	// agent's default. Only the modes listed are accepted (no mode always
-	// is), and yolo means PermissionBypass's mode.
+	// agent's default. Only default (the agent's own unless listed) and the
+	// modes listed are accepted, and yolo means PermissionBypass's mode.
 	Modes map[rpc.PermissionMode]string
 	// Transcripts reads the agent's stored sessions; nil when cdevd has no
 	// reader for them (then there is no history, and messages are
@@ -96,8 +96,9 @@ func New(spec Spec) *Adapter {
 // client (every ACP agent may ask); ACP has no questions; resume as Spec.Resume
 // or the agent's own word says.
 func (a *Adapter) Info() runtimes.Info {
-	modes := []rpc.PermissionMode{}
-	for _, m := range []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionAcceptEdits,
+	// default is the agent's own default: every agent has one.
+	modes := []rpc.PermissionMode{rpc.PermissionDefault}
+	for _, m := range []rpc.PermissionMode{rpc.PermissionAcceptEdits,
 		rpc.PermissionBypass, rpc.PermissionPlan, rpc.PermissionInteractive} {
 		if _, ok := a.spec.Modes[m]; ok {
 			modes = append(modes, m)
@@ -200,7 +201,7 @@ func (a *Adapter) modeFor(req runtimes.StartRequest) (string, error) {
 	if req.Yolo {
 		m = rpc.PermissionBypass
 	}
-	if m == "" {
+	if m == "" || m == rpc.PermissionDefault {
 		return a.spec.Modes[rpc.PermissionDefault], nil
 	}
 	id, ok := a.spec.Modes[m]

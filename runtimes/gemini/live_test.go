@@ -265,14 +265,14 @@ func TestResumeAfterKill(t *testing.T) {
 	if last := reqs[len(reqs)-1].Transcript(); !strings.Contains(last, "user: remember the word walnut") {
 		t.Fatalf("the model did not get the history:\n%s", last)
 	}
-	var prompts []string
+	var stored []string
 	for _, m := range e.stored(t, id) {
-		if m.Type == rpc.MessageUser && m.Message.Content[0].Type == rpc.BlockText {
-			prompts = append(prompts, m.Message.Content[0].Text)
+		if b := m.Message.Content[0]; b.Type == rpc.BlockText {
+			stored = append(stored, string(m.Type)+": "+b.Text)
 		}
 	}
-	if strings.Join(prompts, "|") != "remember the word walnut|which word?" {
-		t.Fatalf("stored prompts after resume: %q", prompts)
+	if want := "user: remember the word walnut|assistant: echo: remember the word walnut|user: which word?|assistant: echo: which word?"; strings.Join(stored, "|") != want {
+		t.Fatalf("stored after resume:\n%q\nwant\n%q", strings.Join(stored, "|"), want)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -73,6 +73,30 @@ func (r record) userParts() []part {
 	return nil
 }
 
+// geminiText is a gemini record's answer. Gemini writes it as a string,
+// except in the message list a session/load rewrites, where it is a list
+// of parts.
+func (r record) geminiText() string {
+	var s string
+	if json.Unmarshal(r.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text    string `json:"text"`
+		Thought bool   `json:"thought"`
+	}
+	if json.Unmarshal(r.Content, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if !p.Thought {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
 // info is what the store keeps about a record to list and count without
 // converting it.
 type info struct {
@@ -104,9 +128,7 @@ func infoOf(r record) info {
 		for _, c := range r.ToolCalls {
 			in.calls = append(in.calls, c.ID)
 		}
-		var s string
-		_ = json.Unmarshal(r.Content, &s)
-		in.visible = s != "" || len(r.Thoughts) > 0 || len(r.ToolCalls) > 0
+		in.visible = r.geminiText() != "" || len(r.Thoughts) > 0 || len(r.ToolCalls) > 0
 	}
 	return in
 }
@@ -159,8 +181,7 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: s})
 			}
 		}
-		var s string
-		if json.Unmarshal(r.Content, &s) == nil && s != "" {
+		if s := r.geminiText(); s != "" {
 			content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: s})
 		}
 		for _, c := range r.ToolCalls {

@@ -281,3 +281,27 @@ func TestRewrittenInPlace(t *testing.T) {
 		t.Fatalf("after the stale read: %v %+v", err, msgs)
 	}
 }
+
+// A session/load appends to the old file a $set of the whole message list
+// in which Gemini writes each answer as a list of parts, not a string (seen
+// with the real CLI): the answers stay in the history.
+func TestLoadRewritesAnswersAsParts(t *testing.T) {
+	f := newFixture(t)
+	id := "5b000000-0000-4000-8000-0000000000cc"
+	p := install(t, f.home, "proj", "reset.jsonl", "2026-11-22T23-10", id, f.ws)
+	if err := os.WriteFile(p, []byte(`{"sessionId":"`+id+`","projectHash":"`+ProjectHash(f.ws)+`","startTime":"2026-11-22T23:10:00.000Z","lastUpdated":"2026-11-22T23:10:00.000Z","kind":"main"}
+{"id":"a1","timestamp":"2026-11-22T23:10:01.000Z","type":"user","content":[{"text":"hello"}]}
+{"id":"a2","timestamp":"2026-11-22T23:10:02.000Z","type":"gemini","content":"echo: hello","model":"m"}
+{"$set":{"sessionId":"`+id+`"}}
+{"$set":{"messages":[{"id":"ctx","timestamp":"2026-11-22T23:11:00.000Z","type":"user","content":[{"text":"<session_context>\nx"}]},{"id":"a1","timestamp":"2026-11-22T23:10:01.000Z","type":"user","content":[{"text":"hello"}]},{"id":"a2","timestamp":"2026-11-22T23:10:02.000Z","type":"gemini","content":[{"text":"echo: "},{"text":"thinking","thought":true},{"text":"hello"}],"model":"m"}]}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msgs, total, err := f.s.Messages(context.Background(), f.ws, id, 0, 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 2 || msgs[1].ID != "a2" || msgs[1].Message.Content[0].Text != "echo: hello" {
+		t.Fatalf("messages after a load's rewrite: %+v", msgs)
+	}
+}
