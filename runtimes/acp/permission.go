@@ -67,7 +67,7 @@ func (s *session) onRequest(r *stdiorpc.Request) {
 	var p sdk.RequestPermissionRequest
 	if err := json.Unmarshal(r.Params, &p); err != nil || len(p.Options) == 0 {
 		s.log.Warn("agent: permission request refused", zap.Error(err), zap.Int("options", len(p.Options)))
-		_ = r.Reply(cancelledOutcome)
+		_ = s.reply(r, cancelledOutcome)
 		return
 	}
 	tc := p.ToolCall
@@ -100,7 +100,7 @@ func (s *session) onRequest(r *stdiorpc.Request) {
 		delete(s.prompts, id)
 		s.mu.Unlock()
 		s.log.Warn("agent: permission request refused: its id is already pending, or the process has exited", zap.String("id", id))
-		_ = r.Reply(cancelledOutcome)
+		_ = s.reply(r, cancelledOutcome)
 	}
 }
 
@@ -167,7 +167,7 @@ func (s *session) Respond(_ context.Context, id string, a runtimes.Answer) error
 		}
 		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{
 			Selected: &sdk.RequestPermissionOutcomeSelected{Outcome: "selected", OptionId: o.OptionId}}}, nil
-	}, func(msg any) error { return req.Reply(msg) })
+	}, func(msg any) error { return s.reply(req, msg) })
 	if err == nil {
 		s.mu.Lock()
 		delete(s.prompts, id)
@@ -222,7 +222,7 @@ func (s *session) cancelPrompts() {
 	s.mu.Unlock()
 	for id, r := range open {
 		if s.turn.Cancel(id) {
-			_ = r.Reply(cancelledOutcome)
+			_ = s.reply(r, cancelledOutcome)
 		} else {
 			// Being answered: the answer is on its way.
 			s.mu.Lock()
