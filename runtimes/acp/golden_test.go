@@ -354,9 +354,12 @@ func TestGeminiGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: run go test -run TestCaptureGemini -capture", err)
 			}
-			entries, ends := replay(t, c, in)
-			if ends != c.ends {
+			entries, evs := replay(t, c, in)
+			if ends := turnEnd(evs); ends != c.ends {
 				t.Errorf("the turn ended %q, want %q", ends, c.ends)
+			}
+			if open := openToolCalls(evs); len(open) > 0 {
+				t.Errorf("tool calls without a result when the turn ended: %v", open)
 			}
 			got := []byte(strings.Join(entries, "\n") + "\n")
 			golden := filepath.Join(goldenDir, c.name+".golden")
@@ -383,11 +386,9 @@ func TestGeminiGolden(t *testing.T) {
 // turn begins once the handshake's replies are in (Start has returned and
 // Send runs), the reply after that is the prompt's and ends the turn as
 // awaitTurn does, and the case's react answers prompts and interrupts.
-// It returns the golden entries, one JSON line each, and how the turn
-// ended.
-func replay(t *testing.T, c geminiCase, lines []byte) (entries []string, ends string) {
+// It returns the golden entries, one JSON line each, and the events.
+func replay(t *testing.T, c geminiCase, lines []byte) (entries []string, evs []runtimes.Event) {
 	t.Helper()
-	var evs []runtimes.Event
 	var out []any
 	em := kit.NewInlineEmitter(func(ev runtimes.Event) {
 		evs = append(evs, ev)
@@ -464,14 +465,6 @@ func replay(t *testing.T, c geminiCase, lines []byte) (entries []string, ends st
 	s.turn.Exit(0, "replay over", "")
 	<-em.Done()
 
-	for _, ev := range evs {
-		switch ev := ev.(type) {
-		case runtimes.TurnCompleted:
-			ends = "TurnCompleted " + ev.StopReason
-		case runtimes.TurnFailed:
-			ends = "TurnFailed " + ev.Code
-		}
-	}
 	ids := map[string]string{sessionMark: sessionMark}
 	for _, o := range out {
 		if ev, ok := o.(runtimes.Event); ok {
@@ -487,7 +480,48 @@ func replay(t *testing.T, c geminiCase, lines []byte) (entries []string, ends st
 		}
 		entries = append(entries, string(stableIDs(b, ids)))
 	}
-	return entries, ends
+	return entries, evs
+}
+
+// turnEnd is how the turn among evs ended: "TurnCompleted <stop reason>",
+// "TurnFailed <code>", or "" if none ended.
+func turnEnd(evs []runtimes.Event) string {
+	for _, ev := range evs {
+		switch ev := ev.(type) {
+		case runtimes.TurnCompleted:
+			return "TurnCompleted " + ev.StopReason
+		case runtimes.TurnFailed:
+			return "TurnFailed " + ev.Code
+		}
+	}
+	return ""
+}
+
+// openToolCalls are the tool_use blocks among evs that no tool_result
+// answered before the turn ended: clients would show them running.
+func openToolCalls(evs []runtimes.Event) []string {
+	open := map[string]bool{}
+	for _, ev := range evs {
+		switch ev := ev.(type) {
+		case runtimes.MessageCompleted:
+			for _, b := range ev.Message.Message.Content {
+				switch b.Type {
+				case rpc.BlockToolUse:
+					open[b.ID] = true
+				case rpc.BlockToolResult:
+					delete(open, b.ToolUseID)
+				}
+			}
+		case runtimes.TurnCompleted, runtimes.TurnFailed:
+			var ids []string
+			for id := range open {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			return ids
+		}
+	}
+	return nil
 }
 
 // sent is what the session sent the agent: a reply to one of its
@@ -618,4 +652,55 @@ func pinnedGemini(t *testing.T) string {
 		t.Fatal("package.json pins no @google/gemini-cli")
 	}
 	return v
+}
+
+// A refused tool call gets one result: cdevd's own when the agent sends
+// no update for it (Gemini), never a second when an agent does.
+func TestRefusedToolCallResultOnce(t *testing.T) {
+	c := geminiCases[0]
+	for _, gc := range geminiCases {
+		if gc.name == "permission-reject" {
+			c = gc
+		}
+	}
+	in, err := os.ReadFile(filepath.Join(goldenDir, c.name+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines [][]byte
+	tool := ""
+	for _, line := range bytes.Split(bytes.TrimSpace(in), []byte("\n")) {
+		lines = append(lines, line)
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				ToolCall struct {
+					ToolCallID string `json:"toolCallId"`
+				} `json:"toolCall"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &m) == nil && m.Method == "session/request_permission" {
+			tool = m.Params.ToolCall.ToolCallID
+			// What an agent that reports refusals would send next.
+			lines = append(lines, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`+sessionMark+
+				`","update":{"sessionUpdate":"tool_call_update","toolCallId":"`+tool+`","status":"failed","content":[{"type":"content","content":{"type":"text","text":"rejected"}}]}}}`))
+		}
+	}
+	if tool == "" {
+		t.Fatalf("%s has no permission request", c.name)
+	}
+	_, evs := replay(t, c, append(bytes.Join(lines, []byte("\n")), '\n'))
+	var results []string
+	for _, ev := range evs {
+		if m, ok := ev.(runtimes.MessageCompleted); ok {
+			for _, b := range m.Message.Message.Content {
+				if b.Type == rpc.BlockToolResult && b.ToolUseID == tool {
+					results = append(results, string(b.Content))
+				}
+			}
+		}
+	}
+	if len(results) != 1 || !strings.Contains(results[0], "rejected this tool call") {
+		t.Fatalf("results of the refused call: %v", results)
+	}
 }

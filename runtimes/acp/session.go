@@ -52,7 +52,9 @@ type session struct {
 	msg     *assembly // the agent message being streamed; nil between messages
 	// prompts are the permission requests the agent waits on, by the id
 	// clients answer.
-	prompts map[string]*stdiorpc.Request
+	prompts map[string]*permission
+	// resulted are the tool calls whose tool_result was emitted.
+	resulted map[string]bool
 	// seen is what the transcript held, by message id: a digest of each
 	// message already emitted or stored before this process started.
 	seen      map[string]string
@@ -70,7 +72,7 @@ type session struct {
 // events. start gives it one; the golden replays feed it captured lines.
 func (a *Adapter) newSession(dir string, em *kit.Emitter) *session {
 	return &session{a: a, dir: dir, log: a.log, em: em, turn: kit.NewTurn(em, nil), stop: kit.NewStopper(),
-		prompts: map[string]*stdiorpc.Request{}, seen: map[string]string{}, replayed: make(chan struct{}, 1),
+		prompts: map[string]*permission{}, resulted: map[string]bool{}, seen: map[string]string{}, replayed: make(chan struct{}, 1),
 		reply:    func(r *stdiorpc.Request, result any) error { return r.Reply(result) },
 		exitDone: make(chan struct{})}
 }
