@@ -38,8 +38,9 @@ const maxPreview = 16 << 10
 // permission is a request the agent waits on: the request to answer and
 // the options as clients see them, by key.
 type permission struct {
-	req     *stdiorpc.Request
-	options map[string]sdk.PermissionOption
+	req      *stdiorpc.Request
+	options  map[string]sdk.PermissionOption
+	toolCall string // the id of the tool call it asks about
 }
 
 // requestID is an agent request's id as clients see it: an integer (0
@@ -67,7 +68,7 @@ func (s *session) onRequest(r *stdiorpc.Request) {
 	var p sdk.RequestPermissionRequest
 	if err := json.Unmarshal(r.Params, &p); err != nil || len(p.Options) == 0 {
 		s.log.Warn("agent: permission request refused", zap.Error(err), zap.Int("options", len(p.Options)))
-		_ = r.Reply(cancelledOutcome)
+		_ = s.reply(r, cancelledOutcome)
 		return
 	}
 	tc := p.ToolCall
@@ -78,7 +79,7 @@ func (s *session) onRequest(r *stdiorpc.Request) {
 	// The request is the tool call's only announcement (Gemini sends no
 	// tool_call before it).
 	s.toolCall(string(tc.ToolCallId), title, tc.Kind, tc.RawInput)
-	perm := &permission{req: r, options: map[string]sdk.PermissionOption{}}
+	perm := &permission{req: r, options: map[string]sdk.PermissionOption{}, toolCall: string(tc.ToolCallId)}
 	prompt := permissionPrompt(s.a.spec.DisplayName, tc, title)
 	for _, o := range p.Options {
 		key := kindKeys[o.Kind]
@@ -93,14 +94,14 @@ func (s *session) onRequest(r *stdiorpc.Request) {
 	}
 	id := requestID(r.ID)
 	s.mu.Lock()
-	s.prompts[id] = r
+	s.prompts[id] = perm
 	s.mu.Unlock()
 	if !s.turn.Prompt(runtimes.PromptRequested{RequestID: id, Permission: prompt}, perm) {
 		s.mu.Lock()
 		delete(s.prompts, id)
 		s.mu.Unlock()
 		s.log.Warn("agent: permission request refused: its id is already pending, or the process has exited", zap.String("id", id))
-		_ = r.Reply(cancelledOutcome)
+		_ = s.reply(r, cancelledOutcome)
 	}
 }
 
@@ -155,6 +156,7 @@ func permissionPrompt(agent string, tc sdk.ToolCallUpdate, title string) *runtim
 // decision's kind.
 func (s *session) Respond(_ context.Context, id string, a runtimes.Answer) error {
 	var req *stdiorpc.Request
+	var refused string // the tool call a reject option refuses
 	err := s.turn.Answer(id, func(data any) (any, error) {
 		p, ok := data.(*permission)
 		if !ok {
@@ -165,13 +167,19 @@ func (s *session) Respond(_ context.Context, id string, a runtimes.Answer) error
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.a.spec.ID, err)
 		}
+		if o.Kind == sdk.PermissionOptionKindRejectOnce || o.Kind == sdk.PermissionOptionKindRejectAlways {
+			refused = p.toolCall
+		}
 		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{
 			Selected: &sdk.RequestPermissionOutcomeSelected{Outcome: "selected", OptionId: o.OptionId}}}, nil
-	}, func(msg any) error { return req.Reply(msg) })
+	}, func(msg any) error { return s.reply(req, msg) })
 	if err == nil {
 		s.mu.Lock()
 		delete(s.prompts, id)
 		s.mu.Unlock()
+		if refused != "" {
+			s.notRun(refused, "The user rejected this tool call.")
+		}
 	}
 	if errors.Is(err, stdiorpc.ErrClosed) {
 		return fmt.Errorf("%s: answer %s: %w", s.a.spec.ID, id, runtimes.ErrExited)
@@ -218,15 +226,16 @@ func (p *permission) keys() []string {
 func (s *session) cancelPrompts() {
 	s.mu.Lock()
 	open := s.prompts
-	s.prompts = map[string]*stdiorpc.Request{}
+	s.prompts = map[string]*permission{}
 	s.mu.Unlock()
-	for id, r := range open {
+	for id, p := range open {
 		if s.turn.Cancel(id) {
-			_ = r.Reply(cancelledOutcome)
+			_ = s.reply(p.req, cancelledOutcome)
+			s.notRun(p.toolCall, "Cancelled before it ran.")
 		} else {
 			// Being answered: the answer is on its way.
 			s.mu.Lock()
-			s.prompts[id] = r
+			s.prompts[id] = p
 			s.mu.Unlock()
 		}
 	}

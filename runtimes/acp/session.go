@@ -52,15 +52,29 @@ type session struct {
 	msg     *assembly // the agent message being streamed; nil between messages
 	// prompts are the permission requests the agent waits on, by the id
 	// clients answer.
-	prompts map[string]*stdiorpc.Request
+	prompts map[string]*permission
+	// resulted are the tool calls whose tool_result was emitted.
+	resulted map[string]bool
 	// seen is what the transcript held, by message id: a digest of each
 	// message already emitted or stored before this process started.
 	seen      map[string]string
 	turnTexts int // chunks of agent text streamed in this turn
 	// replayed is signalled by each update of a session/load replay.
 	replayed chan struct{}
+	// reply answers one of the agent's requests: Request.Reply, except in
+	// the golden replays, which have no process to write to.
+	reply func(r *stdiorpc.Request, result any) error
 
 	exitDone chan struct{}
+}
+
+// newSession is a session of a that has no process yet; em delivers its
+// events. start gives it one; the golden replays feed it captured lines.
+func (a *Adapter) newSession(dir string, em *kit.Emitter) *session {
+	return &session{a: a, dir: dir, log: a.log, em: em, turn: kit.NewTurn(em, nil), stop: kit.NewStopper(),
+		prompts: map[string]*permission{}, resulted: map[string]bool{}, seen: map[string]string{}, replayed: make(chan struct{}, 1),
+		reply:    func(r *stdiorpc.Request, result any) error { return r.Reply(result) },
+		exitDone: make(chan struct{})}
 }
 
 // start runs the process and the handshake; on any failure the process is
@@ -68,11 +82,8 @@ type session struct {
 func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, args []string, mode string, sink runtimes.Sink) (runtimes.Session, error) {
 	began := time.Now()
 	pr, pw := io.Pipe()
-	s := &session{a: a, dir: req.Dir, log: a.log, stdout: pw, stop: kit.NewStopper(),
-		prompts: map[string]*stdiorpc.Request{}, seen: map[string]string{}, replayed: make(chan struct{}, 1),
-		exitDone: make(chan struct{})}
-	s.em = kit.NewEmitter(sink, a.log)
-	s.turn = kit.NewTurn(s.em, nil)
+	s := a.newSession(req.Dir, kit.NewEmitter(sink, a.log))
+	s.stdout = pw
 	p, err := proc.Start(proc.Config{
 		Path: a.spec.Command, Args: args, Dir: req.Dir, Env: a.spec.Env,
 		StallTimeout: a.spec.StallTimeout, KillGrace: a.spec.KillGrace,
@@ -314,12 +325,9 @@ func (s *session) Done() <-chan struct{} { return s.em.Done() }
 // would cancel the running prompt for a second one, so a send during a
 // turn is refused here (ErrBusy).
 func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
-	if err := s.turn.Begin(); err != nil {
+	if err := s.beginTurn(); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.msg, s.turnTexts = nil, 0
-	s.mu.Unlock()
 	pc, err := s.peer.Send("session/prompt",
 		sdk.PromptRequest{SessionId: sdk.SessionId(s.id), Prompt: []sdk.ContentBlock{sdk.TextBlock(t.Prompt)}})
 	if err != nil {
@@ -332,14 +340,31 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	return nil
 }
 
+// beginTurn marks a turn running, with no message streamed yet.
+func (s *session) beginTurn() error {
+	if err := s.turn.Begin(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.msg, s.turnTexts = nil, 0
+	s.mu.Unlock()
+	return nil
+}
+
 // awaitTurn ends the turn with the prompt's reply.
 func (s *session) awaitTurn(pc *stdiorpc.Pending) {
 	var res sdk.PromptResponse
 	err := pc.Wait(context.Background(), &res)
-	switch {
-	case errors.Is(err, stdiorpc.ErrClosed):
+	if errors.Is(err, stdiorpc.ErrClosed) {
 		return // the process is gone; its exit fails the turn
-	case err != nil:
+	}
+	s.endTurn(res, err)
+}
+
+// endTurn ends the turn as the prompt's reply (res, or the error it
+// carried) says.
+func (s *session) endTurn(res sdk.PromptResponse, err error) {
+	if err != nil {
 		s.closeMessage(false)
 		s.cancelPrompts()
 		s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: fmt.Sprintf("%s: %v", s.a.spec.ID, err)})

@@ -157,7 +157,31 @@ func (s *session) toolResult(id string, failed bool, content []sdk.ToolCallConte
 		s.sync()
 		return
 	}
-	out, _ := json.Marshal(toolText(content, rawOutput))
+	s.emitResult(id, failed, toolText(content, rawOutput))
+}
+
+// notRun closes a tool call that was refused, or withdrawn by a cancel,
+// before it ran: the agent may send no update for it (Gemini sends none),
+// and a tool_use without a result would look running to clients forever.
+// With a transcript reader the stored record is the result.
+func (s *session) notRun(id, why string) {
+	if s.a.spec.Transcripts != nil || id == "" {
+		return
+	}
+	s.emitResult(id, true, why)
+}
+
+// emitResult emits a tool call's result once: an update the agent sends
+// after cdevd closed the call itself is not a second result.
+func (s *session) emitResult(id string, failed bool, text string) {
+	s.mu.Lock()
+	done := s.resulted[id]
+	s.resulted[id] = true
+	s.mu.Unlock()
+	if done {
+		return
+	}
+	out, _ := json.Marshal(text)
 	mid := uuid.NewString()
 	s.em.Emit(runtimes.MessageCompleted{Message: rpc.Message{ID: mid, SessionID: s.id, Type: rpc.MessageUser, UUID: mid,
 		Timestamp: now(), Message: rpc.MessageBody{Role: string(rpc.MessageUser), Content: []rpc.ContentBlock{
