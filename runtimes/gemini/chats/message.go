@@ -17,7 +17,7 @@ type record struct {
 	ID        string          `json:"id"`
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
-	Content   json.RawMessage `json:"content"` // user: parts; gemini: a string
+	Content   json.RawMessage `json:"content"` // user: parts; gemini: a string or parts
 	Thoughts  []struct {
 		Subject     string `json:"subject"`
 		Description string `json:"description"`
@@ -41,6 +41,7 @@ type toolCall struct {
 
 type part struct {
 	Text             *string           `json:"text"`
+	Thought          bool              `json:"thought"` // in a resumed answer's parts
 	FunctionResponse *functionResponse `json:"functionResponse"`
 }
 
@@ -71,6 +72,25 @@ func (r record) userParts() []part {
 		return []part{{Text: &s}}
 	}
 	return nil
+}
+
+// geminiText returns a gemini record's answer. Gemini writes it as a
+// string, but as a list of parts when it rewrites a resumed conversation
+// (the $set of messages that `gemini --resume` writes).
+func (r record) geminiText() string {
+	var s string
+	if json.Unmarshal(r.Content, &s) == nil {
+		return s
+	}
+	var parts []part
+	_ = json.Unmarshal(r.Content, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Text != nil && !p.Thought {
+			b.WriteString(*p.Text)
+		}
+	}
+	return b.String()
 }
 
 // info is what the store keeps about a record to list and count without
@@ -104,9 +124,7 @@ func infoOf(r record) info {
 		for _, c := range r.ToolCalls {
 			in.calls = append(in.calls, c.ID)
 		}
-		var s string
-		_ = json.Unmarshal(r.Content, &s)
-		in.visible = s != "" || len(r.Thoughts) > 0 || len(r.ToolCalls) > 0
+		in.visible = r.geminiText() != "" || len(r.Thoughts) > 0 || len(r.ToolCalls) > 0
 	}
 	return in
 }
@@ -159,8 +177,7 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: s})
 			}
 		}
-		var s string
-		if json.Unmarshal(r.Content, &s) == nil && s != "" {
+		if s := r.geminiText(); s != "" {
 			content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: s})
 		}
 		for _, c := range r.ToolCalls {
