@@ -3,8 +3,8 @@ package chats
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"io"
+	"maps"
 	"os"
 	"sync"
 
