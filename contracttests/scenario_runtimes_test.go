@@ -5,13 +5,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/cdevd/cdevd/internal/fakeanthropic"
+	"github.com/cdevd/cdevd/internal/fakegemini"
 	"github.com/cdevd/cdevd/internal/fakeopenai"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -19,6 +26,8 @@ import (
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/codex"
 	"github.com/cdevd/cdevd/runtimes/codex/codextest"
+	"github.com/cdevd/cdevd/runtimes/gemini"
+	"github.com/cdevd/cdevd/runtimes/gemini/geminitest"
 )
 
 // The runtimes the scenario suite (scenarios_test.go) runs against. Adding
@@ -37,14 +46,32 @@ var scenarioRuntimes = []scenarioRuntime{
 		questionMode: rpc.PermissionPlan,
 		start:        startCodexScenario,
 	},
+	{
+		id: gemini.ID,
+		// Gemini removes its ask_user tool in ACP mode: no question mode.
+		questionMode: "",
+		// Gemini's own order: "Allow for this session" comes first.
+		permissionKeys: []string{"always", "yes", "no"},
+		// The adapter loads a session only once the minute of its chat
+		// file has turned (Gemini would write over it otherwise).
+		loadWait: time.Minute,
+		start:    startGeminiScenario,
+	},
 }
 
 // scenarioRuntime is one runtime under the scenario suite.
 type scenarioRuntime struct {
 	id string
 	// questionMode is the permission_mode in which the runtime's model may
-	// ask the user a question.
+	// ask the user a question; "" says that the runtime asks none (its
+	// registry record must agree).
 	questionMode rpc.PermissionMode
+	// permissionKeys are the option keys of a shell command's
+	// pty_permission, in the runtime's own order; nil means yes, always, no.
+	permissionKeys []string
+	// loadWait is how long a resume may legitimately wait before the CLI
+	// gets the session back, beyond the suite's usual deadline.
+	loadWait time.Duration
 	// start starts the runtime's fake model API playing m and returns its
 	// adapter, whose CLI's environment carries mark.
 	start func(t *testing.T, mark string, m model) runtimeRig
@@ -205,6 +232,111 @@ func startCodexScenario(t *testing.T, mark string, m model) runtimeRig {
 			}
 			return reqs[len(reqs)-1].Transcript()
 		},
+	}
+}
+
+func startGeminiScenario(t *testing.T, mark string, m model) runtimeRig {
+	api := fakegemini.New(t)
+	api.Respond(func(req fakegemini.Request) fakegemini.Reply {
+		var mv move
+		if resp, ok := req.FunctionResponse(); ok {
+			// The tool's result as the CLI returns it: {"output": …} or
+			// {"error": …}. Answered with text: a call again would loop.
+			s := string(resp.Response)
+			mv = m("", &s)
+		} else {
+			mv = m(req.LastUserText(), nil)
+		}
+		switch {
+		case mv.run != "":
+			return fakegemini.Shell(mv.run)
+		case mv.ask != nil:
+			// Unreachable while the suite honours questionMode "".
+			t.Errorf("the suite asked gemini, which has no question tool in ACP mode, to ask %q", mv.ask.question)
+			return fakegemini.Fail(400, "INVALID_ARGUMENT", "gemini has no question tool")
+		case mv.delay > 0:
+			return fakegemini.Slow(mv.text, mv.delay)
+		}
+		return fakegemini.Text(mv.text)
+	})
+	bin := geminitest.Bin(t)
+	env := append(geminitest.Env(t, api.URL()), mark)
+	t.Cleanup(func() {
+		if u := api.Unexpected(); len(u) > 0 {
+			t.Errorf("the Gemini CLI called the fake API outside streamGenerateContent: %+v", u)
+		}
+	})
+	return runtimeRig{
+		adapter: gemini.New(gemini.Config{Bin: bin, Env: env, KillGrace: 5 * time.Second}),
+		outside: func(t *testing.T, ctx context.Context, dir, prompt, resume string) string {
+			t.Helper()
+			// gemini -p refuses to run in a folder the user has not trusted.
+			trustFolder(t, geminitest.Home(env), dir)
+			id, flag := resume, "--resume="+resume
+			if resume == "" {
+				id = uuid.NewString()
+				flag = "--session-id=" + id
+			}
+			out := runCLI(t, ctx, dir, env, bin, "-p", prompt, "--output-format=json", flag)
+			var res struct {
+				SessionID string          `json:"session_id"`
+				Response  string          `json:"response"`
+				Error     json.RawMessage `json:"error"`
+			}
+			if err := json.Unmarshal(out, &res); err != nil || res.Error != nil || res.SessionID != id {
+				t.Fatalf("gemini -p %q printed %s (%v), want session %s", prompt, out, err, id)
+			}
+			return id
+		},
+		lastHistory: func(t *testing.T) string {
+			reqs := api.GenerateRequests()
+			if len(reqs) == 0 {
+				t.Fatal("the model received no request")
+			}
+			return geminiHistory(reqs[len(reqs)-1])
+		},
+	}
+}
+
+// geminiHistory renders the conversation a request carries the way the
+// suite reads it, one "role: text" line per text part, the model's role
+// being "assistant" (fakegemini's Transcript says "model").
+func geminiHistory(req fakegemini.Request) string {
+	var b strings.Builder
+	for _, c := range req.Contents {
+		role := c.Role
+		if role == "model" {
+			role = "assistant"
+		}
+		for _, p := range c.Parts {
+			if p.Text != "" && !p.Thought {
+				fmt.Fprintf(&b, "%s: %s\n", role, p.Text)
+			}
+		}
+	}
+	return b.String()
+}
+
+// trustFolder adds dir to Gemini's trusted folders under home, as a user
+// answering Gemini's trust prompt does.
+func trustFolder(t *testing.T, home, dir string) {
+	t.Helper()
+	path := filepath.Join(home, ".gemini", "trustedFolders.json")
+	trusted := map[string]string{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &trusted); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	trusted[dir] = "TRUST_FOLDER"
+	b, err := json.Marshal(trusted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

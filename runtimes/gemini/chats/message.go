@@ -17,7 +17,7 @@ type record struct {
 	ID        string          `json:"id"`
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
-	Content   json.RawMessage `json:"content"` // user: parts; gemini: a string
+	Content   json.RawMessage `json:"content"` // user: parts; gemini: a string or parts
 	Thoughts  []struct {
 		Subject     string `json:"subject"`
 		Description string `json:"description"`
@@ -41,6 +41,7 @@ type toolCall struct {
 
 type part struct {
 	Text             *string           `json:"text"`
+	Thought          bool              `json:"thought"` // in a resumed answer's parts
 	FunctionResponse *functionResponse `json:"functionResponse"`
 }
 
@@ -73,25 +74,20 @@ func (r record) userParts() []part {
 	return nil
 }
 
-// geminiText is a gemini record's answer. Gemini writes it as a string,
-// except in the message list a session/load rewrites, where it is a list
-// of parts.
+// geminiText returns a gemini record's answer. Gemini writes it as a
+// string, but as a list of parts when it rewrites a resumed conversation
+// (the $set of messages that `gemini --resume` writes).
 func (r record) geminiText() string {
 	var s string
 	if json.Unmarshal(r.Content, &s) == nil {
 		return s
 	}
-	var parts []struct {
-		Text    string `json:"text"`
-		Thought bool   `json:"thought"`
-	}
-	if json.Unmarshal(r.Content, &parts) != nil {
-		return ""
-	}
+	var parts []part
+	_ = json.Unmarshal(r.Content, &parts)
 	var b strings.Builder
 	for _, p := range parts {
-		if !p.Thought {
-			b.WriteString(p.Text)
+		if p.Text != nil && !p.Thought {
+			b.WriteString(*p.Text)
 		}
 	}
 	return b.String()

@@ -305,3 +305,27 @@ func TestLoadRewritesAnswersAsParts(t *testing.T) {
 		t.Fatalf("messages after a load's rewrite: %+v", msgs)
 	}
 }
+
+// `gemini -p --resume` rewrites the conversation with a $set of messages in
+// which an answer's content is a list of parts (thoughts among them), not
+// a string (resumed.jsonl, as the CLI 0.61.0 wrote it, shortened): the
+// answer is still a message, its text the parts' text without thoughts.
+func TestResumedAnswerAsParts(t *testing.T) {
+	home, ws := filepath.Join(t.TempDir(), ".gemini"), t.TempDir()
+	const id = "5c000000-0000-4000-8000-0000000000cc"
+	install(t, home, "proj", "resumed.jsonl", "2026-11-23T03-15", id, ws)
+	msgs, total, err := New(home, nil).Messages(context.Background(), ws, id, 0, 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, m := range msgs {
+		for _, b := range m.Message.Content {
+			said = append(said, string(m.Type)+": "+string(b.Type)+" "+b.Text)
+		}
+	}
+	want := []string{"user: text outside one", "assistant: text echo: outside one", "user: text outside two", "assistant: text echo: outside two"}
+	if total != 4 || strings.Join(said, "|") != strings.Join(want, "|") {
+		t.Fatalf("total %d, messages %q, want %q", total, said, want)
+	}
+}

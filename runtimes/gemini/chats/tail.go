@@ -2,7 +2,9 @@ package chats
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"sync"
 
@@ -31,7 +33,7 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 		files = ss.files
 	}
 	f := files[len(files)-1]
-	t := &tailer{id: id, emit: emit, seen: map[string]uint64{}, calls: map[string]bool{}, ts: f.v.header.StartTime}
+	t := &tailer{id: id, emit: emit, seen: map[string]uint64{}, calls: map[string]bool{}, known: map[string]int{}, ts: f.v.header.StartTime}
 	log := s.log.With(zap.String("session_id", id))
 	// Follow first, then take what the file holds as already seen: a line
 	// written between the two is then emitted (at worst twice), not lost.
@@ -41,7 +43,7 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 	}
 	if fi, err := os.Stat(f.path); err == nil {
 		if v, err := s.view(f.path, fi); err == nil {
-			t.seed(v)
+			t.seed(v, f.path)
 		}
 	}
 	return c, nil
@@ -56,19 +58,40 @@ type tailer struct {
 	mu    sync.Mutex
 	seen  map[string]uint64 // checksum of the last version emitted or found, by record id
 	calls map[string]bool
+	// known counts the messages found or emitted by what they say (see
+	// said): a resume rewrites them all under new ids.
+	known map[string]int
 }
 
-func (t *tailer) seed(v *view) {
+func (t *tailer) seed(v *view, path string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for id := range v.calls {
 		t.calls[id] = true
 	}
+	f, err := os.Open(path)
+	if err == nil {
+		defer f.Close()
+	}
 	for _, e := range v.msgs {
 		if _, ok := t.seen[e.id]; !ok {
 			t.seen[e.id] = e.sum
 		}
+		if f == nil {
+			continue
+		}
+		if raw, err := e.read(f); err == nil {
+			if m, ok := ToMessage(t.id, raw, v.called, t.ts); ok {
+				t.known[said(m)]++
+			}
+		}
 	}
+}
+
+// said is what a message says, without its ids and time.
+func said(m rpc.Message) string {
+	b, _ := json.Marshal(m.Message.Content)
+	return string(m.Type) + " " + string(b)
 }
 
 func (t *tailer) line(b []byte) {
@@ -78,15 +101,24 @@ func (t *tailer) line(b []byte) {
 	}
 	switch l.Kind {
 	case KindRecord:
-		t.record(l.Record)
+		t.record(l.Record, nil)
 	case KindSet:
+		// Resuming a conversation (gemini --resume, ACP session/load),
+		// Gemini writes it again as a $set of the whole list, each message
+		// under a new id: those are not new. Only messages beyond the ones
+		// known, by what they say, are.
+		t.mu.Lock()
+		left := maps.Clone(t.known)
+		t.mu.Unlock()
 		for _, r := range l.SetMsgs {
-			t.record(r)
+			t.record(r, left)
 		}
 	}
 }
 
-func (t *tailer) record(r Record) {
+// record emits r unless it was emitted or found before, under its id or,
+// for a record of a $set, as one of the messages left to rewrite.
+func (t *tailer) record(r Record, left map[string]int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	sum := checksum(r.Raw)
@@ -103,6 +135,12 @@ func (t *tailer) record(r Record) {
 		return
 	}
 	if m, ok := ToMessage(t.id, r.Raw, called, t.ts); ok {
+		key := said(m)
+		if left[key] > 0 {
+			left[key]--
+			return
+		}
+		t.known[key]++
 		t.emit(m)
 	}
 }

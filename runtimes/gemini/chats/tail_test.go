@@ -141,3 +141,32 @@ func TestWatchSlugs(t *testing.T) {
 	install(t, f.home, "named", "reset.jsonl", "2026-11-22T23-30", sessionR, f.ws)
 	waitChanged(t, ch, sessionR)
 }
+
+// A resume rewrites the conversation as a $set of the whole list, every
+// message under a new id and an answer as parts: Tail emits none of it
+// again, only what comes after (the messages of reset.jsonl are known).
+func TestTailSkipsRewrittenConversation(t *testing.T) {
+	f := newFixture(t)
+	f.s.WithWatcher(fswatch.New(fswatch.Config{}))
+	ch := make(chan rpc.Message, 16)
+	c, err := f.s.Tail(context.Background(), f.ws, sessionR, func(m rpc.Message) { ch <- m })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	path := filepath.Join(f.home, "tmp", "proj", "chats", "session-2026-11-22T23-00-"+id8(sessionR)+".jsonl")
+	appendFile(t, path, `{"$set":{"messages":[`+
+		`{"id":"ee000000-0000-4000-8000-000000000001","timestamp":"2026-11-22T23:10:00.000Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI."}]},`+
+		`{"id":"ee000000-0000-4000-8000-000000000002","timestamp":"2026-11-22T23:10:00.001Z","type":"user","content":[{"text":"kept prompt"}]},`+
+		`{"id":"ee000000-0000-4000-8000-000000000003","timestamp":"2026-11-22T23:10:00.002Z","type":"gemini","content":[{"text":"kept answer, "},{"text":"rewritten"}]}]}}`+"\n"+
+		`{"id":"ee000000-0000-4000-8000-000000000004","timestamp":"2026-11-22T23:10:01.000Z","type":"user","content":[{"text":"kept prompt"}]}`+"\n")
+	// The same words asked again after the resume are a new message.
+	if m := nextMessage(t, ch); m.ID != "ee000000-0000-4000-8000-000000000004" {
+		t.Fatalf("first emitted = %+v, want the prompt after the resume", m)
+	}
+	select {
+	case m := <-ch:
+		t.Fatalf("unexpected %+v", m)
+	default:
+	}
+}
