@@ -113,6 +113,10 @@ func (a *Adapter) Info() runtimes.Info {
 			Permissions:    true,
 			IDKnownAtStart: true,
 		},
+		// With a transcript reader, the session emits each prompt as
+		// stored (its id is the one history shows); otherwise the engine
+		// announces it.
+		EchoesPrompts:   a.spec.Transcripts != nil,
 		ClientIDs:       false, // session/new returns the agent's id
 		PermissionModes: modes,
 	}

@@ -59,6 +59,8 @@ type session struct {
 	// message already emitted or stored before this process started.
 	seen      map[string]string
 	turnTexts int // chunks of agent text streamed in this turn
+	// promptTried: this turn's prompt was looked for in the transcript.
+	promptTried bool
 	// replayed is signalled by each update of a session/load replay.
 	replayed chan struct{}
 	// reply answers one of the agent's requests: Request.Reply, except in
@@ -346,7 +348,7 @@ func (s *session) beginTurn() error {
 		return err
 	}
 	s.mu.Lock()
-	s.msg, s.turnTexts = nil, 0
+	s.msg, s.turnTexts, s.promptTried = nil, 0, false
 	s.mu.Unlock()
 	return nil
 }

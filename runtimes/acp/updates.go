@@ -107,6 +107,7 @@ func stripSubject(t string) string { return subject.ReplaceAllString(t, "") }
 
 // chunk streams a piece of the agent's message.
 func (s *session) chunk(phase rpc.DeltaPhase, text string) {
+	s.echoPrompt()
 	s.mu.Lock()
 	if s.msg == nil {
 		s.msg = &assembly{id: uuid.NewString()}
@@ -120,6 +121,23 @@ func (s *session) chunk(phase rpc.DeltaPhase, text string) {
 	}
 	s.em.Emit(runtimes.MessageDelta{MessageID: m.id, Phase: phase, Text: text})
 	s.mu.Unlock()
+}
+
+// echoPrompt emits the turn's prompt as the transcript keeps it, before the
+// first piece of the answer: agents store the prompt before they ask their
+// model. Tried once per turn; a prompt not stored yet comes with the next
+// sync.
+func (s *session) echoPrompt() {
+	if s.a.spec.Transcripts == nil {
+		return
+	}
+	s.mu.Lock()
+	tried := s.promptTried
+	s.promptTried = true
+	s.mu.Unlock()
+	if !tried {
+		s.sync()
+	}
 }
 
 // toolCall announces a tool call: it closes the message streamed before it.
@@ -222,6 +240,9 @@ func (s *session) emitMessageLocked() {
 // with a transcript reads it from there; should the transcript not hold
 // the turn's answer, the stream's is completed rather than lost.
 func (s *session) closeMessage(cancelled bool) {
+	if s.a.spec.Transcripts != nil && cancelled {
+		s.sync() // the prompt, and what was stored before the cancel
+	}
 	if s.a.spec.Transcripts == nil || cancelled {
 		s.mu.Lock()
 		s.emitMessageLocked()
@@ -260,8 +281,8 @@ func (s *session) seed(ctx context.Context) {
 }
 
 // sync emits the stored messages that are new or changed since the last
-// sync, oldest first, and reports whether one of them was an agent
-// message. Typed prompts are left out: the engine has announced them.
+// sync, oldest first (the turn's prompt among them, with its stored id),
+// and reports whether one of them was an agent message.
 func (s *session) sync() (answered bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -279,28 +300,12 @@ func (s *session) sync() (answered bool) {
 			continue
 		}
 		s.seen[m.ID] = d
-		if isPrompt(m) {
-			continue
-		}
 		if m.Type == rpc.MessageAssistant {
 			answered = true
 		}
 		s.em.Emit(runtimes.MessageCompleted{Message: m})
 	}
 	return answered
-}
-
-// isPrompt reports whether m is what a user typed (text only).
-func isPrompt(m rpc.Message) bool {
-	if m.Type != rpc.MessageUser {
-		return false
-	}
-	for _, b := range m.Message.Content {
-		if b.Type != rpc.BlockText {
-			return false
-		}
-	}
-	return true
 }
 
 func digest(m rpc.Message) string {

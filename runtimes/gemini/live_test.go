@@ -17,9 +17,9 @@ import (
 	"github.com/cdevd/cdevd/runtimes/proc/proctest"
 )
 
-// A text turn with the real CLI: streamed, then completed with the id the
-// chat file keeps, before the turn ends; the stored history then holds the
-// prompt and that same message (read-your-writes).
+// A text turn with the real CLI: the prompt, then the streamed answer, both
+// completed with the ids the chat file keeps before the turn ends; the
+// stored history then holds exactly those messages (read-your-writes).
 func TestTextTurn(t *testing.T) {
 	e := newEnv(t)
 	s, rec := e.start(t, runtimes.StartRequest{})
@@ -34,17 +34,25 @@ func TestTextTurn(t *testing.T) {
 	if !ok || done.StopReason != "end_turn" || done.Usage.InputTokens == 0 {
 		t.Fatalf("turn ended %#v", evs[len(evs)-1])
 	}
+	// The prompt and the answer, as stored: the prompt before the first
+	// delta of the answer.
 	live := completed(evs)
-	if len(live) != 1 || live[0].Type != rpc.MessageAssistant {
-		t.Fatalf("completed %+v", live)
-	}
 	stored := e.stored(t, s.ID())
-	if len(stored) != 2 || stored[0].Message.Content[0].Text != "hello there" {
-		t.Fatalf("stored %+v", stored)
+	if len(live) != 2 || len(stored) != 2 || stored[0].Message.Content[0].Text != "hello there" {
+		t.Fatalf("live %+v\nstored %+v", live, stored)
 	}
-	a, b := mustJSON(t, live[0]), mustJSON(t, stored[1])
-	if a != b {
-		t.Fatalf("live and stored answers differ:\n%s\n%s", a, b)
+	for i := range live {
+		if a, b := mustJSON(t, live[i]), mustJSON(t, stored[i]); a != b {
+			t.Fatalf("live and stored message %d differ:\n%s\n%s", i, a, b)
+		}
+	}
+	for _, ev := range evs {
+		if _, ok := ev.(runtimes.MessageDelta); ok {
+			t.Fatal("a delta came before the prompt")
+		}
+		if _, ok := ev.(runtimes.MessageCompleted); ok {
+			break
+		}
 	}
 	if e.a.Info().ID != "gemini" || !e.a.Detect(context.Background()).Usable() {
 		t.Fatalf("detect: %+v", e.a.Detect(context.Background()))
@@ -239,6 +247,14 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.until(t, isTurnEnd)
+	if err := s.Send(context.Background(), runtimes.Turn{Prompt: "RUN touch kept.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	evs := rec.until(t, isPromptEvent)
+	if err := s.Respond(context.Background(), evs[len(evs)-1].(runtimes.PromptRequested).RequestID, runtimes.Answer{Decision: runtimes.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until(t, isTurnEnd)
 	pids := proctest.Marked(mark)
 	if len(pids) == 0 {
 		t.Fatal("no gemini process found")
@@ -267,12 +283,19 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	var stored []string
 	for _, m := range e.stored(t, id) {
-		if b := m.Message.Content[0]; b.Type == rpc.BlockText {
-			stored = append(stored, string(m.Type)+": "+b.Text)
+		for _, b := range m.Message.Content {
+			switch b.Type {
+			case rpc.BlockText:
+				stored = append(stored, string(m.Type)+": "+b.Text)
+			case rpc.BlockToolUse:
+				stored = append(stored, "tool: "+b.Name)
+			}
 		}
 	}
-	if want := "user: remember the word walnut|assistant: echo: remember the word walnut|user: which word?|assistant: echo: which word?"; strings.Join(stored, "|") != want {
-		t.Fatalf("stored after resume:\n%q\nwant\n%q", strings.Join(stored, "|"), want)
+	want := "user: remember the word walnut|assistant: echo: remember the word walnut|user: RUN touch kept.txt|" +
+		"tool: run_shell_command|assistant: done|user: which word?|assistant: echo: which word?"
+	if got := strings.Join(stored, "|"); got != want {
+		t.Fatalf("stored after resume:\n%q\nwant\n%q", got, want)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
