@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,23 +202,30 @@ func (s *session) liveMessages(ctx context.Context, t runtimes.Transcripts, dir 
 }
 
 // liveSummary completes a history entry of s with what its transcript does
-// not hold yet.
+// not hold yet. The entry's stored part was read before (List), so the
+// transcript may have grown since, and a concurrent read may have settled
+// what grew: the count and summary are taken from the newer read too.
 func (s *session) liveSummary(ctx context.Context, t runtimes.Transcripts, dir string, h *rpc.HistorySession) error {
-	if !s.hasUnsettled() {
-		return nil // the stored summary says it all
-	}
 	v, err := s.view(ctx, t, dir, 0)
-	if err != nil || len(v.pending) == 0 {
+	if err != nil {
 		return err
 	}
-	h.MessageCount = v.total + len(v.pending)
+	if n := v.total + len(v.pending); n > h.MessageCount {
+		h.MessageCount = n
+	}
 	if h.Summary == "" {
-		for _, m := range v.pending {
+		// Oldest first: the stored ones read (newest first), then the pending.
+		msgs := slices.Clone(v.recent)
+		slices.Reverse(msgs)
+		for _, m := range append(msgs, v.pending...) {
 			if text := promptText(m); text != "" {
 				h.Summary = shorten(text, summaryRunes)
 				break
 			}
 		}
+	}
+	if len(v.pending) == 0 {
+		return nil
 	}
 	last, err := time.Parse(time.RFC3339Nano, v.pending[len(v.pending)-1].Timestamp)
 	if err == nil {

@@ -168,3 +168,22 @@ func TestUnsettledIsBounded(t *testing.T) {
 		t.Errorf("%d unsettled from %s, want %d from e5", len(s.unsettled), s.unsettled[0].ID, maxUnsettled)
 	}
 }
+
+// History reads the stored summary (List) before the live view: when the
+// transcript grew in between and a concurrent read already settled what it
+// holds, the entry still counts and summarizes what is stored now (seen
+// under load: a history call right after turn_completed listed 0 messages).
+func TestLiveSummaryNewerThanList(t *testing.T) {
+	prompt := rpc.Message{ID: "p", Type: rpc.MessageUser,
+		Message: rpc.MessageBody{Content: []rpc.ContentBlock{{Type: rpc.BlockText, Text: "question"}}}}
+	answer := rpc.Message{ID: "a", Type: rpc.MessageAssistant}
+	f := &fileTranscripts{msgs: []rpc.Message{prompt, answer}}
+	s := &session{id: "s"} // nothing unsettled: settled by another read
+	h := rpc.HistorySession{MessageCount: 0, Summary: ""}
+	if err := s.liveSummary(context.Background(), f, "", &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.MessageCount != 2 || h.Summary != "question" {
+		t.Errorf("entry %+v, want the 2 stored messages and the prompt as summary", h)
+	}
+}
