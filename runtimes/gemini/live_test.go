@@ -306,3 +306,17 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Fatalf("processes left: %v", left)
 	}
 }
+
+// A model asked for is the one the CLI calls (-m).
+func TestModel(t *testing.T) {
+	e := newEnv(t)
+	s, rec := e.start(t, runtimes.StartRequest{Model: "gemini-2.5-pro"})
+	if err := s.Send(context.Background(), runtimes.Turn{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until(t, isTurnEnd)
+	reqs := e.api.GenerateRequests()
+	if len(reqs) == 0 || reqs[len(reqs)-1].Model != "gemini-2.5-pro" {
+		t.Fatalf("the CLI called %+v", reqs)
+	}
+}
