@@ -1,0 +1,452 @@
+// Package client is a Go client for cdevd: JSON-RPC 2.0 over a WebSocket,
+// with the types of package rpc.
+//
+// Dial connects with the token, sends initialize and waits for its reply,
+// as the protocol asks. Calls are typed and concurrent (their replies may
+// come in any order); a JSON-RPC error is returned as *rpc.Error. Events
+// arrive on Events, in order. With Config.Reconnect, a lost connection is
+// dialled again and every watched session is watched again since the last
+// event received, so that the events continue with no duplicate and no
+// gap; when the server can no longer replay that far, Config.OnGap says
+// which session to reload with messages.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/sourcegraph/jsonrpc2"
+	wsstream "github.com/sourcegraph/jsonrpc2/websocket"
+
+	"github.com/cdevd/cdevd/rpc"
+)
+
+// Config says where and how to connect.
+type Config struct {
+	URL   string // ws://127.0.0.1:16180/ws, as `cdevd serve` prints it
+	Token string // `cdevd token`
+	// Subprotocol presents the token as the cdevd.bearer.<token> WebSocket
+	// subprotocol (what browsers must do) instead of an Authorization header.
+	Subprotocol bool
+	Header      http.Header    // more upgrade headers (Origin, …)
+	ClientInfo  rpc.ClientInfo // default {Name: "cdevd-go", Version: "1"}
+	// Reconnect dials again when the connection is lost (not after Close),
+	// with backoff up to a second, until Close.
+	Reconnect bool
+	// HeartbeatTimeout: a connection that receives nothing for this long
+	// is taken as lost (the server sends a heartbeat at least every 30 s).
+	// Default 75 s.
+	HeartbeatTimeout time.Duration
+	// EventBuffer is the capacity of Events (default 1024). A client that
+	// stops reading Events stops reading the socket too, and the server
+	// then cuts it off (close code 1013); with Reconnect it recovers.
+	EventBuffer int
+	// OnGap is called when a watched session's events could not be
+	// replayed after a reconnect: reload its messages.
+	OnGap func(sessionID string)
+	// OnReconnect is called after each reconnection attempt (err nil: it
+	// succeeded and every watch is restored).
+	OnReconnect func(err error)
+}
+
+// Event is a server notification: an event/<type> method and its params.
+type Event struct {
+	Method string
+	Params json.RawMessage
+	Header rpc.EventHeader // zero for events outside a session (heartbeat)
+}
+
+// Type is the event type, the method without "event/".
+func (e Event) Type() string { return strings.TrimPrefix(e.Method, rpc.EventPrefix) }
+
+// Decode unmarshals the params into v, an rpc event type.
+func (e Event) Decode(v any) error { return json.Unmarshal(e.Params, v) }
+
+// ErrClosed is returned by calls on a client that was closed, or whose
+// connection was lost and not (yet) restored.
+var ErrClosed = errors.New("cdevd client: connection closed")
+
+// Client is a connection to cdevd. Its methods are safe for concurrent use.
+type Client struct {
+	cfg    Config
+	events chan Event
+	done   chan struct{} // closed by Close
+	once   sync.Once
+	wg     sync.WaitGroup
+	// quit is closed when the client stops; events is closed after it,
+	// under sendMu, so that no handler sends on a closed channel (a
+	// handler may still run after the connection reports its end).
+	quit   chan struct{}
+	sendMu sync.RWMutex
+
+	mu      sync.Mutex
+	conn    *jsonrpc2.Conn
+	ws      *websocket.Conn
+	init    rpc.InitializeResult
+	last    time.Time              // when anything last arrived
+	watched map[string]*watchState // by session id
+	err     error                  // why the client stopped
+
+	beforeRestore func() // tests hold a reconnection here
+}
+
+// watchState is what a reconnect needs to watch a session again.
+type watchState struct {
+	params rpc.WatchParams
+	epoch  string
+	seq    int64 // the last seq delivered
+}
+
+// Dial connects, initializes and returns the client. The error says why a
+// connection was refused (the HTTP status of a refused upgrade: a wrong
+// token is 401) or why initialize failed.
+func Dial(ctx context.Context, cfg Config) (*Client, error) {
+	if cfg.ClientInfo.Name == "" {
+		cfg.ClientInfo = rpc.ClientInfo{Name: "cdevd-go", Version: "1"}
+	}
+	if cfg.HeartbeatTimeout <= 0 {
+		cfg.HeartbeatTimeout = 75 * time.Second
+	}
+	if cfg.EventBuffer <= 0 {
+		cfg.EventBuffer = 1024
+	}
+	c := &Client{cfg: cfg, events: make(chan Event, cfg.EventBuffer), done: make(chan struct{}),
+		quit: make(chan struct{}), watched: map[string]*watchState{}}
+	if err := c.connect(ctx); err != nil {
+		return nil, err
+	}
+	c.wg.Add(1)
+	go c.supervise()
+	return c, nil
+}
+
+// connect dials and initializes one connection.
+func (c *Client) connect(ctx context.Context) error {
+	d := *websocket.DefaultDialer
+	h := http.Header{}
+	for k, vs := range c.cfg.Header {
+		h[k] = append([]string(nil), vs...)
+	}
+	if c.cfg.Subprotocol {
+		d.Subprotocols = []string{"cdevd", "cdevd.bearer." + c.cfg.Token}
+	} else if c.cfg.Token != "" {
+		h.Set("Authorization", "Bearer "+c.cfg.Token)
+	}
+	ws, resp, err := d.DialContext(ctx, c.cfg.URL, h)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+			return fmt.Errorf("cdevd client: dial %s: refused with HTTP %s", c.cfg.URL, resp.Status)
+		}
+		return fmt.Errorf("cdevd client: dial %s: %w", c.cfg.URL, err)
+	}
+	conn := jsonrpc2.NewConn(context.Background(), wsstream.NewObjectStream(ws), jsonrpc2.HandlerWithError(c.handle))
+	c.mu.Lock()
+	c.conn, c.ws, c.last = conn, ws, time.Now()
+	c.mu.Unlock()
+	var res rpc.InitializeResult
+	err = c.call(ctx, conn, rpc.MethodInitialize, rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion,
+		ClientInfo: &c.cfg.ClientInfo}, &res)
+	if err != nil {
+		_ = conn.Close()
+		return fmt.Errorf("cdevd client: initialize: %w", err)
+	}
+	c.mu.Lock()
+	c.init = res
+	c.mu.Unlock()
+	return nil
+}
+
+// Initialized is the result of the last initialize: the server's
+// capabilities and its runtime registry.
+func (c *Client) Initialized() rpc.InitializeResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.init
+}
+
+// Events delivers the server's events in order. It is closed after Close,
+// or when the connection is lost without Reconnect.
+func (c *Client) Events() <-chan Event { return c.events }
+
+// Err is why the client stopped (nil while it runs, or after Close).
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// handle receives the server's notifications on the read loop. It blocks
+// while Events is full: that is the backpressure the server sees.
+func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	c.mu.Lock()
+	c.last = time.Now()
+	c.mu.Unlock()
+	if !req.Notif {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "a cdevd client serves no methods"}
+	}
+	ev := Event{Method: req.Method}
+	if req.Params != nil {
+		ev.Params = *req.Params
+	}
+	_ = json.Unmarshal(ev.Params, &ev.Header)
+	if !c.fresh(ev) {
+		return nil, nil // replayed again after a reconnect: delivered before
+	}
+	c.sendMu.RLock()
+	defer c.sendMu.RUnlock()
+	select {
+	case <-c.quit:
+		return nil, nil
+	default:
+	}
+	select {
+	case c.events <- ev:
+	case <-c.quit:
+	case <-c.done:
+	}
+	return nil, nil
+}
+
+// fresh records a watched session's event and reports whether it is new.
+func (c *Client) fresh(ev Event) bool {
+	h := ev.Header
+	if h.SessionID == "" || h.Seq == 0 {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := c.watched[h.SessionID]
+	if w == nil {
+		return true
+	}
+	if w.epoch == h.Epoch && h.Seq <= w.seq {
+		return false
+	}
+	w.epoch, w.seq = h.Epoch, h.Seq
+	return true
+}
+
+// Call sends a request and decodes its result into result (unless nil). A
+// JSON-RPC error is an *rpc.Error; a lost connection is ErrClosed.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	select {
+	case <-c.done:
+		return ErrClosed
+	default:
+	}
+	return c.call(ctx, conn, method, params, result)
+}
+
+func (c *Client) call(ctx context.Context, conn *jsonrpc2.Conn, method string, params, result any) error {
+	var raw json.RawMessage
+	err := conn.Call(ctx, method, params, &raw)
+	var je *jsonrpc2.Error
+	switch {
+	case errors.As(err, &je):
+		e := &rpc.Error{Code: je.Code, Message: je.Message}
+		if je.Data != nil {
+			_ = json.Unmarshal(*je.Data, &e.Data)
+		}
+		return e
+	case errors.Is(err, jsonrpc2.ErrClosed):
+		return fmt.Errorf("%s: %w", method, ErrClosed)
+	case err != nil:
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	if result != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("%s: decode result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// Watch watches a session (replaying since p.SinceSeq when set) and
+// remembers it, so that a reconnect watches it again from the last event
+// received.
+func (c *Client) Watch(ctx context.Context, p rpc.WatchParams) (rpc.WatchResult, error) {
+	c.mu.Lock()
+	if c.watched[p.SessionID] == nil {
+		w := &watchState{params: p}
+		if p.SinceSeq != nil {
+			w.seq, w.epoch = *p.SinceSeq, p.Epoch
+		}
+		c.watched[p.SessionID] = w
+	}
+	c.mu.Unlock()
+	var res rpc.WatchResult
+	if err := c.Call(ctx, rpc.MethodWatch, p, &res); err != nil {
+		c.mu.Lock()
+		delete(c.watched, p.SessionID)
+		c.mu.Unlock()
+		return res, err
+	}
+	return res, nil
+}
+
+// Unwatch stops watching a session.
+func (c *Client) Unwatch(ctx context.Context, p rpc.UnwatchParams) error {
+	c.mu.Lock()
+	delete(c.watched, p.SessionID)
+	c.mu.Unlock()
+	return c.Call(ctx, rpc.MethodUnwatch, p, nil)
+}
+
+// supervise watches the connection: the heartbeat timeout, a lost
+// connection (reconnecting when configured), and Close.
+func (c *Client) supervise() {
+	defer c.wg.Done()
+	defer func() {
+		close(c.quit)
+		c.sendMu.Lock()
+		close(c.events)
+		c.sendMu.Unlock()
+	}()
+	for {
+		c.mu.Lock()
+		conn := c.conn
+		c.mu.Unlock()
+		lost := c.watchConn(conn)
+		if !lost {
+			return // closed
+		}
+		if !c.cfg.Reconnect {
+			c.stop(fmt.Errorf("%w: the connection was lost", ErrClosed))
+			return
+		}
+		if !c.reconnect() {
+			return
+		}
+	}
+}
+
+// watchConn waits until conn is lost (true) or the client is closed.
+func (c *Client) watchConn(conn *jsonrpc2.Conn) bool {
+	tick := time.NewTicker(c.cfg.HeartbeatTimeout / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.done:
+			return false
+		case <-conn.DisconnectNotify():
+			return true
+		case <-tick.C:
+			c.mu.Lock()
+			silent := time.Since(c.last) > c.cfg.HeartbeatTimeout
+			c.mu.Unlock()
+			if silent {
+				_ = conn.Close()
+				return true
+			}
+		}
+	}
+}
+
+// reconnect dials until it succeeds and every watch is restored, or the
+// client is closed (false).
+func (c *Client) reconnect() bool {
+	backoff := 50 * time.Millisecond
+	for {
+		err := c.restore()
+		if c.cfg.OnReconnect != nil {
+			c.cfg.OnReconnect(err)
+		}
+		if err == nil {
+			return true
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-c.done:
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+// restore connects again and watches every watched session since its last
+// event.
+func (c *Client) restore() error {
+	c.mu.Lock()
+	hold := c.beforeRestore
+	c.mu.Unlock()
+	if hold != nil {
+		hold()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := c.connect(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	var todo []rpc.WatchParams
+	for _, w := range c.watched {
+		p := w.params
+		seq := w.seq
+		p.SinceSeq, p.Epoch = &seq, w.epoch
+		todo = append(todo, p)
+	}
+	conn := c.conn
+	c.mu.Unlock()
+	for _, p := range todo {
+		var res rpc.WatchResult
+		if err := c.call(ctx, conn, rpc.MethodWatch, p, &res); err != nil {
+			_ = conn.Close()
+			return err
+		}
+		if res.Gap {
+			c.mu.Lock()
+			if w := c.watched[p.SessionID]; w != nil {
+				w.epoch, w.seq = res.Epoch, res.LastSeq
+			}
+			c.mu.Unlock()
+			if c.cfg.OnGap != nil {
+				c.cfg.OnGap(p.SessionID)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Client) stop(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+}
+
+// Close closes the connection with a normal close frame and stops the
+// client; Events is closed once every goroutine has ended.
+func (c *Client) Close() error {
+	c.once.Do(func() {
+		close(c.done)
+		c.mu.Lock()
+		ws, conn := c.ws, c.conn
+		c.mu.Unlock()
+		_ = ws.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+		_ = conn.Close()
+	})
+	c.wg.Wait()
+	return nil
+}
