@@ -147,9 +147,12 @@ func TestBadServers(t *testing.T) {
 		t.Fatalf("wrong token: %v", err)
 	}
 	for name, behave := range map[string]func(*websocket.Conn){
-		"silent":  func(ws *websocket.Conn) { _, _, _ = ws.ReadMessage(); _, _, _ = ws.ReadMessage() },
-		"garbage": func(ws *websocket.Conn) { _, _, _ = ws.ReadMessage(); _ = ws.WriteMessage(websocket.TextMessage, []byte("{nope")) },
-		"closes":  func(ws *websocket.Conn) { _, _, _ = ws.ReadMessage() },
+		"silent": func(ws *websocket.Conn) { _, _, _ = ws.ReadMessage(); _, _, _ = ws.ReadMessage() },
+		"garbage": func(ws *websocket.Conn) {
+			_, _, _ = ws.ReadMessage()
+			_ = ws.WriteMessage(websocket.TextMessage, []byte("{nope"))
+		},
+		"closes": func(ws *websocket.Conn) { _, _, _ = ws.ReadMessage() },
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
