@@ -405,17 +405,7 @@ func (s *session) Interrupt(ctx context.Context) error {
 // delivered. A running turn is cancelled first, so that it ends as what it
 // is.
 func (s *session) Close(ctx context.Context) error {
-	s.stop.Because("stopped")
-	if s.turn.Busy() {
-		ictx, cancel := context.WithTimeout(ctx, interruptBeforeStop)
-		if err := s.Interrupt(ictx); err == nil {
-			s.turn.WaitIdle(ictx)
-		}
-		cancel()
-	}
-	err := s.p.Stop(ctx)
-	<-s.em.Done()
-	return err
+	return kit.InterruptThenStop(ctx, s.turn, s.stop, s.p, s.em, s.Interrupt, interruptBeforeStop)
 }
 
 // usageOf reads a prompt reply's token usage: ACP's (unstable) usage, else

@@ -327,20 +327,7 @@ func (s *session) Interrupt(ctx context.Context) error {
 // shim alone would orphan the native app-server; SIGKILL after the grace or
 // when ctx ends) and returns once ProcessExited was delivered.
 func (s *session) Close(ctx context.Context) error {
-	s.stop.Because("stopped")
-	if s.turn.Busy() {
-		// Interrupted first, the turn ends as what it is (interrupted by
-		// the user, not a crash) before the group goes; bounded, as the
-		// process ends either way.
-		ictx, cancel := context.WithTimeout(ctx, interruptBeforeStop)
-		if err := s.Interrupt(ictx); err == nil {
-			s.turn.WaitIdle(ictx)
-		}
-		cancel()
-	}
-	err := s.p.Stop(ctx)
-	<-s.em.Done()
-	return err
+	return kit.InterruptThenStop(ctx, s.turn, s.stop, s.p, s.em, s.Interrupt, interruptBeforeStop)
 }
 
 // interruptBeforeStop bounds how long a stop waits for Codex to close the

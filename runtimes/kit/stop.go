@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -96,4 +97,24 @@ func Oversize(t *Turn, s *Stopper, cli string, size int) {
 	t.End(runtimes.TurnFailed{Code: runtimes.CodeOutputTooLarge,
 		Message: fmt.Sprintf("%s printed a %d-byte line, over the limit; stopped", cli, size)})
 	s.Async(runtimes.CodeOutputTooLarge)
+}
+
+// InterruptThenStop is the Close of a session whose CLI can abandon a turn:
+// a running turn is interrupted first and given up to bound to end as what
+// it is (interrupted by the user, not a crash), then the process is
+// stopped, gracefully until ctx ends; it returns once the emitter has
+// delivered ProcessExited.
+func InterruptThenStop(ctx context.Context, t *Turn, s *Stopper, p Process, em *Emitter,
+	interrupt func(context.Context) error, bound time.Duration) error {
+	s.Because("stopped")
+	if t.Busy() {
+		ictx, cancel := context.WithTimeout(ctx, bound)
+		if err := interrupt(ictx); err == nil {
+			t.WaitIdle(ictx)
+		}
+		cancel()
+	}
+	err := p.Stop(ctx)
+	<-em.Done()
+	return err
 }
