@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"go.uber.org/zap"
@@ -28,7 +27,6 @@ import (
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/internal/config"
 	"github.com/cdevd/cdevd/openrpc"
-	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/acp"
 	"github.com/cdevd/cdevd/runtimes/claude"
@@ -258,50 +256,4 @@ func token(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, t)
 	return nil
-}
-
-func doctor(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	h, err := home()
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Load(h, builtins...)
-	if err != nil {
-		return err
-	}
-	reg, err := registry.New(adapters(zap.NewNop(), 0, cfg)...)
-	if err != nil {
-		return err
-	}
-	defer reg.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUNTIME\tFOUND\tPATH\tVERSION\tSTATUS\tWHY")
-	for _, id := range reg.IDs() {
-		st := reg.Status(ctx, id)
-		a := st.Availability
-		why := st.Reason
-		if why == "" {
-			why = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\n", id, a.Installed, orDash(a.Path), orDash(a.Version), st.Status, why)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nstate directory: %s\nconfiguration: %s\n", h, cfg.Path)
-	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
