@@ -64,6 +64,8 @@ type serviceManager interface {
 	activate(sh *shell, changed bool) error
 	// deactivate stops and disables it; the file is still there.
 	deactivate(sh *shell) error
+	// removed tells the manager the file is gone.
+	removed(sh *shell)
 	// state reports enabled and running, and how the manager said so.
 	state(sh *shell) (enabled, running string)
 	logs() string
@@ -179,9 +181,7 @@ func serviceUninstall(m serviceManager, sh *shell, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "removed %s\n", path)
-	if s, ok := m.(systemdUser); ok {
-		s.forget(sh)
-	}
+	m.removed(sh)
 	return nil
 }
 

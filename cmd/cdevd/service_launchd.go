@@ -114,6 +114,9 @@ func (l launchAgent) deactivate(sh *shell) error {
 	return err
 }
 
+// removed has nothing to do: bootout already unloaded the job.
+func (l launchAgent) removed(*shell) {}
+
 var (
 	launchdRunning = regexp.MustCompile(`(?m)^\s*state = running\s*$`)
 	launchdPID     = regexp.MustCompile(`(?m)^\s*pid = (\d+)\s*$`)

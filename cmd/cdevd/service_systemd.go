@@ -121,8 +121,8 @@ func (s systemdUser) deactivate(sh *shell) error {
 	return nil
 }
 
-// forget makes the manager drop the removed unit (and its failed state).
-func (s systemdUser) forget(sh *shell) {
+// removed makes the manager drop the unit (and its failed state).
+func (s systemdUser) removed(sh *shell) {
 	if _, err := sh.run("systemctl", "--user", "daemon-reload"); err != nil {
 		return
 	}
