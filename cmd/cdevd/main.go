@@ -3,7 +3,8 @@
 //
 //	cdevd serve [--addr 127.0.0.1:16180] [--workspace PATH]… [flags]
 //	cdevd token [--rotate]
-//	cdevd doctor
+//	cdevd doctor [--json]
+//	cdevd service install|uninstall|status [-- serve flags]
 //	cdevd openrpc
 //	cdevd version
 package main
@@ -19,7 +20,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"go.uber.org/zap"
@@ -28,7 +28,6 @@ import (
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/internal/config"
 	"github.com/cdevd/cdevd/openrpc"
-	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/acp"
 	"github.com/cdevd/cdevd/runtimes/claude"
@@ -46,7 +45,8 @@ const usage = `usage: cdevd <command> [flags]
 commands:
   serve     run the daemon
   token     print the token clients must present (--rotate makes a new one)
-  doctor    show each runtime: found or not, path, version, status and why
+  doctor    show each runtime: found or not, path, version, status and why (--json)
+  service   install, uninstall or show cdevd as a per-user service (systemd, launchd)
   openrpc   print the OpenRPC document
   version   print cdevd's version
 `
@@ -64,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = token(args[1:], stdout, stderr)
 	case "doctor":
 		err = doctor(args[1:], stdout, stderr)
+	case "service":
+		err = service(args[1:], stdout, stderr)
 	case "openrpc":
 		_, err = stdout.Write(openrpc.Document)
 	case "version", "--version", "-v":
@@ -141,25 +143,41 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-func serve(args []string, stdout, stderr io.Writer) error {
+// serveOptions are serve's flags. `service install` parses the flags it
+// passes through with the same set, so that a typo fails at install time
+// rather than in a restart loop.
+type serveOptions struct {
+	addr, logFormat, logLevel            string
+	allowRemote                          bool
+	workspaces, origins, hosts, disabled multiFlag
+	idle, stall                          time.Duration
+	maxProcs                             int
+}
+
+func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
+	o := &serveOptions{}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", daemon.DefaultAddr, "listen address host:port (port 0 picks a free one)")
-	allowRemote := fs.Bool("allow-remote", false, "allow listening on a non-loopback address")
-	var wss, origins, hosts, disabled multiFlag
-	fs.Var(&wss, "workspace", "add a workspace directory (repeatable)")
-	fs.Var(&origins, "allow-origin", "allow WebSocket connections from this Origin (repeatable)")
-	fs.Var(&hosts, "allow-host", "accept this Host header besides loopback names (repeatable)")
-	fs.Var(&disabled, "disable-runtime", "turn a runtime off: ID or ID=reason (repeatable)")
-	logFormat := fs.String("log-format", "console", "log format: json or console")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
-	idle := fs.Duration("idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
-	stall := fs.Duration("stall-timeout", 5*time.Minute, "fail a turn whose CLI prints nothing for this long")
-	maxProcs := fs.Int("max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
+	fs.StringVar(&o.addr, "addr", daemon.DefaultAddr, "listen address host:port (port 0 picks a free one)")
+	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow listening on a non-loopback address")
+	fs.Var(&o.workspaces, "workspace", "add a workspace directory (repeatable)")
+	fs.Var(&o.origins, "allow-origin", "allow WebSocket connections from this Origin (repeatable)")
+	fs.Var(&o.hosts, "allow-host", "accept this Host header besides loopback names (repeatable)")
+	fs.Var(&o.disabled, "disable-runtime", "turn a runtime off: ID or ID=reason (repeatable)")
+	fs.StringVar(&o.logFormat, "log-format", "console", "log format: json or console")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.DurationVar(&o.idle, "idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
+	fs.DurationVar(&o.stall, "stall-timeout", 5*time.Minute, "fail a turn whose CLI prints nothing for this long")
+	fs.IntVar(&o.maxProcs, "max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
+	return fs, o
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	fs, o := serveFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	log, err := newLogger(*logFormat, *logLevel, stderr)
+	log, err := newLogger(o.logFormat, o.logLevel, stderr)
 	if err != nil {
 		return err
 	}
@@ -176,9 +194,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// and signals at once must still see an orderly shutdown.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	d, err := daemon.Start(daemon.Config{Home: h, Addr: *addr, AllowRemote: *allowRemote,
-		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: wss, AllowOrigins: origins, AllowHosts: hosts,
-		Adapters: adapters(log, *stall, cfg), Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
+	d, err := daemon.Start(daemon.Config{Home: h, Addr: o.addr, AllowRemote: o.allowRemote,
+		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
+		Adapters: adapters(log, o.stall, cfg), Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
 		Logger: log})
 	if err != nil {
 		return err
@@ -258,50 +276,4 @@ func token(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, t)
 	return nil
-}
-
-func doctor(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	h, err := home()
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Load(h, builtins...)
-	if err != nil {
-		return err
-	}
-	reg, err := registry.New(adapters(zap.NewNop(), 0, cfg)...)
-	if err != nil {
-		return err
-	}
-	defer reg.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUNTIME\tFOUND\tPATH\tVERSION\tSTATUS\tWHY")
-	for _, id := range reg.IDs() {
-		st := reg.Status(ctx, id)
-		a := st.Availability
-		why := st.Reason
-		if why == "" {
-			why = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\n", id, a.Installed, orDash(a.Path), orDash(a.Version), st.Status, why)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nstate directory: %s\nconfiguration: %s\n", h, cfg.Path)
-	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// `cdevd service install|uninstall|status`: cdevd as a per-user service, a
+// systemd user unit on Linux and a launchd agent on macOS. install writes
+// one file and asks the service manager to enable and start it; uninstall
+// undoes exactly that; status reads both back. Each is idempotent.
+
+const serviceUsage = `usage: cdevd service install [-- SERVE FLAGS...]
+       cdevd service uninstall
+       cdevd service status
+
+install writes a per-user service that runs "cdevd serve" with the flags
+given after "--" (e.g. -- --workspace ~/code/app), starts it, and starts it
+again at every login and after a crash. Its environment is this shell's
+PATH and HOME (and CDEVD_HOME, CLAUDE_BIN, CODEX_BIN, GEMINI_BIN,
+CODEX_HOME when set), never CDEVD_TOKEN: the service reads the stored token.
+`
+
+// serviceMarker is in every file install writes; uninstall removes, and
+// install replaces, only a file that carries it.
+const serviceMarker = "Written by `cdevd service install`"
+
+// serviceEnvVars are passed from the installing shell to the service when
+// set: where cdevd keeps its state and where the CLIs are. PATH and HOME
+// always are. CDEVD_TOKEN never is (a unit file is not a secret store).
+var serviceEnvVars = []string{"CDEVD_HOME", "CLAUDE_BIN", "CODEX_BIN", "GEMINI_BIN", "CODEX_HOME"}
+
+// executable is cdevd's own path; tests replace it.
+var executable = os.Executable
+
+// serviceSpec is what a service file says, whatever the platform.
+type serviceSpec struct {
+	Exe  string   // absolute path of cdevd
+	Args []string // "serve" and its flags
+	Env  []envVar // in a fixed order, so that the file is stable
+	Home string   // the user's home directory
+}
+
+type envVar struct{ Name, Value string }
+
+// serviceManager is one platform's kind of per-user service.
+type serviceManager interface {
+	kind() string
+	// file is where install writes.
+	file() string
+	render(serviceSpec) ([]byte, error)
+	// prepare makes what the service needs besides its file (log dirs).
+	prepare() error
+	// activate enables and starts the service; changed says the file is
+	// new or different, so that a running service must pick it up.
+	activate(sh *shell, changed bool) error
+	// deactivate stops and disables it; the file is still there.
+	deactivate(sh *shell) error
+	// removed tells the manager the file is gone.
+	removed(sh *shell)
+	// state reports enabled and running, and how the manager said so.
+	state(sh *shell) (enabled, running string)
+	logs() string
+}
+
+func service(args []string, stdout, stderr io.Writer) error {
+	return serviceOn(runtime.GOOS, args, stdout, stderr)
+}
+
+// serviceOn runs a service command as on goos: tests drive both platforms.
+func serviceOn(goos string, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, serviceUsage)
+		return errors.New("service: install, uninstall or status?")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return err
+	}
+	var m serviceManager
+	switch goos {
+	case "linux":
+		m = systemdUser{home: home, config: os.Getenv("XDG_CONFIG_HOME")}
+	case "darwin":
+		m = launchAgent{home: home, uid: os.Getuid()}
+	default:
+		return fmt.Errorf("service: no per-user service manager is supported on %s; run `cdevd serve` under your own", goos)
+	}
+	fs := flag.NewFlagSet("service "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, serviceUsage) }
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	sh := &shell{out: stdout}
+	switch args[0] {
+	case "install":
+		return serviceInstall(m, sh, home, fs.Args(), stdout, stderr)
+	case "uninstall":
+		if fs.NArg() > 0 {
+			return fmt.Errorf("service uninstall takes no arguments")
+		}
+		return serviceUninstall(m, sh, stdout)
+	case "status":
+		if fs.NArg() > 0 {
+			return fmt.Errorf("service status takes no arguments")
+		}
+		return serviceStatus(m, sh, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, serviceUsage)
+		return nil
+	default:
+		fmt.Fprint(stderr, serviceUsage)
+		return fmt.Errorf("service: unknown command %q", args[0])
+	}
+}
+
+func serviceInstall(m serviceManager, sh *shell, home string, serveArgs []string, stdout, stderr io.Writer) error {
+	spec, err := newServiceSpec(home, serveArgs, stderr)
+	if err != nil {
+		return err
+	}
+	data, err := m.render(spec)
+	if err != nil {
+		return err
+	}
+	path := m.file()
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	case !bytes.Contains(old, []byte(serviceMarker)):
+		return fmt.Errorf("%s exists and was not written by `cdevd service install`: move it aside first", path)
+	}
+	changed := !bytes.Equal(old, data)
+	if changed {
+		if err := writeFileAtomic(path, data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", path)
+	} else {
+		fmt.Fprintf(stdout, "%s is up to date\n", path)
+	}
+	if err := m.prepare(); err != nil {
+		return err
+	}
+	if err := m.activate(sh, changed); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "logs: %s\n", m.logs())
+	return nil
+}
+
+func serviceUninstall(m serviceManager, sh *shell, stdout io.Writer) error {
+	path := m.file()
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		fmt.Fprintf(stdout, "not installed (no %s)\n", path)
+		return nil
+	case err != nil:
+		return err
+	case !bytes.Contains(old, []byte(serviceMarker)):
+		return fmt.Errorf("%s was not written by `cdevd service install`; leaving it alone", path)
+	}
+	// Stop before removing the file: the manager needs it to know what to
+	// stop. A manager that cannot be reached has nothing running to stop.
+	if err := m.deactivate(sh); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "removed %s\n", path)
+	m.removed(sh)
+	return nil
+}
+
+func serviceStatus(m serviceManager, sh *shell, stdout io.Writer) error {
+	path := m.file()
+	installed := "no"
+	if data, err := os.ReadFile(path); err == nil {
+		installed = "yes"
+		if !bytes.Contains(data, []byte(serviceMarker)) {
+			installed = "a file not written by `cdevd service install` is there"
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	enabled, running := m.state(sh)
+	fmt.Fprintf(stdout, "service:   %s\nfile:      %s\ninstalled: %s\nenabled:   %s\nrunning:   %s\nlogs:      %s\n",
+		m.kind(), path, installed, enabled, running, m.logs())
+	return nil
+}
+
+// newServiceSpec is the service for the running cdevd and this shell.
+func newServiceSpec(home string, serveArgs []string, stderr io.Writer) (serviceSpec, error) {
+	exe, err := executable()
+	if err != nil {
+		return serviceSpec{}, fmt.Errorf("cannot tell where cdevd is: %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return serviceSpec{}, err
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		fmt.Fprintf(stderr, "warning: %s is a temporary build (go run); install a built cdevd (go install ./cmd/cdevd) and run its service install\n", exe)
+	}
+	args, err := serviceArgs(serveArgs)
+	if err != nil {
+		return serviceSpec{}, err
+	}
+	path := os.Getenv("PATH")
+	if path == "" {
+		return serviceSpec{}, errors.New("PATH is empty: the service would not find the CLIs")
+	}
+	env := []envVar{{"PATH", path}, {"HOME", home}}
+	for _, k := range serviceEnvVars {
+		v := os.Getenv(k)
+		if v == "" {
+			continue
+		}
+		if k == "CDEVD_HOME" {
+			// The service does not start where this shell is.
+			if v, err = filepath.Abs(v); err != nil {
+				return serviceSpec{}, err
+			}
+		}
+		env = append(env, envVar{k, v})
+	}
+	if os.Getenv("CDEVD_TOKEN") != "" {
+		fmt.Fprintln(stderr, "note: CDEVD_TOKEN is not passed to the service; it uses the token stored in its state directory (`cdevd token`)")
+	}
+	for _, e := range env {
+		if strings.ContainsAny(e.Value, "\x00\n\r") {
+			return serviceSpec{}, fmt.Errorf("%s holds a line break, which a service file cannot carry", e.Name)
+		}
+	}
+	return serviceSpec{Exe: exe, Args: args, Env: env, Home: home}, nil
+}
+
+// serviceArgs checks the flags for serve as serve itself would, and writes
+// them back as --name=value (unambiguous in any order), with workspace
+// paths made absolute: the service does not run in this directory.
+func serviceArgs(flags []string) ([]string, error) {
+	fs, _ := serveFlags(io.Discard)
+	if err := fs.Parse(flags); err != nil {
+		return nil, fmt.Errorf("serve flags after --: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("serve flags after --: %q is not a flag", fs.Arg(0))
+	}
+	out := []string{"serve"}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		vals := []string{f.Value.String()}
+		if m, ok := f.Value.(*multiFlag); ok {
+			vals = *m
+		}
+		for _, v := range vals {
+			if f.Name == "workspace" && err == nil {
+				v, err = filepath.Abs(v)
+			}
+			if strings.ContainsAny(v, "\x00\n\r") {
+				err = fmt.Errorf("--%s %q holds a line break, which a service file cannot carry", f.Name, v)
+			}
+			out = append(out, "--"+f.Name+"="+v)
+		}
+	})
+	return out, err
+}
+
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) //nolint:errcheck // gone after the rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// shell runs the service manager's command line tool and shows each
+// command it runs, so that the user sees what was done on their behalf.
+type shell struct {
+	out io.Writer
+}
+
+// errNoTool says the manager's tool is not on PATH.
+var errNoTool = errors.New("not found on PATH")
+
+// run runs name with args; its output is returned, and shown when it
+// fails.
+func (sh *shell) run(name string, args ...string) (string, error) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, errNoTool)
+	}
+	fmt.Fprintf(sh.out, "$ %s %s\n", name, strings.Join(args, " "))
+	out, err := exec.Command(path, args...).CombinedOutput()
+	if err != nil {
+		return string(out), commandError(name, args, err, out)
+	}
+	return string(out), nil
+}
+
+// query runs a read-only command without showing it (status). Its error
+// carries what the command said on stderr.
+func (sh *shell) query(name string, args ...string) (string, error) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, errNoTool)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return strings.TrimSpace(stdout.String()), commandError(name, args, err, stderr.Bytes())
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+// commandError names the command and what it said, or else how it ended.
+func commandError(name string, args []string, err error, said []byte) error {
+	if s := strings.TrimSpace(string(said)); s != "" {
+		return fmt.Errorf("%s %s: %s", name, strings.Join(args, " "), s)
+	}
+	return fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+}
