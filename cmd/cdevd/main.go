@@ -155,6 +155,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	idle := fs.Duration("idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
 	stall := fs.Duration("stall-timeout", 5*time.Minute, "fail a turn whose CLI prints nothing for this long")
+	noConsole := fs.Bool("no-console", false, "do not serve the web console at /")
 	maxProcs := fs.Int("max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -179,12 +180,16 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	d, err := daemon.Start(daemon.Config{Home: h, Addr: *addr, AllowRemote: *allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: wss, AllowOrigins: origins, AllowHosts: hosts,
 		Adapters: adapters(log, *stall, cfg), Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
-		Logger: log})
+		NoConsole: *noConsole, Logger: log})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
+	if u := d.ConsoleURL(); u != "" {
+		// stdout only, never the log: the URL carries the token.
+		fmt.Fprintf(stdout, "console: open %s\n", u)
+	}
 
 	select {
 	case <-ctx.Done():
