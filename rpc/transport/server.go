@@ -80,7 +80,7 @@ type Config struct {
 	// Console, when set, serves every other GET (the web console at /),
 	// and the Origin check then also accepts the page's own origin.
 	Console http.Handler
-	Logger            *zap.Logger
+	Logger  *zap.Logger
 }
 
 func (cfg Config) withDefaults() Config {
