@@ -224,6 +224,7 @@ async function openSession(workspaceId, sessionId, agentType, started) {
     }
     open = { workspaceId, sessionId, agentType, offset: 0, hasMore: true, loading: false, seen: new Set() };
     $("session").hidden = false;
+    $("session").dataset.session = sessionId;
     $("session-title").textContent = `${agentType} · ${sessionId}`;
     $("transcript").replaceChildren();
     $("prompts").replaceChildren();
@@ -355,6 +356,8 @@ function note(msg, crashed = false) {
 }
 function delta(p) {
     const t = $("transcript");
+    // Counted for the browser tests: proof the answer streamed.
+    t.dataset.deltas = String(Number(t.dataset.deltas ?? 0) + 1);
     let el = t.querySelector(`.msg.streaming[data-id="${CSS.escape(p.message_id ?? "")}"]`);
     if (!el) {
         el = h("div", { class: "msg assistant streaming", "data-id": p.message_id ?? "" });

@@ -267,6 +267,7 @@ async function openSession(workspaceId: string, sessionId: string, agentType: st
   }
   open = { workspaceId, sessionId, agentType, offset: 0, hasMore: true, loading: false, seen: new Set() };
   $("session").hidden = false;
+  $("session").dataset.session = sessionId;
   $("session-title").textContent = `${agentType} · ${sessionId}`;
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
@@ -404,6 +405,8 @@ function note(msg: string, crashed = false): void {
 
 function delta(p: any): void {
   const t = $("transcript");
+  // Counted for the browser tests: proof the answer streamed.
+  t.dataset.deltas = String(Number(t.dataset.deltas ?? 0) + 1);
   let el = t.querySelector<HTMLElement>(`.msg.streaming[data-id="${CSS.escape(p.message_id ?? "")}"]`);
   if (!el) {
     el = h("div", { class: "msg assistant streaming", "data-id": p.message_id ?? "" });
