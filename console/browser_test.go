@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/runtimes"
@@ -257,4 +259,30 @@ func TestConsoleWrongTokenAndDisabledRuntime(t *testing.T) {
 		t.Error("a disabled runtime can be picked to start a session")
 	}
 	shot(t, a, "7-disabled-runtime")
+}
+
+// --no-console: no page at /, no console URL, and the page's origin is as
+// foreign as any other.
+func TestNoConsole(t *testing.T) {
+	d := startDaemon(t, daemon.Config{NoConsole: true})
+	if u := d.ConsoleURL(); u != "" {
+		t.Errorf("ConsoleURL = %q with NoConsole", u)
+	}
+	resp, err := http.Get("http://" + d.Addr() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET / = %d, want 404", resp.StatusCode)
+	}
+	with := startDaemon(t, daemon.Config{})
+	resp, err = http.Get("http://" + with.Addr() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Security-Policy") != console.CSP {
+		t.Errorf("GET / = %d, CSP %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
 }
