@@ -10,9 +10,13 @@ ARGS ?= --workspace .
 
 # node_modules holds the pinned agent CLIs the tests run for real; a CLI of
 # your own on PATH (logged in) takes precedence when serving.
+# chromium drives the console's browser tests; Debian's package, installed
+# here (as root) when missing, never downloaded by a test.
 install:
 	$(NPM) ci --no-audit --no-fund
 	$(GO) mod download
+	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
 
 build:
 	$(GO) build -o bin/cdevd ./cmd/cdevd

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc/server"
@@ -42,6 +44,8 @@ type Config struct {
 	Adapters     []runtimes.Adapter
 	// Disabled turns registered runtimes off: id → reason shown to clients.
 	Disabled map[string]string
+	// NoConsole turns the web console at / off (--no-console).
+	NoConsole bool
 
 	IdleTimeout  time.Duration
 	MaxProcesses int
@@ -62,6 +66,7 @@ type Daemon struct {
 	served    chan error
 	token     string
 	tokenFrom string
+	console   bool
 }
 
 // Start builds cdevd and starts listening.
@@ -142,6 +147,9 @@ func Start(cfg Config) (*Daemon, error) {
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
 	tc.Registry, tc.Logger = metrics, log.Named("transport")
+	if !cfg.NoConsole {
+		tc.Console = console.Handler()
+	}
 	ts := transport.New(tc, srv)
 
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -149,7 +157,7 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, reg: reg, served: make(chan error, 1),
-		token: token, tokenFrom: from}
+		token: token, tokenFrom: from, console: !cfg.NoConsole}
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
 	go func() { d.served <- ts.Serve(ln) }()
@@ -158,6 +166,16 @@ func Start(cfg Config) (*Daemon, error) {
 
 // URL is the WebSocket URL clients connect to.
 func (d *Daemon) URL() string { return "ws://" + d.ln.Addr().String() + "/ws" }
+
+// ConsoleURL is the web console's address with the token in its fragment,
+// which browsers never send to a server (so no log holds it); "" with
+// NoConsole.
+func (d *Daemon) ConsoleURL() string {
+	if !d.console {
+		return ""
+	}
+	return "http://" + d.ln.Addr().String() + "/#token=" + url.QueryEscape(d.token)
+}
 
 // Addr is the listening address.
 func (d *Daemon) Addr() string { return d.ln.Addr().String() }

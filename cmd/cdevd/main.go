@@ -148,7 +148,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // rather than in a restart loop.
 type serveOptions struct {
 	addr, logFormat, logLevel            string
-	allowRemote                          bool
+	allowRemote, noConsole               bool
 	workspaces, origins, hosts, disabled multiFlag
 	idle, stall                          time.Duration
 	maxProcs                             int
@@ -168,6 +168,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.DurationVar(&o.idle, "idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
 	fs.DurationVar(&o.stall, "stall-timeout", 5*time.Minute, "fail a turn whose CLI prints nothing for this long")
+	fs.BoolVar(&o.noConsole, "no-console", false, "do not serve the web console at /")
 	fs.IntVar(&o.maxProcs, "max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
 	return fs, o
 }
@@ -197,12 +198,16 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	d, err := daemon.Start(daemon.Config{Home: h, Addr: o.addr, AllowRemote: o.allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
 		Adapters: adapters(log, o.stall, cfg), Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
-		Logger: log})
+		NoConsole: o.noConsole, Logger: log})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
+	if u := d.ConsoleURL(); u != "" {
+		// stdout only, never the log: the URL carries the token.
+		fmt.Fprintf(stdout, "console: open %s\n", u)
+	}
 
 	select {
 	case <-ctx.Done():

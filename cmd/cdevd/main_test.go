@@ -212,6 +212,10 @@ func TestServeAndSIGTERM(t *testing.T) {
 	if strings.Contains(lines.Text(), envToken) {
 		t.Fatal("the token itself was printed")
 	}
+	// The console URL carries the token in its fragment, on stdout only.
+	if !lines.Scan() || !regexp.MustCompile(`^console: open http://127\.0\.0\.1:\d+/#token=`+regexp.QuoteMeta(envToken)+`$`).MatchString(lines.Text()) {
+		t.Fatalf("third line should be the console URL with the token in the fragment: %q", lines.Text())
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

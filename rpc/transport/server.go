@@ -77,7 +77,10 @@ type Config struct {
 	MaxConns          int                  // open WebSockets; more are refused with 503
 	Ready             func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
 	Registry          *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
-	Logger            *zap.Logger
+	// Console, when set, serves every other GET (the web console at /),
+	// and the Origin check then also accepts the page's own origin.
+	Console http.Handler
+	Logger  *zap.Logger
 }
 
 func (cfg Config) withDefaults() Config {
@@ -196,11 +199,14 @@ func New(cfg Config, h Handler) *Server {
 	})
 	s.mux.HandleFunc("GET /readyz", s.serveReady)
 	s.mux.Handle("GET /metrics", s.requireToken(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})))
+	if cfg.Console != nil {
+		s.mux.Handle("GET /", cfg.Console)
+	}
 	return s
 }
 
-// ServeHTTP routes /ws, /healthz, /readyz and /metrics; anything else is
-// 404. The Host check applies to every path: a page that rebinds its name
+// ServeHTTP routes /ws, /healthz, /readyz and /metrics; anything else goes
+// to the console if there is one, else is 404. The Host check applies to every path: a page that rebinds its name
 // to 127.0.0.1 must learn nothing, not even that cdevd runs here.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.hostAllowed(r.Host) {
@@ -398,15 +404,24 @@ func IsLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// originAllowed accepts requests without Origin (native clients) and
-// browsers on an allowlisted origin.
+// originAllowed accepts requests without Origin (native clients), browsers
+// on an allowlisted origin, and the console's own pages: the origin that
+// names the very host and port the request was sent to. That one is safe
+// because the Host check has run: a rebinding page's Host is its own name,
+// which is refused before this.
 func (s *Server) originAllowed(r *http.Request) bool {
 	for _, o := range r.Header.Values("Origin") {
-		if !slices.Contains(s.cfg.AllowOrigins, o) {
+		if !slices.Contains(s.cfg.AllowOrigins, o) && !s.consoleOrigin(r, o) {
 			return false
 		}
 	}
 	return true
+}
+
+// consoleOrigin reports whether o is the origin of the console cdevd serves
+// on the listener r came in on (plain HTTP: cdevd serves no TLS itself).
+func (s *Server) consoleOrigin(r *http.Request, o string) bool {
+	return s.cfg.Console != nil && r.Host != "" && r.TLS == nil && strings.EqualFold(o, "http://"+r.Host)
 }
 
 // validToken compares hashes, so the time taken depends on neither the
