@@ -4,6 +4,7 @@
 //	cdevd serve [--addr 127.0.0.1:16180] [--workspace PATH]… [flags]
 //	cdevd token [--rotate]
 //	cdevd doctor
+//	cdevd bench [-quick] [-only FIGURE]
 //	cdevd openrpc
 //	cdevd version
 package main
@@ -35,9 +36,15 @@ import (
 	"github.com/cdevd/cdevd/runtimes/codex"
 	"github.com/cdevd/cdevd/runtimes/gemini"
 	"github.com/cdevd/cdevd/runtimes/kit"
+	"github.com/cdevd/cdevd/runtimes/scripted"
 )
 
 func main() {
+	// The scripted runtime of `serve --bench-runtime` runs this binary as
+	// its fake CLI.
+	if scripted.IsCLI() {
+		scripted.Main()
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -47,6 +54,7 @@ commands:
   serve     run the daemon
   token     print the token clients must present (--rotate makes a new one)
   doctor    show each runtime: found or not, path, version, status and why
+  bench     measure cdevd (a served process, over loopback) and print the performance table
   openrpc   print the OpenRPC document
   version   print cdevd's version
 `
@@ -64,6 +72,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = token(args[1:], stdout, stderr)
 	case "doctor":
 		err = doctor(args[1:], stdout, stderr)
+	case "bench":
+		err = benchCmd(args[1:], stdout, stderr)
+	case "bench-echo": // not in usage: the baseline server `cdevd bench` starts
+		err = benchEcho(args[1:], stdout)
 	case "openrpc":
 		_, err = stdout.Write(openrpc.Document)
 	case "version", "--version", "-v":
@@ -156,6 +168,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	idle := fs.Duration("idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
 	stall := fs.Duration("stall-timeout", 5*time.Minute, "fail a turn whose CLI prints nothing for this long")
 	maxProcs := fs.Int("max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
+	benchRT := fs.Bool("bench-runtime", false, "also register the scripted test runtime (for `cdevd bench`)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -176,9 +189,17 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// and signals at once must still see an orderly shutdown.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	as := adapters(log, *stall, cfg)
+	if *benchRT {
+		a, err := benchRuntime(h, log)
+		if err != nil {
+			return err
+		}
+		as = append(as, a)
+	}
 	d, err := daemon.Start(daemon.Config{Home: h, Addr: *addr, AllowRemote: *allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: wss, AllowOrigins: origins, AllowHosts: hosts,
-		Adapters: adapters(log, *stall, cfg), Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
+		Adapters: as, Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
 		Logger: log})
 	if err != nil {
 		return err
