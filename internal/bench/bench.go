@@ -121,7 +121,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	var rows []row
 	for _, f := range todo {
-		fmt.Fprintf(opts.Log, "bench: %s…\n", f.title)
+		fmt.Fprintf(opts.Log, "bench: %s…\n", b.sz.replacer().Replace(f.title))
 		var samples []sample
 		for range opts.Reps {
 			s, err := f.measure(b, ctx)
