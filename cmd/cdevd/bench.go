@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -28,8 +29,20 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	only := fs.String("only", "", "measure one figure: "+strings.Join(bench.Figures(), ", "))
 	reps := fs.Int("reps", 3, "repetitions of each figure (the median is reported)")
 	verbose := fs.Bool("v", false, "say which figure is being measured")
+	cpuProfile := fs.String("cpuprofile", "", "write the bench client's CPU profile here (what the client takes from the daemon)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	self, err := os.Executable()
 	if err != nil {

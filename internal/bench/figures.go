@@ -19,8 +19,8 @@ type sample struct {
 type unit int
 
 const (
-	seconds unit = iota
-	bytes
+	unitSeconds unit = iota
+	unitBytes
 )
 
 // figure is one row of the table.
@@ -38,7 +38,7 @@ type figure struct {
 var figures = []figure{
 	{key: "list", title: "workspace/list round trip p50", baseName: "echo", ratioMax: 1.5, target: "≤ 1.5×", measure: (*Bench).list},
 	{key: "initialize", title: "initialize round trip p50", baseName: "echo", ratioMax: 2.5, target: "≤ 2.5×", measure: (*Bench).initialize},
-	{key: "memory", title: "RSS per idle initialized connection ({conns} conns)", unit: bytes, baseName: "bare echo", valueMax: 12 << 10,
+	{key: "memory", title: "RSS per idle initialized connection ({conns} conns)", unit: unitBytes, baseName: "bare echo", valueMax: 12 << 10,
 		target: "≤ 12 KB", measure: (*Bench).memory},
 	{key: "page-cold", title: "first page (50 newest) of a never-read {big} transcript", baseName: "read file once", valueMax: 0.060,
 		target: "≤ 60 ms", measure: (*Bench).pageCold},
@@ -122,7 +122,7 @@ func yesNo(ok bool) string {
 }
 
 func (f figure) format(v float64) string {
-	if f.unit == bytes {
+	if f.unit == unitBytes {
 		return fmt.Sprintf("%.1f KB", v/1024)
 	}
 	d := time.Duration(v * float64(time.Second))

@@ -25,7 +25,7 @@ func TestRowMedianAndVerdict(t *testing.T) {
 	if r.value != "5.00 ms" || r.ratio != "-" || r.met != "no" {
 		t.Errorf("a row where events were lost = %+v, want not met", r)
 	}
-	mem := figure{title: "rss", unit: bytes, baseName: "bare echo", valueMax: 12 << 10}
+	mem := figure{title: "rss", unit: unitBytes, baseName: "bare echo", valueMax: 12 << 10}
 	if r := mem.row([]sample{{value: 10 << 10, base: 20 << 10}}); r.value != "10.0 KB" || r.ratio != "0.50×" || r.met != "yes" {
 		t.Errorf("memory row = %+v", r)
 	}
