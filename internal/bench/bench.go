@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 )
 
@@ -48,6 +49,10 @@ type Bench struct {
 	serve *proc
 	echo  *proc
 	fix   fixtures
+
+	mu          sync.Mutex
+	live        map[*proc]struct{} // children running
+	interrupted bool
 }
 
 // Figures lists the figures' keys, in table order (for -only).
@@ -99,19 +104,23 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if root, err = filepath.EvalSymlinks(root); err != nil {
 		return err
 	}
-	b := &Bench{opts: opts, sz: fullSizes, root: root, token: newToken()}
+	b := &Bench{opts: opts, sz: fullSizes, root: root, token: newToken(), live: map[*proc]struct{}{}}
 	if opts.Quick {
 		b.sz = quickSizes
 	}
+	// Measuring loops do not watch ctx: killing the children ends them.
+	defer context.AfterFunc(ctx, b.interrupt)()
 	defer func() {
 		b.closeFixtures()
 		err = errors.Join(err, b.serve.stop(), b.echo.stop())
-		// A failed run keeps the logs of its children, for its reader.
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
 		if err != nil {
-			fmt.Fprintf(opts.Log, "bench: logs kept in %s\n", root)
+			err = fmt.Errorf("%w\n(logs of cdevd and the echo server kept in %s)", errors.Join(err, b.cleanUp(true)), root)
 			return
 		}
-		err = errors.Join(err, os.RemoveAll(root))
+		err = b.cleanUp(false)
 	}()
 	if b.serve, err = b.startServe(b.path("home"), b.path("cdevd")); err != nil {
 		return err
@@ -135,6 +144,24 @@ func Run(ctx context.Context, opts Options) (err error) {
 		rows = append(rows, r)
 	}
 	return printTable(opts.Out, rows)
+}
+
+// cleanUp removes the run's directory; a failed run keeps its children's
+// logs there, for its reader, and removes the rest (transcripts, homes).
+func (b *Bench) cleanUp(keepLogs bool) error {
+	if !keepLogs {
+		return os.RemoveAll(b.root)
+	}
+	entries, err := os.ReadDir(b.root)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".log") {
+			err = errors.Join(err, os.RemoveAll(b.path(e.Name())))
+		}
+	}
+	return err
 }
 
 // path is a path under the run's temporary directory.

@@ -22,6 +22,7 @@ type proc struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser // closing it tells an echo server to quit
 	term  bool           // stopped with SIGTERM (cdevd serve), not by closing stdin
+	owner *Bench
 	url   string
 	addr  string // host:port
 	token string
@@ -89,7 +90,12 @@ func (b *Bench) start(env []string, logPath string, args ...string) (*proc, erro
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: stdin}
+	p := &proc{cmd: cmd, stdin: stdin, owner: b}
+	if !b.track(p) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, errors.New("interrupted")
+	}
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		for _, w := range strings.Fields(sc.Text()) {
@@ -104,6 +110,7 @@ func (b *Bench) start(env []string, logPath string, args ...string) (*proc, erro
 	if p.url == "" {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		b.untrack(p)
 		return nil, fmt.Errorf("%s %s did not start (see %s)", b.opts.Self, args[0], logPath)
 	}
 	p.addr = strings.TrimPrefix(strings.TrimSuffix(p.url, "/ws"), "ws://")
@@ -119,6 +126,7 @@ func (p *proc) stop() error {
 	if p == nil {
 		return nil
 	}
+	defer p.owner.untrack(p)
 	_ = p.stdin.Close()
 	if p.term {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
@@ -132,6 +140,35 @@ func (p *proc) stop() error {
 		_ = p.cmd.Process.Kill()
 		<-done
 		return fmt.Errorf("%s did not stop within 10 s; killed", p.cmd.Args[1])
+	}
+}
+
+// track records a running child, so that an interrupted run can end it;
+// false: the run is interrupted.
+func (b *Bench) track(p *proc) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.interrupted {
+		return false
+	}
+	b.live[p] = struct{}{}
+	return true
+}
+
+func (b *Bench) untrack(p *proc) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.live, p)
+}
+
+// interrupt kills every child: the client's reads and writes then fail at
+// once, and the run ends through its usual clean-up.
+func (b *Bench) interrupt() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.interrupted = true
+	for p := range b.live {
+		_ = p.cmd.Process.Kill()
 	}
 }
 
