@@ -32,6 +32,7 @@ type fanout struct {
 	id       string
 	watchers []*conn
 	turn     atomic.Pointer[turn] // the turn being recorded
+	perTick  float64              // deltas per 10 ms tick that reach the steady rate
 	readers  sync.WaitGroup
 }
 
@@ -252,24 +253,45 @@ func (b *Bench) burst(ctx context.Context) (sample, error) {
 	return sample{value: p99.Seconds(), note: fmt.Sprintf("lost %d", lost), failed: lost > 0}, err
 }
 
-// steady paces deltas at steadyRate a second for steadySeconds: a step of
-// deltas, then a 10 ms sleep, a hundred times a second. The scripted CLI's
-// own work stretches each step a little, so the rate reached is shown.
+// steady paces deltas at steadyRate a second for steadySeconds: deltas,
+// then a 10 ms sleep, a hundred times a second. The scripted CLI's own work
+// and the timer's slack stretch each tick, so a first, unrecorded second
+// measures the tick's real length and the deltas per tick are set from it;
+// the rate reached is shown.
 func (b *Bench) steady(ctx context.Context) (sample, error) {
 	f, err := b.ensureFanout(ctx)
 	if err != nil {
 		return sample{}, err
 	}
-	perTick := max(1, b.sz.steadyRate/100)
+	const tick = 10 * time.Millisecond
+	limit := time.Duration(b.sz.steadySeconds)*time.Second + 2*time.Minute
+	if f.perTick == 0 {
+		nominal := float64(b.sz.steadyRate) * tick.Seconds()
+		_, _, rate, err := f.runTurn(ctx, paced(nominal, int(time.Second/tick), tick), limit)
+		if err != nil {
+			return sample{}, err
+		}
+		f.perTick = nominal
+		if rate > 0 {
+			f.perTick = nominal * float64(b.sz.steadyRate) / rate
+		}
+	}
+	steps := paced(f.perTick, b.sz.steadySeconds*int(time.Second/tick), tick)
+	p99, lost, rate, err := f.runTurn(ctx, steps, limit)
+	return sample{value: p99.Seconds(), note: fmt.Sprintf("%.0f events/s, lost %d", rate, lost), failed: lost > 0}, err
+}
+
+// paced is ticks steps of perTick deltas on average (spread so that the
+// total is exact), each followed by a sleep of tick.
+func paced(perTick float64, ticks int, tick time.Duration) []map[string]any {
 	var steps []map[string]any
-	for range 100 * b.sz.steadySeconds {
-		for range perTick {
+	for k := range ticks {
+		for range int(float64(k+1)*perTick) - int(float64(k)*perTick) {
 			steps = append(steps, map[string]any{"delta": "x"})
 		}
-		steps = append(steps, map[string]any{"sleep_ms": 10})
+		steps = append(steps, map[string]any{"sleep_ms": tick.Milliseconds()})
 	}
-	p99, lost, rate, err := f.runTurn(ctx, steps, time.Duration(b.sz.steadySeconds)*time.Second+2*time.Minute)
-	return sample{value: p99.Seconds(), note: fmt.Sprintf("%.0f events/s, lost %d", rate, lost), failed: lost > 0}, err
+	return steps
 }
 
 // tailFixture is a stored Claude transcript watched over the wire.
