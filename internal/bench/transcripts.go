@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/cdevd/cdevd/internal/bench/claudegen"
@@ -63,8 +64,16 @@ func (b *Bench) newBig() (string, string, error) {
 	g := claudegen.New(id, b.path("ws", "main"))
 	g.Pad = claudegen.LoremPad
 	p := filepath.Join(dir, id+".jsonl")
-	return id, p, g.Write(p, b.sz.bigTranscript, 0)
+	if err := g.Write(p, b.sz.bigTranscript, 0); err != nil {
+		return "", "", err
+	}
+	settle()
+	return id, p, nil
 }
+
+// settle writes what the bench just wrote out to disk, so that the
+// kernel's write-back does not compete with what is timed next.
+func settle() { syscall.Sync() }
 
 // firstPage times the newest page of 50 of a transcript.
 func firstPage(c *conn, ws rpc.Workspace, id string) (time.Duration, int, error) {
@@ -191,6 +200,7 @@ func (b *Bench) newHistory() (string, []string, error) {
 			return "", nil, err
 		}
 	}
+	settle()
 	return dir, paths, nil
 }
 
