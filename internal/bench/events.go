@@ -179,14 +179,19 @@ func (f *fanout) close() {
 	f.readers.Wait()
 }
 
-// runTurn sends a scripted turn and waits until every watcher has its end;
-// it returns the p99 of creation → arrival over every delivery, the events
-// lost (missing seqs, or a watcher cut off), and the event rate one watcher
-// saw.
-func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time.Duration) (p99 time.Duration, lost int, rate float64, err error) {
+// turnResult is what the watchers received of a turn.
+type turnResult struct {
+	lat    []time.Duration // creation → arrival of every delivery
+	lost   int             // seqs some watcher missed, or never got (cut off)
+	events int             // events watcher 0 received
+	span   time.Duration   // from watcher 0's first event to its last
+}
+
+// runTurn sends a scripted turn and waits until every watcher has its end.
+func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time.Duration) (res turnResult, err error) {
 	prompt, err := json.Marshal(map[string]any{"steps": steps})
 	if err != nil {
-		return 0, 0, 0, err
+		return res, err
 	}
 	t := &turn{recs: make([]watchRec, len(f.watchers))}
 	t.done.Add(len(f.watchers))
@@ -196,24 +201,23 @@ func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time
 	frame, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": rpc.MethodSessionSend,
 		"params": rpc.SessionSendParams{SessionID: f.id, Prompt: string(prompt)}})
 	if err != nil {
-		return 0, 0, 0, err
+		return res, err
 	}
 	if err := f.owner.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
-		return 0, 0, 0, err
+		return res, err
 	}
 	done := make(chan struct{})
 	go func() { t.done.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(limit):
-		return 0, 0, 0, fmt.Errorf("the turn did not reach every watcher within %s", limit)
+		return res, fmt.Errorf("the turn did not reach every watcher within %s", limit)
 	case <-ctx.Done():
-		return 0, 0, 0, ctx.Err()
+		return res, ctx.Err()
 	}
 	// Every watcher should have the same seqs, from the lowest any saw to
 	// turn_completed's.
 	lo, hi := int64(-1), int64(-1)
-	var all []time.Duration
 	for _, r := range t.recs {
 		if len(r.seqs) > 0 && (lo < 0 || r.seqs[0] < lo) {
 			lo = r.seqs[0]
@@ -221,7 +225,7 @@ func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time
 		if len(r.seqs) > 0 && !r.cut {
 			hi = max(hi, r.seqs[len(r.seqs)-1])
 		}
-		all = append(all, r.lat...)
+		res.lat = append(res.lat, r.lat...)
 	}
 	for _, r := range t.recs {
 		seen := map[int64]bool{}
@@ -230,14 +234,12 @@ func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time
 		}
 		for s := lo; s <= hi; s++ {
 			if !seen[s] {
-				lost++
+				res.lost++
 			}
 		}
 	}
-	if r := t.recs[0]; len(r.seqs) > 1 {
-		rate = float64(len(r.seqs)-1) / r.end.Sub(r.first).Seconds()
-	}
-	return percentile(all, 0.99), lost, rate, nil
+	res.events, res.span = len(t.recs[0].seqs), t.recs[0].end.Sub(t.recs[0].first)
+	return res, nil
 }
 
 func (b *Bench) burst(ctx context.Context) (sample, error) {
@@ -249,36 +251,43 @@ func (b *Bench) burst(ctx context.Context) (sample, error) {
 	for i := range steps {
 		steps[i] = map[string]any{"delta": "x"}
 	}
-	p99, lost, _, err := f.runTurn(ctx, steps, 2*time.Minute)
-	return sample{value: p99.Seconds(), note: fmt.Sprintf("lost %d", lost), failed: lost > 0}, err
+	res, err := f.runTurn(ctx, steps, 2*time.Minute)
+	return sample{value: percentile(res.lat, 0.99).Seconds(), note: fmt.Sprintf("lost %d", res.lost), failed: res.lost > 0}, err
 }
 
 // steady paces deltas at steadyRate a second for steadySeconds: deltas,
-// then a 10 ms sleep, a hundred times a second. The scripted CLI's own work
-// and the timer's slack stretch each tick, so a first, unrecorded second
-// measures the tick's real length and the deltas per tick are set from it;
-// the rate reached is shown.
+// then a 10 ms sleep, a hundred times a second. A script cannot adapt, and
+// the scripted CLI's own work and the timer's slack stretch each tick by an
+// amount that moves with the machine's load; so the load is sent as turns
+// of one second, each with the deltas per tick corrected by the rate the
+// previous one reached. The rate reached over all of them is shown.
 func (b *Bench) steady(ctx context.Context) (sample, error) {
 	f, err := b.ensureFanout(ctx)
 	if err != nil {
 		return sample{}, err
 	}
 	const tick = 10 * time.Millisecond
-	limit := time.Duration(b.sz.steadySeconds)*time.Second + 2*time.Minute
+	target := float64(b.sz.steadyRate)
 	if f.perTick == 0 {
-		nominal := float64(b.sz.steadyRate) * tick.Seconds()
-		_, _, rate, err := f.runTurn(ctx, paced(nominal, int(time.Second/tick), tick), limit)
+		f.perTick = target * tick.Seconds()
+	}
+	var lat []time.Duration
+	lost, events, span := 0, 0, time.Duration(0)
+	for range b.sz.steadySeconds {
+		res, err := f.runTurn(ctx, paced(f.perTick, int(time.Second/tick), tick), 2*time.Minute)
 		if err != nil {
 			return sample{}, err
 		}
-		f.perTick = nominal
-		if rate > 0 {
-			f.perTick = nominal * float64(b.sz.steadyRate) / rate
+		lat, lost, events, span = append(lat, res.lat...), lost+res.lost, events+res.events, span+res.span
+		if res.span > 0 && res.events > 1 {
+			// Corrected by at most half either way: one slow second
+			// should not double the next one's load.
+			rate := float64(res.events-1) / res.span.Seconds()
+			f.perTick *= min(1.5, max(0.5, target/rate))
 		}
 	}
-	steps := paced(f.perTick, b.sz.steadySeconds*int(time.Second/tick), tick)
-	p99, lost, rate, err := f.runTurn(ctx, steps, limit)
-	return sample{value: p99.Seconds(), note: fmt.Sprintf("%.0f events/s, lost %d", rate, lost), failed: lost > 0}, err
+	rate := float64(events) / span.Seconds()
+	return sample{value: percentile(lat, 0.99).Seconds(), note: fmt.Sprintf("%.0f events/s, lost %d", rate, lost), failed: lost > 0}, nil
 }
 
 // paced is ticks steps of perTick deltas on average (spread so that the
