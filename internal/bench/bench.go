@@ -209,12 +209,15 @@ func (s sizes) replacer() *strings.Replacer {
 		"{rate}", strconv.Itoa(s.steadyRate), "{seconds}", strconv.Itoa(s.steadySeconds))
 }
 
-// printTable writes the one table: tab-aligned, one row per figure.
+// printTable writes the one table: tab-aligned, one row per figure. CDEVD,
+// BASELINE and RATIO are medians over the repetitions; SPREAD is the lowest
+// and highest of the repetitions' ratios (or values, without a baseline),
+// to tell a change from the machine's noise.
 func printTable(w io.Writer, rows []row) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FIGURE\tCDEVD\tBASELINE\tRATIO\tTARGET\tMET")
+	fmt.Fprintln(tw, "FIGURE\tCDEVD\tBASELINE\tRATIO\tSPREAD\tTARGET\tMET")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.title, r.value, r.baseline, r.ratio, r.target, r.met)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.title, r.value, r.baseline, r.ratio, r.spread, r.target, r.met)
 	}
 	return tw.Flush()
 }

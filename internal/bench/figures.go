@@ -60,7 +60,7 @@ var figures = []figure{
 }
 
 // row is a figure's printed line.
-type row struct{ title, value, baseline, ratio, target, met string }
+type row struct{ title, value, baseline, ratio, spread, target, met string }
 
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
@@ -87,13 +87,15 @@ func (f figure) row(samples []sample) row {
 		}
 	}
 	v := median(vals)
-	r := row{title: f.title, value: f.format(v), baseline: "-", ratio: "-", target: f.target, met: "-"}
+	r := row{title: f.title, value: f.format(v), baseline: "-", ratio: "-", target: f.target, met: "-",
+		spread: f.format(slices.Min(vals)) + "–" + f.format(slices.Max(vals))}
 	if f.key == "append" {
 		r.value = f.format(v) + " / " + f.format(median(vals2))
 	}
 	if len(ratios) == len(samples) {
 		r.baseline = fmt.Sprintf("%s (%s)", f.format(median(bases)), f.baseName)
 		r.ratio = fmt.Sprintf("%.2f×", median(ratios))
+		r.spread = fmt.Sprintf("%.2f–%.2f×", slices.Min(ratios), slices.Max(ratios))
 	}
 	if len(notes) > 0 {
 		if r.baseline == "-" {
