@@ -196,7 +196,6 @@ func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time
 	t := &turn{recs: make([]watchRec, len(f.watchers))}
 	t.done.Add(len(f.watchers))
 	f.turn.Store(t)
-	defer f.turn.Store(nil)
 	// A notification: its reply would only race with the events.
 	frame, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": rpc.MethodSessionSend,
 		"params": rpc.SessionSendParams{SessionID: f.id, Prompt: string(prompt)}})
@@ -210,6 +209,10 @@ func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time
 	go func() { t.done.Wait(); close(done) }()
 	select {
 	case <-done:
+		// Between turns the readers record nothing. A turn that failed
+		// stays current: its readers still finish it when their
+		// connections close, which ends the goroutine waiting for them.
+		f.turn.Store(nil)
 	case <-time.After(limit):
 		return res, fmt.Errorf("the turn did not reach every watcher within %s", limit)
 	case <-ctx.Done():
