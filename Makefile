@@ -6,7 +6,7 @@ GO ?= go
 NPM ?= npm
 ARGS ?= --workspace .
 
-.PHONY: serve test install build bench fuzz soak
+.PHONY: serve test install build bench bench-table fuzz soak
 
 # node_modules holds the pinned agent CLIs the tests run for real; a CLI of
 # your own on PATH (logged in) takes precedence when serving.
@@ -32,6 +32,12 @@ test: install
 
 bench: install
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
+
+# The performance table of the README: `cdevd bench` serves cdevd and a bare
+# echo server as separate processes and measures them over loopback (a few
+# minutes). BENCH_ARGS="-only page-cold", "-quick", "-reps 5"…
+bench-table: install build
+	PATH="$$PATH:$(CURDIR)/node_modules/.bin" ./bin/cdevd bench $(BENCH_ARGS)
 
 # Every fuzz target in the repo (found by scripts/fuzz.sh), one at a time,
 # FUZZTIME each; FUZZ_PARALLEL sets the workers per target (default: all cores).

@@ -5,6 +5,7 @@
 //	cdevd token [--rotate]
 //	cdevd doctor [--json]
 //	cdevd service install|uninstall|status [-- serve flags]
+//	cdevd bench [-quick] [-only FIGURE]
 //	cdevd openrpc
 //	cdevd version
 package main
@@ -34,9 +35,15 @@ import (
 	"github.com/cdevd/cdevd/runtimes/codex"
 	"github.com/cdevd/cdevd/runtimes/gemini"
 	"github.com/cdevd/cdevd/runtimes/kit"
+	"github.com/cdevd/cdevd/runtimes/scripted"
 )
 
 func main() {
+	// The scripted runtime of `serve --bench-runtime` runs this binary as
+	// its fake CLI.
+	if scripted.IsCLI() {
+		scripted.Main()
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -47,6 +54,7 @@ commands:
   token     print the token clients must present (--rotate makes a new one)
   doctor    show each runtime: found or not, path, version, status and why (--json)
   service   install, uninstall or show cdevd as a per-user service (systemd, launchd)
+  bench     measure cdevd (a served process, over loopback) and print the performance table
   openrpc   print the OpenRPC document
   version   print cdevd's version
 `
@@ -66,6 +74,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = doctor(args[1:], stdout, stderr)
 	case "service":
 		err = service(args[1:], stdout, stderr)
+	case "bench":
+		err = benchCmd(args[1:], stdout, stderr)
+	case "bench-echo": // not in usage: the baseline server `cdevd bench` starts
+		err = benchEcho(args[1:], stdout)
 	case "openrpc":
 		_, err = stdout.Write(openrpc.Document)
 	case "version", "--version", "-v":
@@ -148,7 +160,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // rather than in a restart loop.
 type serveOptions struct {
 	addr, logFormat, logLevel            string
-	allowRemote, noConsole               bool
+	allowRemote, noConsole, benchRuntime bool
 	workspaces, origins, hosts, disabled multiFlag
 	idle, stall                          time.Duration
 	maxProcs                             int
@@ -169,6 +181,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.DurationVar(&o.idle, "idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
 	fs.DurationVar(&o.stall, "stall-timeout", 5*time.Minute, "fail a turn whose CLI prints nothing for this long")
 	fs.BoolVar(&o.noConsole, "no-console", false, "do not serve the web console at /")
+	fs.BoolVar(&o.benchRuntime, "bench-runtime", false, "also register the scripted test runtime (for `cdevd bench`)")
 	fs.IntVar(&o.maxProcs, "max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
 	return fs, o
 }
@@ -195,9 +208,17 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// and signals at once must still see an orderly shutdown.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	as := adapters(log, o.stall, cfg)
+	if o.benchRuntime {
+		a, err := benchRuntime(h, log)
+		if err != nil {
+			return err
+		}
+		as = append(as, a)
+	}
 	d, err := daemon.Start(daemon.Config{Home: h, Addr: o.addr, AllowRemote: o.allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
-		Adapters: adapters(log, o.stall, cfg), Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
+		Adapters: as, Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
 		NoConsole: o.noConsole, Logger: log})
 	if err != nil {
 		return err

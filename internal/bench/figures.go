@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// sample is one repetition of a figure: its value (seconds or bytes) and
+// the baseline measured next to it (0: none).
+type sample struct {
+	value, value2 float64 // value2: a second percentile, when the figure has one
+	base          float64
+	note          string // said in the baseline cell, e.g. what was lost
+	failed        bool   // a correctness condition of the figure broke (events lost)
+}
+
+type unit int
+
+const (
+	unitSeconds unit = iota
+	unitBytes
+)
+
+// figure is one row of the table.
+type figure struct {
+	key, title string
+	unit       unit
+	baseName   string  // what the baseline is
+	ratioMax   float64 // the target is cdevd ÷ baseline ≤ ratioMax
+	valueMax   float64 // the target is value ≤ valueMax (seconds or bytes)
+	target     string
+	measure    func(*Bench, context.Context) (sample, error)
+}
+
+// figures are the table, in its order.
+var figures = []figure{
+	{key: "list", title: "workspace/list round trip p50", baseName: "echo", ratioMax: 1.5, target: "≤ 1.5×", measure: (*Bench).list},
+	{key: "initialize", title: "initialize round trip p50", baseName: "echo", ratioMax: 2.5, target: "≤ 2.5×", measure: (*Bench).initialize},
+	{key: "memory", title: "RSS per idle initialized connection ({conns} conns)", unit: unitBytes, baseName: "bare echo", valueMax: 12 << 10,
+		target: "≤ 12 KB", measure: (*Bench).memory},
+	{key: "page-cold", title: "first page (50 newest) of a never-read {big} transcript", baseName: "read file once", valueMax: 0.060,
+		target: "≤ 60 ms", measure: (*Bench).pageCold},
+	{key: "page-restart", title: "the same right after a daemon restart", baseName: "read file once", valueMax: 0.060,
+		target: "≤ 60 ms", measure: (*Bench).pageRestart},
+	{key: "page-warm", title: "page of an indexed transcript, round trip p50", baseName: "echo", valueMax: 0.0015,
+		target: "≤ 1.5 ms", measure: (*Bench).pageWarm},
+	{key: "history-first", title: "history of {sessions} sessions, first call", baseName: "read files once", valueMax: 0.150,
+		target: "≤ 150 ms", measure: (*Bench).historyFirst},
+	{key: "history-later", title: "the same, later calls p50", baseName: "echo", valueMax: 0.003,
+		target: "≤ 3 ms", measure: (*Bench).historyLater},
+	{key: "history-restart", title: "the same, first call after a daemon restart", baseName: "read files once", valueMax: 0.150,
+		target: "≤ 150 ms", measure: (*Bench).historyRestart},
+	{key: "burst", title: "burst of {burst} deltas to {watchers} watchers, creation→arrival p99", valueMax: 0.050,
+		target: "≤ 50 ms", measure: (*Bench).burst},
+	{key: "steady", title: "steady {rate} events/s to {watchers} watchers for {seconds} s, p99", valueMax: 0.010,
+		target: "≤ 10 ms, none lost", measure: (*Bench).steady},
+	{key: "append", title: "transcript append → watcher p50 / p99", target: "keep (0.5 / 0.9–4.4 ms)", measure: (*Bench).appendTail},
+}
+
+// row is a figure's printed line.
+type row struct{ title, value, baseline, ratio, spread, target, met string }
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}
+
+// row is the median of the samples, with its baseline, ratio and verdict.
+func (f figure) row(samples []sample) row {
+	var vals, vals2, bases, ratios []float64
+	failed := false
+	var notes []string
+	for _, s := range samples {
+		vals, vals2, bases = append(vals, s.value), append(vals2, s.value2), append(bases, s.base)
+		if s.base > 0 {
+			ratios = append(ratios, s.value/s.base)
+		}
+		failed = failed || s.failed
+		if s.note != "" {
+			notes = append(notes, s.note)
+		}
+	}
+	v := median(vals)
+	r := row{title: f.title, value: f.format(v), baseline: "-", ratio: "-", target: f.target, met: "-",
+		spread: f.format(slices.Min(vals)) + "–" + f.format(slices.Max(vals))}
+	if f.key == "append" {
+		r.value = f.format(v) + " / " + f.format(median(vals2))
+	}
+	if len(ratios) == len(samples) {
+		r.baseline = fmt.Sprintf("%s (%s)", f.format(median(bases)), f.baseName)
+		r.ratio = fmt.Sprintf("%.2f×", median(ratios))
+		r.spread = fmt.Sprintf("%.2f–%.2f×", slices.Min(ratios), slices.Max(ratios))
+	}
+	if len(notes) > 0 {
+		if r.baseline == "-" {
+			r.baseline = ""
+		} else {
+			r.baseline += "; "
+		}
+		r.baseline += notes[len(notes)/2]
+	}
+	switch {
+	case f.ratioMax > 0:
+		r.met = yesNo(median(ratios) <= f.ratioMax && !failed)
+	case f.valueMax > 0:
+		r.met = yesNo(v <= f.valueMax && !failed)
+	case failed:
+		r.met = "no"
+	}
+	return r
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}
+
+func (f figure) format(v float64) string {
+	if f.unit == unitBytes {
+		return fmt.Sprintf("%.1f KB", v/1024)
+	}
+	d := time.Duration(v * float64(time.Second))
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0f µs", v*1e6)
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2f ms", v*1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.0f ms", v*1e3)
+	default:
+		return fmt.Sprintf("%.2f s", v)
+	}
+}
