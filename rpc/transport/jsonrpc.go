@@ -116,6 +116,17 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 		b.done()
 		return
 	}
+	if !b.isBatch && c.inline(req.method) {
+		// Answered here, on the reading goroutine: a cheap method that
+		// never blocks costs no goroutine and no hand-off. The token is
+		// given back first, as below.
+		reply, after := c.call(req)
+		<-c.inflight
+		b.after[i] = after
+		b.put(i, req.id, reply)
+		b.done()
+		return
+	}
 	c.handlers.Add(1)
 	go func() {
 		defer c.handlers.Done()
@@ -127,6 +138,12 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 		b.put(i, req.id, reply)
 		b.done()
 	}()
+}
+
+// inline reports whether the handler answers method without blocking.
+func (c *Conn) inline(method string) bool {
+	in, ok := c.srv.h.(Inliner)
+	return ok && in.Inline(c, method)
 }
 
 func (c *Conn) acquire() bool {
@@ -186,10 +203,10 @@ func (c *Conn) reject(rerr *rpc.Error) {
 	c.reply(encodeResponse(nil, nil, rerr))
 }
 
-// reply queues a response; nil means there is nothing to send.
+// reply sends a response; nil means there is nothing to send.
 func (c *Conn) reply(msg []byte) {
 	if msg != nil {
-		c.enqueue(msg)
+		c.sendReply(msg)
 	}
 }
 
