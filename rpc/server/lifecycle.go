@@ -9,6 +9,7 @@ import (
 
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/rpc/transport"
 	"github.com/cdevd/cdevd/runtimes"
 )
 
@@ -33,46 +34,44 @@ func (s *Server) initialize(ctx context.Context, c *client, raw json.RawMessage)
 	if p.Capabilities != nil {
 		c.conn.SetOptOut(p.Capabilities.OptOutNotificationMethods)
 	}
-	return initializeReply{s.initializeResult(c.conn.ID()), s.capabilities(ctx)}, nil
+	return s.initializeResult(ctx, c.conn.ID()), nil
 }
 
-// initializeResult is the whole answer but the capabilities, in one literal.
-func (s *Server) initializeResult(clientID string) rpc.InitializeResult {
-	info := rpc.ServerInfo{Name: "cdevd", Version: s.cfg.Version}
-	return rpc.InitializeResult{
-		ProtocolVersion: rpc.ProtocolVersion,
-		ServerInfo:      info,
-		ServerInfoSnake: info,
-		ClientID:        clientID,
-		Epoch:           s.engine.Epoch(),
-	}
+// initializeResult is the whole answer, in one literal, with the
+// capabilities built from the registry so that what is advertised is what
+// is registered. Encoding the registry was most of initialize's work: the
+// answer is encoded again only when a runtime's status changed (and
+// generatedAt says when that was); each connection splices in its id.
+func (s *Server) initializeResult(ctx context.Context, clientID string) transport.Encoded {
+	caps := s.capabilities(ctx)
+	id, _ := json.Marshal(clientID) // a string
+	enc := caps.json
+	msg := make([]byte, 0, len(enc)+len(id))
+	msg = append(append(msg, enc[:caps.idAt]...), id...)
+	return append(msg, enc[caps.idAt:]...)
 }
 
-// initializeReply encodes as rpc.InitializeResult, with its capabilities
-// encoded already: the field shadows the embedded one of the same name.
-type initializeReply struct {
-	rpc.InitializeResult
-	Capabilities json.RawMessage `json:"capabilities"`
-}
-
-// encodedCaps is the capabilities answer, encoded, for the runtimes'
-// statuses it was built from.
+// encodedCaps is the initialize result, encoded without its clientId's
+// value (which goes at idAt), for the runtimes' statuses it was built from.
 type encodedCaps struct {
 	statuses []registry.Status
-	json     json.RawMessage
+	json     []byte
+	idAt     int
 }
 
-// capabilities returns the encoded capabilities, built from the registry
-// so that what is advertised is what is registered. Encoding the registry
-// was most of initialize's work; it is done again only when a runtime's
-// status changed, and generatedAt says when that was.
-func (s *Server) capabilities(ctx context.Context) json.RawMessage {
+// clientIDField is where a result encoded with an empty clientId has room
+// for one. It cannot occur inside a string value, where quotes are escaped,
+// and clientId is encoded before the registry.
+const clientIDField = `"clientId":`
+
+// capabilities returns the encoded result for the registry's state.
+func (s *Server) capabilities(ctx context.Context) *encodedCaps {
 	if !s.regWarm.Load() {
 		// Until every runtime has been detected once, a snapshot may wait
 		// for detections, which it runs concurrently.
 		caps := s.encodeCaps(s.reg.Snapshot(ctx), nil)
 		s.regWarm.Store(true)
-		return caps.json
+		return caps
 	}
 	ids := s.reg.IDs()
 	statuses := make([]registry.Status, len(ids))
@@ -80,25 +79,37 @@ func (s *Server) capabilities(ctx context.Context) json.RawMessage {
 		statuses[i] = s.reg.Status(ctx, id) // known now: never waits
 	}
 	if c := s.caps.Load(); c != nil && slices.Equal(c.statuses, statuses) {
-		return c.json
+		return c
 	}
 	adapters := make([]runtimes.Adapter, len(ids))
 	for i, id := range ids {
 		adapters[i], _ = s.reg.Adapter(id)
 	}
-	return s.encodeCaps(registry.Build(adapters, statuses, time.Now()), statuses).json
+	return s.encodeCaps(registry.Build(adapters, statuses, time.Now()), statuses)
 }
 
-// encodeCaps encodes reg and, with the statuses it shows, caches it.
+// encodeCaps encodes the result for reg and, given the statuses it shows,
+// caches it.
 func (s *Server) encodeCaps(reg rpc.RuntimeRegistry, statuses []registry.Status) *encodedCaps {
-	// Without HTML escaping, like every other reply (see transport.marshal).
+	info := rpc.ServerInfo{Name: "cdevd", Version: s.cfg.Version}
+	res := rpc.InitializeResult{
+		ProtocolVersion: rpc.ProtocolVersion,
+		ServerInfo:      info,
+		ServerInfoSnake: info,
+		Epoch:           s.engine.Epoch(),
+		Capabilities:    rpc.ServerCapabilities{SupportedAgents: s.reg.IDs(), RuntimeRegistry: reg},
+	}
+	// Without HTML escaping, like every other reply (see transport).
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rpc.ServerCapabilities{SupportedAgents: s.reg.IDs(), RuntimeRegistry: reg}); err != nil {
+	if err := enc.Encode(res); err != nil {
 		panic(err) // strings, bools and slices of them cannot fail
 	}
-	c := &encodedCaps{statuses: statuses, json: bytes.TrimSuffix(buf.Bytes(), []byte("\n"))}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	at := bytes.Index(out, []byte(clientIDField+`""`))
+	out = append(out[:at+len(clientIDField)], out[at+len(clientIDField)+2:]...)
+	c := &encodedCaps{statuses: statuses, json: out, idAt: at + len(clientIDField)}
 	if statuses != nil {
 		s.caps.Store(c)
 	}

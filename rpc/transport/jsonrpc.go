@@ -164,7 +164,9 @@ func (c *Conn) call(req request) (reply []byte, after AfterReply) {
 	c.srv.metrics.observe(req.method, time.Since(start))
 
 	var raw json.RawMessage
-	if rerr == nil {
+	if enc, ok := result.(Encoded); ok {
+		raw = json.RawMessage(enc)
+	} else if rerr == nil {
 		var err error
 		if raw, err = marshal(result); err != nil {
 			c.log.Error("cannot marshal result", methodField(req.method), zap.Error(err))
@@ -321,7 +323,24 @@ func validID(id json.RawMessage) bool {
 	return string(id) == "null"
 }
 
+// Encoded is a result already encoded as compact, valid JSON: it is sent
+// as it is, where any other result is encoded (and a json.RawMessage
+// checked and compacted) once more. For a large result built once and
+// sent many times.
+type Encoded []byte
+
 func encodeResponse(id, result json.RawMessage, rerr *rpc.Error) []byte {
+	if rerr == nil && result != nil {
+		// The id is as received in a valid request, the result valid
+		// JSON: the encoder would only copy both, after checking them.
+		msg := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(result)+len("null"))
+		msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+		if id == nil {
+			msg = append(msg, "null"...)
+		}
+		msg = append(append(msg, id...), `,"result":`...)
+		return append(append(msg, result...), '}')
+	}
 	msg, err := marshal(response{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
 	if err != nil {
 		// Only an error's data can fail to encode: send the rest.
