@@ -337,12 +337,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.ws++
 	s.wg.Add(1)
 	s.mu.Unlock()
-	defer func() {
+	release := func() {
 		s.mu.Lock()
 		s.ws--
 		s.mu.Unlock()
 		s.wg.Done()
-	}()
+	}
 
 	var hdr http.Header
 	if p := selectProtocol(r); p != "" {
@@ -351,6 +351,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws, err := s.upgrader.Upgrade(w, r, hdr)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", zap.Error(err)) // Upgrade has replied
+		release()
 		return
 	}
 	releaseSlot(ws.NetConn())
@@ -358,8 +359,13 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !s.add(c) {
 		c.Close(websocket.CloseGoingAway, "server shutting down")
 	}
-	c.serve()
-	s.remove(c)
+	// The connection gets a goroutine of its own and net/http's ends: the
+	// handshake grew that one's stack, which an idle connection would keep.
+	go func() {
+		defer release()
+		c.serve()
+		s.remove(c)
+	}()
 }
 
 // refuse answers a failed check. The log names the reason, never the
