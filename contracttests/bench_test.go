@@ -209,6 +209,47 @@ func BenchmarkInitialize(b *testing.B) {
 	b.ReportMetric(float64(len(reply)), "reply-bytes")
 }
 
+// BenchmarkWorkspaceList times a cheap method's round trip (workspace/list
+// with one workspace) on an initialized connection against a bare WebSocket
+// round trip carrying the same bytes each way, alternating the two so that
+// both see the same machine. It reports each one's median.
+func BenchmarkWorkspaceList(b *testing.B) {
+	d := benchDaemon(b)
+	ctx := b.Context()
+	ws := benchDial(b, ctx, d.URL(), d.Token())
+	defer ws.Close()
+	roundTrip(b, ws, []byte(initializeFrame))
+	benchCall(b, ws, rpc.MethodWorkspaceAdd, rpc.WorkspaceAddParams{Path: b.TempDir()}, nil)
+	frame := []byte(`{"jsonrpc":"2.0","id":2,"method":"workspace/list","params":{}}`)
+	reply := roundTrip(b, ws, frame)
+	if !strings.Contains(string(reply), `"workspaces"`) {
+		b.Fatalf("workspace/list: %s", reply)
+	}
+	echoURL, _ := echoServer(b, len(reply))
+	echo := benchDial(b, ctx, echoURL, "")
+	defer echo.Close()
+
+	calls := make([]time.Duration, 0, b.N)
+	echoes := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		roundTrip(b, ws, frame)
+		calls = append(calls, time.Since(start))
+		start = time.Now()
+		roundTrip(b, echo, frame)
+		echoes = append(echoes, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(calls)
+	slices.Sort(echoes)
+	call, bare := calls[len(calls)/2], echoes[len(echoes)/2]
+	b.ReportMetric(float64(call.Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(bare.Nanoseconds()), "echo-p50-ns")
+	b.ReportMetric(float64(call)/float64(bare), "call/echo")
+	b.ReportMetric(float64(len(reply)), "reply-bytes")
+}
+
 // liveBytes is what the heap and goroutine stacks hold after a collection.
 func liveBytes() uint64 {
 	runtime.GC()

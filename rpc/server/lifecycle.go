@@ -1,10 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
+	"time"
 
+	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/rpc/transport"
+	"github.com/cdevd/cdevd/runtimes"
 )
 
 func (s *Server) initialize(ctx context.Context, c *client, raw json.RawMessage) (any, error) {
@@ -31,19 +37,81 @@ func (s *Server) initialize(ctx context.Context, c *client, raw json.RawMessage)
 	return s.initializeResult(ctx, c.conn.ID()), nil
 }
 
-// initializeResult is the whole capabilities answer, in one literal, built
-// from the registry so that what is advertised is what is registered.
-func (s *Server) initializeResult(ctx context.Context, clientID string) rpc.InitializeResult {
+// initializeResult is the whole answer, in one literal, with the
+// capabilities built from the registry so that what is advertised is what
+// is registered. Encoding the registry was most of initialize's work: the
+// answer is encoded again only when a runtime's status changed (and
+// generatedAt says when that was); each connection splices in its id.
+func (s *Server) initializeResult(ctx context.Context, clientID string) transport.Encoded {
+	caps := s.capabilities(ctx)
+	id, _ := json.Marshal(clientID) // a string
+	enc := caps.json
+	msg := make([]byte, 0, len(enc)+len(id))
+	msg = append(append(msg, enc[:caps.idAt]...), id...)
+	return append(msg, enc[caps.idAt:]...)
+}
+
+// encodedCaps is the initialize result, encoded without its clientId's
+// value (which goes at idAt), for the runtimes' statuses it was built from.
+type encodedCaps struct {
+	statuses []registry.Status
+	json     []byte
+	idAt     int
+}
+
+// clientIDField is where a result encoded with an empty clientId has room
+// for one. It cannot occur inside a string value, where quotes are escaped,
+// and clientId is encoded before the registry.
+const clientIDField = `"clientId":`
+
+// capabilities returns the encoded result for the registry's state.
+func (s *Server) capabilities(ctx context.Context) *encodedCaps {
+	if !s.regWarm.Load() {
+		// Until every runtime has been detected once, a snapshot may wait
+		// for detections, which it runs concurrently.
+		caps := s.encodeCaps(s.reg.Snapshot(ctx), nil)
+		s.regWarm.Store(true)
+		return caps
+	}
+	ids := s.reg.IDs()
+	statuses := make([]registry.Status, len(ids))
+	for i, id := range ids {
+		statuses[i] = s.reg.Status(ctx, id) // known now: never waits
+	}
+	if c := s.caps.Load(); c != nil && slices.Equal(c.statuses, statuses) {
+		return c
+	}
+	adapters := make([]runtimes.Adapter, len(ids))
+	for i, id := range ids {
+		adapters[i], _ = s.reg.Adapter(id)
+	}
+	return s.encodeCaps(registry.Build(adapters, statuses, time.Now()), statuses)
+}
+
+// encodeCaps encodes the result for reg and, given the statuses it shows,
+// caches it.
+func (s *Server) encodeCaps(reg rpc.RuntimeRegistry, statuses []registry.Status) *encodedCaps {
 	info := rpc.ServerInfo{Name: "cdevd", Version: s.cfg.Version}
-	return rpc.InitializeResult{
+	res := rpc.InitializeResult{
 		ProtocolVersion: rpc.ProtocolVersion,
 		ServerInfo:      info,
 		ServerInfoSnake: info,
-		ClientID:        clientID,
 		Epoch:           s.engine.Epoch(),
-		Capabilities: rpc.ServerCapabilities{
-			SupportedAgents: s.reg.IDs(),
-			RuntimeRegistry: s.reg.Snapshot(ctx),
-		},
+		Capabilities:    rpc.ServerCapabilities{SupportedAgents: s.reg.IDs(), RuntimeRegistry: reg},
 	}
+	// Without HTML escaping, like every other reply (see transport).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		panic(err) // strings, bools and slices of them cannot fail
+	}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	at := bytes.Index(out, []byte(clientIDField+`""`))
+	out = append(out[:at+len(clientIDField)], out[at+len(clientIDField)+2:]...)
+	c := &encodedCaps{statuses: statuses, json: out, idAt: at + len(clientIDField)}
+	if statuses != nil {
+		s.caps.Store(c)
+	}
+	return c
 }

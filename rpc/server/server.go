@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -46,6 +47,11 @@ type Server struct {
 
 	mu      sync.Mutex
 	clients map[*transport.Conn]*client
+
+	// regWarm is set once a snapshot has detected every runtime: from then
+	// on initialize never waits, and caps holds its encoded capabilities.
+	regWarm atomic.Bool
+	caps    atomic.Pointer[encodedCaps]
 }
 
 // New creates the Server.
@@ -106,6 +112,20 @@ func (s *Server) client(conn *transport.Conn) *client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.clients[conn]
+}
+
+// Inline implements transport.Inliner: these methods are lookups under
+// short locks, answered on the connection's reading goroutine. initialize
+// is one once it can no longer wait for a runtime's first detection.
+func (s *Server) Inline(_ *transport.Conn, method string) bool {
+	switch method {
+	case rpc.MethodInitialize:
+		return s.regWarm.Load()
+	case rpc.MethodInitialized, rpc.MethodDiscover, rpc.MethodWorkspaceList, rpc.MethodWorkspaceGet,
+		rpc.MethodWorkspaceSubscriptions, rpc.MethodSessionState:
+		return true
+	}
+	return false
 }
 
 // Handle implements transport.Handler: the one dispatch switch.

@@ -49,27 +49,41 @@ type Conn struct {
 	closeOnce sync.Once
 	closeMsg  []byte // the close frame's payload; written once, before ctx is cancelled
 
-	handlers  sync.WaitGroup // running Handle calls and batches
-	readErr   error          // why reading ended; set before readDone is closed
-	readDone  chan struct{}
-	writeDone chan struct{}
+	// wmu is held while a data frame is written, so the close frame never
+	// cuts into one.
+	wmu sync.Mutex
+	// Keepalives are timers, not a goroutine: an idle connection has only
+	// its reading goroutine.
+	timerMu   sync.Mutex
+	ping      *time.Timer
+	heartbeat *time.Timer
+	hbSeq     atomic.Int64
+
+	handlers   sync.WaitGroup // running Handle calls and batches
+	readErr    error          // why reading ended; set before readDone is closed
+	readDone   chan struct{}
+	closerDone chan struct{} // closed once the socket is closed
 }
 
 func newConn(s *Server, ws *websocket.Conn) *Conn {
 	id := rand.Text()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Conn{
-		id:        id,
-		srv:       s,
-		ws:        ws,
-		log:       s.log.With(connField(id)),
-		ctx:       ctx,
-		cancel:    cancel,
-		send:      newOutbox(s.cfg.SendQueue),
-		inflight:  make(chan struct{}, s.cfg.MaxInflight),
-		readDone:  make(chan struct{}),
-		writeDone: make(chan struct{}),
+	c := &Conn{
+		id:         id,
+		srv:        s,
+		ws:         ws,
+		log:        s.log.With(connField(id)),
+		ctx:        ctx,
+		cancel:     cancel,
+		send:       newOutbox(s.cfg.SendQueue),
+		inflight:   make(chan struct{}, s.cfg.MaxInflight),
+		readDone:   make(chan struct{}),
+		closerDone: make(chan struct{}),
 	}
+	if ws != nil {
+		c.send.start = c.drain
+	}
+	return c
 }
 
 // ID is random and unique per connection.
@@ -200,11 +214,14 @@ func (c *Conn) serve() {
 	defer m.connsOpen.Dec()
 	c.log.Debug("connection opened")
 
+	// The closer runs only once the connection starts closing: no
+	// goroutine waits for that meanwhile.
+	context.AfterFunc(c.ctx, c.closeSocket)
+	c.startTimers()
 	c.srv.h.Open(c)
-	go c.writeLoop()
 	c.readLoop()
 	close(c.readDone)
-	<-c.writeDone
+	<-c.closerDone
 	c.handlers.Wait()
 	c.srv.h.Close(c)
 	c.log.Debug("connection closed")
@@ -249,53 +266,116 @@ func (c *Conn) readFailed(err error) {
 	c.log.Debug("read ended", zap.Error(err))
 }
 
-// writeLoop is the connection's only writer of data frames. Once the
+// drain is the writer goroutine, started when something is queued and
+// nobody writes: it writes until the queue is empty, then ends. Once the
 // connection closes, queued messages are dropped: the client recovers
 // session events with since_seq.
-func (c *Conn) writeLoop() {
-	defer close(c.writeDone)
-	cfg := &c.srv.cfg
-	ping := time.NewTicker(cfg.PingInterval)
-	defer ping.Stop()
-	heartbeat := time.NewTicker(cfg.HeartbeatInterval)
-	defer heartbeat.Stop()
-	var seq int64
-
-	for c.ctx.Err() == nil {
-		select {
-		case <-c.ctx.Done():
-		case <-c.send.ready:
-			for c.ctx.Err() == nil {
-				msg, ok := c.send.pop()
-				if !ok {
-					break
-				}
-				msg = validUTF8(c.log, msg)
-				_ = c.ws.SetWriteDeadline(time.Now().Add(cfg.WriteTimeout))
-				if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
-					c.log.Debug("write failed", zap.Error(err))
-					c.Close(websocket.CloseGoingAway, "write failed")
-				}
-			}
-		case <-ping.C:
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(cfg.WriteTimeout)); err != nil {
-				c.log.Debug("ping failed", zap.Error(err))
-				c.Close(websocket.CloseGoingAway, "write failed")
-			}
-		case now := <-heartbeat.C:
-			seq++
-			c.Notify(heartbeatMethod, rpc.HeartbeatEvent{
-				ServerTime:    now.UTC().Format(time.RFC3339),
-				Sequence:      seq,
-				UptimeSeconds: int64(now.Sub(c.srv.started).Seconds()),
-			})
+func (c *Conn) drain() {
+	defer c.send.writers.Done()
+	for {
+		msg, ok := c.send.next()
+		if !ok {
+			return
 		}
+		c.writeFrame(msg)
 	}
+}
 
+// writeFrame writes one data frame; its caller holds the outbox's claim.
+func (c *Conn) writeFrame(msg []byte) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.ctx.Err() != nil {
+		return
+	}
+	msg = validUTF8(c.log, msg)
+	_ = c.ws.SetWriteDeadline(time.Now().Add(c.srv.cfg.WriteTimeout))
+	if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
+		c.log.Debug("write failed", zap.Error(err))
+		c.Close(websocket.CloseGoingAway, "write failed")
+	}
+}
+
+// sendReply queues msg, or writes it on this goroutine when nothing is queued
+// and nobody writes: a reply then costs no hand-off to a writer goroutine,
+// and still cannot overtake (or cut into) anything queued before it.
+func (c *Conn) sendReply(msg []byte) {
+	if c.ctx.Err() == nil && c.send.claim() {
+		c.writeFrame(msg)
+		c.send.unclaim()
+		return
+	}
+	c.enqueue(msg)
+}
+
+// startTimers arms the keepalives.
+func (c *Conn) startTimers() {
+	cfg := &c.srv.cfg
+	c.timerMu.Lock()
+	defer c.timerMu.Unlock()
+	if c.ctx.Err() != nil {
+		return // closed before it started (Shutdown); stopTimers may have run
+	}
+	c.ping = time.AfterFunc(cfg.PingInterval, c.sendPing)
+	c.heartbeat = time.AfterFunc(cfg.HeartbeatInterval, c.sendHeartbeat)
+}
+
+// rearm restarts t unless the connection is closing (stopTimers ran or
+// will run, under the same lock, so a timer never outlives it).
+// The timer is read under the lock too: with a short interval it can fire
+// before startTimers has stored it.
+func (c *Conn) rearm(t **time.Timer, d time.Duration) {
+	c.timerMu.Lock()
+	defer c.timerMu.Unlock()
+	if c.ctx.Err() == nil {
+		(*t).Reset(d)
+	}
+}
+
+func (c *Conn) stopTimers() {
+	c.timerMu.Lock()
+	defer c.timerMu.Unlock()
+	if c.ping != nil {
+		c.ping.Stop()
+		c.heartbeat.Stop()
+	}
+}
+
+func (c *Conn) sendPing() {
+	cfg := &c.srv.cfg
+	// WriteControl may be called concurrently with a data frame's write.
+	if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(cfg.WriteTimeout)); err != nil {
+		c.log.Debug("ping failed", zap.Error(err))
+		c.Close(websocket.CloseGoingAway, "write failed")
+		return
+	}
+	c.rearm(&c.ping, cfg.PingInterval)
+}
+
+func (c *Conn) sendHeartbeat() {
+	now := time.Now()
+	c.Notify(heartbeatMethod, rpc.HeartbeatEvent{
+		ServerTime:    now.UTC().Format(time.RFC3339),
+		Sequence:      c.hbSeq.Add(1),
+		UptimeSeconds: int64(now.Sub(c.srv.started).Seconds()),
+	})
+	c.rearm(&c.heartbeat, c.srv.cfg.HeartbeatInterval)
+}
+
+// closeSocket runs once the connection starts closing: it stops the
+// keepalives and the writer, sends the close frame after any data frame
+// being written, and closes the socket.
+func (c *Conn) closeSocket() {
+	defer close(c.closerDone)
+	c.stopTimers()
+	c.send.close()
+	// A direct writer's frame ends first; none follows, as ctx has ended.
+	c.wmu.Lock()
 	// Writing the close frame fails when the peer is gone (nobody to wait
 	// for) or when one was already sent: the peer closed first, or the
 	// read limit was hit.
-	err := c.ws.WriteControl(websocket.CloseMessage, c.closeMsg, time.Now().Add(cfg.WriteTimeout))
+	err := c.ws.WriteControl(websocket.CloseMessage, c.closeMsg, time.Now().Add(c.srv.cfg.WriteTimeout))
+	c.wmu.Unlock()
 	if err == nil || errors.Is(err, websocket.ErrCloseSent) {
 		c.awaitPeerClose()
 	}

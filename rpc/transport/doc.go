@@ -12,6 +12,12 @@
 // per connection, and the rate of refusal log lines. Every frame sent is
 // valid UTF-8, whatever the client or a CLI sent.
 //
+// A connection costs one goroutine while idle, its reader: a writer
+// goroutine exists only while something is queued, keepalives are timers,
+// and a reply is written on the goroutine that made it when nothing is
+// queued before it. A Handler that implements Inliner has its cheap
+// methods answered on the reader itself, with no hand-off at all.
+//
 // The method implementations live elsewhere and see only Handler and Conn:
 // Handle gets each request's method and raw params and returns a result or
 // an error (a possibly wrapped *rpc.Error keeps its code and data); Conn

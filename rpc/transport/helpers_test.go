@@ -45,6 +45,12 @@ func newTestHandler() *testHandler {
 	}
 }
 
+// Inline answers the cheap methods on the reading goroutine, as cdevd's
+// handler does with its lookups; the others run on goroutines of their own.
+func (h *testHandler) Inline(_ *Conn, method string) bool {
+	return method == "echo" || method == "panic" || method == "burst"
+}
+
 func (h *testHandler) Open(c *Conn) { h.opened <- c }
 
 func (h *testHandler) Close(*Conn) { h.closed <- h.inflight.Load() }
@@ -77,6 +83,13 @@ func (h *testHandler) Handle(ctx context.Context, c *Conn, method string, params
 		return nil, errors.New("a notification's error is never sent")
 	case "fail":
 		return nil, fmt.Errorf("looking up the session: %w", rpc.SessionNotFound("s1"))
+	case "burst": // queues n numbered notifications, then replies n
+		var p struct{ N int }
+		_ = json.Unmarshal(params, &p)
+		for i := range p.N {
+			c.Notify("event/n", map[string]int{"i": i})
+		}
+		return p.N, nil
 	case "then": // replies, then sends 3 notifications more than the queue holds
 		return followup{c}, nil
 	case "panic":

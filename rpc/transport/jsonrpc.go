@@ -116,6 +116,17 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 		b.done()
 		return
 	}
+	if !b.isBatch && c.inline(req.method) {
+		// Answered here, on the reading goroutine: a cheap method that
+		// never blocks costs no goroutine and no hand-off. The token is
+		// given back first, as below.
+		reply, after := c.call(req)
+		<-c.inflight
+		b.after[i] = after
+		b.put(i, req.id, reply)
+		b.done()
+		return
+	}
 	c.handlers.Add(1)
 	go func() {
 		defer c.handlers.Done()
@@ -127,6 +138,12 @@ func (c *Conn) start(raw json.RawMessage, b *batch, i int) {
 		b.put(i, req.id, reply)
 		b.done()
 	}()
+}
+
+// inline reports whether the handler answers method without blocking.
+func (c *Conn) inline(method string) bool {
+	in, ok := c.srv.h.(Inliner)
+	return ok && in.Inline(c, method)
 }
 
 func (c *Conn) acquire() bool {
@@ -147,7 +164,9 @@ func (c *Conn) call(req request) (reply []byte, after AfterReply) {
 	c.srv.metrics.observe(req.method, time.Since(start))
 
 	var raw json.RawMessage
-	if rerr == nil {
+	if enc, ok := result.(Encoded); ok {
+		raw = json.RawMessage(enc)
+	} else if rerr == nil {
 		var err error
 		if raw, err = marshal(result); err != nil {
 			c.log.Error("cannot marshal result", methodField(req.method), zap.Error(err))
@@ -186,10 +205,10 @@ func (c *Conn) reject(rerr *rpc.Error) {
 	c.reply(encodeResponse(nil, nil, rerr))
 }
 
-// reply queues a response; nil means there is nothing to send.
+// reply sends a response; nil means there is nothing to send.
 func (c *Conn) reply(msg []byte) {
 	if msg != nil {
-		c.enqueue(msg)
+		c.sendReply(msg)
 	}
 }
 
@@ -254,8 +273,9 @@ func (b *batch) done() {
 	}
 }
 
-// parseRequest validates one JSON value as a request object. On failure it
-// still returns the id when it could be read, for the error reply.
+// parseRequest validates one JSON value (valid JSON) as a request object.
+// On failure it still returns the id when it could be read, for the error
+// reply.
 func parseRequest(raw json.RawMessage) (request, *rpc.Error) {
 	// JSON text is UTF-8 (RFC 8259 §8.1). Anything echoed from an invalid
 	// request (its id, its method name) would make our text frame invalid
@@ -263,35 +283,160 @@ func parseRequest(raw json.RawMessage) (request, *rpc.Error) {
 	if !utf8.Valid(raw) {
 		return request{}, invalidRequest("not valid UTF-8")
 	}
-	// A map, not a struct: encoding/json matches struct fields without
-	// regard to case, and JSON-RPC member names are case-sensitive.
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return request{}, invalidRequest("not an object")
+	f, ok := scanMembers(raw)
+	if !ok {
+		// A map, not a struct: encoding/json matches struct fields
+		// without regard to case, and JSON-RPC member names are
+		// case-sensitive.
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+			return request{}, invalidRequest("not an object")
+		}
+		f = members{id: fields["id"], jsonrpc: fields["jsonrpc"], method: fields["method"], params: fields["params"]}
 	}
 	var req request
-	if id, ok := fields["id"]; ok {
-		if !validID(id) {
+	if f.id != nil {
+		if !validID(f.id) {
 			return request{}, invalidRequest("id must be a string, a number or null")
 		}
-		req.id = id
+		req.id = f.id
 	}
-	var version string
-	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
-		return req, invalidRequest(`jsonrpc must be "2.0"`)
+	if string(f.jsonrpc) != `"2.0"` {
+		var version string
+		if err := json.Unmarshal(f.jsonrpc, &version); err != nil || version != "2.0" {
+			return req, invalidRequest(`jsonrpc must be "2.0"`)
+		}
 	}
-	m, ok := fields["method"]
-	if !ok || m[0] != '"' {
+	m := f.method
+	if m == nil || m[0] != '"' {
 		return req, invalidRequest("method must be a string")
 	}
-	_ = json.Unmarshal(m, &req.method) // a valid JSON string
-	if p, ok := fields["params"]; ok {
+	if bytes.IndexByte(m, '\\') < 0 {
+		req.method = string(m[1 : len(m)-1])
+	} else {
+		_ = json.Unmarshal(m, &req.method) // a valid JSON string
+	}
+	if p := f.params; p != nil {
 		if p[0] != '{' && p[0] != '[' {
 			return req, invalidRequest("params must be an object or an array")
 		}
 		req.params = p
 	}
 	return req, nil
+}
+
+// members are the values of a request object's members; nil when absent.
+type members struct{ id, jsonrpc, method, params json.RawMessage }
+
+// scanMembers reads the members of b, valid JSON, by scanning it: decoding
+// into a map was most of a cheap request's cost. It reports false for
+// what it leaves to the map: anything but an object, or a member name with
+// an escape (which may spell one of ours). As with the map, a repeated
+// member's last value counts. Values are slices of b, capped so that
+// appending to one cannot write into b.
+func scanMembers(b []byte) (f members, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return f, false
+	}
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		return f, true
+	}
+	for i < len(b) && b[i] == '"' {
+		end := i + 1
+		for end < len(b) && b[end] != '"' {
+			if b[end] == '\\' {
+				return f, false
+			}
+			end++
+		}
+		if end >= len(b) {
+			return f, false
+		}
+		key := b[i+1 : end]
+		if i = skipSpace(b, end+1); i >= len(b) || b[i] != ':' {
+			return f, false
+		}
+		i = skipSpace(b, i+1)
+		vend := skipValue(b, i)
+		if vend <= i || vend > len(b) {
+			return f, false
+		}
+		v := json.RawMessage(b[i:vend:vend])
+		switch string(key) {
+		case "id":
+			f.id = v
+		case "jsonrpc":
+			f.jsonrpc = v
+		case "method":
+			f.method = v
+		case "params":
+			f.params = v
+		}
+		if i = skipSpace(b, vend); i >= len(b) {
+			return f, false
+		}
+		if b[i] == '}' {
+			return f, true
+		}
+		if b[i] != ',' {
+			return f, false
+		}
+		i = skipSpace(b, i+1)
+	}
+	return f, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value that starts at b[i], or -1
+// if b ends first. Only strings and nesting need care in valid JSON.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i++
+			for i < len(b) && b[i] != '"' {
+				if b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(b) {
+				return -1
+			}
+			i++
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of a scalar, at its container's end
+			}
+			depth--
+			i++
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+			i++
+		default:
+			i++
+		}
+		if depth == 0 && i > 0 && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
+			return i
+		}
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
 }
 
 // validID accepts a string, a number or null (values are valid JSON, so the
@@ -304,7 +449,24 @@ func validID(id json.RawMessage) bool {
 	return string(id) == "null"
 }
 
+// Encoded is a result already encoded as compact, valid JSON: it is sent
+// as it is, where any other result is encoded (and a json.RawMessage
+// checked and compacted) once more. For a large result built once and
+// sent many times.
+type Encoded []byte
+
 func encodeResponse(id, result json.RawMessage, rerr *rpc.Error) []byte {
+	if rerr == nil && result != nil {
+		// The id is as received in a valid request, the result valid
+		// JSON: the encoder would only copy both, after checking them.
+		msg := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(result)+len("null"))
+		msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+		if id == nil {
+			msg = append(msg, "null"...)
+		}
+		msg = append(append(msg, id...), `,"result":`...)
+		return append(append(msg, result...), '}')
+	}
 	msg, err := marshal(response{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
 	if err != nil {
 		// Only an error's data can fail to encode: send the rest.

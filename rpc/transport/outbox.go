@@ -5,32 +5,46 @@ import (
 	"sync"
 )
 
-// outbox is a connection's bounded send queue. It grows with use instead
-// of reserving its whole bound up front: most connections sit idle most of
-// the time, and a channel of the bound's size would cost every one of them
-// tens of kilobytes.
+// outbox is a connection's bounded send queue, and the right to write data
+// frames. It grows with use instead of reserving its whole bound up front,
+// and keeps no writer goroutine while there is nothing to write: most
+// connections sit idle most of the time, and a channel of the bound's size
+// or a parked goroutine would cost every one of them kilobytes.
+//
+// At most one goroutine writes at a time: the one holding the claim
+// (writing). A push that finds no writer starts one (start), which writes
+// until the queue is empty and then gives the claim back; a reply may be
+// written directly by whoever claims an empty, idle queue (claim).
 type outbox struct {
 	limit int
+	// start runs a writer in a new goroutine; nil keeps messages queued
+	// (a Conn without a socket, in tests of the JSON-RPC layer).
+	start func()
 
-	mu    sync.Mutex
-	items [][]byte // FIFO: items[head:] are queued
-	head  int
+	mu      sync.Mutex
+	items   [][]byte // FIFO: items[head:] are queued
+	head    int
+	writing bool // a writer holds the claim
+	closed  bool // nothing more is queued or written
+	// writers counts writer goroutines; added to under mu while not
+	// closed, so that close can wait for them all.
+	writers sync.WaitGroup
 
-	ready chan struct{} // holds a token after a push (the writer then pops until empty)
-	room  chan struct{} // holds a token after the writer took an item (for waiting senders)
+	room chan struct{} // holds a token after the writer took an item (for waiting senders)
 }
 
 func newOutbox(limit int) *outbox {
-	return &outbox{limit: limit, ready: make(chan struct{}, 1), room: make(chan struct{}, 1)}
+	return &outbox{limit: limit, room: make(chan struct{}, 1)}
 }
 
-// push queues msg unless the queue is full.
+// push queues msg unless the queue is full (or closed).
 func (o *outbox) push(msg []byte) bool { return o.pushUnder(msg, o.limit) }
 
-// pushUnder queues msg unless max messages are already queued.
+// pushUnder queues msg unless max messages are already queued, and starts
+// a writer if none holds the claim.
 func (o *outbox) pushUnder(msg []byte, max int) bool {
 	o.mu.Lock()
-	if len(o.items)-o.head >= max {
+	if o.closed || len(o.items)-o.head >= max {
 		o.mu.Unlock()
 		return false
 	}
@@ -42,8 +56,22 @@ func (o *outbox) pushUnder(msg []byte, max int) bool {
 		o.items, o.head = o.items[:n], 0
 	}
 	o.items = append(o.items, msg)
+	start := o.startLocked()
 	o.mu.Unlock()
-	signal(o.ready)
+	if start {
+		go o.start()
+	}
+	return true
+}
+
+// startLocked takes the claim for a new writer goroutine if nobody holds
+// it; the caller then runs o.start.
+func (o *outbox) startLocked() bool {
+	if o.writing || o.start == nil {
+		return false
+	}
+	o.writing = true
+	o.writers.Add(1)
 	return true
 }
 
@@ -67,8 +95,16 @@ func (o *outbox) pushWait(ctx context.Context, done <-chan struct{}, msg []byte)
 // pop takes the oldest queued message, if any.
 func (o *outbox) pop() ([]byte, bool) {
 	o.mu.Lock()
+	msg, ok := o.popLocked()
+	o.mu.Unlock()
+	if ok {
+		signal(o.room)
+	}
+	return msg, ok
+}
+
+func (o *outbox) popLocked() ([]byte, bool) {
 	if o.head == len(o.items) {
-		o.mu.Unlock()
 		return nil, false
 	}
 	msg := o.items[o.head]
@@ -84,9 +120,60 @@ func (o *outbox) pop() ([]byte, bool) {
 			o.items = o.items[:0]
 		}
 	}
+	return msg, true
+}
+
+// next is the writer's pop: the next message to write, or false once the
+// queue is empty (or closed), in which case the writer has given back the
+// claim and must stop.
+func (o *outbox) next() ([]byte, bool) {
+	o.mu.Lock()
+	msg, ok := o.popLocked()
+	if !ok || o.closed {
+		o.writing = false
+		o.mu.Unlock()
+		return nil, false
+	}
 	o.mu.Unlock()
 	signal(o.room)
 	return msg, true
+}
+
+// claim takes the right to write at once, for a reply written on the
+// caller's goroutine. It is refused unless the queue is empty and no
+// writer runs: what was queued before must go out first.
+func (o *outbox) claim() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed || o.writing || o.head != len(o.items) || o.start == nil {
+		return false
+	}
+	o.writing = true
+	return true
+}
+
+// unclaim gives back a claim taken with claim; what was queued meanwhile
+// gets a writer goroutine.
+func (o *outbox) unclaim() {
+	o.mu.Lock()
+	o.writing = false
+	start := !o.closed && o.head != len(o.items) && o.startLocked()
+	o.mu.Unlock()
+	if start {
+		go o.start()
+	}
+}
+
+// close drops what is queued, refuses what comes, and waits until no
+// writer goroutine runs. A direct writer (claim) may still be finishing
+// its frame; it writes nothing more.
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	clear(o.items)
+	o.items, o.head = nil, 0
+	o.mu.Unlock()
+	o.writers.Wait()
 }
 
 // signal leaves a token in a one-slot channel without blocking.

@@ -43,6 +43,12 @@ const (
 	DefaultMaxConns = 4096
 )
 
+// readBufferSize is each connection's read buffer, which it keeps for
+// life. Requests are small: one read usually takes a whole frame, and a
+// bigger frame's payload is read past the buffer, straight into the
+// message (net/http's own 4 KiB buffer would be kept otherwise).
+const readBufferSize = 1024
+
 // refusalLogRate bounds the "upgrade refused" log lines: whoever can reach
 // the port can provoke one per request, and must not be able to flood the
 // log. What is not logged is counted and reported on the next line logged
@@ -142,6 +148,15 @@ type Handler interface {
 	Close(c *Conn)
 }
 
+// Inliner may be implemented by a Handler to have some requests answered
+// on the connection's reading goroutine, which reads nothing else
+// meanwhile. Inline must report true only for a method that neither
+// blocks nor takes long (a lookup under a short lock), so that it never
+// delays another request; batches always run as usual.
+type Inliner interface {
+	Inline(c *Conn, method string) bool
+}
+
 // Server serves the WebSocket endpoint and the probes. Run it with Serve,
 // which applies the HTTP timeouts and connection caps of Config; it is also
 // an http.Handler, for tests that bring their own http.Server.
@@ -185,6 +200,10 @@ func New(cfg Config, h Handler) *Server {
 		refusals:  rate.NewLimiter(refusalLogRate, refusalLogRate),
 		now:       time.Now,
 		upgrader: websocket.Upgrader{
+			// An idle connection keeps only its read buffer; write
+			// buffers are lent, per message, from one pool.
+			ReadBufferSize:  readBufferSize,
+			WriteBufferPool: &sync.Pool{},
 			// Origin is checked before the upgrade, against AllowOrigins.
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
@@ -324,12 +343,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.ws++
 	s.wg.Add(1)
 	s.mu.Unlock()
-	defer func() {
+	release := func() {
 		s.mu.Lock()
 		s.ws--
 		s.mu.Unlock()
 		s.wg.Done()
-	}()
+	}
 
 	var hdr http.Header
 	if p := selectProtocol(r); p != "" {
@@ -338,6 +357,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws, err := s.upgrader.Upgrade(w, r, hdr)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", zap.Error(err)) // Upgrade has replied
+		release()
 		return
 	}
 	releaseSlot(ws.NetConn())
@@ -345,8 +365,13 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !s.add(c) {
 		c.Close(websocket.CloseGoingAway, "server shutting down")
 	}
-	c.serve()
-	s.remove(c)
+	// The connection gets a goroutine of its own and net/http's ends: the
+	// handshake grew that one's stack, which an idle connection would keep.
+	go func() {
+		defer release()
+		c.serve()
+		s.remove(c)
+	}()
 }
 
 // refuse answers a failed check. The log names the reason, never the
