@@ -13,7 +13,26 @@ type index struct {
 }
 
 // add takes one line into the index, reporting whether it is a message.
+// Lines are classified without decoding them; only titles, a first prompt
+// still to find, and lines classify cannot vouch for are decoded.
 func (x *index) add(b []byte) bool {
+	if f, ok := classify(b); ok {
+		t := string(f.typ)
+		msg := f.isMessage()
+		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
+			(x.prompt == "" && msg && t == "user")
+		if !wantsDecode {
+			if len(f.branch) > 0 && string(f.branch) != x.branch {
+				x.branch = string(f.branch)
+			}
+			return msg
+		}
+	}
+	return x.addDecoded(b)
+}
+
+// addDecoded is add by way of ParseLine.
+func (x *index) addDecoded(b []byte) bool {
 	l, err := ParseLine(b)
 	if err != nil {
 		return false // a torn or foreign line: not a message

@@ -193,8 +193,16 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 			l, err := ParseLine(b)
 			m, ok := ToMessage(sessionID, l)
 			if err != nil || !ok {
-				// Only a file rewritten in place, keeping its size and time,
-				// gets here: the index is dropped so the next call rebuilds it.
+				if f, fok := classify(b); fok && f.isMessage() {
+					// The line the index counted, but not valid JSON inside
+					// (the CLI never writes one; a damaged file can hold
+					// one): left out of its page, so that it does not fail
+					// every read of the pages around it.
+					return nil
+				}
+				// Otherwise only a file rewritten in place, keeping its size
+				// and time, gets here: the index is dropped so the next call
+				// rebuilds it.
 				return jsonl.Stale(fmt.Errorf("transcript %s changed while read", p))
 			}
 			page = append(page, m)

@@ -346,3 +346,22 @@ func TestMessagesLongLines(t *testing.T) {
 		t.Errorf("message 1 has %d bytes of text, want %d", len(text), len("message 1"+g.pad))
 	}
 }
+
+// TestMessagesMalformedMessageLine: a line shaped like a message, which the
+// index counts without decoding it, but not valid JSON inside, is left out
+// of its page; the pages around it are served, every time.
+func TestMessagesMalformedMessageLine(t *testing.T) {
+	s, d := newStore(t)
+	g := newGen(idA)
+	bad := `{"type":"user","message":{"content":[tru]},"uuid":"bad"}` + "\n"
+	writeSession(t, d, idA, g.lines(2)+bad+g.lines(2), time.Now())
+	for range 2 {
+		got, total, err := s.Messages(context.Background(), workDir, idA, 0, 10, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 5 || fmt.Sprint(uuids(got)) != fmt.Sprint(want(0, 3)) {
+			t.Errorf("total %d, %v; want 5 (the line counted), %v", total, uuids(got), want(0, 3))
+		}
+	}
+}

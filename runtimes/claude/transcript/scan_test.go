@@ -1,0 +1,78 @@
+package transcript
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// checkClassify fails when classify vouches for a valid JSON line and says
+// other than ParseLine and isMessage would.
+func checkClassify(t *testing.T, b []byte) {
+	t.Helper()
+	f, ok := classify(b)
+	if !ok || !json.Valid(b) {
+		return
+	}
+	l, err := ParseLine(b)
+	if err != nil {
+		t.Fatalf("valid line refused: %v", err)
+	}
+	if f.isMessage() != isMessage(l) || string(f.typ) != l.Type || string(f.branch) != l.GitBranch {
+		t.Fatalf("classify: message %v, type %q, branch %q; ParseLine: %v, %q, %q",
+			f.isMessage(), f.typ, f.branch, isMessage(l), l.Type, l.GitBranch)
+	}
+}
+
+// classifyCases are lines where a scan that does not decode could go wrong.
+var classifyCases = []struct {
+	line    string
+	ok, msg bool
+}{
+	{`{"type":"user","message":{"content":"hi"}}`, true, true},
+	{` { "type" : "assistant" , "message" : [ ] } `, true, true},
+	{`{"type":"user","message":null}`, true, false},
+	{`{"type":"user"}`, true, false},
+	{`{"type":"user","message":{},"isMeta":true}`, true, false},
+	{`{"type":"user","message":{},"isSidechain":true}`, true, false},
+	{`{"type":"user","message":{},"isMeta":"true"}`, true, true},   // a type error leaves it false
+	{`{"type":"user","message":{},"isSidechain":null}`, true, true}, // null leaves it false
+	{`{"type":5,"message":{}}`, true, false},
+	{`{"message":{"type":"user"},"type":"summary"}`, true, false}, // only the top level counts
+	{`{"x":"\"type\":\"user\"","type":"attachment","message":{}}`, true, false},
+	{`{"x":"a\\","type":"user","message":{"s":"}{]["}}`, true, true}, // backslash runs, brackets in strings
+	{`{"type":"us\u0065r","message":{}}`, false, true},               // escapes: decoded by ParseLine
+	{`{"Type":"user","message":{}}`, false, true},                    // encoding/json folds case
+	{`{"type":"user","message":{},"type":"summary"}`, false, false},  // repeated: the decoder decides
+	{`{"typ\u0065":"user","message":{}}`, false, true},
+	{`{"type":"user","message":{}`, false, false}, // torn
+	{`{"type":"user","message":{}} x`, false, false},
+	{`[1]`, false, false},
+	{``, false, false},
+}
+
+func TestClassify(t *testing.T) {
+	for _, c := range classifyCases {
+		f, ok := classify([]byte(c.line))
+		if ok != c.ok || (ok && f.isMessage() != c.msg) {
+			t.Errorf("%s: ok %v, message %v; want %v, %v", c.line, ok, f.isMessage(), c.ok, c.msg)
+		}
+		if !ok {
+			// What the decoder makes of it is what an index takes.
+			l, err := ParseLine([]byte(c.line))
+			if got := err == nil && isMessage(l); got != c.msg {
+				t.Errorf("%s: ParseLine says message %v, want %v", c.line, got, c.msg)
+			}
+		}
+		checkClassify(t, []byte(c.line))
+	}
+}
+
+// FuzzClassify: whatever classify vouches for in a valid line is what
+// ParseLine says, so that counts from a scan agree with pages decoded.
+func FuzzClassify(f *testing.F) {
+	seedLines(f)
+	for _, c := range classifyCases {
+		f.Add([]byte(c.line))
+	}
+	f.Fuzz(checkClassify)
+}
