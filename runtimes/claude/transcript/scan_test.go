@@ -34,7 +34,7 @@ var classifyCases = []struct {
 	{`{"type":"user"}`, true, false},
 	{`{"type":"user","message":{},"isMeta":true}`, true, false},
 	{`{"type":"user","message":{},"isSidechain":true}`, true, false},
-	{`{"type":"user","message":{},"isMeta":"true"}`, true, true},   // a type error leaves it false
+	{`{"type":"user","message":{},"isMeta":"true"}`, true, true},    // a type error leaves it false
 	{`{"type":"user","message":{},"isSidechain":null}`, true, true}, // null leaves it false
 	{`{"type":5,"message":{}}`, true, false},
 	{`{"message":{"type":"user"},"type":"summary"}`, true, false}, // only the top level counts
