@@ -4,12 +4,36 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
+var _ jsonl.Merger[*index] = (*index)(nil)
+
 // index is what one scan of a transcript learned: where its message lines
 // are (the kept Lines) and what List reports.
 type index struct {
 	jsonl.Index
 
 	customTitle, aiTitle, summary, prompt, branch string
+	// Whether a line set each title (to "" too): what Merge needs.
+	hasCustom, hasAI, hasSummary bool
+}
+
+// Merge takes in the index of the part of the file that follows x's (see
+// jsonl.Merger): later titles and branch win, the first prompt stays.
+func (x *index) Merge(y *index) {
+	if y.hasCustom {
+		x.customTitle, x.hasCustom = y.customTitle, true
+	}
+	if y.hasAI {
+		x.aiTitle, x.hasAI = y.aiTitle, true
+	}
+	if y.hasSummary {
+		x.summary, x.hasSummary = y.summary, true
+	}
+	if x.prompt == "" {
+		x.prompt = y.prompt
+	}
+	if y.branch != "" {
+		x.branch = y.branch
+	}
 }
 
 // add takes one line into the index, reporting whether it is a message.
@@ -43,11 +67,11 @@ func (x *index) addDecoded(b []byte) bool {
 	// The latest title of each kind wins: they are re-appended when renamed.
 	switch l.Type {
 	case "custom-title":
-		x.customTitle = l.CustomTitle
+		x.customTitle, x.hasCustom = l.CustomTitle, true
 	case "ai-title":
-		x.aiTitle = l.AITitle
+		x.aiTitle, x.hasAI = l.AITitle, true
 	case "summary":
-		x.summary = l.Summary
+		x.summary, x.hasSummary = l.Summary, true
 	}
 	if x.prompt == "" {
 		x.prompt = prompt(l)

@@ -76,3 +76,38 @@ func FuzzClassify(f *testing.F) {
 	}
 	f.Fuzz(checkClassify)
 }
+
+// TestIndexMerge: an index gathered in two parts and merged says what one
+// gathered over the whole says, wherever the cut falls: titles set (even to
+// "") in either part, the first prompt, the latest branch.
+func TestIndexMerge(t *testing.T) {
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]},"gitBranch":"main"}`,
+		`{"type":"custom-title","customTitle":"first name"}`,
+		`{"type":"user","message":{"role":"user","content":"the prompt"},"gitBranch":"main"}`,
+		`{"type":"ai-title","aiTitle":"ai name"}`,
+		`{"type":"assistant","message":{"role":"assistant","content":[]},"gitBranch":"feature"}`,
+		`{"type":"custom-title","customTitle":""}`,
+		`{"type":"user","message":{"role":"user","content":"later prompt"},"gitBranch":""}`,
+		`{"type":"summary","summary":"a summary"}`,
+	}
+	gather := func(ls []string) *index {
+		x := &index{}
+		for _, l := range ls {
+			x.add([]byte(l))
+		}
+		return x
+	}
+	whole := gather(lines)
+	for cut := range len(lines) + 1 {
+		x := gather(lines[:cut])
+		x.Merge(gather(lines[cut:]))
+		if x.title() != whole.title() || x.prompt != whole.prompt || x.branch != whole.branch ||
+			x.customTitle != whole.customTitle || x.aiTitle != whole.aiTitle || x.summary != whole.summary {
+			t.Errorf("cut at %d: %+v; whole: %+v", cut, *x, *whole)
+		}
+	}
+	if whole.title() != "ai name" || whole.prompt != "the prompt" || whole.branch != "feature" {
+		t.Errorf("whole: title %q, prompt %q, branch %q", whole.title(), whole.prompt, whole.branch)
+	}
+}
