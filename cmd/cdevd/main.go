@@ -102,9 +102,10 @@ var builtins = []string{claude.ID, codex.ID, gemini.ID}
 
 // adapters is the built-in runtimes, then the ACP agents declared in the
 // configuration file.
-func adapters(log *zap.Logger, stall time.Duration, cfg config.Config) []runtimes.Adapter {
+func adapters(log *zap.Logger, stall time.Duration, cfg config.Config, home string) []runtimes.Adapter {
 	as := []runtimes.Adapter{
-		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude")}),
+		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude"),
+			CacheDir: filepath.Join(home, "cache", "claude")}),
 		codex.New(codex.Config{StallTimeout: stall, Logger: log.Named("codex")}),
 		gemini.New(gemini.Config{StallTimeout: stall, Logger: log.Named("gemini")}),
 	}
@@ -178,7 +179,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	d, err := daemon.Start(daemon.Config{Home: h, Addr: *addr, AllowRemote: *allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: wss, AllowOrigins: origins, AllowHosts: hosts,
-		Adapters: adapters(log, *stall, cfg), Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
+		Adapters: adapters(log, *stall, cfg, h), Disabled: reasons(disabled), IdleTimeout: *idle, MaxProcesses: *maxProcs,
 		Logger: log})
 	if err != nil {
 		return err
@@ -274,7 +275,7 @@ func doctor(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	reg, err := registry.New(adapters(zap.NewNop(), 0, cfg)...)
+	reg, err := registry.New(adapters(zap.NewNop(), 0, cfg, h)...)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,18 @@ func Current[T any, P Indexed[T]](x P, fi os.FileInfo) bool {
 		return false
 	}
 	b := x.base()
-	return os.SameFile(b.fi, fi) && b.fi.Size() == fi.Size() && b.fi.ModTime().Equal(fi.ModTime())
+	return sameFile(b.fi, fi) && b.fi.Size() == fi.Size() && b.fi.ModTime().Equal(fi.ModTime())
+}
+
+// sameFile is os.SameFile, which also knows the version of a file that a
+// persisted index describes.
+func sameFile(a, b os.FileInfo) bool {
+	ad, ai, aok := fileKey(a)
+	bd, bi, bok := fileKey(b)
+	if aok && bok {
+		return ad == bd && ai == bi
+	}
+	return os.SameFile(a, b)
 }
 
 // Scan says what a Refresh read.
@@ -80,7 +91,7 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 	if old != nil {
 		ob = old.base()
 	}
-	if ob == nil || !os.SameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
+	if ob == nil || !sameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
 		return fullScan[T, P](ctx, f, fi, add, log, what)
 	}
 	// Extend a copy, so that old stays intact if ctx ends the scan.

@@ -17,7 +17,7 @@ import (
 // writeTranscript writes a generated transcript of about size bytes to
 // path, with assistant texts and tool results of about 1 KB, and returns
 // the number of messages in it.
-func writeTranscript(b *testing.B, path, sid string, size int64) int {
+func writeTranscript(b testing.TB, path, sid string, size int64) int {
 	b.Helper()
 	f, err := os.Create(path)
 	if err != nil {

@@ -1,10 +1,52 @@
 package transcript
 
 import (
+	"encoding/binary"
+	"errors"
+
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-var _ jsonl.Merger[*index] = (*index)(nil)
+var (
+	_ jsonl.Merger[*index] = (*index)(nil)
+	_ jsonl.Codec          = (*index)(nil)
+)
+
+// indexVersion names what add gathers, for persisted indexes: change it
+// whenever add, isMessage or the facts saved change, so that indexes saved
+// by an older cdevd are scanned again rather than trusted.
+const indexVersion = "claude-transcript-1"
+
+// AppendFacts appends what x gathered besides its lines (jsonl.Codec).
+func (x *index) AppendFacts(b []byte) []byte {
+	for _, s := range []string{x.customTitle, x.aiTitle, x.summary, x.prompt, x.branch} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	var flags byte
+	for i, f := range []bool{x.hasCustom, x.hasAI, x.hasSummary} {
+		if f {
+			flags |= 1 << i
+		}
+	}
+	return append(b, flags)
+}
+
+// ReadFacts reads what AppendFacts wrote.
+func (x *index) ReadFacts(b []byte) error {
+	for _, s := range []*string{&x.customTitle, &x.aiTitle, &x.summary, &x.prompt, &x.branch} {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return errors.New("bad transcript facts")
+		}
+		*s, b = string(b[k:k+int(n)]), b[k+int(n):]
+	}
+	if len(b) != 1 {
+		return errors.New("bad transcript facts")
+	}
+	x.hasCustom, x.hasAI, x.hasSummary = b[0]&1 != 0, b[0]&2 != 0, b[0]&4 != 0
+	return nil
+}
 
 // index is what one scan of a transcript learned: where its message lines
 // are (the kept Lines) and what List reports.

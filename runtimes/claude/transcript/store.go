@@ -62,6 +62,14 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	return s
 }
 
+// WithCacheDir makes s keep the indexes of big transcripts in dir too (see
+// jsonl.Cache.Persist), so that the first page of one after a restart needs
+// no scan of it; it returns s.
+func (s *Store) WithCacheDir(dir string) *Store {
+	s.cache.Persist(dir, indexVersion)
+	return s
+}
+
 // Dir is the folder holding dir's transcripts.
 func (s *Store) Dir(dir string) string {
 	return filepath.Join(s.projectsDir, EncodeDir(dir))

@@ -365,3 +365,57 @@ func TestMessagesMalformedMessageLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPersistedIndexRestart: a Store started on the cache directory of
+// another (a daemon restart) serves a big transcript's pages and summary
+// without scanning it, equal to what the first Store served; titles, first
+// prompt and branch survive the trip.
+func TestPersistedIndexRestart(t *testing.T) {
+	projects, cache := t.TempDir(), t.TempDir()
+	d := New(projects, nil).Dir(workDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(d, idA+".jsonl")
+	n := writeTranscript(t, p, idA, 2<<20)
+	appendFile(t, p, `{"type":"custom-title","customTitle":"renamed","sessionId":"`+idA+`"}`+"\n")
+	ctx := context.Background()
+	serve := func(s *Store) (string, []runtimes.Summary) {
+		t.Helper()
+		page, total, err := s.Messages(ctx, workDir, idA, 7, 50, true)
+		if err != nil || total != n {
+			t.Fatalf("total %d, %v; want %d", total, err, n)
+		}
+		list, err := s.List(ctx, workDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(uuids(page)), list
+	}
+	first := New(projects, nil).WithCacheDir(cache)
+	page1, list1 := serve(first)
+	second := New(projects, nil).WithCacheDir(cache)
+	page2, list2 := serve(second)
+	if page2 != page1 || fmt.Sprint(list2) != fmt.Sprint(list1) {
+		t.Errorf("after restart: %s %v; before: %s %v", page2, list2, page1, list1)
+	}
+	if list1[0].Summary != "renamed" || list1[0].Branch != "main" {
+		t.Errorf("summary %+v", list1[0])
+	}
+	if first.fullScans.Load() != 1 || second.fullScans.Load() != 0 || second.scannedBytes.Load() != 0 {
+		t.Errorf("full scans %d then %d (%d bytes); want 1 then 0", first.fullScans.Load(), second.fullScans.Load(), second.scannedBytes.Load())
+	}
+}
+
+func TestIndexFactsRoundTrip(t *testing.T) {
+	x := &index{customTitle: "c", aiTitle: "a", summary: "s", prompt: "p\nq", branch: "b", hasCustom: true, hasSummary: true}
+	var y index
+	if err := y.ReadFacts(x.AppendFacts(nil)); err != nil || fmt.Sprint(y) != fmt.Sprint(*x) {
+		t.Errorf("%+v, %v; want %+v", y, err, *x)
+	}
+	for _, bad := range [][]byte{nil, {9}, x.AppendFacts(nil)[:5], append(x.AppendFacts(nil), 0)} {
+		if (&index{}).ReadFacts(bad) == nil {
+			t.Errorf("facts %q accepted", bad)
+		}
+	}
+}
