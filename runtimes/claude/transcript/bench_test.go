@@ -99,6 +99,30 @@ func BenchmarkIndexBuild(b *testing.B) {
 	}
 }
 
+// BenchmarkRestartPage is the first page of a transcript after a daemon
+// restart: a new Store whose cache directory holds the index the previous
+// one persisted.
+func BenchmarkRestartPage(b *testing.B) {
+	projects, ids := transcripts(b)
+	cache := b.TempDir()
+	for i, c := range transcriptSizes {
+		if _, _, err := New(projects, nil).WithCacheDir(cache).Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				s := New(projects, nil).WithCacheDir(cache)
+				if _, _, err := s.Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
+					b.Fatal(err)
+				}
+				if s.fullScans.Load() != 0 {
+					b.Fatal("scanned after a restart")
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkList lists a workspace of 1,000 sessions of about 20 KB: cold
 // (a new Store reads every file) and warm (nothing changed since).
 func BenchmarkList(b *testing.B) {

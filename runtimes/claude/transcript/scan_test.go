@@ -3,6 +3,9 @@ package transcript
 import (
 	"encoding/json"
 	"testing"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
 )
 
 // checkClassify fails when classify vouches for a valid JSON line and says
@@ -110,4 +113,39 @@ func TestIndexMerge(t *testing.T) {
 	if whole.title() != "ai name" || whole.prompt != "the prompt" || whole.branch != "feature" {
 		t.Errorf("whole: title %q, prompt %q, branch %q", whole.title(), whole.prompt, whole.branch)
 	}
+}
+
+// FuzzDecodeMessage: the one-pass decoding of a page's line gives exactly
+// what ParseLine and ToMessage give.
+func FuzzDecodeMessage(f *testing.F) {
+	seedLines(f)
+	for _, c := range classifyCases {
+		f.Add([]byte(c.line))
+	}
+	for _, s := range []string{
+		`{"type":"user","message":{"content":"typed"},"uuid":"u"}`,
+		`{"type":"user","message":{"content":[{"type":"text","text":"a"},"x",5]},"uuid":"u"}`,
+		`{"type":"assistant","message":{"id":"m","content":null,"usage":{"input_tokens":"x"}}}`,
+		`{"type":"assistant","message":5}`,
+		`{"type":"assistant","message":{"id":"a"},"message":{"role":"r"}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","input":{"a":[1]}}]},"timestamp":"bad"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	defer func(n func() time.Time) { now = n }(now)
+	now = func() time.Time { return time.Unix(1e9, 0) }
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, gotOK := decodeMessage("s", b)
+		var want rpc.Message
+		l, err := ParseLine(b)
+		wantOK := err == nil
+		if wantOK {
+			want, wantOK = ToMessage("s", l)
+		}
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if gotOK != wantOK || string(gj) != string(wj) {
+			t.Fatalf("one pass: %v %s\nlong way: %v %s", gotOK, gj, wantOK, wj)
+		}
+	})
 }

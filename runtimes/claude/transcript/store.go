@@ -198,9 +198,8 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 		total = len(x.Lines())
 		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
 		return x.ReadPage(f, offset, limit, desc, func(_ int64, b []byte) error {
-			l, err := ParseLine(b)
-			m, ok := ToMessage(sessionID, l)
-			if err != nil || !ok {
+			m, ok := decodeMessage(sessionID, b)
+			if !ok {
 				if f, fok := classify(b); fok && f.isMessage() {
 					// The line the index counted, but not valid JSON inside
 					// (the CLI never writes one; a damaged file can hold
