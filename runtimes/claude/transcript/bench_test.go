@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 )
 
@@ -94,6 +95,41 @@ func BenchmarkIndexBuild(b *testing.B) {
 				if _, _, err := New(projects, nil).Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+		// The same with the index persisted afterwards, as cdevd does: what
+		// saving it adds to the first page.
+		b.Run(c.name+"-persisting", func(b *testing.B) {
+			b.SetBytes(c.size)
+			for b.Loop() {
+				s := New(projects, nil).WithCacheDir(filepath.Join(b.TempDir(), "cache"))
+				if _, _, err := s.Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadOnce reads each transcript once in read-sized chunks, doing
+// nothing with the bytes: the floor a first index build is measured against.
+func BenchmarkReadOnce(b *testing.B) {
+	projects, ids := transcripts(b)
+	buf := make([]byte, jsonl.ChunkSize)
+	for i, c := range transcriptSizes {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(c.size)
+			for b.Loop() {
+				f, err := os.Open(filepath.Join(New(projects, nil).Dir(workDir), ids[i]+".jsonl"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for {
+					if _, err := f.Read(buf); err != nil {
+						break
+					}
+				}
+				f.Close()
 			}
 		})
 	}
