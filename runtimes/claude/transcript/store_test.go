@@ -419,3 +419,47 @@ func TestIndexFactsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesRewrittenInPlace: a transcript rewritten in place with its
+// size and modification time kept (its lines moved) is detected when a
+// page is read: no page of the old offsets is served, and the next call
+// indexes the file as it is.
+func TestMessagesRewrittenInPlace(t *testing.T) {
+	for _, cacheDir := range []bool{false, true} {
+		s, d := newStore(t)
+		if cacheDir {
+			s.WithCacheDir(t.TempDir())
+		}
+		mtime := time.Now().Add(-time.Hour)
+		old := newGen(idA).lines(10)
+		p := writeSession(t, d, idA, old, mtime)
+		ctx := context.Background()
+		if _, _, err := s.Messages(ctx, workDir, idA, 0, 4, true); err != nil {
+			t.Fatal(err)
+		}
+		// Every line moves 40 bytes on; the last one is cut short (torn).
+		shift := `{"type":"queue-operation","pad":"....."}` + "\n"
+		writeSession(t, d, idA, (shift + old)[:len(old)], mtime)
+		want := func() ([]string, int) {
+			fresh := New(t.TempDir(), nil)
+			fd := fresh.Dir(workDir)
+			os.MkdirAll(fd, 0o700)
+			b, _ := os.ReadFile(p)
+			writeSession(t, fd, idA, string(b), mtime)
+			m, total, err := fresh.Messages(ctx, workDir, idA, 0, 4, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return uuids(m), total
+		}
+		wantPage, wantTotal := want()
+		got, total, err := s.Messages(ctx, workDir, idA, 0, 4, true)
+		if err == nil && (fmt.Sprint(uuids(got)) != fmt.Sprint(wantPage) || total != wantTotal) {
+			t.Errorf("cache dir %v: served %v of %d from the old offsets; want %v of %d", cacheDir, uuids(got), total, wantPage, wantTotal)
+		}
+		got, total, err = s.Messages(ctx, workDir, idA, 0, 4, true)
+		if err != nil || fmt.Sprint(uuids(got)) != fmt.Sprint(wantPage) || total != wantTotal {
+			t.Errorf("cache dir %v: then %v of %d, %v; want %v of %d", cacheDir, uuids(got), total, err, wantPage, wantTotal)
+		}
+	}
+}
