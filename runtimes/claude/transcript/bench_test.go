@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -229,4 +230,23 @@ func BenchmarkTailLatency(b *testing.B) {
 	}
 	b.ReportMetric(pct(0.50), "p50-µs")
 	b.ReportMetric(pct(0.99), "p99-µs")
+}
+
+// BenchmarkClassify classifies the lines of 10 MB of transcript held in
+// memory: the CPU cost of a first index build without its reads.
+func BenchmarkClassify(b *testing.B) {
+	g := newGen(idA)
+	g.pad = strings.Repeat(" lorem ipsum", 80)
+	var data []byte
+	for len(data) < 10<<20 {
+		data = append(data, g.lines(1)...)
+	}
+	lines := bytes.Split(data[:len(data)-1], []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		x := &index{}
+		for _, l := range lines {
+			x.add(l)
+		}
+	}
 }

@@ -37,13 +37,7 @@ func classify(b []byte) (f facts, ok bool) {
 	var seen uint
 	ok = true // until a member says otherwise
 	ok = jsonl.Members(b, func(key, val []byte) {
-		k := -1
-		for i, fk := range factKeys {
-			if string(key) == fk {
-				k = i
-				break
-			}
-		}
+		k := factKey(key)
 		if k < 0 {
 			if foldsToFact(key) {
 				ok = false
@@ -81,6 +75,34 @@ func classify(b []byte) (f facts, ok bool) {
 	return f, ok
 }
 
+// factKey is the index of key in factKeys, or -1: by length first, since
+// every line has a dozen other keys.
+func factKey(key []byte) int {
+	switch len(key) {
+	case 4:
+		if string(key) == "type" {
+			return 0
+		}
+	case 6:
+		if string(key) == "isMeta" {
+			return 1
+		}
+	case 11:
+		if string(key) == "isSidechain" {
+			return 2
+		}
+	case 7:
+		if string(key) == "message" {
+			return 3
+		}
+	case 9:
+		if string(key) == "gitBranch" {
+			return 4
+		}
+	}
+	return -1
+}
+
 // foldsToFact reports whether encoding/json could take key, which is not
 // one of factKeys as spelled, for one of them: an escape, a byte that is not
 // ASCII (it folds some runes onto ASCII letters), or a case-insensitive match.
@@ -90,9 +112,12 @@ func foldsToFact(key []byte) bool {
 			return true
 		}
 	}
-	for _, fk := range factKeys {
-		if len(key) == len(fk) && bytes.EqualFold(key, []byte(fk)) {
-			return true
+	switch len(key) {
+	case 4, 6, 7, 9, 11: // the lengths of factKeys
+		for _, fk := range factKeys {
+			if len(key) == len(fk) && bytes.EqualFold(key, []byte(fk)) {
+				return true
+			}
 		}
 	}
 	return false
