@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -461,5 +462,39 @@ func TestMessagesRewrittenInPlace(t *testing.T) {
 		if err != nil || fmt.Sprint(uuids(got)) != fmt.Sprint(wantPage) || total != wantTotal {
 			t.Errorf("cache dir %v: then %v of %d, %v; want %v of %d", cacheDir, uuids(got), total, err, wantPage, wantTotal)
 		}
+	}
+}
+
+// TestBigTranscriptInParts: a transcript big enough to be scanned in parts
+// (one per core) is indexed as in one scan: count, pages, title, branch.
+func TestBigTranscriptInParts(t *testing.T) {
+	projects := t.TempDir()
+	d := New(projects, nil).Dir(workDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(d, idA+".jsonl")
+	writeTranscript(t, p, idA, 17<<20)
+	appendFile(t, p, `{"type":"ai-title","aiTitle":"late title","sessionId":"`+idA+`"}`+"\n")
+	serve := func(procs int) string {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		s := New(projects, nil)
+		ctx := context.Background()
+		var out []string
+		for _, off := range []int{0, 1000, 9000} {
+			page, total, err := s.Messages(ctx, workDir, idA, off, 20, off != 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprint(total, uuids(page)))
+		}
+		list, err := s.List(ctx, workDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(out, list)
+	}
+	if one, parts := serve(1), serve(3); one != parts {
+		t.Errorf("in parts:\n%s\nin one scan:\n%s", parts, one)
 	}
 }
