@@ -42,8 +42,9 @@ const persistFormat = 1
 
 var persistMagic = []byte("cdevd jsonl index\n")
 
-// persistedInfo is the version of a file that a loaded index describes:
-// the index covers size bytes, up to the end of a line.
+// persistedInfo is a version of a file known from its stat fields alone:
+// the one a loaded index describes (covering size bytes, up to the end of a
+// line), or one StatAt read.
 type persistedInfo struct {
 	name     string
 	size     int64

@@ -105,10 +105,15 @@ func noSession(sessionID string, err error) error {
 // is not read again; one that grew is read from where the last call stopped.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	d := s.Dir(dir)
-	des, err := readDir(d)
+	df, err := os.Open(d)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []runtimes.Summary{}, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	defer df.Close()
+	des, err := df.ReadDir(-1) // unsorted: sorted by time below
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +128,7 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 			return nil, err
 		}
 		p := filepath.Join(d, de.Name())
-		sum, mtime, err := s.summarize(ctx, id, p, de)
+		sum, mtime, err := s.summarize(ctx, id, p, df, de.Name())
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since ReadDir
 		}
@@ -147,16 +152,6 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	return res, nil
 }
 
-// readDir is os.ReadDir without its sort by name: List sorts by time.
-func readDir(d string) ([]fs.DirEntry, error) {
-	f, err := os.Open(d)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
-}
-
 // summary is what List reports of one session, with the time it sorts by
 // and the index it was made from.
 type summary struct {
@@ -165,11 +160,11 @@ type summary struct {
 	x     *index
 }
 
-// summarize describes session id, stored at p, from its up-to-date index.
-// The directory entry's metadata tells whether the cached index is current,
-// so an unchanged file is not even opened.
-func (s *Store) summarize(ctx context.Context, id, p string, de fs.DirEntry) (runtimes.Summary, time.Time, error) {
-	fi, err := de.Info()
+// summarize describes session id, stored at p (name in the open directory
+// df), from its up-to-date index. The file's metadata tells whether the
+// cached index is current, so an unchanged file is not even opened.
+func (s *Store) summarize(ctx context.Context, id, p string, df *os.File, name string) (runtimes.Summary, time.Time, error) {
+	fi, err := jsonl.StatAt(df, name)
 	if err != nil {
 		return runtimes.Summary{}, time.Time{}, err
 	}
