@@ -63,7 +63,7 @@ func diagnose() (doctorReport, error) {
 	if err != nil {
 		return doctorReport{}, err
 	}
-	reg, err := registry.New(adapters(zap.NewNop(), 0, cfg)...)
+	reg, err := registry.New(adapters(zap.NewNop(), 0, cfg, h)...)
 	if err != nil {
 		return doctorReport{}, err
 	}

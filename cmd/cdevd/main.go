@@ -116,9 +116,10 @@ var builtins = []string{claude.ID, codex.ID, gemini.ID}
 
 // adapters is the built-in runtimes, then the ACP agents declared in the
 // configuration file.
-func adapters(log *zap.Logger, stall time.Duration, cfg config.Config) []runtimes.Adapter {
+func adapters(log *zap.Logger, stall time.Duration, cfg config.Config, home string) []runtimes.Adapter {
 	as := []runtimes.Adapter{
-		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude")}),
+		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude"),
+			CacheDir: filepath.Join(home, "cache", "claude")}),
 		codex.New(codex.Config{StallTimeout: stall, Logger: log.Named("codex")}),
 		gemini.New(gemini.Config{StallTimeout: stall, Logger: log.Named("gemini")}),
 	}
@@ -208,7 +209,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// and signals at once must still see an orderly shutdown.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	as := adapters(log, o.stall, cfg)
+	as := adapters(log, o.stall, cfg, h)
 	if o.benchRuntime {
 		a, err := benchRuntime(h, log)
 		if err != nil {

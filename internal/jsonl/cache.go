@@ -3,6 +3,7 @@ package jsonl
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -18,6 +19,8 @@ type Cache[T any, P Indexed[T]] struct {
 	log    *zap.Logger
 	what   string
 
+	disk *disk // nil: indexes live only in memory
+
 	mu      sync.Mutex
 	entries map[string]*cached[P] // by path
 }
@@ -25,8 +28,24 @@ type Cache[T any, P Indexed[T]] struct {
 // cached is the index of one path; mu serializes its refreshes and covers
 // reading the file by its offsets.
 type cached[P any] struct {
-	mu  sync.Mutex
-	idx P // nil until first scanned
+	mu     sync.Mutex
+	idx    P     // nil until first scanned
+	loaded bool  // the persisted index was looked for
+	saved  int64 // how much of the file the persisted index covers
+}
+
+// Persist makes c keep the indexes of big files in dir too, so that a new
+// Cache (after a restart) starts from them rather than scanning again. An
+// index saved by another version of the owner's add, or one that no longer
+// describes its file (replaced, shrunk, rewritten), is never used. version
+// names what the owner's add gathers: change it whenever that changes. It
+// does nothing unless the index type is a Codec, or on a system where files
+// have no identity cdevd can read. It returns c.
+func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
+	if _, ok := any(P(new(T))).(Codec); ok && dir != "" {
+		c.disk = &disk{dir: dir, version: version}
+	}
+	return c
 }
 
 // NewCache returns a Cache whose indexes take lines with add (see Refresh).
@@ -53,14 +72,57 @@ func (c *Cache[T, P]) entry(path string) *cached[P] {
 
 // refresh brings e's index up to date with f, whose current version is fi.
 // The caller holds e.mu.
-func (c *Cache[T, P]) refresh(ctx context.Context, e *cached[P], f *os.File, fi os.FileInfo) error {
+func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f *os.File, fi os.FileInfo) error {
+	if c.disk != nil && !e.loaded {
+		e.loaded = true
+		if e.idx == nil && fi.Size() >= persistMin {
+			c.load(path, e, f, fi)
+		}
+	}
 	x, sc, err := Refresh(ctx, e.idx, f, fi, c.add, c.log, c.what)
 	c.onScan(sc)
 	if err != nil {
 		return err
 	}
 	e.idx = x
+	if c.disk != nil && x.base().split.Pos >= persistMin && (sc.Full || x.base().split.Pos >= e.saved+e.saved/4) {
+		// Saved again when it has grown by a quarter: a file that grows by
+		// a line a turn is not rewritten every turn, and what a restart
+		// must read again stays a fraction of the file.
+		c.save(path, e, f)
+	}
 	return nil
+}
+
+// load takes the persisted index of path into e, if it still describes f.
+func (c *Cache[T, P]) load(path string, e *cached[P], f *os.File, fi os.FileInfo) {
+	x := P(new(T))
+	facts, err := c.disk.load(x.base(), path, f, fi)
+	if err == nil {
+		err = any(x).(Codec).ReadFacts(facts)
+	}
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Debug("persisted "+c.what+" index not used", zap.String("path", path), zap.Error(err))
+		}
+		return
+	}
+	e.idx, e.saved = x, x.base().split.Pos
+}
+
+// save persists e's index of path, open as f. A failure costs only a scan
+// after a restart: it is logged, not returned.
+func (c *Cache[T, P]) save(path string, e *cached[P], f *os.File) {
+	x := e.idx
+	data, err := encode(x.base(), any(x).(Codec).AppendFacts(nil), path, c.disk.version, f)
+	if err == nil {
+		err = c.disk.save(path, data)
+	}
+	if err != nil {
+		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", path), zap.Error(err))
+		return
+	}
+	e.saved = x.base().split.Pos
 }
 
 // Get returns the up-to-date index of the file at path, whose version fi is
@@ -80,7 +142,7 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 		if fi, err = f.Stat(); err != nil {
 			return nil, err
 		}
-		if err := c.refresh(ctx, e, f, fi); err != nil {
+		if err := c.refresh(ctx, path, e, f, fi); err != nil {
 			return nil, err
 		}
 	}
@@ -99,7 +161,7 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 	e := c.entry(path)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := c.refresh(ctx, e, f, fi); err != nil {
+	if err := c.refresh(ctx, path, e, f, fi); err != nil {
 		return err
 	}
 	err = fn(e.idx)
@@ -121,11 +183,14 @@ type staleError struct{ err error }
 func (e staleError) Error() string { return e.err.Error() }
 func (e staleError) Unwrap() error { return e.err }
 
-// Forget drops the index of path (a file that is gone).
+// Forget drops the index of path (a file that is gone), persisted too.
 func (c *Cache[T, P]) Forget(path string) {
 	c.mu.Lock()
 	delete(c.entries, path)
 	c.mu.Unlock()
+	if c.disk != nil {
+		c.disk.remove(path)
+	}
 }
 
 // Prune drops the indexes of the paths for which drop reports true.

@@ -1,10 +1,14 @@
 package jsonl
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 
 	"go.uber.org/zap"
 )
@@ -49,7 +53,18 @@ func Current[T any, P Indexed[T]](x P, fi os.FileInfo) bool {
 		return false
 	}
 	b := x.base()
-	return os.SameFile(b.fi, fi) && b.fi.Size() == fi.Size() && b.fi.ModTime().Equal(fi.ModTime())
+	return sameFile(b.fi, fi) && b.fi.Size() == fi.Size() && b.fi.ModTime().Equal(fi.ModTime())
+}
+
+// sameFile is os.SameFile, which also knows the version of a file that a
+// persisted index describes.
+func sameFile(a, b os.FileInfo) bool {
+	ad, ai, aok := fileKey(a)
+	bd, bi, bok := fileKey(b)
+	if aok && bok {
+		return ad == bd && ai == bi
+	}
+	return os.SameFile(a, b)
 }
 
 // Scan says what a Refresh read.
@@ -72,26 +87,37 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 	if Current(old, fi) {
 		return old, Scan{}, nil
 	}
-	x := P(new(T))
-	var sc Scan
 	var ob *Index
 	if old != nil {
 		ob = old.base()
 	}
-	if ob != nil && os.SameFile(ob.fi, fi) && fi.Size() > ob.fi.Size() && appendedTo(f, ob.split.Pos) {
-		// Extend a copy, so that old stays intact if ctx ends the scan.
-		// Appending to lines cannot change old's view of them (nor can the
-		// owner's appending to its own slices); Pending is rewritten in place,
-		// so it is copied.
-		*x = *old
-		x.base().split.Pending = append([]byte(nil), ob.split.Pending...)
-	} else {
-		sc.Full = true
+	if ob == nil || !sameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
+		return fullScan[T, P](ctx, f, fi, add, log, what)
 	}
+	// Extend a copy, so that old stays intact if ctx ends the scan.
+	// Appending to lines cannot change old's view of them (nor can the
+	// owner's appending to its own slices); Pending is rewritten in place,
+	// so it is copied.
+	x := P(new(T))
+	*x = *old
 	b := x.base()
+	b.split.Pending = append([]byte(nil), ob.split.Pending...)
 	b.fi = fi
+	skipped := b.split.Skipped
 	from := b.split.Pos + b.split.Partial
-	r := io.NewSectionReader(f, from, fi.Size()-from)
+	n, err := scanPart(ctx, x, f, from, fi.Size(), add)
+	if err != nil {
+		return nil, Scan{Bytes: n}, err
+	}
+	warnSkipped(log, what, f, b.split.Skipped-skipped)
+	return x, Scan{Bytes: n}, nil
+}
+
+// scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
+// complete line into x with add, and returns how many bytes it read.
+func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to int64, add func(x P, line []byte) bool) (int64, error) {
+	b := x.base()
+	r := io.NewSectionReader(f, from, to-from)
 	// Sized to the work when small (the common case: a few appended lines),
 	// and never empty: a zero-length read would never reach EOF.
 	buf := make([]byte, min(ChunkSize, r.Size()+1))
@@ -100,25 +126,113 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 			b.lines = append(b.lines, Span{off, int64(len(line))})
 		}
 	}
-	skipped := b.split.Skipped
+	var read int64
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, sc, err
+			return read, err
 		}
 		n, err := r.Read(buf)
 		b.split.Feed(buf[:n], keep)
-		sc.Bytes += int64(n)
+		read += int64(n)
 		if err == io.EOF {
-			break
+			return read, nil
 		}
 		if err != nil {
-			return nil, sc, err
+			return read, err
 		}
 	}
-	if b.split.Skipped > skipped {
-		log.Warn("skipped overlong "+what+" lines", zap.String("path", f.Name()), zap.Int("lines", b.split.Skipped-skipped))
+}
+
+func warnSkipped(log *zap.Logger, what string, f *os.File, n int) {
+	if n > 0 {
+		log.Warn("skipped overlong "+what+" lines", zap.String("path", f.Name()), zap.Int("lines", n))
 	}
+}
+
+// Merger is an index type whose scans of consecutive parts of a file can be
+// joined, so that a big file is indexed on every core: Merge takes into x
+// what next, the scan of the part that follows x's, gathered besides its
+// Lines (Refresh joins those).
+type Merger[P any] interface {
+	Merge(next P)
+}
+
+// parallelMin is the size from which a full scan of a file whose index type
+// is a Merger is cut into parts scanned at once (one per core, at least this
+// much each): below it, goroutines cost more than they save. A variable so
+// that tests can cut small files.
+var parallelMin int64 = 8 << 20
+
+// fullScan indexes f from its start: in parts scanned at once when it is big
+// and the index type can merge them (the cost of a first read of a 100 MB
+// transcript is the scan of its lines, which parts divide), else in one.
+func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
+	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
+	_, merges := any(P(new(T))).(Merger[P])
+	parts := min(int64(runtime.GOMAXPROCS(0)), fi.Size()/parallelMin, 16)
+	cuts := []int64{0}
+	if merges && parts > 1 {
+		for i := int64(1); i < parts; i++ {
+			c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
+			if err != nil {
+				return nil, Scan{Full: true}, err
+			}
+			if c > cuts[len(cuts)-1] && c < fi.Size() {
+				cuts = append(cuts, c)
+			}
+		}
+	}
+	cuts = append(cuts, fi.Size())
+	xs := make([]P, len(cuts)-1)
+	reads := make([]int64, len(xs))
+	errs := make([]error, len(xs))
+	var wg sync.WaitGroup
+	for i := range xs {
+		xs[i] = P(new(T))
+		xs[i].base().split.Pos = cuts[i]
+		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], add) })
+	}
+	wg.Wait()
+	sc := Scan{Full: true}
+	for _, n := range reads {
+		sc.Bytes += n
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, sc, err
+	}
+	// Every part but the last ends just after a newline, so its splitter
+	// holds nothing: the last one's state is the whole file's.
+	x, b := xs[0], xs[0].base()
+	for _, y := range xs[1:] {
+		yb := y.base()
+		b.lines = append(b.lines, yb.lines...)
+		yb.split.Skipped += b.split.Skipped
+		b.split = yb.split
+		any(x).(Merger[P]).Merge(y)
+	}
+	b.fi = fi
+	warnSkipped(log, what, f, b.split.Skipped)
 	return x, sc, nil
+}
+
+// lineAfter is the offset just after the first newline at or after off in
+// f, or size when there is none.
+func lineAfter(f *os.File, off, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for off < size {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+		off += int64(n)
+	}
+	return size, nil
 }
 
 // appendedTo reports whether f still ends a line at pos, the cheap sign that

@@ -44,7 +44,10 @@ type Config struct {
 	// Watcher follows transcripts; nil uses the process's shared one (one
 	// inotify instance for everything, see fswatch).
 	Watcher *fswatch.Watcher
-	Logger  *zap.Logger
+	// CacheDir keeps the indexes of big transcripts across restarts
+	// ($CDEVD_HOME/cache/claude); "" keeps them in memory only.
+	CacheDir string
+	Logger   *zap.Logger
 }
 
 // Adapter runs Claude Code sessions. It implements runtimes.Adapter.
@@ -77,7 +80,7 @@ func New(cfg Config) *Adapter {
 		cfg.Logger = zap.NewNop()
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
-	return &Adapter{cfg: cfg, log: log, transcripts: transcript.New(cfg.ProjectsDir, log).WithWatcher(cfg.Watcher)}
+	return &Adapter{cfg: cfg, log: log, transcripts: transcript.New(cfg.ProjectsDir, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir)}
 }
 
 // projectsDir is where the CLI run with env keeps its transcripts.

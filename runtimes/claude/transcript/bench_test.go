@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 )
 
 // writeTranscript writes a generated transcript of about size bytes to
 // path, with assistant texts and tool results of about 1 KB, and returns
 // the number of messages in it.
-func writeTranscript(b *testing.B, path, sid string, size int64) int {
+func writeTranscript(b testing.TB, path, sid string, size int64) int {
 	b.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -96,6 +98,65 @@ func BenchmarkIndexBuild(b *testing.B) {
 				}
 			}
 		})
+		// The same with the index persisted afterwards, as cdevd does: what
+		// saving it adds to the first page.
+		b.Run(c.name+"-persisting", func(b *testing.B) {
+			b.SetBytes(c.size)
+			for b.Loop() {
+				s := New(projects, nil).WithCacheDir(filepath.Join(b.TempDir(), "cache"))
+				if _, _, err := s.Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadOnce reads each transcript once in read-sized chunks, doing
+// nothing with the bytes: the floor a first index build is measured against.
+func BenchmarkReadOnce(b *testing.B) {
+	projects, ids := transcripts(b)
+	buf := make([]byte, jsonl.ChunkSize)
+	for i, c := range transcriptSizes {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(c.size)
+			for b.Loop() {
+				f, err := os.Open(filepath.Join(New(projects, nil).Dir(workDir), ids[i]+".jsonl"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for {
+					if _, err := f.Read(buf); err != nil {
+						break
+					}
+				}
+				f.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkRestartPage is the first page of a transcript after a daemon
+// restart: a new Store whose cache directory holds the index the previous
+// one persisted.
+func BenchmarkRestartPage(b *testing.B) {
+	projects, ids := transcripts(b)
+	cache := b.TempDir()
+	for i, c := range transcriptSizes {
+		if _, _, err := New(projects, nil).WithCacheDir(cache).Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				s := New(projects, nil).WithCacheDir(cache)
+				if _, _, err := s.Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
+					b.Fatal(err)
+				}
+				if s.fullScans.Load() != 0 {
+					b.Fatal("scanned after a restart")
+				}
+			}
+		})
 	}
 }
 
@@ -169,4 +230,23 @@ func BenchmarkTailLatency(b *testing.B) {
 	}
 	b.ReportMetric(pct(0.50), "p50-µs")
 	b.ReportMetric(pct(0.99), "p99-µs")
+}
+
+// BenchmarkClassify classifies the lines of 10 MB of transcript held in
+// memory: the CPU cost of a first index build without its reads.
+func BenchmarkClassify(b *testing.B) {
+	g := newGen(idA)
+	g.pad = strings.Repeat(" lorem ipsum", 80)
+	var data []byte
+	for len(data) < 10<<20 {
+		data = append(data, g.lines(1)...)
+	}
+	lines := bytes.Split(data[:len(data)-1], []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		x := &index{}
+		for _, l := range lines {
+			x.add(l)
+		}
+	}
 }

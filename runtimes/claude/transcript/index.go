@@ -1,8 +1,52 @@
 package transcript
 
 import (
+	"encoding/binary"
+	"errors"
+
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
+
+var (
+	_ jsonl.Merger[*index] = (*index)(nil)
+	_ jsonl.Codec          = (*index)(nil)
+)
+
+// indexVersion names what add gathers, for persisted indexes: change it
+// whenever add, isMessage or the facts saved change, so that indexes saved
+// by an older cdevd are scanned again rather than trusted.
+const indexVersion = "claude-transcript-1"
+
+// AppendFacts appends what x gathered besides its lines (jsonl.Codec).
+func (x *index) AppendFacts(b []byte) []byte {
+	for _, s := range []string{x.customTitle, x.aiTitle, x.summary, x.prompt, x.branch} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	var flags byte
+	for i, f := range []bool{x.hasCustom, x.hasAI, x.hasSummary} {
+		if f {
+			flags |= 1 << i
+		}
+	}
+	return append(b, flags)
+}
+
+// ReadFacts reads what AppendFacts wrote.
+func (x *index) ReadFacts(b []byte) error {
+	for _, s := range []*string{&x.customTitle, &x.aiTitle, &x.summary, &x.prompt, &x.branch} {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return errors.New("bad transcript facts")
+		}
+		*s, b = string(b[k:k+int(n)]), b[k+int(n):]
+	}
+	if len(b) != 1 {
+		return errors.New("bad transcript facts")
+	}
+	x.hasCustom, x.hasAI, x.hasSummary = b[0]&1 != 0, b[0]&2 != 0, b[0]&4 != 0
+	return nil
+}
 
 // index is what one scan of a transcript learned: where its message lines
 // are (the kept Lines) and what List reports.
@@ -10,10 +54,51 @@ type index struct {
 	jsonl.Index
 
 	customTitle, aiTitle, summary, prompt, branch string
+	// Whether a line set each title (to "" too): what Merge needs.
+	hasCustom, hasAI, hasSummary bool
+}
+
+// Merge takes in the index of the part of the file that follows x's (see
+// jsonl.Merger): later titles and branch win, the first prompt stays.
+func (x *index) Merge(y *index) {
+	if y.hasCustom {
+		x.customTitle, x.hasCustom = y.customTitle, true
+	}
+	if y.hasAI {
+		x.aiTitle, x.hasAI = y.aiTitle, true
+	}
+	if y.hasSummary {
+		x.summary, x.hasSummary = y.summary, true
+	}
+	if x.prompt == "" {
+		x.prompt = y.prompt
+	}
+	if y.branch != "" {
+		x.branch = y.branch
+	}
 }
 
 // add takes one line into the index, reporting whether it is a message.
+// Lines are classified without decoding them; only titles, a first prompt
+// still to find, and lines classify cannot vouch for are decoded.
 func (x *index) add(b []byte) bool {
+	if f, ok := classify(b); ok {
+		t := string(f.typ)
+		msg := f.isMessage()
+		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
+			(x.prompt == "" && msg && t == "user")
+		if !wantsDecode {
+			if len(f.branch) > 0 && string(f.branch) != x.branch {
+				x.branch = string(f.branch)
+			}
+			return msg
+		}
+	}
+	return x.addDecoded(b)
+}
+
+// addDecoded is add by way of ParseLine.
+func (x *index) addDecoded(b []byte) bool {
 	l, err := ParseLine(b)
 	if err != nil {
 		return false // a torn or foreign line: not a message
@@ -24,11 +109,11 @@ func (x *index) add(b []byte) bool {
 	// The latest title of each kind wins: they are re-appended when renamed.
 	switch l.Type {
 	case "custom-title":
-		x.customTitle = l.CustomTitle
+		x.customTitle, x.hasCustom = l.CustomTitle, true
 	case "ai-title":
-		x.aiTitle = l.AITitle
+		x.aiTitle, x.hasAI = l.AITitle, true
 	case "summary":
-		x.summary = l.Summary
+		x.summary, x.hasSummary = l.Summary, true
 	}
 	if x.prompt == "" {
 		x.prompt = prompt(l)

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,20 +175,82 @@ func blocks(raw json.RawMessage) []rpc.ContentBlock {
 		if err := json.Unmarshal(r, &b); err != nil && !isTypeError(err) {
 			continue
 		}
-		switch rpc.BlockType(b.Type) {
-		case rpc.BlockText:
-			out = append(out, rpc.ContentBlock{Type: rpc.BlockText, Text: b.Text})
-		case rpc.BlockThinking:
-			out = append(out, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: b.Thinking})
-		case rpc.BlockToolUse:
-			out = append(out, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: b.ID, Name: b.Name, Input: b.Input})
-		case rpc.BlockToolResult:
-			out = append(out, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError})
-		case rpc.BlockImage:
-			out = append(out, rpc.ContentBlock{Type: rpc.BlockImage, Source: b.Source})
-		}
+		out = appendBlock(out, b)
 	}
 	return out
+}
+
+// appendBlock appends b to out when it is of a type the protocol knows.
+func appendBlock(out []rpc.ContentBlock, b apiBlock) []rpc.ContentBlock {
+	switch rpc.BlockType(b.Type) {
+	case rpc.BlockText:
+		out = append(out, rpc.ContentBlock{Type: rpc.BlockText, Text: b.Text})
+	case rpc.BlockThinking:
+		out = append(out, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: b.Thinking})
+	case rpc.BlockToolUse:
+		out = append(out, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: b.ID, Name: b.Name, Input: b.Input})
+	case rpc.BlockToolResult:
+		out = append(out, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError})
+	case rpc.BlockImage:
+		out = append(out, rpc.ContentBlock{Type: rpc.BlockImage, Source: b.Source})
+	}
+	return out
+}
+
+// decodedLine is a message line decoded whole, its message and blocks
+// included: one pass of encoding/json where ParseLine, ToMessage and blocks
+// take four (each validates the bytes it is given again). Paging spends
+// nearly all its time decoding (pprof of BenchmarkMessagesPage).
+type decodedLine struct {
+	Type        string `json:"type"`
+	UUID        string `json:"uuid"`
+	Timestamp   string `json:"timestamp"`
+	IsMeta      bool   `json:"isMeta"`
+	IsSidechain bool   `json:"isSidechain"`
+	Message     *struct {
+		ID      string     `json:"id"`
+		Role    string     `json:"role"`
+		Model   string     `json:"model"`
+		Content []apiBlock `json:"content"`
+		Usage   *rpc.Usage `json:"usage"`
+	} `json:"message"`
+}
+
+// decodeMessage is ToMessage(sessionID, ParseLine(b)) for a non-empty
+// sessionID, in one decoding pass when it can be: when b has the shape
+// classify vouches for (so no repeated "message" member, which one pass
+// would merge where ParseLine keeps the last) and decodes without any error
+// into a message. Anything else (a prompt typed as a string, a field of an
+// unexpected type, a line that is not a message) takes the long way.
+func decodeMessage(sessionID string, b []byte) (rpc.Message, bool) {
+	var l decodedLine
+	if _, ok := classify(b); ok && json.Unmarshal(b, &l) == nil && l.Message != nil &&
+		(l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain {
+		am := l.Message
+		out := make([]rpc.ContentBlock, 0, len(am.Content))
+		for _, bl := range am.Content {
+			out = appendBlock(out, bl)
+		}
+		return rpc.Message{
+			ID:        cmp.Or(l.UUID, am.ID),
+			SessionID: sessionID,
+			Type:      rpc.MessageType(l.Type),
+			UUID:      l.UUID,
+			Timestamp: timestamp(l.Timestamp),
+			Message: rpc.MessageBody{
+				ID:      am.ID,
+				Role:    cmp.Or(am.Role, l.Type),
+				Content: out,
+				Model:   am.Model,
+				Usage:   am.Usage,
+			},
+		}, true
+	}
+	pl, err := ParseLine(b)
+	if err != nil {
+		return rpc.Message{}, false
+	}
+	return ToMessage(sessionID, pl)
 }
 
 // notTyped are the openings of user-message text the CLI writes itself

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +37,11 @@ type Store struct {
 
 	cache *jsonl.Cache[index, *index] // by transcript path
 
+	// The summary List made of each path's index, while that index is
+	// current: a warm List neither formats times nor cuts titles again.
+	sumMu sync.Mutex
+	sums  map[string]summary
+
 	// Counters that let tests prove what the cache saves.
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
@@ -48,9 +54,9 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{projectsDir: projectsDir, log: logger}
+	s := &Store{projectsDir: projectsDir, log: logger, sums: map[string]summary{}}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "transcript")
-	s.FilePerSession = kit.FilePerSession{Folder: s.Dir, Ext: ".jsonl", Forget: s.cache.Forget}
+	s.FilePerSession = kit.FilePerSession{Folder: s.Dir, Ext: ".jsonl", Forget: s.forget}
 	return s
 }
 
@@ -59,6 +65,14 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
 	s.FilePerSession.Watcher = w
+	return s
+}
+
+// WithCacheDir makes s keep the indexes of big transcripts in dir too (see
+// jsonl.Cache.Persist), so that the first page of one after a restart needs
+// no scan of it; it returns s.
+func (s *Store) WithCacheDir(dir string) *Store {
+	s.cache.Persist(dir, indexVersion)
 	return s
 }
 
@@ -91,18 +105,19 @@ func noSession(sessionID string, err error) error {
 // is not read again; one that grew is read from where the last call stopped.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	d := s.Dir(dir)
-	des, err := os.ReadDir(d)
+	df, err := os.Open(d)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []runtimes.Summary{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	type listed struct {
-		runtimes.Summary
-		mtime time.Time
+	defer df.Close()
+	des, err := df.ReadDir(-1) // unsorted: sorted by time below
+	if err != nil {
+		return nil, err
 	}
-	out := make([]listed, 0, len(des))
+	out := make([]summary, 0, len(des))
 	seen := make(map[string]bool, len(des))
 	for _, de := range des {
 		id, ok := strings.CutSuffix(de.Name(), ".jsonl")
@@ -113,7 +128,7 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 			return nil, err
 		}
 		p := filepath.Join(d, de.Name())
-		sum, mtime, err := s.summarize(ctx, id, p, de)
+		sum, mtime, err := s.summarize(ctx, id, p, df, de.Name())
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since ReadDir
 		}
@@ -121,10 +136,10 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 			return nil, err
 		}
 		seen[p] = true
-		out = append(out, listed{sum, mtime})
+		out = append(out, summary{Summary: sum, mtime: mtime})
 	}
 	s.prune(d, seen)
-	slices.SortFunc(out, func(a, b listed) int {
+	slices.SortFunc(out, func(a, b summary) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {
 			return c
 		}
@@ -137,11 +152,19 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	return res, nil
 }
 
-// summarize describes session id, stored at p, from its up-to-date index.
-// The directory entry's metadata tells whether the cached index is current,
-// so an unchanged file is not even opened.
-func (s *Store) summarize(ctx context.Context, id, p string, de fs.DirEntry) (runtimes.Summary, time.Time, error) {
-	fi, err := de.Info()
+// summary is what List reports of one session, with the time it sorts by
+// and the index it was made from.
+type summary struct {
+	runtimes.Summary
+	mtime time.Time
+	x     *index
+}
+
+// summarize describes session id, stored at p (name in the open directory
+// df), from its up-to-date index. The file's metadata tells whether the
+// cached index is current, so an unchanged file is not even opened.
+func (s *Store) summarize(ctx context.Context, id, p string, df *os.File, name string) (runtimes.Summary, time.Time, error) {
+	fi, err := jsonl.StatAt(df, name)
 	if err != nil {
 		return runtimes.Summary{}, time.Time{}, err
 	}
@@ -149,19 +172,43 @@ func (s *Store) summarize(ctx context.Context, id, p string, de fs.DirEntry) (ru
 	if err != nil {
 		return runtimes.Summary{}, time.Time{}, err
 	}
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	if sum, ok := s.sums[p]; ok && sum.x == x { // indexes are never modified
+		return sum.Summary, sum.mtime, nil
+	}
 	mtime := x.Info().ModTime()
-	return runtimes.Summary{
+	sum := summary{runtimes.Summary{
 		SessionID:    id,
 		Summary:      x.title(),
 		MessageCount: len(x.Lines()),
 		LastUpdated:  mtime.UTC().Format(timeFormat),
 		Branch:       x.branch,
-	}, mtime, nil
+	}, mtime, x}
+	s.sums[p] = sum
+	return sum.Summary, mtime, nil
 }
 
-// prune forgets the cached indexes of files in d that List did not see.
+// prune forgets the cached indexes and summaries of files in d that List
+// did not see.
 func (s *Store) prune(d string, seen map[string]bool) {
-	s.cache.Prune(func(p string) bool { return filepath.Dir(p) == d && !seen[p] })
+	drop := func(p string) bool { return filepath.Dir(p) == d && !seen[p] }
+	s.cache.Prune(drop)
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	for p := range s.sums {
+		if drop(p) {
+			delete(s.sums, p)
+		}
+	}
+}
+
+// forget drops what s keeps of the file at p (one that is gone).
+func (s *Store) forget(p string) {
+	s.cache.Forget(p)
+	s.sumMu.Lock()
+	delete(s.sums, p)
+	s.sumMu.Unlock()
 }
 
 // Messages returns a page of a transcript and the number of messages in it.
@@ -179,7 +226,7 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 	f, err := os.Open(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			s.cache.Forget(p)
+			s.forget(p)
 		}
 		return nil, 0, noSession(sessionID, err)
 	}
@@ -190,11 +237,18 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 		total = len(x.Lines())
 		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
 		return x.ReadPage(f, offset, limit, desc, func(_ int64, b []byte) error {
-			l, err := ParseLine(b)
-			m, ok := ToMessage(sessionID, l)
-			if err != nil || !ok {
-				// Only a file rewritten in place, keeping its size and time,
-				// gets here: the index is dropped so the next call rebuilds it.
+			m, ok := decodeMessage(sessionID, b)
+			if !ok {
+				if f, fok := classify(b); fok && f.isMessage() {
+					// The line the index counted, but not valid JSON inside
+					// (the CLI never writes one; a damaged file can hold
+					// one): left out of its page, so that it does not fail
+					// every read of the pages around it.
+					return nil
+				}
+				// Otherwise only a file rewritten in place, keeping its size
+				// and time, gets here: the index is dropped so the next call
+				// rebuilds it.
 				return jsonl.Stale(fmt.Errorf("transcript %s changed while read", p))
 			}
 			page = append(page, m)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -344,5 +345,156 @@ func TestMessagesLongLines(t *testing.T) {
 	}
 	if text := got[1].Message.Content[0].Text; text != "message 1"+g.pad {
 		t.Errorf("message 1 has %d bytes of text, want %d", len(text), len("message 1"+g.pad))
+	}
+}
+
+// TestMessagesMalformedMessageLine: a line shaped like a message, which the
+// index counts without decoding it, but not valid JSON inside, is left out
+// of its page; the pages around it are served, every time.
+func TestMessagesMalformedMessageLine(t *testing.T) {
+	s, d := newStore(t)
+	g := newGen(idA)
+	bad := `{"type":"user","message":{"content":[tru]},"uuid":"bad"}` + "\n"
+	writeSession(t, d, idA, g.lines(2)+bad+g.lines(2), time.Now())
+	for range 2 {
+		got, total, err := s.Messages(context.Background(), workDir, idA, 0, 10, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 5 || fmt.Sprint(uuids(got)) != fmt.Sprint(want(0, 3)) {
+			t.Errorf("total %d, %v; want 5 (the line counted), %v", total, uuids(got), want(0, 3))
+		}
+	}
+}
+
+// TestPersistedIndexRestart: a Store started on the cache directory of
+// another (a daemon restart) serves a big transcript's pages and summary
+// without scanning it, equal to what the first Store served; titles, first
+// prompt and branch survive the trip.
+func TestPersistedIndexRestart(t *testing.T) {
+	projects, cache := t.TempDir(), t.TempDir()
+	d := New(projects, nil).Dir(workDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(d, idA+".jsonl")
+	n := writeTranscript(t, p, idA, 2<<20)
+	appendFile(t, p, `{"type":"custom-title","customTitle":"renamed","sessionId":"`+idA+`"}`+"\n")
+	ctx := context.Background()
+	serve := func(s *Store) (string, []runtimes.Summary) {
+		t.Helper()
+		page, total, err := s.Messages(ctx, workDir, idA, 7, 50, true)
+		if err != nil || total != n {
+			t.Fatalf("total %d, %v; want %d", total, err, n)
+		}
+		list, err := s.List(ctx, workDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(uuids(page)), list
+	}
+	first := New(projects, nil).WithCacheDir(cache)
+	page1, list1 := serve(first)
+	second := New(projects, nil).WithCacheDir(cache)
+	page2, list2 := serve(second)
+	if page2 != page1 || fmt.Sprint(list2) != fmt.Sprint(list1) {
+		t.Errorf("after restart: %s %v; before: %s %v", page2, list2, page1, list1)
+	}
+	if list1[0].Summary != "renamed" || list1[0].Branch != "main" {
+		t.Errorf("summary %+v", list1[0])
+	}
+	if first.fullScans.Load() != 1 || second.fullScans.Load() != 0 || second.scannedBytes.Load() != 0 {
+		t.Errorf("full scans %d then %d (%d bytes); want 1 then 0", first.fullScans.Load(), second.fullScans.Load(), second.scannedBytes.Load())
+	}
+}
+
+func TestIndexFactsRoundTrip(t *testing.T) {
+	x := &index{customTitle: "c", aiTitle: "a", summary: "s", prompt: "p\nq", branch: "b", hasCustom: true, hasSummary: true}
+	var y index
+	if err := y.ReadFacts(x.AppendFacts(nil)); err != nil || fmt.Sprint(y) != fmt.Sprint(*x) {
+		t.Errorf("%+v, %v; want %+v", y, err, *x)
+	}
+	for _, bad := range [][]byte{nil, {9}, x.AppendFacts(nil)[:5], append(x.AppendFacts(nil), 0)} {
+		if (&index{}).ReadFacts(bad) == nil {
+			t.Errorf("facts %q accepted", bad)
+		}
+	}
+}
+
+// TestMessagesRewrittenInPlace: a transcript rewritten in place with its
+// size and modification time kept (its lines moved) is detected when a
+// page is read: no page of the old offsets is served, and the next call
+// indexes the file as it is.
+func TestMessagesRewrittenInPlace(t *testing.T) {
+	for _, cacheDir := range []bool{false, true} {
+		s, d := newStore(t)
+		if cacheDir {
+			s.WithCacheDir(t.TempDir())
+		}
+		mtime := time.Now().Add(-time.Hour)
+		old := newGen(idA).lines(10)
+		p := writeSession(t, d, idA, old, mtime)
+		ctx := context.Background()
+		if _, _, err := s.Messages(ctx, workDir, idA, 0, 4, true); err != nil {
+			t.Fatal(err)
+		}
+		// Every line moves 40 bytes on; the last one is cut short (torn).
+		shift := `{"type":"queue-operation","pad":"....."}` + "\n"
+		writeSession(t, d, idA, (shift + old)[:len(old)], mtime)
+		want := func() ([]string, int) {
+			fresh := New(t.TempDir(), nil)
+			fd := fresh.Dir(workDir)
+			os.MkdirAll(fd, 0o700)
+			b, _ := os.ReadFile(p)
+			writeSession(t, fd, idA, string(b), mtime)
+			m, total, err := fresh.Messages(ctx, workDir, idA, 0, 4, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return uuids(m), total
+		}
+		wantPage, wantTotal := want()
+		got, total, err := s.Messages(ctx, workDir, idA, 0, 4, true)
+		if err == nil && (fmt.Sprint(uuids(got)) != fmt.Sprint(wantPage) || total != wantTotal) {
+			t.Errorf("cache dir %v: served %v of %d from the old offsets; want %v of %d", cacheDir, uuids(got), total, wantPage, wantTotal)
+		}
+		got, total, err = s.Messages(ctx, workDir, idA, 0, 4, true)
+		if err != nil || fmt.Sprint(uuids(got)) != fmt.Sprint(wantPage) || total != wantTotal {
+			t.Errorf("cache dir %v: then %v of %d, %v; want %v of %d", cacheDir, uuids(got), total, err, wantPage, wantTotal)
+		}
+	}
+}
+
+// TestBigTranscriptInParts: a transcript big enough to be scanned in parts
+// (one per core) is indexed as in one scan: count, pages, title, branch.
+func TestBigTranscriptInParts(t *testing.T) {
+	projects := t.TempDir()
+	d := New(projects, nil).Dir(workDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(d, idA+".jsonl")
+	writeTranscript(t, p, idA, 17<<20)
+	appendFile(t, p, `{"type":"ai-title","aiTitle":"late title","sessionId":"`+idA+`"}`+"\n")
+	serve := func(procs int) string {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		s := New(projects, nil)
+		ctx := context.Background()
+		var out []string
+		for _, off := range []int{0, 1000, 9000} {
+			page, total, err := s.Messages(ctx, workDir, idA, off, 20, off != 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprint(total, uuids(page)))
+		}
+		list, err := s.List(ctx, workDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(out, list)
+	}
+	if one, parts := serve(1), serve(3); one != parts {
+		t.Errorf("in parts:\n%s\nin one scan:\n%s", parts, one)
 	}
 }

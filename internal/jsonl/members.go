@@ -1,0 +1,130 @@
+package jsonl
+
+import "bytes"
+
+// Members calls fn with each top-level member of the JSON object in line,
+// in order: its key as written between the quotes (escapes not decoded) and
+// its value's raw bytes. Nested values are skipped by their strings and
+// brackets, not decoded: this is what lets an index learn a line's few
+// top-level facts at close to memory speed (the long strings that make up
+// most of a transcript are skipped with bytes.IndexByte). It validates only
+// the top-level shape; ok is false when line is not an object of that shape,
+// and a caller that needs certainty falls back to a real decoder then. A line
+// that is not valid JSON inside a nested value can still report ok.
+func Members(line []byte, fn func(key, val []byte)) (ok bool) {
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return false
+	}
+	i = skipSpace(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		return skipSpace(line, i+1) == len(line)
+	}
+	for {
+		if i >= len(line) || line[i] != '"' {
+			return false
+		}
+		ke := stringEnd(line, i+1)
+		if ke < 0 {
+			return false
+		}
+		key := line[i+1 : ke]
+		i = skipSpace(line, ke+1)
+		if i >= len(line) || line[i] != ':' {
+			return false
+		}
+		vs := skipSpace(line, i+1)
+		ve := valueEnd(line, vs)
+		if ve < 0 {
+			return false
+		}
+		fn(key, line[vs:ve])
+		i = skipSpace(line, ve)
+		if i >= len(line) {
+			return false
+		}
+		switch line[i] {
+		case ',':
+			i = skipSpace(line, i+1)
+		case '}':
+			return skipSpace(line, i+1) == len(line)
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index of the quote that closes the string whose content
+// starts at i, or -1. A quote is escaped when an odd run of backslashes
+// precedes it (a run inside a string always starts a fresh escape).
+func stringEnd(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		q := i + j
+		n := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
+}
+
+// valueEnd is the index just after the value starting at i, or -1 when it
+// is cut short or empty. Brackets are balanced by count, not by kind.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		e := stringEnd(b, i+1)
+		if e < 0 {
+			return -1
+		}
+		return e + 1
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				e := stringEnd(b, i+1)
+				if e < 0 {
+					return -1
+				}
+				i = e
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	case '}', ']', ',', ':':
+		return -1
+	}
+	// A scalar: up to the next delimiter.
+	j := i
+	for j < len(b) {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return j
+		}
+		j++
+	}
+	return j
+}

@@ -1,0 +1,71 @@
+package jsonl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+)
+
+// mergingIndex is testIndex that can be built in parts.
+type mergingIndex struct {
+	Index
+	all []string
+}
+
+func (x *mergingIndex) add(b []byte) bool {
+	x.all = append(x.all, string(b))
+	return !strings.HasPrefix(string(b), "#")
+}
+
+func (x *mergingIndex) Merge(y *mergingIndex) { x.all = append(x.all, y.all...) }
+
+// TestFullScanInParts: a file scanned in parts on several cores is indexed
+// exactly as in one scan: kept lines, what the owner saw in order, a torn
+// last line held.
+func TestFullScanInParts(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.jsonl")
+	var b strings.Builder
+	for i := range 400 {
+		if i%7 == 0 {
+			fmt.Fprintf(&b, "# comment %d\n", i)
+		}
+		fmt.Fprintf(&b, "line %d %s\n", i, strings.Repeat("x", i%13))
+	}
+	b.WriteString("torn")
+	writeFile(t, p, b.String())
+
+	build := func(minPart int64, procs int) *mergingIndex {
+		t.Helper()
+		defer func(m int64, n int) { parallelMin = m; runtime.GOMAXPROCS(n) }(parallelMin, runtime.GOMAXPROCS(procs))
+		parallelMin = minPart
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fi, _ := f.Stat()
+		x, sc, err := Refresh(context.Background(), nil, f, fi, (*mergingIndex).add, zap.NewNop(), "test")
+		if err != nil || !sc.Full || sc.Bytes != fi.Size() {
+			t.Fatalf("scan %+v, %v", sc, err)
+		}
+		return x
+	}
+	one := build(1<<40, 1)
+	for _, procs := range []int{2, 3, 7} {
+		parts := build(64, procs)
+		if !slices.Equal(parts.Lines(), one.Lines()) || !slices.Equal(parts.all, one.all) {
+			t.Fatalf("%d parts: %d lines, owner saw %d; one scan: %d, %d", procs, len(parts.Lines()), len(parts.all), len(one.Lines()), len(one.all))
+		}
+		ps, os1 := parts.split, one.split
+		if ps.Pos != os1.Pos || string(ps.Pending) != string(os1.Pending) || ps.Partial != os1.Partial || ps.Skipped != os1.Skipped {
+			t.Errorf("%d parts: splitter %+v, one scan %+v", procs, ps, os1)
+		}
+	}
+}

@@ -1,0 +1,321 @@
+package jsonl
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Codec is an index type whose own facts (what it gathers besides its
+// Lines) can be saved with it: a Cache whose index type is one can persist
+// its indexes (see Persist), so that a restarted daemon does not scan a big
+// file again.
+type Codec interface {
+	AppendFacts(b []byte) []byte
+	ReadFacts(b []byte) error
+}
+
+// Bounds of the persisted indexes: files smaller than persistMin are
+// scanned again in about a millisecond, so only bigger ones are saved; the
+// directory is kept under maxPersistBytes and maxPersistFiles by dropping
+// the least recently saved.
+var (
+	persistMin      int64 = 1 << 20
+	maxPersistBytes int64 = 64 << 20
+	maxPersistFiles       = 512
+)
+
+// persistFormat changes whenever the encoding below does.
+const persistFormat = 1
+
+var persistMagic = []byte("cdevd jsonl index\n")
+
+// persistedInfo is a version of a file known from its stat fields alone:
+// the one a loaded index describes (covering size bytes, up to the end of a
+// line), or one StatAt read.
+type persistedInfo struct {
+	name     string
+	size     int64
+	mtime    time.Time
+	dev, ino uint64
+}
+
+func (p *persistedInfo) Name() string       { return p.name }
+func (p *persistedInfo) Size() int64        { return p.size }
+func (p *persistedInfo) Mode() fs.FileMode  { return 0 }
+func (p *persistedInfo) ModTime() time.Time { return p.mtime }
+func (p *persistedInfo) IsDir() bool        { return false }
+func (p *persistedInfo) Sys() any           { return nil }
+
+// tailLen is how much of the file before the index's end is checksummed, so
+// that a file rewritten in place with its size and time kept, or replaced by
+// one that took its inode, is not described by an index of the old one.
+const tailLen = 4 << 10
+
+// disk keeps the persisted indexes of a Cache in one directory, one file per
+// indexed file, named by a hash of its path.
+type disk struct {
+	dir     string
+	version string // the owner's: bumped when what its add gathers changes
+}
+
+func (d *disk) name(path string) string {
+	h := sha256.Sum256([]byte(path))
+	return filepath.Join(d.dir, hex.EncodeToString(h[:16])+".idx")
+}
+
+// encode is the persisted form of x, an index of the file f at path.
+func encode(x *Index, facts []byte, path, version string, f *os.File) ([]byte, error) {
+	dev, ino, ok := fileKey(x.fi)
+	if !ok {
+		return nil, errors.New("no file identity")
+	}
+	// The index is saved as of its last complete line: a torn last line is
+	// read again after a load.
+	pos := x.split.Pos
+	tail, err := tailSum(f, pos)
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(nil), persistMagic...)
+	b = binary.AppendUvarint(b, persistFormat)
+	b = appendString(b, version)
+	b = appendString(b, path)
+	b = binary.AppendUvarint(b, dev)
+	b = binary.AppendUvarint(b, ino)
+	b = binary.AppendVarint(b, pos)
+	b = binary.AppendVarint(b, x.fi.ModTime().UnixNano())
+	b = binary.AppendUvarint(b, uint64(x.split.Skipped))
+	b = binary.LittleEndian.AppendUint32(b, tail)
+	b = binary.AppendUvarint(b, uint64(len(x.lines)))
+	end := int64(0)
+	for _, sp := range x.lines {
+		b = binary.AppendUvarint(b, uint64(sp.Off-end))
+		b = binary.AppendUvarint(b, uint64(sp.N))
+		end = sp.Off + sp.N
+	}
+	b = appendString(b, string(facts))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// decode returns the index in data if it is one of this format and version,
+// of path, and still describes a prefix of f, whose current version is fi:
+// the same file, not shorter, its last indexed bytes unchanged. Anything
+// else is an error, and the caller scans the file instead.
+func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileInfo) (facts []byte, err error) {
+	if len(data) < len(persistMagic)+4 || !bytes.HasPrefix(data, persistMagic) {
+		return nil, errors.New("not an index")
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, errors.New("checksum mismatch")
+	}
+	r := reader{b: body[len(persistMagic):]}
+	if r.uvarint() != persistFormat || r.string() != version || r.string() != path {
+		return nil, errors.New("another format, version or file")
+	}
+	dev, ino := r.uvarint(), r.uvarint()
+	pos, mtime := r.varint(), r.varint()
+	skipped := r.uvarint()
+	tail := r.uint32()
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) || pos < 0 {
+		return nil, cmp.Or(r.err, errors.New("bad header"))
+	}
+	lines := make([]Span, 0, n)
+	end := int64(0)
+	for range n {
+		sp := Span{Off: end + int64(r.uvarint())}
+		sp.N = int64(r.uvarint())
+		end = sp.Off + sp.N
+		if sp.Off < 0 || end > pos {
+			return nil, errors.New("line out of range")
+		}
+		lines = append(lines, sp)
+	}
+	facts = []byte(r.string())
+	if r.err != nil || len(r.b) != 0 {
+		return nil, cmp.Or(r.err, errors.New("trailing bytes"))
+	}
+	// The file it describes must still be there, at least as long, with the
+	// same last indexed bytes; a file of exactly that length must not have
+	// been written since.
+	cd, ci, ok := fileKey(fi)
+	if !ok || cd != dev || ci != ino || fi.Size() < pos || (fi.Size() == pos && fi.ModTime().UnixNano() != mtime) {
+		return nil, errors.New("stale")
+	}
+	if got, err := tailSum(f, pos); err != nil || got != tail {
+		return nil, errors.New("file changed")
+	}
+	x.fi = &persistedInfo{name: fi.Name(), size: pos, mtime: time.Unix(0, mtime), dev: dev, ino: ino}
+	x.split = Splitter{Pos: pos, Skipped: int(skipped)}
+	x.lines = lines
+	return facts, nil
+}
+
+// tailSum is the checksum of the tailLen bytes of f before pos, which must
+// end a line.
+func tailSum(f *os.File, pos int64) (uint32, error) {
+	from := max(0, pos-tailLen)
+	b := make([]byte, pos-from)
+	if _, err := f.ReadAt(b, from); err != nil {
+		return 0, err
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		return 0, errors.New("no line ends there")
+	}
+	return crc32.Checksum(b, castagnoli), nil
+}
+
+// load reads the persisted index of path, if any still describes f.
+func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, error) {
+	pf, err := os.Open(d.name(path))
+	if err != nil {
+		return nil, err
+	}
+	defer pf.Close()
+	// Bounded: a damaged file must not make the daemon allocate without end.
+	data, err := io.ReadAll(io.LimitReader(pf, maxPersistBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > maxPersistBytes {
+		return nil, errors.New("too big")
+	}
+	return decode(x, data, path, d.version, f, fi)
+}
+
+// save writes data as the persisted index of path: to a temporary file
+// renamed into place, so that a crash leaves the old one, none, or a torn
+// one that its checksum refuses, never a wrong one that looks right. It
+// then keeps the directory within its bounds.
+func (d *disk) save(path string, data []byte) error {
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(d.dir, "tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if err := cmp.Or(werr, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), d.name(path)); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return d.trim()
+}
+
+// trim drops the least recently saved indexes beyond the bounds, and
+// temporary files left by a crash.
+func (d *disk) trim() error {
+	des, err := os.ReadDir(d.dir)
+	if err != nil {
+		return err
+	}
+	type file struct {
+		name  string
+		size  int64
+		mtime time.Time
+	}
+	var files []file
+	var total int64
+	for _, de := range des {
+		fi, err := de.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		if strings.HasPrefix(de.Name(), "tmp-") {
+			if time.Since(fi.ModTime()) > time.Minute { // not one being written
+				os.Remove(filepath.Join(d.dir, de.Name()))
+			}
+			continue
+		}
+		files = append(files, file{de.Name(), fi.Size(), fi.ModTime()})
+		total += fi.Size()
+	}
+	slices.SortFunc(files, func(a, b file) int { return a.mtime.Compare(b.mtime) })
+	for len(files) > 0 && (total > maxPersistBytes || len(files) > maxPersistFiles) {
+		os.Remove(filepath.Join(d.dir, files[0].name))
+		total -= files[0].size
+		files = files[1:]
+	}
+	return nil
+}
+
+func (d *disk) remove(path string) { os.Remove(d.name(path)) }
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// reader decodes what encode wrote, remembering the first error.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) uint32() uint32 {
+	if len(r.b) < 4 {
+		r.fail()
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *reader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) fail() {
+	if r.err == nil {
+		r.err = fmt.Errorf("truncated index")
+	}
+	r.b = nil
+}

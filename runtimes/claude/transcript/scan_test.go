@@ -1,0 +1,156 @@
+package transcript
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/cdevd/cdevd/rpc"
+)
+
+// checkClassify fails when classify vouches for a valid JSON line and says
+// other than ParseLine and isMessage would.
+func checkClassify(t *testing.T, b []byte) {
+	t.Helper()
+	f, ok := classify(b)
+	if !ok || !json.Valid(b) {
+		return
+	}
+	l, err := ParseLine(b)
+	if err != nil {
+		t.Fatalf("valid line refused: %v", err)
+	}
+	if f.isMessage() != isMessage(l) || string(f.typ) != l.Type || string(f.branch) != l.GitBranch {
+		t.Fatalf("classify: message %v, type %q, branch %q; ParseLine: %v, %q, %q",
+			f.isMessage(), f.typ, f.branch, isMessage(l), l.Type, l.GitBranch)
+	}
+}
+
+// classifyCases are lines where a scan that does not decode could go wrong.
+var classifyCases = []struct {
+	line    string
+	ok, msg bool
+}{
+	{`{"type":"user","message":{"content":"hi"}}`, true, true},
+	{` { "type" : "assistant" , "message" : [ ] } `, true, true},
+	{`{"type":"user","message":null}`, true, false},
+	{`{"type":"user"}`, true, false},
+	{`{"type":"user","message":{},"isMeta":true}`, true, false},
+	{`{"type":"user","message":{},"isSidechain":true}`, true, false},
+	{`{"type":"user","message":{},"isMeta":"true"}`, true, true},    // a type error leaves it false
+	{`{"type":"user","message":{},"isSidechain":null}`, true, true}, // null leaves it false
+	{`{"type":5,"message":{}}`, true, false},
+	{`{"message":{"type":"user"},"type":"summary"}`, true, false}, // only the top level counts
+	{`{"x":"\"type\":\"user\"","type":"attachment","message":{}}`, true, false},
+	{`{"x":"a\\","type":"user","message":{"s":"}{]["}}`, true, true}, // backslash runs, brackets in strings
+	{`{"type":"us\u0065r","message":{}}`, false, true},               // escapes: decoded by ParseLine
+	{`{"Type":"user","message":{}}`, false, true},                    // encoding/json folds case
+	{`{"type":"user","message":{},"type":"summary"}`, false, false},  // repeated: the decoder decides
+	{`{"typ\u0065":"user","message":{}}`, false, true},
+	{`{"type":"user","message":{}`, false, false}, // torn
+	{`{"type":"user","message":{}} x`, false, false},
+	{`[1]`, false, false},
+	{``, false, false},
+}
+
+func TestClassify(t *testing.T) {
+	for i, k := range factKeys {
+		if factKey([]byte(k)) != i || factKey([]byte(k+"x")) != -1 {
+			t.Errorf("factKey(%q) = %d, want %d", k, factKey([]byte(k)), i)
+		}
+	}
+	for _, c := range classifyCases {
+		f, ok := classify([]byte(c.line))
+		if ok != c.ok || (ok && f.isMessage() != c.msg) {
+			t.Errorf("%s: ok %v, message %v; want %v, %v", c.line, ok, f.isMessage(), c.ok, c.msg)
+		}
+		if !ok {
+			// What the decoder makes of it is what an index takes.
+			l, err := ParseLine([]byte(c.line))
+			if got := err == nil && isMessage(l); got != c.msg {
+				t.Errorf("%s: ParseLine says message %v, want %v", c.line, got, c.msg)
+			}
+		}
+		checkClassify(t, []byte(c.line))
+	}
+}
+
+// FuzzClassify: whatever classify vouches for in a valid line is what
+// ParseLine says, so that counts from a scan agree with pages decoded.
+func FuzzClassify(f *testing.F) {
+	seedLines(f)
+	for _, c := range classifyCases {
+		f.Add([]byte(c.line))
+	}
+	f.Fuzz(checkClassify)
+}
+
+// TestIndexMerge: an index gathered in two parts and merged says what one
+// gathered over the whole says, wherever the cut falls: titles set (even to
+// "") in either part, the first prompt, the latest branch.
+func TestIndexMerge(t *testing.T) {
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]},"gitBranch":"main"}`,
+		`{"type":"custom-title","customTitle":"first name"}`,
+		`{"type":"user","message":{"role":"user","content":"the prompt"},"gitBranch":"main"}`,
+		`{"type":"ai-title","aiTitle":"ai name"}`,
+		`{"type":"assistant","message":{"role":"assistant","content":[]},"gitBranch":"feature"}`,
+		`{"type":"custom-title","customTitle":""}`,
+		`{"type":"user","message":{"role":"user","content":"later prompt"},"gitBranch":""}`,
+		`{"type":"summary","summary":"a summary"}`,
+	}
+	gather := func(ls []string) *index {
+		x := &index{}
+		for _, l := range ls {
+			x.add([]byte(l))
+		}
+		return x
+	}
+	whole := gather(lines)
+	for cut := range len(lines) + 1 {
+		x := gather(lines[:cut])
+		x.Merge(gather(lines[cut:]))
+		if x.title() != whole.title() || x.prompt != whole.prompt || x.branch != whole.branch ||
+			x.customTitle != whole.customTitle || x.aiTitle != whole.aiTitle || x.summary != whole.summary {
+			t.Errorf("cut at %d: %+v; whole: %+v", cut, *x, *whole)
+		}
+	}
+	if whole.title() != "ai name" || whole.prompt != "the prompt" || whole.branch != "feature" {
+		t.Errorf("whole: title %q, prompt %q, branch %q", whole.title(), whole.prompt, whole.branch)
+	}
+}
+
+// FuzzDecodeMessage: the one-pass decoding of a page's line gives exactly
+// what ParseLine and ToMessage give.
+func FuzzDecodeMessage(f *testing.F) {
+	seedLines(f)
+	for _, c := range classifyCases {
+		f.Add([]byte(c.line))
+	}
+	for _, s := range []string{
+		`{"type":"user","message":{"content":"typed"},"uuid":"u"}`,
+		`{"type":"user","message":{"content":[{"type":"text","text":"a"},"x",5]},"uuid":"u"}`,
+		`{"type":"assistant","message":{"id":"m","content":null,"usage":{"input_tokens":"x"}}}`,
+		`{"type":"assistant","message":5}`,
+		`{"type":"assistant","message":{"id":"a"},"message":{"role":"r"}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","input":{"a":[1]}}]},"timestamp":"bad"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	defer func(n func() time.Time) { now = n }(now)
+	now = func() time.Time { return time.Unix(1e9, 0) }
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, gotOK := decodeMessage("s", b)
+		var want rpc.Message
+		l, err := ParseLine(b)
+		wantOK := err == nil
+		if wantOK {
+			want, wantOK = ToMessage("s", l)
+		}
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if gotOK != wantOK || string(gj) != string(wj) {
+			t.Fatalf("one pass: %v %s\nlong way: %v %s", gotOK, gj, wantOK, wj)
+		}
+	})
+}
