@@ -14,4 +14,4 @@
 // contract tests use it on everything the server sends.
 package openrpc
 
-//go:generate go run ./gen -o openrpc.json
+//go:generate go run ./gen -d .

@@ -7,7 +7,7 @@ import (
 	"go.uber.org/goleak"
 )
 
-var update = flag.Bool("update", false, "rewrite openrpc.json from the Go types")
+var update = flag.Bool("update", false, "rewrite the generated files from the Go types")
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)

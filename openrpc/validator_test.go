@@ -134,7 +134,8 @@ func TestValidateResultOfEveryShape(t *testing.T) {
 		marshal(t, rpc.SessionSendResult{Status: "sent", SessionID: "s1", AgentType: "claude"})), "")
 	checkErr(t, v.ValidateResult(rpc.MethodSessionSend,
 		marshal(t, rpc.SessionSendResult{Status: "queued", SessionID: "s1", AgentType: "claude"})), "/status")
-	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`{"openrpc":"1.3.2"}`)), "")
+	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`{"openrpc":"1.3.2","info":{"title":"t","version":"1"},"methods":[]}`)), "")
+	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`{"openrpc":"1.3.2"}`)), "missing properties")
 	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`[]`)), "object")
 	checkErr(t, v.ValidateResult(rpc.MethodInitialized, json.RawMessage(`{}`)), "no result")
 	checkErr(t, v.ValidateResult("session/teleport", json.RawMessage(`{}`)), "not in the document")
