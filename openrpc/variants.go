@@ -9,7 +9,7 @@ import (
 // customSchemas describes the wire types that are unions: Go has one struct
 // for them, the wire has one shape per value of a key field.
 var customSchemas = map[reflect.Type]func(*reflector) (*schema, error){
-	reflect.TypeFor[rpc.ContentBlock](): contentBlock,
+	reflect.TypeFor[rpc.ContentBlock]():  contentBlock,
 	reflect.TypeFor[InvalidParamsData](): invalidParamsData,
 }
 
