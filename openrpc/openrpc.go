@@ -178,7 +178,7 @@ func GenerateFiles() (map[string][]byte, error) {
 				m.Errors = append(m.Errors, reference{"#/components/errors/" + e.name})
 			}
 		}
-		if m.Examples, err = examplesOf(spec); err != nil {
+		if m.Examples, err = examplesOf(spec, m.Params); err != nil {
 			return nil, err
 		}
 		doc.Methods = append(doc.Methods, m)
