@@ -113,7 +113,7 @@ Notifications: the server sends the methods named event/<type> (x-direction serv
 
 Errors: each method lists the codes it can return; the schema of each error's data is named in x-error-data (by the error's name in components.errors).
 
-Evolution: objects may gain fields and enums may gain values: clients must ignore fields they do not know and accept values they do not know. Timestamps are RFC 3339 in UTC.`
+Evolution: objects may gain fields and enums may gain values: clients must ignore fields they do not know and accept values they do not know. Every timestamp is RFC 3339 in UTC with milliseconds: 2026-01-15T09:30:12.345Z.`
 
 // Generate builds the OpenRPC document of rpc.Methods and rpc.Events as
 // indented JSON with a trailing newline. The bytes are deterministic.

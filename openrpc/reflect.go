@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cdevd/cdevd/rpc"
 )
 
 // schema is the subset of JSON Schema (draft-07, as OpenRPC 1.3 uses) that the
@@ -18,6 +20,7 @@ type schema struct {
 	Description          string             `json:"description,omitempty"`
 	Type                 string             `json:"type,omitempty"`
 	Format               string             `json:"format,omitempty"`
+	Pattern              string             `json:"pattern,omitempty"`
 	Enum                 []string           `json:"enum,omitempty"`
 	Items                *schema            `json:"items,omitempty"`
 	Properties           map[string]*schema `json:"properties,omitempty"`
@@ -268,6 +271,10 @@ func (r *reflector) fieldSchema(sf reflect.StructField) (*schema, error) {
 		s.Enum = strings.Split(enum, ",")
 	}
 	s.Format = format
+	if format == "date-time" {
+		// RFC 3339 allows many spellings; the wire uses one.
+		s.Pattern = rpc.TimePattern
+	}
 	if hasKnown {
 		// An open set: the listed values are the ones with a meaning, any
 		// other string is accepted too (an option key, answer text).

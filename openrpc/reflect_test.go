@@ -63,7 +63,7 @@ func TestReflectConventions(t *testing.T) {
 				"id": {"description": "The id.", "type": "string"},
 				"name": {"type": "string"},
 				"note": {"type": "string"},
-				"at": {"type": "string", "format": "date-time"},
+				"at": {"type": "string", "format": "date-time", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"},
 				"status": {"type": "string", "enum": ["ok"]},
 				"level": {"allOf": [{"$ref": "#/components/schemas/level"}], "description": "How much."},
 				"input": {"type": "object"},

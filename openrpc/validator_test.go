@@ -49,7 +49,7 @@ func sampleInitializeResult() rpc.InitializeResult {
 			SupportedAgents: []string{"claude"},
 			RuntimeRegistry: rpc.RuntimeRegistry{
 				SchemaVersion:  rpc.RegistrySchemaVersion,
-				GeneratedAt:    "2025-01-02T03:04:05Z",
+				GeneratedAt:    "2025-01-02T03:04:05.000Z",
 				DefaultRuntime: "claude",
 				Routing: rpc.Routing{
 					AgentTypeField:    "agent_type",
@@ -155,7 +155,16 @@ func TestValidateNotification(t *testing.T) {
 	turn := rpc.TurnCompletedEvent{EventHeader: event.EventHeader, StopReason: "end_turn", CostUSD: &cost}
 	checkErr(t, v.ValidateNotification(rpc.EventPrefix+rpc.EventTurnCompleted, marshal(t, turn)), "")
 	checkErr(t, v.ValidateNotification(rpc.EventPrefix+rpc.EventHeartbeat,
-		marshal(t, rpc.HeartbeatEvent{ServerTime: "2025-01-02T03:04:05Z", Sequence: 1})), "")
+		marshal(t, rpc.HeartbeatEvent{ServerTime: "2025-01-02T03:04:05.000Z", Sequence: 1})), "")
+	// One spelling of RFC 3339 only: UTC with milliseconds.
+	for _, at := range []string{"2025-01-02T03:04:05Z", "2025-01-02T03:04:05.123456Z", "2025-01-02T05:04:05.000+02:00"} {
+		checkErr(t, v.ValidateNotification(rpc.EventPrefix+rpc.EventHeartbeat,
+			marshal(t, rpc.HeartbeatEvent{ServerTime: at, Sequence: 1})), "does not match pattern")
+	}
+	// A content block is one of the kinds, keyed by type.
+	checkErr(t, v.ValidateNotification(method, edit(t, event, func(m map[string]any) {
+		m["message"].(map[string]any)["content"].([]any)[0].(map[string]any)["type"] = "video"
+	})), "oneOf")
 
 	checkErr(t, v.ValidateNotification(rpc.MethodSessionStart, json.RawMessage(`{"workspace_id":"w1"}`)), "not a server notification")
 }

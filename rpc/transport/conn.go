@@ -285,7 +285,7 @@ func (c *Conn) writeLoop() {
 		case now := <-heartbeat.C:
 			seq++
 			c.Notify(heartbeatMethod, rpc.HeartbeatEvent{
-				ServerTime:    now.UTC().Format(time.RFC3339),
+				ServerTime:    rpc.FormatTime(now),
 				Sequence:      seq,
 				UptimeSeconds: int64(now.Sub(c.srv.started).Seconds()),
 			})
