@@ -53,11 +53,20 @@ type MethodNotFoundData struct {
 	Method string `json:"method"`
 }
 
-// InternalErrorData is present when a runtime failed or the system refused.
+// InternalErrorData is present when a runtime failed, the system refused a
+// watch, or a batch's replies grew too large.
 type InternalErrorData struct {
-	AgentType string `json:"agent_type,omitempty" doc:"The runtime that failed."`
-	Method    string `json:"method,omitempty"`
-	Reason    string `json:"reason,omitempty" doc:"What failed (a kernel limit and how to raise it, for a refused watch)."`
+	AgentType     string `json:"agent_type,omitempty" doc:"The runtime that failed."`
+	Method        string `json:"method,omitempty"`
+	Reason        string `json:"reason,omitempty" doc:"What failed (a kernel limit and how to raise it, for a refused watch)."`
+	WorkspaceID   string `json:"workspace_id,omitempty" doc:"The workspace whose transcripts could not be watched."`
+	SessionID     string `json:"session_id,omitempty" doc:"The session whose transcript could not be watched."`
+	MaxReplyBytes int64  `json:"max_reply_bytes,omitempty" doc:"A batch's replies exceeded this: send the request on its own."`
+}
+
+// InvalidRequestData is present when a batch is too long.
+type InvalidRequestData struct {
+	MaxBatch int `json:"max_batch,omitempty" doc:"The most requests a batch may hold."`
 }
 
 // SessionNotFoundData names the session.
@@ -101,7 +110,7 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // keep the two in step.
 var errorDocs = map[int64]errorDoc{
 	rpc.CodeParseError:      {"ParseError", "parse error: the frame is not JSON (answered with id null)", nil},
-	rpc.CodeInvalidRequest:  {"InvalidRequest", "invalid request: not a JSON-RPC 2.0 request, or initialize again", nil},
+	rpc.CodeInvalidRequest:  {"InvalidRequest", "invalid request: not a JSON-RPC 2.0 request, a batch too long, or initialize again", typeOf[InvalidRequestData]()},
 	rpc.CodeMethodNotFound:  {"MethodNotFound", "method not found: this server does not have the method (an older cdevd than the document)", typeOf[MethodNotFoundData]()},
 	rpc.CodeInvalidParams:   {"InvalidParams", "invalid params, or an agent_type that is unknown or disabled", typeOf[InvalidParamsData]()},
 	rpc.CodeInternalError:   {"InternalError", "internal error: the runtime failed or the system refused", typeOf[InternalErrorData]()},

@@ -16,6 +16,9 @@ const docURL = "urn:cdevd:openrpc"
 // Validator checks responses and notifications against the document.
 type Validator struct {
 	methods map[string]*methodSchemas
+	// errorData is the schema of each error code's data (x-error-data);
+	// a code without one carries no data.
+	errorData map[int64]*jsonschema.Schema
 }
 
 type methodSchemas struct {
@@ -43,6 +46,14 @@ func NewValidator(doc []byte) (*Validator, error) {
 			Result    *struct{} `json:"result"`
 			Direction string    `json:"x-direction"`
 		} `json:"methods"`
+		Components struct {
+			Errors map[string]struct {
+				Code int64 `json:"code"`
+			} `json:"errors"`
+		} `json:"components"`
+		ErrorData map[string]struct {
+			Ref string `json:"$ref"`
+		} `json:"x-error-data"`
 	}
 	if err := json.Unmarshal(doc, &outline); err != nil {
 		return nil, fmt.Errorf("openrpc: parse document: %w", err)
@@ -58,7 +69,16 @@ func NewValidator(doc []byte) (*Validator, error) {
 		return nil, err
 	}
 
-	v := &Validator{methods: map[string]*methodSchemas{}}
+	v := &Validator{methods: map[string]*methodSchemas{}, errorData: map[int64]*jsonschema.Schema{}}
+	for name, link := range outline.ErrorData {
+		e, ok := outline.Components.Errors[name]
+		if !ok {
+			return nil, fmt.Errorf("openrpc: x-error-data names %s, which is not in components.errors", name)
+		}
+		if v.errorData[e.Code], err = c.Compile(docURL + link.Ref); err != nil {
+			return nil, fmt.Errorf("openrpc: %s data: %w", name, err)
+		}
+	}
 	for i, m := range outline.Methods {
 		if _, dup := v.methods[m.Name]; dup {
 			return nil, fmt.Errorf("openrpc: method %s listed twice", m.Name)
@@ -95,6 +115,22 @@ func (v *Validator) ValidateResult(method string, result json.RawMessage) error 
 	}
 	if err := validate(m.result, result); err != nil {
 		return fmt.Errorf("%s result: %w", method, err)
+	}
+	return nil
+}
+
+// ValidateError checks an error's data against the schema of its code;
+// data is the raw data member, empty when the error had none.
+func (v *Validator) ValidateError(code int64, data json.RawMessage) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil // data is optional in every error
+	}
+	s, ok := v.errorData[code]
+	if !ok {
+		return fmt.Errorf("error %d carries data %s, but the document gives it none", code, data)
+	}
+	if err := validate(s, data); err != nil {
+		return fmt.Errorf("error %d data: %w", code, err)
 	}
 	return nil
 }

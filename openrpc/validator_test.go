@@ -211,3 +211,31 @@ func checkErr(t *testing.T, err error, want string) {
 		t.Errorf("error %v does not mention %q", err, want)
 	}
 }
+
+func TestValidateError(t *testing.T) {
+	v := newTestValidator(t)
+	data := func(e *rpc.Error) json.RawMessage { return marshal(t, e.Data) }
+	for _, e := range []*rpc.Error{
+		rpc.InvalidParams("limit", "must be positive"),
+		rpc.UnsupportedPermissionMode(rpc.PermissionAcceptEdits, "codex", []rpc.PermissionMode{rpc.PermissionDefault}),
+		rpc.RuntimeChoosesIDs("s1", "codex"),
+		rpc.SessionLost("s1", "gemini"),
+		rpc.SessionNotFound("s1"),
+		rpc.SessionBusy("s1", "a turn is running"),
+		rpc.RequestNotFound("s1", ""),
+		rpc.WorkspaceNotFound("ws_1"),
+		rpc.InvalidPath("/x", "not a directory"),
+		rpc.PathOutside("/x"),
+		{Code: rpc.CodeInvalidParams, Message: "unknown agent_type", Data: map[string]any{
+			"agent_type": "x", "method": "session/start", "supported_agent_types": []string{"claude"}}},
+		{Code: rpc.CodeInvalidParams, Message: "disabled", Data: map[string]any{
+			"agent_type": "codex", "method": "session/start", "supported_agent_types": []string{"claude", "codex"},
+			"status": "disabled", "reason": "codex not found on PATH"}},
+	} {
+		checkErr(t, v.ValidateError(e.Code, data(e)), "")
+	}
+	checkErr(t, v.ValidateError(rpc.CodeOverloaded, nil), "")
+	checkErr(t, v.ValidateError(rpc.CodeOverloaded, json.RawMessage(`{"x":1}`)), "gives it none")
+	checkErr(t, v.ValidateError(rpc.CodeSessionNotFound, json.RawMessage(`{"reason":"gone"}`)), "session_id")
+	checkErr(t, v.ValidateError(rpc.CodeInvalidParams, json.RawMessage(`{"agent_type":"x"}`)), "anyOf")
+}
