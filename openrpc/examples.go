@@ -64,7 +64,7 @@ var Examples = map[string]Example{
 	rpc.MethodDiscover: {rpc.DiscoverParams{}, map[string]any{"openrpc": "1.3.2",
 		"info":    map[string]any{"title": "cdevd", "description": "…", "version": rpc.ProtocolVersion, "license": map[string]any{"name": "Proprietary"}},
 		"servers": []any{}, "methods": []any{}, "components": map[string]any{"schemas": map[string]any{}, "errors": map[string]any{}},
-		"x-schemas": map[string]any{}, "x-error-data": map[string]any{}}},
+		"x-notifications": []any{}, "x-schemas": map[string]any{}, "x-error-data": map[string]any{}}},
 
 	rpc.MethodWorkspaceAdd:           {rpc.WorkspaceAddParams{Path: ExamplePath}, exampleWorkspace},
 	rpc.MethodWorkspaceList:          {rpc.WorkspaceListParams{}, rpc.WorkspaceListResult{Workspaces: []rpc.Workspace{exampleWorkspace}}},

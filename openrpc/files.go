@@ -2,6 +2,7 @@ package openrpc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -32,7 +33,7 @@ func tableOf(doc document) ([]byte, error) {
 	b.WriteString("# cdevd methods\n\nGenerated from the Go types with openrpc.json (`go generate ./openrpc`); do not edit.\n" +
 		"Params in **bold** are required. Schemas are in openrpc.json and cdevd.schema.json.\n\n" +
 		"| Method | Direction | Params | Result | Errors |\n|---|---|---|---|---|\n")
-	for _, m := range doc.Methods {
+	for _, m := range append(slices.Clone(doc.Methods), doc.XNotifications...) {
 		var params, errs []string
 		for _, p := range m.Params {
 			if p.Required {

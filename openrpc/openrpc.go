@@ -30,6 +30,11 @@ type document struct {
 	Servers    []server   `json:"servers"`
 	Methods    []method   `json:"methods"`
 	Components components `json:"components"`
+	// XNotifications lists what the server sends (event/<type>), shaped
+	// like methods. They are not in methods, where every tool takes a
+	// method for something a client calls (@open-rpc/generator writes a
+	// function that sends each one).
+	XNotifications []method `json:"x-notifications"`
 	// XSchemas holds the schemas OpenRPC has no standard place for: the
 	// payload of each server notification, ServerNotification, each
 	// error's data and each method's whole params object. Standard
@@ -109,7 +114,7 @@ Order: call initialize first and wait for its reply; any other method before it 
 
 Requests: params are passed by name. Requests on one connection run concurrently, so replies may come in another order than the requests: match them by id. Batches (arrays of requests) are accepted and answered with an array. A connection with too many requests in flight gets -32001: retry later.
 
-Notifications: the server sends the methods named event/<type> (x-direction server-to-client, x-notification); clients never call them and never answer them. Each one's params is the schema named in its x-params-schema; x-schemas.ServerNotification is the union of all of them, keyed by method. Session events carry seq (per session, from 1) and epoch; workspace/session/watch with since_seq replays what a client missed. event/heartbeat comes every 25 s: a client that hears nothing for 45 s should reconnect.
+Notifications: what the server sends, event/<type>, is listed in x-notifications, not in methods (x-direction server-to-client, x-notification); clients never call them and never answer them. Each one's params is the schema named in its x-params-schema; x-schemas.ServerNotification is the union of all of them, keyed by method. Session events carry seq (per session, from 1) and epoch; workspace/session/watch with since_seq replays what a client missed. event/heartbeat comes every 25 s: a client that hears nothing for 45 s should reconnect.
 
 Errors: each method lists the codes it can return; the schema of each error's data is named in x-error-data (by the error's name in components.errors).
 
@@ -191,7 +196,7 @@ func GenerateFiles() (map[string][]byte, error) {
 			return nil, err
 		}
 		m.Notification, m.Direction = true, serverToClient
-		doc.Methods = append(doc.Methods, m)
+		doc.XNotifications = append(doc.XNotifications, m)
 
 		name := camel(spec.Type) + "Notification"
 		r.components[name] = &schema{Title: name, Type: "object", Required: []string{"jsonrpc", "method", "params"},
@@ -237,8 +242,14 @@ func GenerateFiles() (map[string][]byte, error) {
 			doc.XSchemas[name] = rewrite(s, move)
 		}
 	}
-	for i := range doc.Methods {
-		doc.Methods[i].ParamsSchema.Ref = move(doc.Methods[i].ParamsSchema.Ref)
+	for _, list := range [][]method{doc.Methods, doc.XNotifications} {
+		for i := range list {
+			m := &list[i]
+			m.ParamsSchema.Ref = move(m.ParamsSchema.Ref)
+			for j := range m.Params {
+				m.Params[j].Schema = rewrite(m.Params[j].Schema, move)
+			}
+		}
 	}
 	for name, ref := range doc.XErrorData {
 		doc.XErrorData[name] = reference{move(ref.Ref)}

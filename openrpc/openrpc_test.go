@@ -89,16 +89,19 @@ type param struct {
 }
 
 // parsedDoc is the part of the document the structure tests read.
+type parsedMethod struct {
+	Name         string         `json:"name"`
+	Params       []param        `json:"params"`
+	Result       map[string]any `json:"result"`
+	Errors       []reference    `json:"errors"`
+	Notification bool           `json:"x-notification"`
+	Direction    string         `json:"x-direction"`
+}
+
 type parsedDoc struct {
-	Methods []struct {
-		Name         string         `json:"name"`
-		Params       []param        `json:"params"`
-		Result       map[string]any `json:"result"`
-		Errors       []reference    `json:"errors"`
-		Notification bool           `json:"x-notification"`
-		Direction    string         `json:"x-direction"`
-	} `json:"methods"`
-	Components struct {
+	Methods       []parsedMethod `json:"methods"`
+	Notifications []parsedMethod `json:"x-notifications"`
+	Components    struct {
 		Schemas map[string]map[string]any `json:"schemas"`
 		Errors  map[string]errorObject    `json:"errors"`
 	} `json:"components"`
@@ -179,24 +182,31 @@ func TestEveryMethodAndEventIsDocumented(t *testing.T) {
 	if err := json.Unmarshal(generate(t), &doc); err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]int{}
-	for i, m := range doc.Methods {
+	byName := map[string]parsedMethod{}
+	for _, m := range append(slices.Clone(doc.Methods), doc.Notifications...) {
 		if _, dup := byName[m.Name]; dup {
 			t.Errorf("method %s listed twice", m.Name)
 		}
-		byName[m.Name] = i
+		byName[m.Name] = m
 	}
-	if want := len(rpc.Methods) + len(rpc.Events); len(doc.Methods) != want {
-		t.Errorf("%d methods in the document, want %d", len(doc.Methods), want)
+	// Server notifications are not methods: tools take every method for
+	// something a client calls.
+	if len(doc.Methods) != len(rpc.Methods) || len(doc.Notifications) != len(rpc.Events) {
+		t.Errorf("%d methods and %d notifications in the document, want %d and %d",
+			len(doc.Methods), len(doc.Notifications), len(rpc.Methods), len(rpc.Events))
+	}
+	for _, m := range doc.Methods {
+		if strings.HasPrefix(m.Name, rpc.EventPrefix) {
+			t.Errorf("%s is in methods", m.Name)
+		}
 	}
 
 	for _, spec := range rpc.Methods {
-		i, ok := byName[spec.Name]
+		m, ok := byName[spec.Name]
 		if !ok {
 			t.Errorf("method %s is missing", spec.Name)
 			continue
 		}
-		m := doc.Methods[i]
 		if notification := spec.Result == nil; (m.Result == nil) != notification || m.Notification != notification {
 			t.Errorf("%s: result %v, x-notification %v; want a result exactly when rpc.Methods has one", spec.Name, m.Result, m.Notification)
 		}
@@ -228,12 +238,11 @@ func TestEveryMethodAndEventIsDocumented(t *testing.T) {
 
 	for _, spec := range rpc.Events {
 		name := rpc.EventPrefix + spec.Type
-		i, ok := byName[name]
+		m, ok := byName[name]
 		if !ok {
 			t.Errorf("event %s is missing", name)
 			continue
 		}
-		m := doc.Methods[i]
 		if m.Result != nil || !m.Notification || m.Direction != "server-to-client" {
 			t.Errorf("%s: result %v, x-notification %v, x-direction %q; want a server-to-client notification",
 				name, m.Result, m.Notification, m.Direction)

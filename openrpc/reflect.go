@@ -248,7 +248,9 @@ func (r *reflector) fieldSchema(sf reflect.StructField) (*schema, error) {
 		case "object":
 			return &schema{Type: "object"}, nil
 		case "array":
-			return &schema{Type: "array"}, nil
+			// An array of objects. Items are always given: generators
+			// cannot name an array without them.
+			return &schema{Type: "array", Items: &schema{Type: "object"}}, nil
 		case "any":
 			return &schema{}, nil
 		}

@@ -94,7 +94,7 @@ func TestNoUnusedComponents(t *testing.T) {
 func TestServerNotificationsAreLinked(t *testing.T) {
 	_, root := generated(t)
 	byName := map[string]map[string]any{}
-	for _, m := range root["methods"].([]any) {
+	for _, m := range append(slices.Clone(root["methods"].([]any)), root["x-notifications"].([]any)...) {
 		m := m.(map[string]any)
 		byName[m["name"].(string)] = m
 	}
@@ -193,8 +193,13 @@ func TestBundleIsSelfContained(t *testing.T) {
 		}
 	})
 	for _, m := range rpc.Methods {
-		if !strings.Contains(string(files[TableFile]), "| `"+m.Name+"` |") {
+		if !strings.Contains(string(files[TableFile]), "| `"+m.Name+"` | client-to-server |") {
 			t.Errorf("%s is not in %s", m.Name, TableFile)
+		}
+	}
+	for _, e := range rpc.Events {
+		if !strings.Contains(string(files[TableFile]), "| `"+rpc.EventPrefix+e.Type+"` | server-to-client |") {
+			t.Errorf("%s is not in %s", e.Type, TableFile)
 		}
 	}
 }

@@ -36,17 +36,19 @@ type paramSchema struct {
 // NewValidator compiles the schemas of every method of an OpenRPC document
 // built like Generate's: by-name params given inline, not as references.
 func NewValidator(doc []byte) (*Validator, error) {
+	type outlineMethod struct {
+		Name   string `json:"name"`
+		Params []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"params"`
+		Result    *struct{} `json:"result"`
+		Direction string    `json:"x-direction"`
+	}
 	var outline struct {
-		Methods []struct {
-			Name   string `json:"name"`
-			Params []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"params"`
-			Result    *struct{} `json:"result"`
-			Direction string    `json:"x-direction"`
-		} `json:"methods"`
-		Components struct {
+		Methods       []outlineMethod `json:"methods"`
+		Notifications []outlineMethod `json:"x-notifications"`
+		Components    struct {
 			Errors map[string]struct {
 				Code int64 `json:"code"`
 			} `json:"errors"`
@@ -79,27 +81,32 @@ func NewValidator(doc []byte) (*Validator, error) {
 			return nil, fmt.Errorf("openrpc: %s data: %w", name, err)
 		}
 	}
-	for i, m := range outline.Methods {
-		if _, dup := v.methods[m.Name]; dup {
-			return nil, fmt.Errorf("openrpc: method %s listed twice", m.Name)
-		}
-		ms := &methodSchemas{serverToClient: m.Direction == serverToClient}
-		for j, p := range m.Params {
-			if p.Name == "" {
-				return nil, fmt.Errorf("openrpc: %s: param %d is not an inline content descriptor", m.Name, j)
+	for _, list := range []struct {
+		at      string
+		methods []outlineMethod
+	}{{"methods", outline.Methods}, {"x-notifications", outline.Notifications}} {
+		for i, m := range list.methods {
+			if _, dup := v.methods[m.Name]; dup {
+				return nil, fmt.Errorf("openrpc: method %s listed twice", m.Name)
 			}
-			s, err := c.Compile(fmt.Sprintf("%s#/methods/%d/params/%d/schema", docURL, i, j))
-			if err != nil {
-				return nil, fmt.Errorf("openrpc: %s param %s: %w", m.Name, p.Name, err)
+			ms := &methodSchemas{serverToClient: m.Direction == serverToClient}
+			for j, p := range m.Params {
+				if p.Name == "" {
+					return nil, fmt.Errorf("openrpc: %s: param %d is not an inline content descriptor", m.Name, j)
+				}
+				s, err := c.Compile(fmt.Sprintf("%s#/%s/%d/params/%d/schema", docURL, list.at, i, j))
+				if err != nil {
+					return nil, fmt.Errorf("openrpc: %s param %s: %w", m.Name, p.Name, err)
+				}
+				ms.params = append(ms.params, paramSchema{p.Name, p.Required, s})
 			}
-			ms.params = append(ms.params, paramSchema{p.Name, p.Required, s})
-		}
-		if m.Result != nil {
-			if ms.result, err = c.Compile(fmt.Sprintf("%s#/methods/%d/result/schema", docURL, i)); err != nil {
-				return nil, fmt.Errorf("openrpc: %s result: %w", m.Name, err)
+			if m.Result != nil {
+				if ms.result, err = c.Compile(fmt.Sprintf("%s#/%s/%d/result/schema", docURL, list.at, i)); err != nil {
+					return nil, fmt.Errorf("openrpc: %s result: %w", m.Name, err)
+				}
 			}
+			v.methods[m.Name] = ms
 		}
-		v.methods[m.Name] = ms
 	}
 	return v, nil
 }
