@@ -28,6 +28,7 @@ test: install
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	npx --no-install redocly lint --config openrpc/redocly.yaml openrpc/openrpc.json
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 bench: install

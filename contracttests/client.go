@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -78,12 +79,20 @@ func (c *contract) checkError(method string, e *rpc.Error) error {
 	if e.Message == "" {
 		return fmt.Errorf("%s: error %d has no message", method, e.Code)
 	}
-	for _, code := range append(anyMethodCodes, c.errors[method]...) {
-		if e.Code == code {
-			return nil
-		}
+	if !slices.Contains(append(anyMethodCodes, c.errors[method]...), e.Code) {
+		return fmt.Errorf("%s: error code %d is not documented for this method (%s)", method, e.Code, e.Message)
 	}
-	return fmt.Errorf("%s: error code %d is not documented for this method (%s)", method, e.Code, e.Message)
+	if e.Data == nil {
+		return nil
+	}
+	data, err := json.Marshal(e.Data)
+	if err != nil {
+		return err
+	}
+	if err := c.v.ValidateError(e.Code, data); err != nil {
+		return fmt.Errorf("%s: %w (%s)", method, err, e.Message)
+	}
+	return nil
 }
 
 // checkNotification validates a notification the server sent.

@@ -63,7 +63,7 @@ func fakeServer(t *testing.T, frames map[string][]string) string {
 	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws"
 }
 
-const validHeartbeat = `{"jsonrpc":"2.0","method":"event/heartbeat","params":{"server_time":"2026-01-01T00:00:00Z","sequence":1,"uptime_seconds":3}}`
+const validHeartbeat = `{"jsonrpc":"2.0","method":"event/heartbeat","params":{"server_time":"2026-01-01T00:00:00.000Z","sequence":1,"uptime_seconds":3}}`
 
 func TestClientAcceptsValidTraffic(t *testing.T) {
 	url := fakeServer(t, map[string][]string{
@@ -100,7 +100,7 @@ func TestClientReportsViolations(t *testing.T) {
 		{"undocumented error code", "workspace/list", []string{`{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32013,"message":"no pending request"}}`}, "-32013"},
 		{"error without a message", "workspace/get", []string{`{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32020,"message":""}}`}, "no message"},
 		{"event with a bad enum", "workspace/list", []string{
-			`{"jsonrpc":"2.0","method":"event/pty_state","params":{"session_id":"s","workspace_id":"w","agent_type":"a","timestamp":"2026-01-01T00:00:00Z","seq":1,"epoch":"e","state":"dancing","waiting_for_input":false}}`,
+			`{"jsonrpc":"2.0","method":"event/pty_state","params":{"session_id":"s","workspace_id":"w","agent_type":"a","timestamp":"2026-01-01T00:00:00.000Z","seq":1,"epoch":"e","state":"dancing","waiting_for_input":false}}`,
 			`{"jsonrpc":"2.0","id":%ID%,"result":{"workspaces":[]}}`}, "event/pty_state"},
 		{"event with a bad timestamp", "workspace/list", []string{
 			`{"jsonrpc":"2.0","method":"event/heartbeat","params":{"server_time":"yesterday","sequence":1,"uptime_seconds":3}}`,

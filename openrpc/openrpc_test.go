@@ -30,16 +30,32 @@ func generate(t *testing.T) []byte {
 }
 
 func TestDocumentUpToDate(t *testing.T) {
-	want := generate(t)
-	if *update {
-		if err := os.WriteFile("openrpc.json", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
+	files, err := GenerateFiles()
+	if err != nil {
+		t.Fatalf("GenerateFiles: %v", err)
 	}
-	if !bytes.Equal(Document, want) {
-		t.Fatalf("openrpc.json is stale (%s): run `go generate ./openrpc` or `go test ./openrpc -update`",
-			firstDiff(Document, want))
+	if len(files) != 3 {
+		t.Errorf("%d files generated, want the document, the bundle and the table", len(files))
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		want := files[name]
+		if *update {
+			if err := os.WriteFile(name, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		committed, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatalf("%v: run `go generate ./openrpc`", err)
+		}
+		if !bytes.Equal(committed, want) {
+			t.Errorf("%s is stale (%s): run `go generate ./openrpc` or `go test ./openrpc -update`",
+				name, firstDiff(committed, want))
+		}
+	}
+	if !bytes.Equal(Document, files[DocumentFile]) && !*update {
+		t.Error("the embedded Document is not the generated one")
 	}
 }
 
@@ -73,16 +89,19 @@ type param struct {
 }
 
 // parsedDoc is the part of the document the structure tests read.
+type parsedMethod struct {
+	Name         string         `json:"name"`
+	Params       []param        `json:"params"`
+	Result       map[string]any `json:"result"`
+	Errors       []reference    `json:"errors"`
+	Notification bool           `json:"x-notification"`
+	Direction    string         `json:"x-direction"`
+}
+
 type parsedDoc struct {
-	Methods []struct {
-		Name         string         `json:"name"`
-		Params       []param        `json:"params"`
-		Result       map[string]any `json:"result"`
-		Errors       []reference    `json:"errors"`
-		Notification bool           `json:"x-notification"`
-		Direction    string         `json:"x-direction"`
-	} `json:"methods"`
-	Components struct {
+	Methods       []parsedMethod `json:"methods"`
+	Notifications []parsedMethod `json:"x-notifications"`
+	Components    struct {
 		Schemas map[string]map[string]any `json:"schemas"`
 		Errors  map[string]errorObject    `json:"errors"`
 	} `json:"components"`
@@ -112,8 +131,8 @@ func TestEverySchemaIsTitledAndEveryRefResolves(t *testing.T) {
 				t.Errorf("%s: $ref %s: %v", ptr, ref, err)
 			}
 		}
-		// A struct or a named enum is described only in components, with a title.
-		if enum, _ := obj["enum"].([]any); obj["properties"] != nil || len(enum) > 1 {
+		// A struct is described only as a component, with a title.
+		if obj["properties"] != nil {
 			if _, ok := obj["title"]; !ok {
 				t.Errorf("%s: schema without a title", ptr)
 			}
@@ -163,24 +182,31 @@ func TestEveryMethodAndEventIsDocumented(t *testing.T) {
 	if err := json.Unmarshal(generate(t), &doc); err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]int{}
-	for i, m := range doc.Methods {
+	byName := map[string]parsedMethod{}
+	for _, m := range append(slices.Clone(doc.Methods), doc.Notifications...) {
 		if _, dup := byName[m.Name]; dup {
 			t.Errorf("method %s listed twice", m.Name)
 		}
-		byName[m.Name] = i
+		byName[m.Name] = m
 	}
-	if want := len(rpc.Methods) + len(rpc.Events); len(doc.Methods) != want {
-		t.Errorf("%d methods in the document, want %d", len(doc.Methods), want)
+	// Server notifications are not methods: tools take every method for
+	// something a client calls.
+	if len(doc.Methods) != len(rpc.Methods) || len(doc.Notifications) != len(rpc.Events) {
+		t.Errorf("%d methods and %d notifications in the document, want %d and %d",
+			len(doc.Methods), len(doc.Notifications), len(rpc.Methods), len(rpc.Events))
+	}
+	for _, m := range doc.Methods {
+		if strings.HasPrefix(m.Name, rpc.EventPrefix) {
+			t.Errorf("%s is in methods", m.Name)
+		}
 	}
 
 	for _, spec := range rpc.Methods {
-		i, ok := byName[spec.Name]
+		m, ok := byName[spec.Name]
 		if !ok {
 			t.Errorf("method %s is missing", spec.Name)
 			continue
 		}
-		m := doc.Methods[i]
 		if notification := spec.Result == nil; (m.Result == nil) != notification || m.Notification != notification {
 			t.Errorf("%s: result %v, x-notification %v; want a result exactly when rpc.Methods has one", spec.Name, m.Result, m.Notification)
 		}
@@ -192,20 +218,31 @@ func TestEveryMethodAndEventIsDocumented(t *testing.T) {
 			name, _ := strings.CutPrefix(ref.Ref, "#/components/errors/")
 			codes = append(codes, doc.Components.Errors[name].Code)
 		}
-		if !slices.Equal(codes, spec.Errors) {
-			t.Errorf("%s: error codes %v, want %v", spec.Name, codes, spec.Errors)
+		// Every call can get the transport's and dispatch's errors; every
+		// method but initialize needs initialize first.
+		want := []int64{rpc.CodeParseError, rpc.CodeInvalidRequest, rpc.CodeMethodNotFound, rpc.CodeInvalidParams,
+			rpc.CodeInternalError, rpc.CodeOverloaded}
+		if spec.Name != rpc.MethodInitialize {
+			want = append(want, rpc.CodeNotInitialized)
+		}
+		want = append(want, spec.Errors...)
+		if spec.Result == nil {
+			want = nil // a notification gets no reply, so no error
+		}
+		slices.Sort(want)
+		if slices.Sort(codes); !slices.Equal(codes, slices.Compact(want)) {
+			t.Errorf("%s: error codes %v, want %v", spec.Name, codes, want)
 		}
 		checkRequired(t, spec.Name, m.Params, spec.Params)
 	}
 
 	for _, spec := range rpc.Events {
 		name := rpc.EventPrefix + spec.Type
-		i, ok := byName[name]
+		m, ok := byName[name]
 		if !ok {
 			t.Errorf("event %s is missing", name)
 			continue
 		}
-		m := doc.Methods[i]
 		if m.Result != nil || !m.Notification || m.Direction != "server-to-client" {
 			t.Errorf("%s: result %v, x-notification %v, x-direction %q; want a server-to-client notification",
 				name, m.Result, m.Notification, m.Direction)

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/cdevd/cdevd/rpc"
 )
 
 // schema is the subset of JSON Schema (draft-07, as OpenRPC 1.3 uses) that the
@@ -17,11 +20,17 @@ type schema struct {
 	Description          string             `json:"description,omitempty"`
 	Type                 string             `json:"type,omitempty"`
 	Format               string             `json:"format,omitempty"`
+	Pattern              string             `json:"pattern,omitempty"`
 	Enum                 []string           `json:"enum,omitempty"`
 	Items                *schema            `json:"items,omitempty"`
 	Properties           map[string]*schema `json:"properties,omitempty"`
 	Required             []string           `json:"required,omitempty"`
 	AdditionalProperties *schema            `json:"additionalProperties,omitempty"`
+	Minimum              *int64             `json:"minimum,omitempty"`
+	Maximum              *int64             `json:"maximum,omitempty"`
+	AllOf                []*schema          `json:"allOf,omitempty"`
+	AnyOf                []*schema          `json:"anyOf,omitempty"`
+	OneOf                []*schema          `json:"oneOf,omitempty"`
 }
 
 const schemaRefPrefix = "#/components/schemas/"
@@ -49,10 +58,13 @@ type field struct {
 type reflector struct {
 	components map[string]*schema
 	types      map[string]reflect.Type // which Go type owns each component name
+	// custom describes the types whose wire shape Go's types cannot say
+	// (a union keyed by a field); see variants.go.
+	custom map[reflect.Type]func(*reflector) (*schema, error)
 }
 
 func newReflector() *reflector {
-	return &reflector{components: map[string]*schema{}, types: map[string]reflect.Type{}}
+	return &reflector{components: map[string]*schema{}, types: map[string]reflect.Type{}, custom: customSchemas}
 }
 
 // schemaOf returns the schema of values of type t: a $ref for named types,
@@ -91,7 +103,10 @@ func (r *reflector) named(t reflect.Type) (*schema, error) {
 		s   *schema
 		err error
 	)
+	custom, isCustom := r.custom[t]
 	switch {
+	case isCustom:
+		s, err = custom(r)
 	case t.Kind() == reflect.Struct:
 		s, err = r.object(t)
 	case t.Implements(enumerType):
@@ -167,11 +182,14 @@ func (r *reflector) object(t reflect.Type) (*schema, error) {
 	return s, nil
 }
 
-// describe attaches a description. Beside a $ref, draft-07 validators ignore
-// it, but documentation tools show it.
+// describe attaches a description. A $ref is wrapped in allOf rather than
+// given a sibling: draft-07 ignores a $ref's siblings, and linters flag them.
 func describe(s *schema, doc string) *schema {
 	if doc == "" {
 		return s
+	}
+	if s.Ref != "" {
+		return &schema{Description: doc, AllOf: []*schema{s}}
 	}
 	d := *s
 	d.Description = doc
@@ -229,10 +247,14 @@ func (r *reflector) fieldSchema(sf reflect.StructField) (*schema, error) {
 		switch kind {
 		case "object":
 			return &schema{Type: "object"}, nil
+		case "array":
+			// An array of objects. Items are always given: generators
+			// cannot name an array without them.
+			return &schema{Type: "array", Items: &schema{Type: "object"}}, nil
 		case "any":
 			return &schema{}, nil
 		}
-		return nil, fmt.Errorf("json.RawMessage needs schema:\"object\" or schema:\"any\", not %q", kind)
+		return nil, fmt.Errorf("json.RawMessage needs schema:\"object\", \"array\" or \"any\", not %q", kind)
 	}
 	if hasKind {
 		return nil, fmt.Errorf("a schema tag only types a json.RawMessage")
@@ -242,13 +264,37 @@ func (r *reflector) fieldSchema(sf reflect.StructField) (*schema, error) {
 		return nil, err
 	}
 	enum, hasEnum := sf.Tag.Lookup("enum")
+	known, hasKnown := sf.Tag.Lookup("known")
 	format, hasFormat := sf.Tag.Lookup("format")
-	if (hasEnum || hasFormat) && s.Type != "string" {
-		return nil, fmt.Errorf("enum and format tags need a plain string field")
+	if (hasEnum || hasKnown || hasFormat) && s.Type != "string" {
+		return nil, fmt.Errorf("enum, known and format tags need a plain string field")
 	}
 	if hasEnum {
-		s.Enum = []string{enum}
+		s.Enum = strings.Split(enum, ",")
 	}
 	s.Format = format
+	if format == "date-time" {
+		// RFC 3339 allows many spellings; the wire uses one.
+		s.Pattern = rpc.TimePattern
+	}
+	if hasKnown {
+		// An open set: the listed values are the ones with a meaning, any
+		// other string is accepted too (an option key, answer text).
+		s = &schema{AnyOf: []*schema{{Type: "string", Enum: strings.Split(known, ",")}, {Type: "string"}}}
+	}
+	for tag, dst := range map[string]**int64{"minimum": &s.Minimum, "maximum": &s.Maximum} {
+		v, ok := sf.Tag.Lookup(tag)
+		if !ok {
+			continue
+		}
+		if s.Type != "integer" {
+			return nil, fmt.Errorf("a %s tag needs an integer field", tag)
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s tag: %w", tag, err)
+		}
+		*dst = &n
+	}
 	return s, nil
 }

@@ -33,6 +33,9 @@ type sample struct {
 	Meta   map[string]any  `json:"meta"`
 	Counts map[string]int  `json:"counts"`
 	Cost   *float64        `json:"cost,omitempty"`
+	Kind   string          `json:"kind" enum:"a,b"`
+	Key    string          `json:"key,omitempty" known:"up,down"`
+	Limit  int             `json:"limit,omitempty" minimum:"0" maximum:"500"`
 	Plain  bool
 	Hidden string `json:"-"`
 }
@@ -60,9 +63,9 @@ func TestReflectConventions(t *testing.T) {
 				"id": {"description": "The id.", "type": "string"},
 				"name": {"type": "string"},
 				"note": {"type": "string"},
-				"at": {"type": "string", "format": "date-time"},
+				"at": {"type": "string", "format": "date-time", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"},
 				"status": {"type": "string", "enum": ["ok"]},
-				"level": {"$ref": "#/components/schemas/level", "description": "How much."},
+				"level": {"allOf": [{"$ref": "#/components/schemas/level"}], "description": "How much."},
 				"input": {"type": "object"},
 				"value": {},
 				"where": {"$ref": "#/components/schemas/point"},
@@ -70,9 +73,12 @@ func TestReflectConventions(t *testing.T) {
 				"meta": {"type": "object"},
 				"counts": {"type": "object", "additionalProperties": {"type": "integer"}},
 				"cost": {"type": "number"},
+				"kind": {"type": "string", "enum": ["a", "b"]},
+				"key": {"anyOf": [{"type": "string", "enum": ["up", "down"]}, {"type": "string"}]},
+				"limit": {"type": "integer", "minimum": 0, "maximum": 500},
 				"Plain": {"type": "boolean"}
 			},
-			"required": ["id", "name", "at", "status", "level", "path", "meta", "counts", "Plain"]
+			"required": ["id", "name", "at", "status", "level", "path", "meta", "counts", "kind", "Plain"]
 		}
 	}`
 	if !jsonEqual(t, got, []byte(want)) {
@@ -93,6 +99,9 @@ func TestReflectRejects(t *testing.T) {
 	type intKeys struct {
 		M map[int]string `json:"m"`
 	}
+	type boundOnString struct {
+		S string `json:"s" maximum:"3"`
+	}
 	type function struct {
 		F func() `json:"f"`
 	}
@@ -104,7 +113,8 @@ func TestReflectRejects(t *testing.T) {
 		typ  reflect.Type
 		want string
 	}{
-		{reflect.TypeFor[untyped](), "schema:\"object\" or schema:\"any\""},
+		{reflect.TypeFor[untyped](), "schema:\"object\", \"array\" or \"any\""},
+		{reflect.TypeFor[boundOnString](), "needs an integer field"},
 		{reflect.TypeFor[enumOnInt](), "plain string field"},
 		{reflect.TypeFor[schemaOnString](), "only types a json.RawMessage"},
 		{reflect.TypeFor[intKeys](), "not a string"},

@@ -16,6 +16,9 @@ const docURL = "urn:cdevd:openrpc"
 // Validator checks responses and notifications against the document.
 type Validator struct {
 	methods map[string]*methodSchemas
+	// errorData is the schema of each error code's data (x-error-data);
+	// a code without one carries no data.
+	errorData map[int64]*jsonschema.Schema
 }
 
 type methodSchemas struct {
@@ -33,16 +36,26 @@ type paramSchema struct {
 // NewValidator compiles the schemas of every method of an OpenRPC document
 // built like Generate's: by-name params given inline, not as references.
 func NewValidator(doc []byte) (*Validator, error) {
+	type outlineMethod struct {
+		Name   string `json:"name"`
+		Params []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"params"`
+		Result    *struct{} `json:"result"`
+		Direction string    `json:"x-direction"`
+	}
 	var outline struct {
-		Methods []struct {
-			Name   string `json:"name"`
-			Params []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"params"`
-			Result    *struct{} `json:"result"`
-			Direction string    `json:"x-direction"`
-		} `json:"methods"`
+		Methods       []outlineMethod `json:"methods"`
+		Notifications []outlineMethod `json:"x-notifications"`
+		Components    struct {
+			Errors map[string]struct {
+				Code int64 `json:"code"`
+			} `json:"errors"`
+		} `json:"components"`
+		ErrorData map[string]struct {
+			Ref string `json:"$ref"`
+		} `json:"x-error-data"`
 	}
 	if err := json.Unmarshal(doc, &outline); err != nil {
 		return nil, fmt.Errorf("openrpc: parse document: %w", err)
@@ -58,28 +71,42 @@ func NewValidator(doc []byte) (*Validator, error) {
 		return nil, err
 	}
 
-	v := &Validator{methods: map[string]*methodSchemas{}}
-	for i, m := range outline.Methods {
-		if _, dup := v.methods[m.Name]; dup {
-			return nil, fmt.Errorf("openrpc: method %s listed twice", m.Name)
+	v := &Validator{methods: map[string]*methodSchemas{}, errorData: map[int64]*jsonschema.Schema{}}
+	for name, link := range outline.ErrorData {
+		e, ok := outline.Components.Errors[name]
+		if !ok {
+			return nil, fmt.Errorf("openrpc: x-error-data names %s, which is not in components.errors", name)
 		}
-		ms := &methodSchemas{serverToClient: m.Direction == serverToClient}
-		for j, p := range m.Params {
-			if p.Name == "" {
-				return nil, fmt.Errorf("openrpc: %s: param %d is not an inline content descriptor", m.Name, j)
-			}
-			s, err := c.Compile(fmt.Sprintf("%s#/methods/%d/params/%d/schema", docURL, i, j))
-			if err != nil {
-				return nil, fmt.Errorf("openrpc: %s param %s: %w", m.Name, p.Name, err)
-			}
-			ms.params = append(ms.params, paramSchema{p.Name, p.Required, s})
+		if v.errorData[e.Code], err = c.Compile(docURL + link.Ref); err != nil {
+			return nil, fmt.Errorf("openrpc: %s data: %w", name, err)
 		}
-		if m.Result != nil {
-			if ms.result, err = c.Compile(fmt.Sprintf("%s#/methods/%d/result/schema", docURL, i)); err != nil {
-				return nil, fmt.Errorf("openrpc: %s result: %w", m.Name, err)
+	}
+	for _, list := range []struct {
+		at      string
+		methods []outlineMethod
+	}{{"methods", outline.Methods}, {"x-notifications", outline.Notifications}} {
+		for i, m := range list.methods {
+			if _, dup := v.methods[m.Name]; dup {
+				return nil, fmt.Errorf("openrpc: method %s listed twice", m.Name)
 			}
+			ms := &methodSchemas{serverToClient: m.Direction == serverToClient}
+			for j, p := range m.Params {
+				if p.Name == "" {
+					return nil, fmt.Errorf("openrpc: %s: param %d is not an inline content descriptor", m.Name, j)
+				}
+				s, err := c.Compile(fmt.Sprintf("%s#/%s/%d/params/%d/schema", docURL, list.at, i, j))
+				if err != nil {
+					return nil, fmt.Errorf("openrpc: %s param %s: %w", m.Name, p.Name, err)
+				}
+				ms.params = append(ms.params, paramSchema{p.Name, p.Required, s})
+			}
+			if m.Result != nil {
+				if ms.result, err = c.Compile(fmt.Sprintf("%s#/%s/%d/result/schema", docURL, list.at, i)); err != nil {
+					return nil, fmt.Errorf("openrpc: %s result: %w", m.Name, err)
+				}
+			}
+			v.methods[m.Name] = ms
 		}
-		v.methods[m.Name] = ms
 	}
 	return v, nil
 }
@@ -95,6 +122,22 @@ func (v *Validator) ValidateResult(method string, result json.RawMessage) error 
 	}
 	if err := validate(m.result, result); err != nil {
 		return fmt.Errorf("%s result: %w", method, err)
+	}
+	return nil
+}
+
+// ValidateError checks an error's data against the schema of its code;
+// data is the raw data member, empty when the error had none.
+func (v *Validator) ValidateError(code int64, data json.RawMessage) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil // data is optional in every error
+	}
+	s, ok := v.errorData[code]
+	if !ok {
+		return fmt.Errorf("error %d carries data %s, but the document gives it none", code, data)
+	}
+	if err := validate(s, data); err != nil {
+		return fmt.Errorf("error %d data: %w", code, err)
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func sampleInitializeResult() rpc.InitializeResult {
 			SupportedAgents: []string{"claude"},
 			RuntimeRegistry: rpc.RuntimeRegistry{
 				SchemaVersion:  rpc.RegistrySchemaVersion,
-				GeneratedAt:    "2025-01-02T03:04:05Z",
+				GeneratedAt:    "2025-01-02T03:04:05.000Z",
 				DefaultRuntime: "claude",
 				Routing: rpc.Routing{
 					AgentTypeField:    "agent_type",
@@ -134,7 +134,8 @@ func TestValidateResultOfEveryShape(t *testing.T) {
 		marshal(t, rpc.SessionSendResult{Status: "sent", SessionID: "s1", AgentType: "claude"})), "")
 	checkErr(t, v.ValidateResult(rpc.MethodSessionSend,
 		marshal(t, rpc.SessionSendResult{Status: "queued", SessionID: "s1", AgentType: "claude"})), "/status")
-	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`{"openrpc":"1.3.2"}`)), "")
+	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`{"openrpc":"1.3.2","info":{"title":"t","version":"1"},"methods":[]}`)), "")
+	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`{"openrpc":"1.3.2"}`)), "missing properties")
 	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`[]`)), "object")
 	checkErr(t, v.ValidateResult(rpc.MethodInitialized, json.RawMessage(`{}`)), "no result")
 	checkErr(t, v.ValidateResult("session/teleport", json.RawMessage(`{}`)), "not in the document")
@@ -154,7 +155,16 @@ func TestValidateNotification(t *testing.T) {
 	turn := rpc.TurnCompletedEvent{EventHeader: event.EventHeader, StopReason: "end_turn", CostUSD: &cost}
 	checkErr(t, v.ValidateNotification(rpc.EventPrefix+rpc.EventTurnCompleted, marshal(t, turn)), "")
 	checkErr(t, v.ValidateNotification(rpc.EventPrefix+rpc.EventHeartbeat,
-		marshal(t, rpc.HeartbeatEvent{ServerTime: "2025-01-02T03:04:05Z", Sequence: 1})), "")
+		marshal(t, rpc.HeartbeatEvent{ServerTime: "2025-01-02T03:04:05.000Z", Sequence: 1})), "")
+	// One spelling of RFC 3339 only: UTC with milliseconds.
+	for _, at := range []string{"2025-01-02T03:04:05Z", "2025-01-02T03:04:05.123456Z", "2025-01-02T05:04:05.000+02:00"} {
+		checkErr(t, v.ValidateNotification(rpc.EventPrefix+rpc.EventHeartbeat,
+			marshal(t, rpc.HeartbeatEvent{ServerTime: at, Sequence: 1})), "does not match pattern")
+	}
+	// A content block is one of the kinds, keyed by type.
+	checkErr(t, v.ValidateNotification(method, edit(t, event, func(m map[string]any) {
+		m["message"].(map[string]any)["content"].([]any)[0].(map[string]any)["type"] = "video"
+	})), "oneOf")
 
 	checkErr(t, v.ValidateNotification(rpc.MethodSessionStart, json.RawMessage(`{"workspace_id":"w1"}`)), "not a server notification")
 }
@@ -200,4 +210,32 @@ func checkErr(t *testing.T, err error, want string) {
 	case want != "" && !strings.Contains(err.Error(), want):
 		t.Errorf("error %v does not mention %q", err, want)
 	}
+}
+
+func TestValidateError(t *testing.T) {
+	v := newTestValidator(t)
+	data := func(e *rpc.Error) json.RawMessage { return marshal(t, e.Data) }
+	for _, e := range []*rpc.Error{
+		rpc.InvalidParams("limit", "must be positive"),
+		rpc.UnsupportedPermissionMode(rpc.PermissionAcceptEdits, "codex", []rpc.PermissionMode{rpc.PermissionDefault}),
+		rpc.RuntimeChoosesIDs("s1", "codex"),
+		rpc.SessionLost("s1", "gemini"),
+		rpc.SessionNotFound("s1"),
+		rpc.SessionBusy("s1", "a turn is running"),
+		rpc.RequestNotFound("s1", ""),
+		rpc.WorkspaceNotFound("ws_1"),
+		rpc.InvalidPath("/x", "not a directory"),
+		rpc.PathOutside("/x"),
+		{Code: rpc.CodeInvalidParams, Message: "unknown agent_type", Data: map[string]any{
+			"agent_type": "x", "method": "session/start", "supported_agent_types": []string{"claude"}}},
+		{Code: rpc.CodeInvalidParams, Message: "disabled", Data: map[string]any{
+			"agent_type": "codex", "method": "session/start", "supported_agent_types": []string{"claude", "codex"},
+			"status": "disabled", "reason": "codex not found on PATH"}},
+	} {
+		checkErr(t, v.ValidateError(e.Code, data(e)), "")
+	}
+	checkErr(t, v.ValidateError(rpc.CodeOverloaded, nil), "")
+	checkErr(t, v.ValidateError(rpc.CodeOverloaded, json.RawMessage(`{"x":1}`)), "gives it none")
+	checkErr(t, v.ValidateError(rpc.CodeSessionNotFound, json.RawMessage(`{"reason":"gone"}`)), "session_id")
+	checkErr(t, v.ValidateError(rpc.CodeInvalidParams, json.RawMessage(`{"agent_type":"x"}`)), "anyOf")
 }

@@ -303,7 +303,7 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 	}
 	return rpc.RuntimeRegistry{
 		SchemaVersion:  rpc.RegistrySchemaVersion,
-		GeneratedAt:    now.UTC().Format(time.RFC3339),
+		GeneratedAt:    rpc.FormatTime(now),
 		DefaultRuntime: defaultID,
 		Routing: rpc.Routing{
 			AgentTypeField:    "agent_type",

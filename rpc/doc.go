@@ -6,7 +6,8 @@
 //
 // Conventions the OpenRPC generator relies on: a field tagged `omitempty` is
 // optional, every other field is required; a `doc:"…"` tag is its
-// description; `format:"date-time"` marks RFC 3339 times; `enum:"v"` pins a
-// string field to one value; `schema:"object"` or `schema:"any"` types a
+// description; `format:"date-time"` marks RFC 3339 times; `enum:"a,b"` lists a
+// string field's values (`known:"a,b"`: the values with a meaning in an open
+// set); `minimum:"n"` and `maximum:"n"` bound an integer; `schema:"object"`, `schema:"array"` (of objects) or `schema:"any"` types a
 // json.RawMessage; a named string type with an Enum method lists its values.
 package rpc

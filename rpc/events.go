@@ -26,7 +26,7 @@ type EventHeader struct {
 	WorkspaceID string `json:"workspace_id"`
 	AgentType   string `json:"agent_type"`
 	Timestamp   string `json:"timestamp" format:"date-time"`
-	Seq         int64  `json:"seq" doc:"Per session, from 1, no gaps within an epoch."`
+	Seq         int64  `json:"seq" minimum:"1" doc:"Per session, from 1, no gaps within an epoch."`
 	Epoch       string `json:"epoch"`
 }
 
@@ -116,7 +116,7 @@ type PermissionResolvedEvent struct {
 	EventHeader
 	RequestID  string `json:"request_id"`
 	ResolvedBy string `json:"resolved_by" doc:"The answering client's id, or \"server\" when cancelled."`
-	Decision   string `json:"decision" doc:"allow, allow_always, deny, answered or cancelled."`
+	Decision   string `json:"decision" enum:"allow,allow_always,deny,answered,cancelled" doc:"allow, allow_always, deny (a permission), answered (a question) or cancelled."`
 }
 
 // PtyState is the state shown by pty_state.
@@ -155,14 +155,14 @@ type TurnCompletedEvent struct {
 // ErrorEvent ends a turn that failed, or reports a session-level failure.
 type ErrorEvent struct {
 	EventHeader
-	Code    string `json:"code" doc:"Stable: cli_exited, stall_timeout, output_too_large, start_failed, runtime_error, interrupted."`
+	Code    string `json:"code" enum:"cli_exited,stall_timeout,output_too_large,start_failed,runtime_error,interrupted" doc:"Stable; more codes may come."`
 	Message string `json:"message"`
 }
 
 // SessionStartEvent says a session began running in cdevd.
 type SessionStartEvent struct {
 	EventHeader
-	Source string `json:"source,omitempty" doc:"new or resumed."`
+	Source string `json:"source,omitempty" enum:"new,resumed"`
 }
 
 // SessionEndEvent says a session's process ended (session_end) or that it

@@ -6,7 +6,7 @@ import "encoding/json"
 type HistoryParams struct {
 	WorkspaceID string `json:"workspace_id"`
 	AgentType   string `json:"agent_type,omitempty"`
-	Limit       int    `json:"limit,omitempty" doc:"Default 50, at most 500."`
+	Limit       int    `json:"limit,omitempty" minimum:"0" maximum:"500" doc:"Default (and 0) 50."`
 	Cursor      string `json:"cursor,omitempty" doc:"next_cursor of the previous page."`
 }
 
@@ -45,8 +45,8 @@ type MessagesParams struct {
 	WorkspaceID string `json:"workspace_id"`
 	SessionID   string `json:"session_id"`
 	AgentType   string `json:"agent_type,omitempty"`
-	Limit       int    `json:"limit,omitempty" doc:"Default 50, at most 500."`
-	Offset      int    `json:"offset,omitempty"`
+	Limit       int    `json:"limit,omitempty" minimum:"0" maximum:"500" doc:"Default (and 0) 50."`
+	Offset      int    `json:"offset,omitempty" minimum:"0"`
 	Order       Order  `json:"order,omitempty" doc:"asc: oldest first; desc: newest first (offset counts from the newest)."`
 }
 
@@ -137,7 +137,7 @@ type WatchParams struct {
 	WorkspaceID string `json:"workspace_id"`
 	SessionID   string `json:"session_id"`
 	AgentType   string `json:"agent_type,omitempty"`
-	SinceSeq    *int64 `json:"since_seq,omitempty" doc:"Replay events after this seq (same epoch) before going live."`
+	SinceSeq    *int64 `json:"since_seq,omitempty" minimum:"0" doc:"Replay events after this seq (same epoch) before going live."`
 	Epoch       string `json:"epoch,omitempty" doc:"The epoch since_seq belongs to; another epoch than the server's means a gap."`
 }
 

@@ -1,5 +1,7 @@
 package rpc
 
+import "encoding/json"
+
 // ProtocolVersion is the wire protocol version cdevd speaks.
 const ProtocolVersion = "1.0"
 
@@ -151,3 +153,20 @@ type InitializedParams struct{}
 
 // DiscoverParams takes nothing.
 type DiscoverParams struct{}
+
+// DiscoverResult is the OpenRPC document rpc.discover returns, typed to its
+// first level (the OpenRPC meta-schema describes the rest).
+type DiscoverResult struct {
+	OpenRPC    string          `json:"openrpc" doc:"The OpenRPC version of the document (https://spec.open-rpc.org)."`
+	Info       DocumentInfo    `json:"info"`
+	Servers    json.RawMessage `json:"servers,omitempty" schema:"array"`
+	Methods    json.RawMessage `json:"methods" schema:"array"`
+	Components json.RawMessage `json:"components,omitempty" schema:"object"`
+}
+
+// DocumentInfo is the info object of the OpenRPC document.
+type DocumentInfo struct {
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version" doc:"The protocol version (initialize's protocolVersion)."`
+}

@@ -64,7 +64,7 @@ var (
 var Methods = []MethodSpec{
 	{MethodInitialize, "Open the protocol on this connection; returns the runtime registry.", InitializeParams{}, InitializeResult{}, []int64{CodeInvalidRequest}},
 	{MethodInitialized, "Notification after initialize; ignored.", InitializedParams{}, nil, nil},
-	{MethodDiscover, "The OpenRPC document of this server.", DiscoverParams{}, map[string]any{}, nil},
+	{MethodDiscover, "The OpenRPC document of this server.", DiscoverParams{}, DiscoverResult{}, nil},
 
 	{MethodWorkspaceList, "List workspaces.", WorkspaceListParams{}, WorkspaceListResult{}, nil},
 	{MethodWorkspaceAdd, "Add a directory as a workspace (idempotent for a path).", WorkspaceAddParams{}, Workspace{}, []int64{CodeInvalidParams, CodeInvalidPath}},

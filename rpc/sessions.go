@@ -81,7 +81,7 @@ type SessionStartResult struct {
 	WorkspaceID string      `json:"workspace_id"`
 	AgentType   string      `json:"agent_type"`
 	Status      StartStatus `json:"status"`
-	Source      string      `json:"source,omitempty" doc:"new, resumed or live."`
+	Source      string      `json:"source,omitempty" enum:"new,resumed,live" doc:"live: the session was already running."`
 }
 
 // SendMode says whether session/send without a session id continues the
@@ -135,7 +135,7 @@ type SessionStopResult struct {
 type SessionInputParams struct {
 	SessionID string `json:"session_id"`
 	Input     string `json:"input,omitempty" doc:"Text, an option key, or a key name (enter, escape, …)."`
-	Key       string `json:"key,omitempty" doc:"enter, escape, up, down, tab, or an option key."`
+	Key       string `json:"key,omitempty" known:"enter,escape,up,down,tab" doc:"A key name, or an option key."`
 	AgentType string `json:"agent_type,omitempty"`
 }
 
@@ -160,7 +160,7 @@ func (RespondType) Enum() []string { return []string{"permission", "question"} }
 type SessionRespondParams struct {
 	SessionID string      `json:"session_id"`
 	Type      RespondType `json:"type"`
-	Response  string      `json:"response" doc:"yes, no, always, an option key, or answer text."`
+	Response  string      `json:"response" known:"yes,no,always" doc:"yes, no, always, an option key, or answer text."`
 	RequestID string      `json:"request_id,omitempty" doc:"Which prompt; defaults to the oldest pending one of this type."`
 	AgentType string      `json:"agent_type,omitempty"`
 }

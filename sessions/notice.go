@@ -112,7 +112,7 @@ func (n *notifier) publish(a runtimes.Adapter, id string) {
 			Frame: notification(rpc.EventPrefix+rpc.EventSessionUpdated, rpc.SessionUpdatedEvent{
 				SessionID: id, WorkspaceID: ws.ID, AgentType: a.Info().ID, Summary: s.Summary,
 				MessageCount: s.MessageCount, LastUpdated: s.LastUpdated,
-				Timestamp: time.Now().UTC().Format(time.RFC3339Nano)})}
+				Timestamp: rpc.FormatTime(time.Now())})}
 		n.e.publishWorkspace(ev, nil)
 		return
 	}

@@ -257,7 +257,7 @@ func (s *session) send(ctx context.Context, text string) error {
 	if !s.adapter.Info().EchoesPrompts {
 		// Other watchers should see what was asked, not only the answer.
 		msg := rpc.Message{ID: uuid.NewString(), SessionID: s.id, Type: rpc.MessageUser,
-			Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+			Timestamp: rpc.FormatTime(time.Now()),
 			Message:   rpc.MessageBody{Role: "user", Content: []rpc.ContentBlock{{Type: rpc.BlockText, Text: text}}}}
 		msg.UUID = msg.ID
 		s.emitMessageLocked(msg)
@@ -703,8 +703,8 @@ func (s *session) state() rpc.SessionStateResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := rpc.SessionStateResult{SessionID: s.id, WorkspaceID: s.workspaceID, AgentType: s.agentType,
-		Status: s.st, Activity: s.activity, StartedAt: s.startedAt.UTC().Format(time.RFC3339),
-		LastActive: s.lastActive.UTC().Format(time.RFC3339), IsRunning: s.rt != nil,
+		Status: s.st, Activity: s.activity, StartedAt: rpc.FormatTime(s.startedAt),
+		LastActive: rpc.FormatTime(s.lastActive), IsRunning: s.rt != nil,
 		WaitingForInput: len(s.pending) > 0, Epoch: s.e.cfg.Epoch, LastSeq: s.seq}
 	for _, p := range s.pending {
 		res.Pending = append(res.Pending, rpc.PendingRequest{RequestID: p.id, Type: p.kind, ToolName: p.tool, Summary: p.summ})
@@ -720,7 +720,9 @@ func (s *session) emitLocked(typ string, build func(rpc.EventHeader) any) *Event
 func (s *session) emitAtLocked(typ, at string, build func(rpc.EventHeader) any) *Event {
 	now := time.Now().UTC()
 	if at == "" {
-		at = now.Format(time.RFC3339Nano)
+		at = rpc.FormatTime(now)
+	} else {
+		at = rpc.NormalizeTime(at) // a transcript's time, in the wire's one format
 	}
 	s.seq++
 	h := rpc.EventHeader{SessionID: s.id, WorkspaceID: s.workspaceID, AgentType: s.agentType,

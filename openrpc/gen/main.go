@@ -1,22 +1,26 @@
-// Command gen writes cdevd's OpenRPC document; `go generate ./openrpc` runs it.
+// Command gen writes cdevd's OpenRPC document, its JSON Schema bundle and its
+// method table into a directory; `go generate ./openrpc` runs it.
 package main
 
 import (
 	"flag"
 	"log"
 	"os"
+	"path/filepath"
 
 	"github.com/cdevd/cdevd/openrpc"
 )
 
 func main() {
-	out := flag.String("o", "openrpc.json", "file to write")
+	dir := flag.String("d", ".", "directory to write the files in")
 	flag.Parse()
-	b, err := openrpc.Generate()
+	files, err := openrpc.GenerateFiles()
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(*out, b, 0o644); err != nil {
-		log.Fatal(err)
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(*dir, name), b, 0o644); err != nil {
+			log.Fatal(err)
+		}
 	}
 }

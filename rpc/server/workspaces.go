@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/workspaces"
@@ -15,7 +14,7 @@ func (s *Server) toWire(w workspaces.Workspace) rpc.Workspace {
 	activeID, activeAgent := s.engine.ActiveSession(w.ID)
 	_, err := os.Stat(filepath.Join(w.Path, ".git"))
 	return rpc.Workspace{ID: w.ID, Name: w.Name, Path: w.Path,
-		CreatedAt: w.CreatedAt.UTC().Format(time.RFC3339), Sessions: live,
+		CreatedAt: rpc.FormatTime(w.CreatedAt), Sessions: live,
 		ActiveSessionID: activeID, ActiveAgentType: activeAgent, IsGitRepo: err == nil}
 }
 

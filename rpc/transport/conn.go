@@ -355,7 +355,7 @@ func (c *Conn) sendPing() {
 func (c *Conn) sendHeartbeat() {
 	now := time.Now()
 	c.Notify(heartbeatMethod, rpc.HeartbeatEvent{
-		ServerTime:    now.UTC().Format(time.RFC3339),
+		ServerTime:    rpc.FormatTime(now),
 		Sequence:      c.hbSeq.Add(1),
 		UptimeSeconds: int64(now.Sub(c.srv.started).Seconds()),
 	})

@@ -338,7 +338,7 @@ func (c *cli) newMessage(t rpc.MessageType, id string, b rpc.ContentBlock) rpc.M
 		SessionID: c.session,
 		Type:      t,
 		UUID:      uuid.NewString(),
-		Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+		Timestamp: rpc.FormatTime(time.Now()),
 		Message:   body,
 	}
 }

@@ -90,7 +90,7 @@ func (t *store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 		if err != nil {
 			continue // removed meanwhile
 		}
-		l := listed{sum: runtimes.Summary{SessionID: id, LastUpdated: info.ModTime().UTC().Format(time.RFC3339)}, mtime: info.ModTime()}
+		l := listed{sum: runtimes.Summary{SessionID: id, LastUpdated: rpc.FormatTime(info.ModTime())}, mtime: info.ModTime()}
 		err = readMessages(filepath.Join(t.Dir(dir), e.Name()), func(m rpc.Message) {
 			l.sum.MessageCount++
 			if l.sum.Summary == "" && m.Type == rpc.MessageUser {

@@ -112,8 +112,8 @@ func TestList(t *testing.T) {
 		t.Fatalf("List: %v", err)
 	}
 	want := []runtimes.Summary{
-		{SessionID: "new", Summary: "newest", MessageCount: 1, LastUpdated: "2026-01-02T04:04:05Z"},
-		{SessionID: "old", Summary: "first line " + strings.Repeat("é", 69), MessageCount: 3, LastUpdated: "2026-01-02T03:04:05Z"},
+		{SessionID: "new", Summary: "newest", MessageCount: 1, LastUpdated: "2026-01-02T04:04:05.000Z"},
+		{SessionID: "old", Summary: "first line " + strings.Repeat("é", 69), MessageCount: 3, LastUpdated: "2026-01-02T03:04:05.000Z"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("List =\n%v\nwant\n%v", got, want)

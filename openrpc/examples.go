@@ -1,0 +1,144 @@
+package openrpc
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/cdevd/cdevd/rpc"
+)
+
+type examplePairing struct {
+	Name   string        `json:"name"`
+	Params []exampleItem `json:"params"`
+	Result *exampleItem  `json:"result,omitempty"`
+}
+
+type exampleItem struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+}
+
+// Example is one call of a method: typed params and, for a call, the result.
+type Example struct {
+	Params any
+	Result any // nil for a notification
+}
+
+// The ids and path the examples use. A test runs every example against a
+// live server, putting the live ids in their place.
+const (
+	ExampleWorkspaceID = "ws_3f9a1c2e7b4d5a60"
+	ExamplePath        = "/home/dev/code/app"
+	ExampleSessionID   = "8c2f3b1e-5d4a-4c7e-9f1a-2b3c4d5e6f70"
+	ExampleRequestID   = "perm-1"
+	ExampleClientID    = "c_7d1e9a"
+	ExampleEpoch       = "e_5b0c2d"
+	exampleTime        = "2026-01-15T09:30:12.345Z"
+)
+
+var exampleRuntime = rpc.Runtime{
+	ID: "claude", DisplayName: "Claude Code", Status: rpc.RuntimeActive,
+	SessionListSource: rpc.ListWorkspaceHistory, SessionMessagesSource: rpc.ScopeWorkspace, SessionWatchSource: rpc.ScopeWorkspace,
+	SupportsResume: true, SupportsInteractiveQuestions: true, SupportsPermissions: true, SupportsHistory: true,
+	PermissionModes: []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionAcceptEdits, rpc.PermissionBypass, rpc.PermissionPlan, rpc.PermissionInteractive},
+	Methods: rpc.RuntimeMethods{History: rpc.MethodHistory, Messages: rpc.MethodMessages, Watch: rpc.MethodWatch,
+		Unwatch: rpc.MethodUnwatch, Start: rpc.MethodSessionStart, Send: rpc.MethodSessionSend, Stop: rpc.MethodSessionStop,
+		Input: rpc.MethodSessionInput, Respond: rpc.MethodSessionRespond, State: rpc.MethodSessionState},
+	Availability: rpc.Availability{Installed: true, Version: "2.1.197"},
+}
+
+var exampleWorkspace = rpc.Workspace{ID: ExampleWorkspaceID, Name: "app", Path: ExamplePath, CreatedAt: exampleTime}
+
+// Examples pairs every method of rpc.Methods with an example call.
+var Examples = map[string]Example{
+	rpc.MethodInitialize: {
+		rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion, ClientInfo: &rpc.ClientInfo{Name: "my-client", Version: "0.1.0"}},
+		rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"},
+			ServerInfoSnake: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"}, ClientID: ExampleClientID, Epoch: ExampleEpoch,
+			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, RuntimeRegistry: rpc.RuntimeRegistry{
+				SchemaVersion: rpc.RegistrySchemaVersion, GeneratedAt: exampleTime, DefaultRuntime: "claude",
+				Routing:  rpc.Routing{AgentTypeField: "agent_type", DefaultAgentType: "claude", RequiredOnMethods: rpc.RoutedMethods},
+				Runtimes: []rpc.Runtime{exampleRuntime}}}},
+	},
+	rpc.MethodInitialized: {rpc.InitializedParams{}, nil},
+	rpc.MethodDiscover: {rpc.DiscoverParams{}, map[string]any{"openrpc": "1.3.2",
+		"info":    map[string]any{"title": "cdevd", "description": "…", "version": rpc.ProtocolVersion, "license": map[string]any{"name": "Proprietary"}},
+		"servers": []any{}, "methods": []any{}, "components": map[string]any{"schemas": map[string]any{}, "errors": map[string]any{}},
+		"x-notifications": []any{}, "x-schemas": map[string]any{}, "x-error-data": map[string]any{}}},
+
+	rpc.MethodWorkspaceAdd:           {rpc.WorkspaceAddParams{Path: ExamplePath}, exampleWorkspace},
+	rpc.MethodWorkspaceList:          {rpc.WorkspaceListParams{}, rpc.WorkspaceListResult{Workspaces: []rpc.Workspace{exampleWorkspace}}},
+	rpc.MethodWorkspaceGet:           {rpc.WorkspaceIDParams{WorkspaceID: ExampleWorkspaceID}, exampleWorkspace},
+	rpc.MethodWorkspaceSubscribe:     {rpc.WorkspaceIDParams{WorkspaceID: ExampleWorkspaceID}, rpc.SubscribeResult{Success: true, WorkspaceID: ExampleWorkspaceID, Subscribed: []string{ExampleWorkspaceID}}},
+	rpc.MethodWorkspaceSubscriptions: {rpc.EmptyParams{}, rpc.SubscriptionsResult{Workspaces: []string{ExampleWorkspaceID}}},
+	rpc.MethodWorkspaceSubscribeAll:  {rpc.EmptyParams{}, rpc.SubscribeResult{Success: true, Subscribed: []string{ExampleWorkspaceID}}},
+	rpc.MethodWorkspaceUnsubscribe:   {rpc.WorkspaceIDParams{WorkspaceID: ExampleWorkspaceID}, rpc.SubscribeResult{Success: true, WorkspaceID: ExampleWorkspaceID, Subscribed: []string{}}},
+	rpc.MethodWorkspaceRemove:        {rpc.WorkspaceIDParams{WorkspaceID: ExampleWorkspaceID}, rpc.SuccessResult{Success: true}},
+
+	rpc.MethodSessionStart: {rpc.SessionStartParams{WorkspaceID: ExampleWorkspaceID, AgentType: "claude"},
+		rpc.SessionStartResult{SessionID: ExampleSessionID, WorkspaceID: ExampleWorkspaceID, AgentType: "claude", Status: rpc.StartStarted, Source: "new"}},
+	rpc.MethodSessionSend: {rpc.SessionSendParams{SessionID: ExampleSessionID, Prompt: "Explain this repository.", AgentType: "claude"},
+		rpc.SessionSendResult{Status: "sent", SessionID: ExampleSessionID, AgentType: "claude", WorkspaceID: ExampleWorkspaceID}},
+	rpc.MethodSessionRespond: {rpc.SessionRespondParams{SessionID: ExampleSessionID, Type: rpc.RespondPermission, Response: "yes", RequestID: ExampleRequestID, AgentType: "claude"},
+		rpc.StatusResult{Status: "responded"}},
+	rpc.MethodSessionInput: {rpc.SessionInputParams{SessionID: ExampleSessionID, Key: "enter", AgentType: "claude"},
+		rpc.StatusResult{Status: "sent"}},
+	rpc.MethodSessionState: {rpc.SessionStateParams{SessionID: ExampleSessionID, AgentType: "claude"},
+		rpc.SessionStateResult{SessionID: ExampleSessionID, WorkspaceID: ExampleWorkspaceID, AgentType: "claude",
+			Status: rpc.StatusRunning, Activity: rpc.ActivityIdle, StartedAt: exampleTime, LastActive: exampleTime,
+			IsRunning: true, Epoch: ExampleEpoch, LastSeq: 12}},
+	rpc.MethodSessionStop: {rpc.SessionStopParams{SessionID: ExampleSessionID, AgentType: "claude"},
+		rpc.SessionStopResult{Success: true, Status: "stopped", SessionID: ExampleSessionID, AgentType: "claude"}},
+
+	rpc.MethodHistory: {rpc.HistoryParams{WorkspaceID: ExampleWorkspaceID, AgentType: "claude", Limit: 20},
+		rpc.HistoryResult{Sessions: []rpc.HistorySession{{SessionID: ExampleSessionID, AgentType: "claude",
+			Summary: "Explain this repository.", MessageCount: 2, LastUpdated: exampleTime, Status: rpc.StatusRunning}}, Total: 1}},
+	rpc.MethodMessages: {rpc.MessagesParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, AgentType: "claude", Limit: 50},
+		rpc.MessagesResult{SessionID: ExampleSessionID, Total: 1, Limit: 50, QueryTimeMS: 0.8, Messages: []rpc.Message{{
+			ID: "m1", SessionID: ExampleSessionID, Type: rpc.MessageUser, UUID: "0b6d4c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", Timestamp: exampleTime,
+			Message: rpc.MessageBody{Role: "user", Content: []rpc.ContentBlock{{Type: rpc.BlockText, Text: "Explain this repository."}}}}}}},
+	rpc.MethodWatch: {rpc.WatchParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, AgentType: "claude"},
+		rpc.WatchResult{Status: "watching", Watching: true, WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, Epoch: ExampleEpoch, LastSeq: 12}},
+	rpc.MethodUnwatch: {rpc.UnwatchParams{SessionID: ExampleSessionID, AgentType: "claude"},
+		rpc.UnwatchResult{Status: "unwatched", WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID}},
+	rpc.MethodActivate: {rpc.SessionRefParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, AgentType: "claude"},
+		rpc.ActivateResult{Success: true, WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID}},
+	rpc.MethodDelete: {rpc.SessionRefParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, AgentType: "claude"},
+		rpc.DeleteResult{Status: "deleted", WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID}},
+}
+
+// examplesOf is the document's example pairing of a method: its params by
+// name, in the order of the method's params.
+func examplesOf(spec rpc.MethodSpec, params []contentDescriptor) ([]examplePairing, error) {
+	ex, ok := Examples[spec.Name]
+	if !ok {
+		return nil, fmt.Errorf("%s has no example in Examples", spec.Name)
+	}
+	var byName map[string]any
+	if err := roundTrip(ex.Params, &byName); err != nil {
+		return nil, fmt.Errorf("%s example params: %w", spec.Name, err)
+	}
+	p := examplePairing{Name: spec.Name + " example", Params: []exampleItem{}}
+	for _, d := range params {
+		if v, ok := byName[d.Name]; ok {
+			p.Params = append(p.Params, exampleItem{Name: d.Name, Value: v})
+		}
+	}
+	if ex.Result != nil {
+		var v any
+		if err := roundTrip(ex.Result, &v); err != nil {
+			return nil, fmt.Errorf("%s example result: %w", spec.Name, err)
+		}
+		p.Result = &exampleItem{Name: spec.Name + "Result", Value: v}
+	}
+	return []examplePairing{p}, nil
+}
+
+// roundTrip gives v's wire form as plain JSON values.
+func roundTrip(v any, out any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}

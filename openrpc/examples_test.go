@@ -1,0 +1,231 @@
+package openrpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdevd/cdevd/contracttests"
+	"github.com/cdevd/cdevd/daemon"
+	"github.com/cdevd/cdevd/openrpc"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/scripted"
+)
+
+// TestExamplesAgainstLiveServer calls every method with its documented
+// example on a live cdevd (the scripted runtime standing in for claude) and
+// requires the live result to have the example result's shape: the same
+// keys, at every level, with values of the same JSON types.
+func TestExamplesAgainstLiveServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	d := contracttests.StartDaemon(t, daemon.Config{Adapters: []runtimes.Adapter{
+		scripted.New(scripted.Config{Bin: os.Args[0], StateDir: t.TempDir()})}})
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := contracttests.Dial(t, ctx, d.URL(), d.Token())
+
+	// live maps the examples' ids to the live ones as they become known.
+	live := map[string]string{openrpc.ExamplePath: dir, `"claude"`: `"` + scripted.ID + `"`}
+	ran := map[string]bool{}
+	call := func(method string) json.RawMessage {
+		t.Helper()
+		ex := openrpc.Examples[method]
+		b, err := json.Marshal(ex.Params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		params := string(b)
+		for from, to := range live {
+			params = strings.ReplaceAll(params, from, to)
+		}
+		ran[method] = true
+		if ex.Result == nil {
+			if err := c.Notify(ctx, method, json.RawMessage(params)); err != nil {
+				t.Fatalf("%s: %v", method, err)
+			}
+			return nil
+		}
+		got, rerr := c.Call(ctx, method, json.RawMessage(params))
+		if rerr != nil {
+			t.Fatalf("%s %s: %v", method, params, rerr)
+		}
+		want, err := json.Marshal(ex.Result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := sameShape(want, got); diff != "" {
+			t.Errorf("%s: the example result's shape is not the live one: %s\nexample: %.600s\nlive:    %.600s", method, diff, want, got)
+		}
+		return got
+	}
+	field := func(raw json.RawMessage, key string) string {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(m[key])
+	}
+	awaitEvent := func(typ, id string) contracttests.Notification {
+		t.Helper()
+		n, err := c.Await(ctx, contracttests.Event(typ, id))
+		if err != nil {
+			t.Fatalf("awaiting %s: %v", typ, err)
+		}
+		return n
+	}
+
+	call(rpc.MethodInitialize)
+	call(rpc.MethodInitialized)
+	call(rpc.MethodDiscover)
+	live[openrpc.ExampleWorkspaceID] = field(call(rpc.MethodWorkspaceAdd), "id")
+	call(rpc.MethodWorkspaceList)
+	call(rpc.MethodWorkspaceGet)
+	call(rpc.MethodWorkspaceSubscribe)
+	call(rpc.MethodWorkspaceSubscriptions)
+	call(rpc.MethodWorkspaceSubscribeAll)
+	call(rpc.MethodWorkspaceUnsubscribe)
+
+	id := field(call(rpc.MethodSessionStart), "session_id")
+	live[openrpc.ExampleSessionID] = id
+	call(rpc.MethodSessionSend)
+	awaitEvent(rpc.EventTurnCompleted, id)
+	call(rpc.MethodSessionState)
+
+	// Two prompts to answer: one with session/respond, one with session/input.
+	ask := `{"steps":[{"permission":{"tool":"Bash","target":"ls","kind":"bash_command"}},{"permission":{"tool":"Bash","target":"pwd","kind":"bash_command"}}]}`
+	c.MustCall(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: id, Prompt: ask, AgentType: scripted.ID}, nil)
+	var p rpc.PermissionEvent
+	if err := awaitEvent(rpc.EventPermission, id).Decode(&p); err != nil {
+		t.Fatal(err)
+	}
+	live[openrpc.ExampleRequestID] = p.RequestID
+	call(rpc.MethodSessionRespond)
+	awaitEvent(rpc.EventPermission, id)
+	call(rpc.MethodSessionInput)
+	awaitEvent(rpc.EventTurnCompleted, id)
+
+	call(rpc.MethodHistory)
+	call(rpc.MethodMessages)
+	call(rpc.MethodWatch)
+	call(rpc.MethodUnwatch)
+	call(rpc.MethodActivate)
+	call(rpc.MethodSessionStop)
+	call(rpc.MethodDelete)
+	call(rpc.MethodWorkspaceRemove)
+
+	for _, m := range rpc.Methods {
+		if !ran[m.Name] {
+			t.Errorf("%s: its example was not run", m.Name)
+		}
+	}
+}
+
+// sameShape compares two JSON values by shape: objects with the same keys,
+// values of the same JSON type, arrays by their first elements (when both
+// have one). An empty object in the example stands for a map of any keys
+// (rpc.discover's components). It returns where they first differ, or "".
+func sameShape(a, b []byte) string {
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		return err.Error()
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		return err.Error()
+	}
+	return shapeDiff("$", va, vb)
+}
+
+func shapeDiff(at string, a, b any) string {
+	if reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return fmt.Sprintf("%s: %T in the example, %T live", at, a, b)
+	}
+	switch a := a.(type) {
+	case map[string]any:
+		b := b.(map[string]any)
+		if len(a) == 0 {
+			return ""
+		}
+		keys := func(m map[string]any) []string {
+			var ks []string
+			for k := range m {
+				ks = append(ks, k)
+			}
+			slices.Sort(ks)
+			return ks
+		}
+		if ka, kb := keys(a), keys(b); !slices.Equal(ka, kb) {
+			return fmt.Sprintf("%s: keys %v in the example, %v live", at, ka, kb)
+		}
+		for _, k := range keys(a) {
+			if d := shapeDiff(at+"."+k, a[k], b[k]); d != "" {
+				return d
+			}
+		}
+	case []any:
+		b := b.([]any)
+		if len(a) > 0 && len(b) > 0 {
+			return shapeDiff(at+"[0]", a[0], b[0])
+		}
+	}
+	return ""
+}
+
+func TestSameShape(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"a":1,"b":[{"c":"x"}]}`, `{"b":[{"c":"y"},{}],"a":2}`, true},
+		{`{"a":1}`, `{"a":1,"b":2}`, false},
+		{`{"a":1}`, `{"a":"1"}`, false},
+		{`{"a":[{"c":1}]}`, `{"a":[{"d":1}]}`, false},
+		{`{"a":[]}`, `{"a":[{"d":1}]}`, true},
+		{`{"a":{}}`, `{"a":{"d":1}}`, true},
+		{`{"a":{"c":1}}`, `{"a":{}}`, false},
+	} {
+		if got := sameShape([]byte(tc.a), []byte(tc.b)) == ""; got != tc.same {
+			t.Errorf("sameShape(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}
+
+// TestExamplesMatchTheDocument validates every example's params and result
+// against the method's schemas, as the document states them.
+func TestExamplesMatchTheDocument(t *testing.T) {
+	v, err := openrpc.NewValidator(openrpc.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rpc.Methods {
+		ex, ok := openrpc.Examples[m.Name]
+		if !ok {
+			t.Errorf("%s has no example", m.Name)
+			continue
+		}
+		params, _ := json.Marshal(ex.Params)
+		if err := v.ValidateParams(m.Name, params); err != nil {
+			t.Errorf("example params: %v", err)
+		}
+		if (ex.Result == nil) != (m.Result == nil) {
+			t.Errorf("%s: example result %v, but the method's result is %v", m.Name, ex.Result, m.Result)
+			continue
+		}
+		if ex.Result != nil {
+			result, _ := json.Marshal(ex.Result)
+			if err := v.ValidateResult(m.Name, result); err != nil {
+				t.Errorf("example result: %v", err)
+			}
+		}
+	}
+}
