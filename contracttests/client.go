@@ -323,6 +323,8 @@ func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 	}
 	if err := c.contract.checkNotification(req.Method, params); err != nil {
 		c.bad.add(fmt.Errorf("%s: %w", req.Method, err))
+	} else {
+		recordWire("notification", req.Method, 0, map[string]any{"method": req.Method, "params": params})
 	}
 	c.mu.Lock()
 	c.notes = append(c.notes, Notification{Method: req.Method, Params: params})
@@ -353,6 +355,9 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 		}
 		if verr := c.contract.checkError(method, e); verr != nil {
 			c.bad.add(verr)
+		} else {
+			recordWire("request", method, 0, map[string]any{"id": 1, "method": method, "params": params})
+			recordWire("error", method, e.Code, map[string]any{"id": 1, "error": e})
 		}
 		return nil, e
 	case err != nil:
@@ -360,6 +365,9 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 	}
 	if verr := c.contract.v.ValidateResult(method, result); verr != nil {
 		c.bad.add(verr)
+	} else {
+		recordWire("request", method, 0, map[string]any{"id": 1, "method": method, "params": params})
+		recordWire("result", method, 0, map[string]any{"id": 1, "result": result})
 	}
 	return result, nil
 }

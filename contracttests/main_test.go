@@ -3,6 +3,8 @@ package contracttests
 import (
 	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,12 +18,28 @@ import (
 	"github.com/cdevd/cdevd/runtimes/scripted"
 )
 
+var updateWire = flag.Bool("update", false, "rewrite the wire corpus (testdata/wire) from this run's frames")
+
 func TestMain(m *testing.M) {
 	if scripted.IsCLI() {
 		scripted.Main()
 		return
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(withWire{m})
+}
+
+// withWire writes the wire corpus after a whole run with -update.
+type withWire struct{ m *testing.M }
+
+func (w withWire) Run() int {
+	code := w.m.Run()
+	if *updateWire && code == 0 {
+		if err := writeWire(); err != nil {
+			fmt.Fprintln(os.Stderr, "write the wire corpus:", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // wait bounds each test's waiting; nothing here should come close to it.
