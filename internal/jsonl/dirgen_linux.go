@@ -49,7 +49,8 @@ var changes dirChanges
 //
 // Only changes made through this kernel are seen: a directory on a network
 // file system changed by another host is not; nor are writes through a
-// shared memory mapping, which inotify does not report.
+// shared memory mapping or through a hard link in another directory, which
+// inotify does not report to this one (Claude Code does neither).
 func DirGen(dir string) (gen uint64, ok bool) { return changes.dirGen(dir) }
 
 func (c *dirChanges) dirGen(dir string) (uint64, bool) {
