@@ -498,3 +498,128 @@ func TestBigTranscriptInParts(t *testing.T) {
 		t.Errorf("in parts:\n%s\nin one scan:\n%s", parts, one)
 	}
 }
+
+// TestListUnchangedFolder checks that a List of a folder in which nothing
+// changed reads no file's metadata (Linux: where the folder can be watched).
+func TestListUnchangedFolder(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("folders are watched on Linux only")
+	}
+	s, d := newStore(t)
+	ctx := context.Background()
+	for _, id := range []string{idA, idB, idC} {
+		writeSession(t, d, id, newGen(id).lines(2), time.Now())
+	}
+	first, err := s.List(ctx, workDir)
+	if err != nil || len(first) != 3 {
+		t.Fatalf("%d sessions, %v", len(first), err)
+	}
+	before := s.statted.Load()
+	second, err := s.List(ctx, workDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.statted.Load() - before; n != 0 {
+		t.Errorf("second List of an unchanged folder read the metadata of %d files, want 0", n)
+	}
+	if fmt.Sprint(second) != fmt.Sprint(first) {
+		t.Errorf("second List %+v, want %+v", second, first)
+	}
+	second[0].Summary = "changed by the caller"
+	if third, _ := s.List(ctx, workDir); third[0].Summary == second[0].Summary {
+		t.Error("a caller's change to a List's result shows in the next List")
+	}
+}
+
+// TestListSeesEveryChange checks that every kind of change made between two
+// Lists shows in the second, however soon it follows the change.
+func TestListSeesEveryChange(t *testing.T) {
+	s, d := newStore(t)
+	ctx := context.Background()
+	base := time.Now().Add(-time.Hour)
+	gA := newGen(idA)
+	pA := writeSession(t, d, idA, gA.lines(2), base)
+	pB := writeSession(t, d, idB, newGen(idB).lines(2), base.Add(time.Minute))
+	list := func() string {
+		t.Helper()
+		got, err := s.List(ctx, workDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, l := range got {
+			fmt.Fprintf(&b, "%s:%d:%s ", l.SessionID[:1], l.MessageCount, l.Summary)
+		}
+		return b.String()
+	}
+	steps := []struct {
+		name   string
+		change func()
+		want   string
+	}{
+		{"nothing", func() {}, "b:2:message 0 a:2:message 0 "},
+		{"append", func() { appendFile(t, pA, gA.lines(1)) }, "a:3:message 0 b:2:message 0 "},
+		{"touch", func() {
+			if err := os.Chtimes(pB, time.Now().Add(time.Hour), time.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}, "b:2:message 0 a:3:message 0 "},
+		{"create", func() { writeSession(t, d, idC, newGen(idC).lines(1), time.Now().Add(2*time.Hour)) },
+			"c:1:message 0 b:2:message 0 a:3:message 0 "},
+		{"rename a title in", func() {
+			appendFile(t, pA, `{"type":"custom-title","customTitle":"named","sessionId":"`+idA+`"}`+"\n")
+			if err := os.Chtimes(pA, time.Now().Add(3*time.Hour), time.Now().Add(3*time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}, "a:3:named c:1:message 0 b:2:message 0 "},
+		{"remove", func() {
+			if err := os.Remove(pB); err != nil {
+				t.Fatal(err)
+			}
+		}, "a:3:named c:1:message 0 "},
+		{"move out", func() {
+			if err := os.Rename(filepath.Join(d, idC+".jsonl"), filepath.Join(t.TempDir(), "c")); err != nil {
+				t.Fatal(err)
+			}
+		}, "a:3:named "},
+		{"folder replaced", func() {
+			if err := os.Rename(d, d+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			writeSession(t, d, idB, newGen(idB).lines(1), time.Now())
+		}, "b:1:message 0 "},
+		{"parent replaced", func() {
+			projects := filepath.Dir(d)
+			if err := os.Rename(projects, projects+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			writeSession(t, d, idC, newGen(idC).lines(1), time.Now())
+		}, "c:1:message 0 "},
+		{"folder removed", func() {
+			if err := os.RemoveAll(d); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"folder back", func() {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			writeSession(t, d, idA, newGen(idA).lines(1), time.Now())
+		}, "a:1:message 0 "},
+	}
+	for _, st := range steps {
+		st.change()
+		if got := list(); got != st.want {
+			t.Errorf("after %s: %q, want %q", st.name, got, st.want)
+		}
+		if got := list(); got != st.want { // and again, from what the first kept
+			t.Errorf("after %s, listed again: %q, want %q", st.name, got, st.want)
+		}
+	}
+}
