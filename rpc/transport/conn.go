@@ -1,12 +1,14 @@
 package transport
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -266,34 +268,145 @@ func (c *Conn) readFailed(err error) {
 	c.log.Debug("read ended", zap.Error(err))
 }
 
+// maxBatchBytes bounds what the writer takes from the queue for one write:
+// enough for a burst of small events, little enough that a connection's
+// batch buffer (pooled, only held while writing) stays small.
+const maxBatchBytes = 64 << 10
+
 // drain is the writer goroutine, started when something is queued and
-// nobody writes: it writes until the queue is empty, then ends. Once the
-// connection closes, queued messages are dropped: the client recovers
-// session events with since_seq.
+// nobody writes: it writes until the queue is empty, then ends. What is
+// queued when it looks goes out in one write, not a write per frame: with
+// many watchers, a burst of events otherwise costs a syscall per event per
+// watcher, which was most of the daemon's time in the fan-out profile.
+// Once the connection closes, queued messages are dropped: the client
+// recovers session events with since_seq.
 func (c *Conn) drain() {
 	defer c.send.writers.Done()
+	var batch [][]byte
 	for {
-		msg, ok := c.send.next()
+		var ok bool
+		batch, ok = c.send.nextBatch(batch[:0], maxBatchBytes)
 		if !ok {
 			return
 		}
-		c.writeFrame(msg)
+		c.writeFrames(batch)
+		clear(batch) // the frames are shared event frames; do not pin them
 	}
 }
 
 // writeFrame writes one data frame; its caller holds the outbox's claim.
-func (c *Conn) writeFrame(msg []byte) {
+func (c *Conn) writeFrame(msg []byte) { c.writeFrames([][]byte{msg}) }
+
+// writeFrames writes data frames, one per message, in order, with one write
+// to the socket when the connection batches (see batchConn); its caller
+// holds the outbox's claim.
+func (c *Conn) writeFrames(msgs [][]byte) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.ctx.Err() != nil {
 		return
 	}
-	msg = validUTF8(c.log, msg)
+	// Even one frame is batched: the library writes a frame's header and
+	// its payload with two writes to a net.Conn that cannot writev.
+	bc, _ := c.ws.NetConn().(*batchConn)
+	if bc != nil {
+		bc.begin()
+	}
 	_ = c.ws.SetWriteDeadline(time.Now().Add(c.srv.cfg.WriteTimeout))
-	if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
+	var err error
+	for _, msg := range msgs {
+		if err = c.ws.WriteMessage(websocket.TextMessage, validUTF8(c.log, msg)); err != nil {
+			break
+		}
+	}
+	if bc != nil {
+		if ferr := bc.flush(); err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
 		c.log.Debug("write failed", zap.Error(err))
 		c.Close(websocket.CloseGoingAway, "write failed")
 	}
+}
+
+// batchConn is the socket under a WebSocket, able to gather what is written
+// between begin and flush into one write. Every write goes through mu, so a
+// frame the library writes on another goroutine meanwhile (a pong, a close
+// frame) goes out whole and in its place: inside the batch if written
+// during it, never before frames batched ahead of it.
+type batchConn struct {
+	net.Conn
+	mu       sync.Mutex
+	buf      *[]byte // non-nil between begin and flush
+	deadline time.Time
+}
+
+// batchBufs lends batch buffers: a connection holds one only while writing.
+var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func (b *batchConn) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf != nil {
+		*b.buf = append(*b.buf, p...)
+		return len(p), nil
+	}
+	return b.Conn.Write(p)
+}
+
+// SetWriteDeadline applies at once outside a batch; within one, the last
+// deadline set applies to the batch's write.
+func (b *batchConn) SetWriteDeadline(t time.Time) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf != nil {
+		b.deadline = t
+		return nil
+	}
+	return b.Conn.SetWriteDeadline(t)
+}
+
+// begin starts gathering writes.
+func (b *batchConn) begin() {
+	buf := batchBufs.Get().(*[]byte)
+	b.mu.Lock()
+	b.buf, b.deadline = buf, time.Time{}
+	b.mu.Unlock()
+}
+
+// flush writes what was gathered since begin, in one write.
+func (b *batchConn) flush() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	buf := b.buf
+	b.buf = nil
+	var err error
+	if !b.deadline.IsZero() {
+		err = b.Conn.SetWriteDeadline(b.deadline)
+	}
+	if err == nil && len(*buf) > 0 {
+		_, err = b.Conn.Write(*buf)
+	}
+	if cap(*buf) <= 2*maxBatchBytes {
+		*buf = (*buf)[:0]
+		batchBufs.Put(buf)
+	}
+	return err
+}
+
+// batchWriter hands the WebSocket library a batchConn when it hijacks the
+// HTTP connection.
+type batchWriter struct {
+	http.ResponseWriter
+}
+
+func (w batchWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &batchConn{Conn: nc}, brw, nil
 }
 
 // sendReply queues msg, or writes it on this goroutine when nothing is queued

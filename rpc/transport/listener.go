@@ -71,6 +71,9 @@ func (c *limitedConn) CloseWrite() error {
 // releaseSlot frees the listener slot of a connection that became a
 // WebSocket (its net.Conn after the hijack).
 func releaseSlot(nc net.Conn) {
+	if bc, ok := nc.(*batchConn); ok {
+		nc = bc.Conn
+	}
 	if lc, ok := nc.(*limitedConn); ok {
 		lc.release()
 	}

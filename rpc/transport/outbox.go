@@ -123,20 +123,27 @@ func (o *outbox) popLocked() ([]byte, bool) {
 	return msg, true
 }
 
-// next is the writer's pop: the next message to write, or false once the
-// queue is empty (or closed), in which case the writer has given back the
-// claim and must stop.
-func (o *outbox) next() ([]byte, bool) {
+// nextBatch is the writer's pop: it appends to batch the oldest queued
+// messages, at least one and then while they stay under maxBytes, so that
+// the writer can put them on the wire with one write. It returns false
+// once the queue is empty (or closed), in which case the writer has given
+// back the claim and must stop.
+func (o *outbox) nextBatch(batch [][]byte, maxBytes int) ([][]byte, bool) {
 	o.mu.Lock()
-	msg, ok := o.popLocked()
-	if !ok || o.closed {
+	if o.closed || o.head == len(o.items) {
 		o.writing = false
 		o.mu.Unlock()
-		return nil, false
+		return batch, false
+	}
+	size := 0
+	for o.head != len(o.items) && (size == 0 || size+len(o.items[o.head]) <= maxBytes) {
+		msg, _ := o.popLocked()
+		size += len(msg)
+		batch = append(batch, msg)
 	}
 	o.mu.Unlock()
 	signal(o.room)
-	return msg, true
+	return batch, true
 }
 
 // claim takes the right to write at once, for a reply written on the

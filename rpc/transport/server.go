@@ -354,7 +354,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if p := selectProtocol(r); p != "" {
 		hdr = http.Header{"Sec-Websocket-Protocol": {p}}
 	}
-	ws, err := s.upgrader.Upgrade(w, r, hdr)
+	// batchWriter: the writer can then send queued frames with one write.
+	ws, err := s.upgrader.Upgrade(batchWriter{w}, r, hdr)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", zap.Error(err)) // Upgrade has replied
 		release()
