@@ -22,6 +22,7 @@ import (
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/scripted"
+	"github.com/cdevd/cdevd/sessions"
 )
 
 // cutter is a TCP relay between the page and cdevd that the test can cut:
@@ -137,15 +138,27 @@ func (c *cutter) close() {
 }
 
 // A page whose connection is cut shows it, reconnects by itself, and then
-// shows every message of the turn that ran meanwhile exactly once.
+// shows every message of the turn that ran meanwhile exactly once: from the
+// events replayed since the last it saw, or, when cdevd no longer has them
+// (a gap), from the transcript reloaded.
 func TestConsoleLostConnection(t *testing.T) {
+	t.Run("replay", func(t *testing.T) { lostConnection(t, false) })
+	t.Run("gap", func(t *testing.T) { lostConnection(t, true) })
+}
+
+func lostConnection(t *testing.T, gap bool) {
 	bctx := browser(t)
 	fake := fakeanthropic.New(t)
 	env := claudetest.Env(t, fake.URL())
 	ws := t.TempDir()
-	d := startDaemon(t, daemon.Config{Workspaces: []string{ws}, Adapters: []runtimes.Adapter{
+	cfg := daemon.Config{Workspaces: []string{ws}, Adapters: []runtimes.Adapter{
 		claude.New(claude.Config{Bin: claudetest.Bin(t), Env: env, KillGrace: 2 * time.Second}),
-	}})
+	}}
+	if gap {
+		// A replay buffer of one event: the page comes back to a gap.
+		cfg.Sessions = sessions.Config{ReplayEvents: 1, ReplayMax: 1, ReplayAge: time.Nanosecond}
+	}
+	d := startDaemon(t, cfg)
 	fake.Respond(func(req fakeanthropic.Request) fakeanthropic.Reply {
 		if req.LastUserText() == "while you were away" {
 			return fakeanthropic.Slow("this answer streamed while the page was cut off", 5*time.Millisecond)
@@ -230,7 +243,9 @@ func TestConsoleLostConnection(t *testing.T) {
 	if n := eval[int](t, a, `document.querySelectorAll('#transcript .msg').length`); n != msgs0 {
 		t.Fatal("the page saw the turn while cut off: the cut did not hold")
 	}
-	shot(t, a, "8-lost-connection")
+	if !gap {
+		shot(t, a, "8-lost-connection")
+	}
 
 	relay.mend()
 	until(t, a, "connected again", `document.querySelector('#conn.open') && document.querySelector('#banner').hidden`)
@@ -245,10 +260,19 @@ func TestConsoleLostConnection(t *testing.T) {
 	if n := eval[int](t, a, `document.querySelectorAll('#transcript .msg').length`); n != msgs0+len(msgs) {
 		t.Errorf("%d messages rendered, want %d before the cut + %d of the turn", n, msgs0, len(msgs))
 	}
-	if n := eval[int](t, a, "Number(document.querySelector('#transcript').dataset.deltas || 0)"); n != deltas0+deltas {
-		t.Errorf("%d deltas rendered, want %d before the cut + %d of the turn", n, deltas0, deltas)
+	// After a gap the turn comes from the transcript, without its deltas.
+	want := deltas0 + deltas
+	if gap {
+		want = deltas0
 	}
-	shot(t, a, "9-reconnected")
+	if n := eval[int](t, a, "Number(document.querySelector('#transcript').dataset.deltas || 0)"); n != want {
+		t.Errorf("%d deltas rendered, want %d (%d before the cut, %d in the turn, gap %v)", n, want, deltas0, deltas, gap)
+	}
+	if gap {
+		shot(t, a, "9-reconnected-after-gap")
+	} else {
+		shot(t, a, "9-reconnected")
+	}
 }
 
 // A session whose CLI crashes says so, with the exit code.
