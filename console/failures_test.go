@@ -35,10 +35,12 @@ type cutter struct {
 	target string
 	wg     sync.WaitGroup
 
-	mu    sync.Mutex
-	held  bool
-	queue []net.Conn
-	live  map[net.Conn]struct{}
+	held chan struct{} // receives when a connection is first held after a cut
+
+	mu      sync.Mutex
+	holding bool
+	queue   []net.Conn
+	live    map[net.Conn]struct{}
 }
 
 func newCutter(t *testing.T, target string) *cutter {
@@ -47,7 +49,7 @@ func newCutter(t *testing.T, target string) *cutter {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &cutter{ln: ln, target: target, live: map[net.Conn]struct{}{}}
+	c := &cutter{ln: ln, target: target, held: make(chan struct{}, 1), live: map[net.Conn]struct{}{}}
 	c.wg.Add(1)
 	go c.accept()
 	t.Cleanup(c.close)
@@ -64,8 +66,12 @@ func (c *cutter) accept() {
 			return
 		}
 		c.mu.Lock()
-		if c.held {
+		if c.holding {
 			c.queue = append(c.queue, in)
+			select {
+			case c.held <- struct{}{}:
+			default:
+			}
 		} else {
 			c.relay(in)
 		}
@@ -99,23 +105,16 @@ func (c *cutter) relay(in net.Conn) {
 func (c *cutter) cut() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.held = true
+	c.holding = true
 	for conn := range c.live {
 		conn.Close()
 	}
 }
 
-// waiting reports how many connections are held.
-func (c *cutter) waiting() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.queue)
-}
-
 func (c *cutter) mend() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.held = false
+	c.holding = false
 	for _, in := range c.queue {
 		c.relay(in)
 	}
@@ -125,7 +124,7 @@ func (c *cutter) mend() {
 func (c *cutter) close() {
 	c.ln.Close()
 	c.mu.Lock()
-	c.held = false
+	c.holding = false
 	for conn := range c.live {
 		conn.Close()
 	}
@@ -202,9 +201,14 @@ func lostConnection(t *testing.T, gap bool) {
 
 	relay.cut()
 	until(t, a, "the lost-connection banner", `!document.querySelector('#banner').hidden && `+
-		has("#banner", "Connection lost")+``)
+		has("#banner", "Connection lost"))
 	// The page tries again and is held: the turn runs while it is away.
 	until(t, a, "reconnecting", has("#conn", "reconnecting"))
+	select {
+	case <-relay.held:
+	case <-ctx.Done():
+		t.Fatal("the page did not try to reconnect")
+	}
 
 	if _, err := cl.SessionSend(ctx, rpc.SessionSendParams{SessionID: id, AgentType: claude.ID, Prompt: "while you were away"}); err != nil {
 		t.Fatal(err)
@@ -236,9 +240,6 @@ func lostConnection(t *testing.T, gap bool) {
 	}
 	if deltas == 0 || len(msgs) < 2 {
 		t.Fatalf("the turn streamed %d deltas and %d messages; the test needs some of each", deltas, len(msgs))
-	}
-	if relay.waiting() == 0 {
-		t.Fatal("the page did not try to reconnect while cut off")
 	}
 	if n := eval[int](t, a, `document.querySelectorAll('#transcript .msg').length`); n != msgs0 {
 		t.Fatal("the page saw the turn while cut off: the cut did not hold")
