@@ -4,6 +4,15 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/cdevd/cdevd/runtimes/scripted"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// The test binary is also the scripted runtime's fake CLI.
+	if scripted.IsCLI() {
+		scripted.Main()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}

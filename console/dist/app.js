@@ -393,6 +393,14 @@ function message(p) {
     o.offset++;
     append(renderMessage(p));
 }
+// cutDrafts marks drafts that will never be completed, the process that
+// was writing them being gone, so they no longer look in progress.
+function cutDrafts() {
+    for (const d of $("transcript").querySelectorAll(".msg.streaming")) {
+        d.classList.remove("streaming");
+        d.classList.add("interrupted");
+    }
+}
 function prompt(p, kind) {
     const box = $("prompts");
     if (box.querySelector(`[data-request="${CSS.escape(p.request_id)}"]`))
@@ -484,12 +492,14 @@ function onEvent(e) {
         case "session_stopped":
             note("Session stopped.");
             setState("stopped");
+            cutDrafts();
             $("prompts").replaceChildren();
             break;
         case "session_end": {
             const crashed = p.exit_code !== undefined && p.exit_code !== 0;
             note(crashed ? `Session crashed: ${p.reason} (exit code ${p.exit_code})` : `Session ended: ${p.reason}`, crashed);
             setState(crashed ? "error" : "stopped");
+            cutDrafts();
             $("prompts").replaceChildren();
             break;
         }
