@@ -106,6 +106,13 @@ interface Watch {
 
 const OPEN = 1;
 
+// Forgets a socket's handlers but keeps one for errors: ws (Node) throws an
+// error event that has no listener, e.g. when closed while connecting.
+function detach(ws: SocketLike): void {
+  ws.onclose = ws.onmessage = ws.onopen = null;
+  ws.onerror = () => {};
+}
+
 /** Params may be left out when every param is optional. */
 type ParamArgs<M extends Method> = {} extends Params<M> ? [params?: Params<M>] : [params: Params<M>];
 
@@ -121,6 +128,8 @@ export class CdevdClient {
   private lastHeard = 0;
   private initialized = false;
   private epoch = "";
+  // Settles the open in progress, if any: close() must not leave it hanging.
+  private abortOpen: ((e: Error) => void) | null = null;
 
   constructor(private readonly opts: ClientOptions) {}
 
@@ -141,9 +150,11 @@ export class CdevdClient {
     this.clearTimers();
     const ws = this.ws;
     this.ws = null;
-    this.failPending(new ConnectionError("closed", "client closed"));
+    const closed = new ConnectionError("closed", "client closed");
+    this.failPending(closed);
+    this.abortOpen?.(closed);
     if (ws) {
-      ws.onclose = ws.onmessage = ws.onerror = ws.onopen = null;
+      detach(ws);
       ws.close(1000, "bye");
     }
     this.opts.onState?.({ kind: "closed" });
@@ -204,10 +215,13 @@ export class CdevdClient {
     let lastError = "";
     return new Promise<InitializeResult>((resolve, reject) => {
       const fail = (e: Error) => {
+        clearTimeout(initTimer);
+        if (this.abortOpen === fail) this.abortOpen = null;
         if (settled) return;
         settled = true;
         reject(e);
       };
+      this.abortOpen = fail;
       const initTimer = setTimeout(() => {
         fail(new ConnectionError("timeout", `${this.opts.url}: no answer to initialize in ${this.initTimeout()} ms`));
         this.drop(ws, null);
@@ -240,6 +254,7 @@ export class CdevdClient {
         }).then(
           (init) => {
             clearTimeout(initTimer);
+            if (this.abortOpen === fail) this.abortOpen = null;
             if (settled) return;
             settled = true;
             this.initialized = true;
@@ -271,7 +286,7 @@ export class CdevdClient {
     const wasOpen = this.initialized;
     this.ws = null;
     this.initialized = false;
-    ws.onclose = ws.onmessage = ws.onerror = ws.onopen = null;
+    detach(ws);
     try {
       ws.close();
     } catch {

@@ -67,7 +67,8 @@ test("a server that refuses the token: connect rejects with refused", async () =
 
 test("a server that sends garbage: connect rejects with protocol", async () => {
   const srv = await server((s) => s.send("<html>hello</html>"));
-  const c = nodeClient({ url: srv.url, token: "t" });
+  // A timeout that the garbage must beat: the error is protocol, not timeout.
+  const c = nodeClient({ url: srv.url, token: "t", initializeTimeoutMs: 5000 });
   await rejectsWith(c.connect(), "protocol", /not JSON: <html>hello/);
   c.close();
   await srv.close();
@@ -78,6 +79,15 @@ test("a server that never answers initialize: connect rejects with timeout", asy
   const c = nodeClient({ url: srv.url, token: "t", initializeTimeoutMs: 50 });
   await rejectsWith(c.connect(), "timeout", /no answer to initialize/);
   c.close();
+  await srv.close();
+});
+
+test("close during connect: connect rejects at once", async () => {
+  const srv = await server(() => {}); // never answers initialize
+  const c = nodeClient({ url: srv.url, token: "t" }); // default 10 s initialize timeout
+  const p = c.connect();
+  c.close();
+  await rejectsWith(p, "closed", /client closed/);
   await srv.close();
 });
 
