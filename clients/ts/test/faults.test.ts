@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebSocketServer, type WebSocket as ServerSocket } from "ws";
 import type { AddressInfo } from "node:net";
-import { ConnectionError, RpcError, nodeClient, type ConnState, type ServerNotification } from "../src/node.js";
+import WebSocket from "ws";
+import { CdevdClient, ConnectionError, RpcError, browserSocket, nodeClient, type ConnState, type ServerNotification } from "../src/node.js";
 
 // A ws server on a free port; onConn decides what it does with a client.
 async function server(onConn: (s: ServerSocket) => void, verifyClient?: () => boolean) {
@@ -89,6 +90,34 @@ test("close during connect: connect rejects at once", async () => {
   c.close();
   await rejectsWith(p, "closed", /client closed/);
   await srv.close();
+});
+
+test("the token: a header in Node, a subprotocol in browsers", async () => {
+  const seen: string[] = [];
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, handleProtocols: (ps) => (ps.has("cdevd") ? "cdevd" : false) });
+  wss.on("connection", (s, req) => {
+    seen.push(`auth=${req.headers.authorization ?? ""} protocols=${req.headers["sec-websocket-protocol"] ?? ""}`);
+    answering()(s);
+  });
+  await new Promise<void>((r) => wss.once("listening", () => r()));
+  const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`;
+  const a = nodeClient({ url, token: "tok1" });
+  await a.connect();
+  a.close();
+  // browserSocket uses the global WebSocket, as a browser has; ws stands in.
+  const g = globalThis as { WebSocket?: unknown };
+  const had = g.WebSocket;
+  g.WebSocket = WebSocket;
+  try {
+    const b = new CdevdClient({ url, token: "tok2", socket: browserSocket });
+    await b.connect();
+    b.close();
+  } finally {
+    g.WebSocket = had;
+  }
+  for (const c of wss.clients) c.terminate();
+  await new Promise<void>((r) => wss.close(() => r()));
+  assert.deepEqual(seen, ["auth=Bearer tok1 protocols=cdevd", "auth= protocols=cdevd,cdevd.bearer.tok2"]);
 });
 
 test("nothing listening: connect rejects", async () => {

@@ -2,7 +2,7 @@
 // Claude CLI and the fake model API, and sets CDEVD_*): skipped without it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { nodeClient, type EventMethod, type Events, type ServerNotification } from "../src/node.js";
+import { ConnectionError, nodeClient, type EventMethod, type Events, type ServerNotification } from "../src/node.js";
 
 const url = process.env.CDEVD_URL;
 const token = process.env.CDEVD_TOKEN ?? "";
@@ -23,6 +23,12 @@ class Inbox {
     }
   }
 }
+
+test("a wrong token is refused", { skip: !url && "CDEVD_URL not set" }, async () => {
+  const c = nodeClient({ url: url!, token: token + "x" });
+  await assert.rejects(c.connect(), (e: Error) => e instanceof ConnectionError && e.reason === "refused" && /401/.test(e.message));
+  c.close();
+});
 
 test("a full claude session through the client", { skip: !url && "CDEVD_URL not set" }, async () => {
   const inbox = new Inbox();
