@@ -1,0 +1,165 @@
+// Package ts_test runs the TypeScript client's checks from go test, so that
+// make test covers them: the generated types are fresh, the package compiles
+// under tsc --strict, wrong calls do not compile, the client survives bad
+// servers (node --test), and a full session runs against a real cdevd with
+// the real Claude CLI and the fake model API.
+package ts_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/cdevd/cdevd/contracttests"
+	"github.com/cdevd/cdevd/daemon"
+	"github.com/cdevd/cdevd/internal/fakeanthropic"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/claude"
+	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// bin is a tool npm ci installed at the repository root; missing fails.
+func bin(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "node_modules", ".bin", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s not found (%v): run npm ci at the repository root", name, err)
+	}
+	return p
+}
+
+func run(t *testing.T, env []string, name string, args ...string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	return cmd.CombinedOutput()
+}
+
+// build compiles src and test with tsc --strict into a directory inside the
+// package (so that node finds ws and package.json's "type": "module").
+func build(t *testing.T) string {
+	t.Helper()
+	out, err := os.MkdirTemp(".", ".test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	if b, err := run(t, nil, bin(t, "tsc"), "-p", ".", "--strict", "--outDir", out); err != nil {
+		t.Fatalf("tsc --strict: %v\n%s", err, b)
+	}
+	return out
+}
+
+func node(t *testing.T, env []string, file string) {
+	t.Helper()
+	b, err := run(t, env, "node", "--test", "--test-timeout=120000", file)
+	if err != nil {
+		t.Fatalf("node --test %s: %v\n%s", file, err, b)
+	}
+	t.Logf("%s", lastLines(b, 9))
+}
+
+func lastLines(b []byte, n int) []byte {
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	return bytes.Join(lines[max(0, len(lines)-n):], []byte("\n"))
+}
+
+// The committed src/*.gen.ts are what gen.mjs makes of openrpc/ today.
+func TestGeneratedTypesAreFresh(t *testing.T) {
+	bin(t, "tsc") // gen.mjs needs the root node_modules too
+	dir := t.TempDir()
+	if b, err := run(t, nil, "node", "gen.mjs", dir); err != nil {
+		t.Fatalf("gen.mjs: %v\n%s", err, b)
+	}
+	for _, f := range []string{"types.gen.ts", "methods.gen.ts"} {
+		want, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join("src", f))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("src/%s is stale: run `node clients/ts/gen.mjs` (or `go generate ./clients/ts`)", f)
+		}
+	}
+}
+
+// typecheck/wrong.ts fails to compile on exactly its "want error" lines.
+func TestWrongCallsDoNotCompile(t *testing.T) {
+	const file = "typecheck/wrong.ts"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, "// want error") {
+			want = append(want, i+1)
+		}
+	}
+	b, err := run(t, nil, bin(t, "tsc"), "--strict", "--noEmit", "--target", "ES2022", "--module", "NodeNext",
+		"--moduleResolution", "NodeNext", "--lib", "ES2022,DOM", "--types", "node", file)
+	if err == nil {
+		t.Fatalf("tsc compiled %s", file)
+	}
+	var got []int
+	for _, m := range regexp.MustCompile(`(?m)^typecheck/wrong\.ts\((\d+),\d+\): error TS\d+`).FindAllSubmatch(b, -1) {
+		n, _ := strconv.Atoi(string(m[1]))
+		got = append(got, n)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors on lines %v, want %v\n%s", got, want, b)
+	}
+}
+
+// tsc --strict compiles the package, and the client survives servers that
+// close, refuse, send garbage, never answer, or drop mid-watch.
+func TestFaults(t *testing.T) {
+	out := build(t)
+	node(t, nil, filepath.Join(out, "test", "faults.test.js"))
+}
+
+// A whole session through the client against cdevd, the real Claude CLI and
+// the fake model API: start, send, deltas, a permission answered, history,
+// messages, stop (test/live.test.ts).
+func TestLiveSession(t *testing.T) {
+	out := build(t)
+	fake := fakeanthropic.New(t)
+	cli := claudetest.Bin(t)
+	env := claudetest.Env(t, fake.URL())
+	d := contracttests.StartDaemon(t, daemon.Config{Adapters: []runtimes.Adapter{
+		claude.New(claude.Config{Bin: cli, Env: env, KillGrace: 2 * time.Second}),
+	}})
+	const command = "echo from-ts > ts.txt"
+	fake.Respond(func(req fakeanthropic.Request) fakeanthropic.Reply {
+		if res, ok := req.ToolResult(); ok {
+			return fakeanthropic.Text("tool said: " + res.ResultText())
+		}
+		if !req.HasTool("Bash") {
+			return fakeanthropic.Echo(req)
+		}
+		return fakeanthropic.UseTool("Bash", map[string]string{"command": command, "description": "Create ts.txt"})
+	})
+	ws := t.TempDir()
+	node(t, []string{"CDEVD_URL=" + d.URL(), "CDEVD_TOKEN=" + d.Token(), "CDEVD_WORKSPACE=" + ws,
+		"CDEVD_COMMAND=" + command}, filepath.Join(out, "test", "live.test.js"))
+	if b, err := os.ReadFile(filepath.Join(ws, "ts.txt")); err != nil || string(b) != "from-ts\n" {
+		t.Errorf("ts.txt = %q, %v: the permission answered yes did not run the command", b, err)
+	}
+}
