@@ -161,9 +161,7 @@ func BenchmarkRestartPage(b *testing.B) {
 }
 
 // BenchmarkList lists a workspace of 1,000 sessions of about 20 KB: cold
-// (a new Store reads every file), warm (nothing changed since: on Linux the
-// folder is not read) and one-grown (one file appended to before each List:
-// every file's metadata is read, one file's new bytes).
+// (a new Store reads every file) and warm (nothing changed since).
 func BenchmarkList(b *testing.B) {
 	projects := b.TempDir()
 	d := New(projects, nil).Dir(workDir)
@@ -190,17 +188,6 @@ func BenchmarkList(b *testing.B) {
 		list(b, s)
 		b.ResetTimer()
 		for b.Loop() {
-			list(b, s)
-		}
-	})
-	b.Run("one-grown", func(b *testing.B) {
-		s := New(projects, nil)
-		list(b, s)
-		p := filepath.Join(d, fmt.Sprintf("%08d-0000-4000-8000-000000000000", 0)+".jsonl")
-		g := newGen("00000000-0000-4000-8000-000000000000")
-		b.ResetTimer()
-		for b.Loop() {
-			appendFile(b, p, g.lines(1))
 			list(b, s)
 		}
 	})

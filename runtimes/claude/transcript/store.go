@@ -41,13 +41,8 @@ type Store struct {
 	// current: a warm List neither formats times nor cuts titles again.
 	sumMu sync.Mutex
 	sums  map[string]summary
-	// The last List of each folder and the generation of the folder's
-	// contents it was read under (jsonl.DirGen): while that holds, List
-	// returns it without reading the folder or a file's metadata.
-	lists map[string]listing
 
 	// Counters that let tests prove what the cache saves.
-	statted      atomic.Int64 // files whose metadata List read
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
 }
@@ -59,8 +54,7 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{projectsDir: projectsDir, log: logger, sums: map[string]summary{},
-		lists: map[string]listing{}}
+	s := &Store{projectsDir: projectsDir, log: logger, sums: map[string]summary{}}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "transcript")
 	s.FilePerSession = kit.FilePerSession{Folder: s.Dir, Ext: ".jsonl", Forget: s.forget}
 	return s
@@ -109,25 +103,10 @@ func noSession(sessionID string, err error) error {
 // session ids are UUIDs, and this leaves out other files such as older CLIs'
 // agent-*.jsonl sub-agent transcripts. A file unchanged since the last call
 // is not read again; one that grew is read from where the last call stopped.
-// A folder in which nothing changed since the last call is not read at all.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	d := s.Dir(dir)
-	// The generation is taken before the folder is read: a change made while
-	// it is read moves it on, so that the next call reads again.
-	gen, watched := jsonl.DirGen(d)
-	if watched {
-		s.sumMu.Lock()
-		l, ok := s.lists[d]
-		s.sumMu.Unlock()
-		if ok && l.gen == gen {
-			return slices.Clone(l.list), nil
-		}
-	}
 	df, err := os.Open(d)
 	if errors.Is(err, fs.ErrNotExist) {
-		s.sumMu.Lock()
-		delete(s.lists, d)
-		s.sumMu.Unlock()
 		return []runtimes.Summary{}, nil
 	}
 	if err != nil {
@@ -170,20 +149,7 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	for i, l := range out {
 		res[i] = l.Summary
 	}
-	if watched {
-		s.sumMu.Lock()
-		if l, ok := s.lists[d]; !ok || l.gen <= gen {
-			s.lists[d] = listing{gen: gen, list: slices.Clone(res)}
-		}
-		s.sumMu.Unlock()
-	}
 	return res, nil
-}
-
-// listing is one List of a folder and the generation it was read under.
-type listing struct {
-	gen  uint64
-	list []runtimes.Summary
 }
 
 // summary is what List reports of one session, with the time it sorts by
@@ -198,7 +164,6 @@ type summary struct {
 // df), from its up-to-date index. The file's metadata tells whether the
 // cached index is current, so an unchanged file is not even opened.
 func (s *Store) summarize(ctx context.Context, id, p string, df *os.File, name string) (runtimes.Summary, time.Time, error) {
-	s.statted.Add(1)
 	fi, err := jsonl.StatAt(df, name)
 	if err != nil {
 		return runtimes.Summary{}, time.Time{}, err
@@ -243,7 +208,6 @@ func (s *Store) forget(p string) {
 	s.cache.Forget(p)
 	s.sumMu.Lock()
 	delete(s.sums, p)
-	delete(s.lists, filepath.Dir(p))
 	s.sumMu.Unlock()
 }
 
