@@ -36,6 +36,8 @@ type Conn struct {
 	id  string
 	srv *Server
 	ws  *websocket.Conn
+	// log is lazy: an eager With encodes the field into a buffer of its
+	// own (about 1 KiB), which every idle connection would keep.
 	log *zap.Logger
 
 	ctx    context.Context
@@ -59,6 +61,8 @@ type Conn struct {
 	heartbeat *time.Timer
 	hbSeq     atomic.Int64
 
+	pongWait   time.Duration  // how long the peer may stay silent; set before reading starts
+	ended      func()         // run last, once the connection has ended
 	handlers   sync.WaitGroup // running Handle calls and batches
 	readErr    error          // why reading ended; set before readDone is closed
 	readDone   chan struct{}
@@ -72,7 +76,7 @@ func newConn(s *Server, ws *websocket.Conn) *Conn {
 		id:         id,
 		srv:        s,
 		ws:         ws,
-		log:        s.log.With(connField(id)),
+		log:        s.log.WithLazy(connField(id)),
 		ctx:        ctx,
 		cancel:     cancel,
 		send:       newOutbox(s.cfg.SendQueue),
@@ -205,13 +209,14 @@ func (c *Conn) enqueue(msg []byte) bool {
 	return false
 }
 
-// serve runs the connection until it ends and everything it started has
-// returned, then tells the handler.
-func (c *Conn) serve() {
+// serve starts the connection: the keepalives, the closer, Handler.Open,
+// and the reading goroutine. ended runs once the connection has ended and
+// Handler.Close has returned.
+func (c *Conn) serve(ended func()) {
 	m := c.srv.metrics
 	m.connsOpen.Inc()
 	m.connsTotal.Inc()
-	defer m.connsOpen.Dec()
+	c.ended = ended
 	c.log.Debug("connection opened")
 
 	// The closer runs only once the connection starts closing: no
@@ -219,36 +224,57 @@ func (c *Conn) serve() {
 	context.AfterFunc(c.ctx, c.closeSocket)
 	c.startTimers()
 	c.srv.h.Open(c)
-	c.readLoop()
+	c.readStart()
+}
+
+// readStart starts the reading goroutine, which reads one message, handles
+// it, and hands over to a new one. An idle connection thus waits on a
+// goroutine whose stack held only the read: a goroutine's stack never
+// shrinks below twice what it uses when parked, and whatever ran on it
+// before (the handshake, Open, parsing and inline handlers, writing a
+// reply) would otherwise leave it grown for the connection's life.
+func (c *Conn) readStart() {
+	cfg := &c.srv.cfg
+	c.pongWait = 2 * cfg.PingInterval
+	c.ws.SetReadLimit(cfg.MaxFrameBytes)
+	_ = c.ws.SetReadDeadline(time.Now().Add(c.pongWait))
+	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(c.pongWait)) })
+	go c.readOne()
+}
+
+// readOne reads and handles one message, then hands over to a new reading
+// goroutine; when reading fails, it ends the connection. Messages stay in
+// order: the next reader starts only once this one has dispatched its
+// message.
+func (c *Conn) readOne() {
+	typ, data, err := c.ws.ReadMessage()
+	if err != nil {
+		c.readErr = err
+		c.readFailed(err)
+		c.end()
+		return
+	}
+	// Any frame shows the peer alive, not only a pong: a busy client
+	// that answers pings late but keeps talking must not be dropped.
+	_ = c.ws.SetReadDeadline(time.Now().Add(c.pongWait))
+	if typ != websocket.TextMessage {
+		c.reject(invalidRequest("binary frames are not accepted; send JSON-RPC as text"))
+	} else {
+		c.dispatch(data)
+	}
+	go c.readOne()
+}
+
+// end runs once reading has failed: it waits for the closer and every
+// handler, then tells the handler and the server.
+func (c *Conn) end() {
 	close(c.readDone)
 	<-c.closerDone
 	c.handlers.Wait()
 	c.srv.h.Close(c)
+	c.srv.metrics.connsOpen.Dec()
 	c.log.Debug("connection closed")
-}
-
-func (c *Conn) readLoop() {
-	cfg := &c.srv.cfg
-	pongWait := 2 * cfg.PingInterval
-	c.ws.SetReadLimit(cfg.MaxFrameBytes)
-	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
-	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(pongWait)) })
-	for {
-		typ, data, err := c.ws.ReadMessage()
-		if err != nil {
-			c.readErr = err
-			c.readFailed(err)
-			return
-		}
-		// Any frame shows the peer alive, not only a pong: a busy client
-		// that answers pings late but keeps talking must not be dropped.
-		_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
-		if typ != websocket.TextMessage {
-			c.reject(invalidRequest("binary frames are not accepted; send JSON-RPC as text"))
-			continue
-		}
-		c.dispatch(data)
-	}
+	c.ended()
 }
 
 func (c *Conn) readFailed(err error) {

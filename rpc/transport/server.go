@@ -365,13 +365,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !s.add(c) {
 		c.Close(websocket.CloseGoingAway, "server shutting down")
 	}
-	// The connection gets a goroutine of its own and net/http's ends: the
-	// handshake grew that one's stack, which an idle connection would keep.
-	go func() {
-		defer release()
-		c.serve()
+	// The connection's reading goroutine is its own (see readStart), and
+	// net/http's ends here.
+	c.serve(func() {
 		s.remove(c)
-	}()
+		release()
+	})
 }
 
 // refuse answers a failed check. The log names the reason, never the

@@ -1,0 +1,72 @@
+package transport
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// A request answered on the reading goroutine with a deep call does not
+// leave that goroutine's grown stack to the idle connection: the next
+// message is awaited on a fresh goroutine.
+func TestIdleReaderStackStaysSmall(t *testing.T) {
+	s := startServer(t, Config{})
+	const n = 12 // under the test handler's channel capacities
+	// A collection first, each time: the stacks of goroutines that ended
+	// during one are freed only at its end. A collection halves a stack
+	// that uses little, so a grown reader's stays over the bound anyway.
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		ws, _ := s.rawConn(t)
+		frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"deep"}`, i)
+		if resp := decodeResponse(t, roundTrip(t, ws, frame)); resp.Error != nil {
+			t.Fatalf("deep: %+v", resp.Error)
+		}
+	}
+	if got := settledConnGoroutines(n); got != n {
+		t.Fatalf("%d idle connections run %d goroutines, want %d", n, got, n)
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	// Each call grew its goroutine's stack to 512 KiB; an idle reader needs
+	// a few KiB. The bound leaves room for the test's own goroutines.
+	perConn := (int64(after.StackInuse) - int64(before.StackInuse)) / n
+	if perConn > 32<<10 {
+		t.Errorf("stacks grew by %d KiB per idle connection, want at most 32 KiB", perConn>>10)
+	}
+}
+
+// The reader of a connection that has handled messages was started by the
+// previous reader, and the messages of one connection are handled in the
+// order sent.
+func TestReaderHandsOverInOrder(t *testing.T) {
+	s := startServer(t, Config{})
+	ws, _ := s.rawConn(t)
+	const n = 50
+	var batch strings.Builder
+	for i := range n {
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"echo","params":[%d]}`, i, i)
+		if err := ws.WriteMessage(1, []byte(batch.String())); err != nil {
+			t.Fatal(err)
+		}
+		batch.Reset()
+	}
+	for i := range n {
+		resp := decodeResponse(t, readFrame(t, ws))
+		if resp.Error != nil || string(resp.Result) != fmt.Sprintf("[%d]", i) {
+			t.Fatalf("reply %d: %+v", i, resp)
+		}
+	}
+	if got := settledConnGoroutines(1); got != 1 {
+		t.Fatalf("an idle connection runs %d goroutines, want 1", got)
+	}
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	if !strings.Contains(stacks, "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).readOne") {
+		t.Errorf("no reader started by the previous one:\n%s", stacks)
+	}
+}
