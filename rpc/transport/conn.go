@@ -245,9 +245,20 @@ func (c *Conn) readStart() {
 // readOne reads and handles one message, then hands over to a new reading
 // goroutine; when reading fails, it ends the connection. Messages stay in
 // order: the next reader starts only once this one has dispatched its
-// message.
+// message. It is kept small, as is the call it waits in (NextReader, not
+// ReadMessage): a parked reader that uses more than about 1 KiB of stack
+// keeps a 4 KiB one.
 func (c *Conn) readOne() {
-	typ, data, err := c.ws.ReadMessage()
+	typ, r, err := c.ws.NextReader()
+	c.handle(typ, r, err)
+}
+
+//go:noinline
+func (c *Conn) handle(typ int, r io.Reader, err error) {
+	var data []byte
+	if err == nil {
+		data, err = io.ReadAll(r)
+	}
 	if err != nil {
 		c.readErr = err
 		c.readFailed(err)

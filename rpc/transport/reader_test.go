@@ -66,7 +66,7 @@ func TestReaderHandsOverInOrder(t *testing.T) {
 	}
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
-	if !strings.Contains(stacks, "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).readOne") {
+	if !strings.Contains(stacks, "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).handle") {
 		t.Errorf("no reader started by the previous one:\n%s", stacks)
 	}
 }
