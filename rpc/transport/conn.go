@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -61,7 +63,14 @@ type Conn struct {
 	heartbeat *time.Timer
 	hbSeq     atomic.Int64
 
-	pongWait   time.Duration  // how long the peer may stay silent; set before reading starts
+	pongWait time.Duration // how long the peer may stay silent; set before reading starts
+	// br is the WebSocket's read buffer and raw its socket, when known
+	// (setInput): an idle reader waits for input on raw, not in the
+	// library (see readOne).
+	br         *bufio.Reader
+	raw        syscall.RawConn
+	readable   func(fd uintptr) bool
+	peek       [1]byte
 	ended      func()         // run last, once the connection has ended
 	handlers   sync.WaitGroup // running Handle calls and batches
 	readErr    error          // why reading ended; set before readDone is closed
@@ -242,13 +251,43 @@ func (c *Conn) readStart() {
 	go c.readOne()
 }
 
+// setInput tells the connection its read buffer and socket, so that an idle
+// reader can wait on the socket itself. Without both (a connection that is
+// not TCP), it waits in the library.
+func (c *Conn) setInput(br *bufio.Reader, nc net.Conn) {
+	if lc, ok := nc.(*limitedConn); ok {
+		nc = lc.Conn
+	}
+	sc, ok := nc.(syscall.Conn)
+	if br == nil || !ok {
+		return
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return
+	}
+	c.br, c.raw = br, raw
+	// Made once: a closure made per wait would be allocated per message.
+	c.readable = func(fd uintptr) bool {
+		_, _, err := syscall.Recvfrom(int(fd), c.peek[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		return err != syscall.EAGAIN // data, end of stream, or an error for NextReader to report
+	}
+}
+
 // readOne reads and handles one message, then hands over to a new reading
 // goroutine; when reading fails, it ends the connection. Messages stay in
 // order: the next reader starts only once this one has dispatched its
-// message. It is kept small, as is the call it waits in (NextReader, not
-// ReadMessage): a parked reader that uses more than about 1 KiB of stack
-// keeps a 4 KiB one.
+// message.
+//
+// Idle, it waits for input on the socket when nothing is buffered: the
+// library's read path (NextReader) is deep enough that a goroutine parked
+// in it uses over 1 KiB of stack, and the runtime then starts goroutines,
+// and keeps them, at 4 KiB rather than 2 KiB.
 func (c *Conn) readOne() {
+	if c.raw != nil && c.br.Buffered() == 0 {
+		// A deadline or a close ends the wait; NextReader reports it.
+		_ = c.raw.Read(c.readable)
+	}
 	typ, r, err := c.ws.NextReader()
 	c.handle(typ, r, err)
 }

@@ -41,8 +41,9 @@ func TestIdleReaderStackStaysSmall(t *testing.T) {
 }
 
 // The reader of a connection that has handled messages was started by the
-// previous reader, and the messages of one connection are handled in the
-// order sent.
+// previous reader and, idle, waits on the socket; messages sent together
+// (read into the buffer at once, so the socket has nothing more) are all
+// handled, in the order sent.
 func TestReaderHandsOverInOrder(t *testing.T) {
 	s := startServer(t, Config{})
 	ws, _ := s.rawConn(t)
@@ -66,7 +67,17 @@ func TestReaderHandsOverInOrder(t *testing.T) {
 	}
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
-	if !strings.Contains(stacks, "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).handle") {
-		t.Errorf("no reader started by the previous one:\n%s", stacks)
+	var reader string
+	for _, g := range strings.Split(stacks, "\n\n") {
+		if strings.Contains(g, "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).handle") {
+			reader = g
+		}
+	}
+	if reader == "" {
+		t.Fatalf("no reader started by the previous one:\n%s", stacks)
+	}
+	// Idle, it waits on the socket, not deep in the library's read path.
+	if !strings.Contains(reader, "(*FD).RawRead") || strings.Contains(reader, "NextReader") {
+		t.Errorf("the idle reader does not wait on the socket:\n%s", reader)
 	}
 }
