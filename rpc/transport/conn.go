@@ -273,15 +273,12 @@ func (c *Conn) setInput(br *bufio.Reader, nc net.Conn) {
 		return
 	}
 	raw, err := sc.SyscallConn()
-	if err != nil {
+	// Made once: a closure made per wait would be allocated per message.
+	readable := inputProbe(&c.peek)
+	if err != nil || readable == nil {
 		return
 	}
-	c.br, c.raw = br, raw
-	// Made once: a closure made per wait would be allocated per message.
-	c.readable = func(fd uintptr) bool {
-		_, _, err := syscall.Recvfrom(int(fd), c.peek[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		return err != syscall.EAGAIN // data, end of stream, or an error for NextReader to report
-	}
+	c.br, c.raw, c.readable = br, raw, readable
 }
 
 // readOne reads and handles one message; it reports false when this
