@@ -45,8 +45,9 @@ const (
 )
 
 // readBufferSize is each connection's read buffer, which it keeps for
-// life; over 256 bytes, or the library would not use it (see hijacker). Requests are small: one read usually takes a whole frame, and a
-// bigger frame's payload is read past the buffer, straight into the
+// life; it must exceed 256 bytes, or the library would not use it (see
+// hijacker). Requests are small: one read usually takes a whole frame, and
+// a bigger frame's payload is read past the buffer, straight into the
 // message (net/http's own 4 KiB buffer would be kept otherwise).
 const readBufferSize = 1024
 
