@@ -48,7 +48,7 @@ func newTestHandler() *testHandler {
 // Inline answers the cheap methods on the reading goroutine, as cdevd's
 // handler does with its lookups; the others run on goroutines of their own.
 func (h *testHandler) Inline(_ *Conn, method string) bool {
-	return method == "echo" || method == "panic" || method == "burst"
+	return method == "echo" || method == "panic" || method == "burst" || method == "deep"
 }
 
 func (h *testHandler) Open(c *Conn) { h.opened <- c }
@@ -94,12 +94,27 @@ func (h *testHandler) Handle(ctx context.Context, c *Conn, method string, params
 		return followup{c}, nil
 	case "panic":
 		panic("boom")
+	case "deep": // uses about 256 KiB of stack
+		return deep(256), nil
 	case "bad result":
 		return make(chan int), nil
 	case "bad data":
 		return nil, &rpc.Error{Code: rpc.CodeSessionBusy, Message: "session busy", Data: make(chan int)}
 	}
 	return nil, &rpc.Error{Code: rpc.CodeMethodNotFound, Message: "method not found"}
+}
+
+// deep recurses n times with a 1 KiB frame each, so that the goroutine
+// running it grows its stack.
+//
+//go:noinline
+func deep(n int) int {
+	var frame [1024]byte
+	frame[n%len(frame)] = byte(n)
+	if n == 0 {
+		return int(frame[0])
+	}
+	return deep(n-1) + int(frame[n%len(frame)])
 }
 
 // await receives from ch or fails the test after wait.

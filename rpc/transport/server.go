@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -44,8 +45,9 @@ const (
 )
 
 // readBufferSize is each connection's read buffer, which it keeps for
-// life. Requests are small: one read usually takes a whole frame, and a
-// bigger frame's payload is read past the buffer, straight into the
+// life; it must exceed 256 bytes, or the library would not use it (see
+// hijacker). Requests are small: one read usually takes a whole frame, and
+// a bigger frame's payload is read past the buffer, straight into the
 // message (net/http's own 4 KiB buffer would be kept otherwise).
 const readBufferSize = 1024
 
@@ -202,7 +204,9 @@ func New(cfg Config, h Handler) *Server {
 		upgrader: websocket.Upgrader{
 			// An idle connection keeps only its read buffer; write
 			// buffers are lent, per message, from one pool.
-			ReadBufferSize:  readBufferSize,
+			// The read buffer is the one hijack makes (zero here lets the
+			// library take it): the connection looks into it to know
+			// whether a message is waiting there (see Conn.readOne).
 			WriteBufferPool: &sync.Pool{},
 			// Origin is checked before the upgrade, against AllowOrigins.
 			CheckOrigin: func(*http.Request) bool { return true },
@@ -354,8 +358,10 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if p := selectProtocol(r); p != "" {
 		hdr = http.Header{"Sec-Websocket-Protocol": {p}}
 	}
-	// batchWriter: the writer can then send queued frames with one write.
-	ws, err := s.upgrader.Upgrade(batchWriter{w}, r, hdr)
+	// batchWriter: the writer can then send queued frames with one write;
+	// hijacker: the reader can then wait on the socket while idle.
+	hj := &hijacker{ResponseWriter: batchWriter{w}}
+	ws, err := s.upgrader.Upgrade(hj, r, hdr)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", zap.Error(err)) // Upgrade has replied
 		release()
@@ -363,16 +369,35 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	releaseSlot(ws.NetConn())
 	c := newConn(s, ws)
+	c.setInput(hj.br, ws.NetConn())
 	if !s.add(c) {
 		c.Close(websocket.CloseGoingAway, "server shutting down")
 	}
-	// The connection gets a goroutine of its own and net/http's ends: the
-	// handshake grew that one's stack, which an idle connection would keep.
-	go func() {
-		defer release()
-		c.serve()
+	// The connection's reading goroutine is its own (see readStart), and
+	// net/http's ends here.
+	c.serve(func() {
 		s.remove(c)
-	}()
+		release()
+	})
+}
+
+// hijacker hands the upgrader a read buffer of readBufferSize that the
+// connection can see, in place of net/http's (4 KiB, which an idle
+// connection would keep).
+type hijacker struct {
+	http.ResponseWriter
+	br *bufio.Reader // set by Hijack
+}
+
+func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil || brw.Reader.Buffered() > 0 {
+		// The upgrader refuses a client that sent data early; it must
+		// see that data to do so.
+		return nc, brw, err
+	}
+	h.br = bufio.NewReaderSize(nc, readBufferSize)
+	return nc, bufio.NewReadWriter(h.br, brw.Writer), nil
 }
 
 // refuse answers a failed check. The log names the reason, never the
