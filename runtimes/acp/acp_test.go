@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -400,5 +404,74 @@ func TestRefusedRequests(t *testing.T) {
 		if _, err := a.Start(ctx, req, nil); err == nil {
 			t.Errorf("%s: started", name)
 		}
+	}
+}
+
+// scriptedStore is a transcript reader whose Messages returns, call after
+// call, the next of its versions (the last one from then on).
+type scriptedStore struct {
+	mu       sync.Mutex
+	versions [][]rpc.Message
+	calls    int
+}
+
+func (f *scriptedStore) Messages(context.Context, string, string, int, int, bool) ([]rpc.Message, int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v := f.versions[min(f.calls, len(f.versions)-1)]
+	f.calls++
+	out := slices.Clone(v)
+	slices.Reverse(out) // newest first, as asked
+	return out, len(v), nil
+}
+func (f *scriptedStore) List(context.Context, string) ([]runtimes.Summary, error) { return nil, nil }
+func (f *scriptedStore) Tail(context.Context, string, string, func(rpc.Message)) (io.Closer, error) {
+	return nil, errors.New("no tail")
+}
+func (f *scriptedStore) Has(context.Context, string, string) bool { return false }
+func (f *scriptedStore) Trash(context.Context, string, string, runtimes.Bin) error {
+	return runtimes.ErrNoSession
+}
+func (f *scriptedStore) Watch(string, func(string)) (io.Closer, error) {
+	return nil, errors.New("no watch")
+}
+
+// With a transcript reader, the prompt is emitted as stored before the
+// first delta, and an answer the agent stores while still writing it (then
+// again with its usage) is emitted once, whole, at the turn's end.
+func TestStoredMessagesOnce(t *testing.T) {
+	text := func(id string, typ rpc.MessageType, s string, u *rpc.Usage) rpc.Message {
+		return rpc.Message{ID: id, Type: typ, Message: rpc.MessageBody{Role: string(typ), Usage: u,
+			Content: []rpc.ContentBlock{{Type: rpc.BlockText, Text: s}}}}
+	}
+	prompt := text("u1", rpc.MessageUser, "hello", nil)
+	store := &scriptedStore{versions: [][]rpc.Message{
+		nil, // at start: nothing stored
+		{prompt, text("a1", rpc.MessageAssistant, "echo: hello", nil)},                         // at the first chunk
+		{prompt, text("a1", rpc.MessageAssistant, "echo: hello", &rpc.Usage{OutputTokens: 2})}, // at the end
+	}}
+	spec := fakeSpec(t, acpfake.Options{})
+	spec.Transcripts = store
+	a := New(spec)
+	if !a.Info().EchoesPrompts {
+		t.Fatal("a runtime with a transcript reader does not echo prompts")
+	}
+	s, rec := start(t, a, runtimes.StartRequest{Dir: workspace(t)})
+	if err := s.Send(context.Background(), runtimes.Turn{Prompt: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	evs := rec.until(t, isTurnEnd)
+	var got []string
+	for _, ev := range evs {
+		switch ev := ev.(type) {
+		case runtimes.MessageDelta:
+			got = append(got, "delta")
+		case runtimes.MessageCompleted:
+			m := ev.Message
+			got = append(got, m.ID+fmt.Sprint(m.Message.Usage != nil))
+		}
+	}
+	if want := "u1false,delta,a1true"; strings.Join(slices.Compact(slices.Clone(got)), ",") != want {
+		t.Fatalf("events %v, want %s", got, want)
 	}
 }

@@ -136,8 +136,24 @@ func (s *session) echoPrompt() {
 	s.promptTried = true
 	s.mu.Unlock()
 	if !tried {
-		s.sync()
+		s.syncWhere(isTypedPrompt)
 	}
+}
+
+// isTypedPrompt reports whether m is what a user typed (text only). The
+// prompt is all echoPrompt emits: the answer's record may be stored while
+// it is still being written (Gemini writes it again with its usage), and
+// the turn's end reads it whole.
+func isTypedPrompt(m rpc.Message) bool {
+	if m.Type != rpc.MessageUser {
+		return false
+	}
+	for _, b := range m.Message.Content {
+		if b.Type != rpc.BlockText {
+			return false
+		}
+	}
+	return len(m.Message.Content) > 0
 }
 
 // toolCall announces a tool call: it closes the message streamed before it.
@@ -284,6 +300,12 @@ func (s *session) seed(ctx context.Context) {
 // sync, oldest first (the turn's prompt among them, with its stored id),
 // and reports whether one of them was an agent message.
 func (s *session) sync() (answered bool) {
+	return s.syncWhere(func(rpc.Message) bool { return true })
+}
+
+// syncWhere is sync of the messages want accepts; the others are left for
+// a later sync.
+func (s *session) syncWhere(want func(rpc.Message) bool) (answered bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	msgs, _, err := s.a.spec.Transcripts.Messages(ctx, s.dir, s.id, 0, syncWindow, true)
@@ -296,7 +318,7 @@ func (s *session) sync() (answered bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
 		d := digest(m)
-		if s.seen[m.ID] == d {
+		if s.seen[m.ID] == d || !want(m) {
 			continue
 		}
 		s.seen[m.ID] = d
