@@ -107,7 +107,7 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, args []s
 	}
 	s.p = p
 	s.turn.SetStaller(p)
-	s.peer = stdiorpc.New(pr, stdinOf{p}, stdiorpc.Handlers{
+	s.peer = stdiorpc.New(pr, p.Stdin(), stdiorpc.Handlers{
 		OnRequest:      s.onRequest,
 		OnNotification: s.onNotification,
 		OnError:        func(err error) { s.log.Warn("agent: skipped a line", zap.Error(err)) },
@@ -276,7 +276,7 @@ func (a *Adapter) probe(ctx context.Context, path string) (agentInfo, error) {
 		pr.Close()
 		return agentInfo{}, err
 	}
-	peer := stdiorpc.New(pr, stdinOf{p}, stdiorpc.Handlers{OnError: func(error) {}}, stdiorpc.Options{Logger: a.log, OrderedReplies: true})
+	peer := stdiorpc.New(pr, p.Stdin(), stdiorpc.Handlers{OnError: func(error) {}}, stdiorpc.Options{Logger: a.log, OrderedReplies: true})
 	go func() { <-p.Done(); pw.Close() }()
 	info, err := initialize(ctx, peer)
 	if err == nil {
@@ -288,19 +288,6 @@ func (a *Adapter) probe(ctx context.Context, path string) (agentInfo, error) {
 	_ = p.Stop(sctx)
 	return info, err
 }
-
-// stdinOf is the peer's writer: lines go to the process's stdin, and
-// closing it closes stdin, on which ACP agents exit.
-type stdinOf struct{ p *proc.Process }
-
-func (w stdinOf) Write(b []byte) (int, error) {
-	if err := w.p.Write(b); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
-
-func (w stdinOf) Close() error { return w.p.CloseStdin() }
 
 // wait ends the session once the process is gone: the peer has handled
 // every line first, then the running turn fails, prompts are withdrawn and

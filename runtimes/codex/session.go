@@ -103,7 +103,7 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, pol thre
 	}
 	s.p = p
 	s.turn.SetStaller(p)
-	s.peer = stdiorpc.New(pr, stdinOf{p}, stdiorpc.Handlers{
+	s.peer = stdiorpc.New(pr, p.Stdin(), stdiorpc.Handlers{
 		OnRequest:      s.onRequest,
 		OnNotification: s.onNotification,
 		OnError:        func(err error) { s.log.Warn("codex: skipped a line", zap.Error(err)) },
@@ -204,19 +204,6 @@ func (a *Adapter) checkHome(reported string) {
 	a.log.Warn("codex reports another home than the one history is read from; set Config.Home (or CODEX_HOME) to it",
 		zap.String("codex_home", reported), zap.String("configured", a.cfg.Home))
 }
-
-// stdinOf is the peer's writer: lines go to the process's stdin, and
-// closing it closes stdin, on which app-server exits.
-type stdinOf struct{ p *proc.Process }
-
-func (w stdinOf) Write(b []byte) (int, error) {
-	if err := w.p.Write(b); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
-
-func (w stdinOf) Close() error { return w.p.CloseStdin() }
 
 // wait ends the session once the process is gone: the peer has handled
 // every line first, then the running turn fails, prompts are withdrawn and

@@ -444,3 +444,19 @@ func (p *Process) Stop(ctx context.Context) error {
 	<-p.done
 	return nil
 }
+
+// Stdin is p's stdin as an io.WriteCloser, for a peer that writes lines to
+// the CLI (a JSON-RPC peer): Write is p.Write, and Close closes stdin, on
+// which such CLIs exit.
+func (p *Process) Stdin() io.WriteCloser { return stdin{p} }
+
+type stdin struct{ p *Process }
+
+func (w stdin) Write(b []byte) (int, error) {
+	if err := w.p.Write(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (w stdin) Close() error { return w.p.CloseStdin() }
