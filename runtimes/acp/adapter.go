@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/kit"
+	"github.com/cdevd/cdevd/runtimes/stdiorpc"
 )
 
 // DefaultStallTimeout is how long a turn may go without output before the
@@ -52,6 +54,10 @@ type Spec struct {
 	// test proves. Without it, a declared agent resumes only if its
 	// initialize advertises loadSession.
 	Resume bool
+	// UnknownSession reports whether session/load's error means the agent
+	// keeps no such session (ACP names no code for it); nil: an error whose
+	// message says "not found".
+	UnknownSession func(*stdiorpc.Error) bool
 	// BeforeLoad runs in Start before session/load (Gemini waits out the
 	// minute in which the session's file was created).
 	BeforeLoad func(ctx context.Context, dir, sessionID string) error
@@ -88,6 +94,11 @@ func New(spec Spec) *Adapter {
 	}
 	if spec.Logger == nil {
 		spec.Logger = zap.NewNop()
+	}
+	if spec.UnknownSession == nil {
+		spec.UnknownSession = func(e *stdiorpc.Error) bool {
+			return strings.Contains(strings.ToLower(e.Message), "not found")
+		}
 	}
 	return &Adapter{spec: spec, log: spec.Logger.With(zap.String("runtime", spec.ID))}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/acp/acpfake"
+	"github.com/cdevd/cdevd/runtimes/stdiorpc"
 )
 
 func TestMain(m *testing.M) {
@@ -38,6 +40,8 @@ func fakeSpec(t *testing.T, o acpfake.Options) Spec {
 		Env:       append(os.Environ(), acpfake.Env(o)...),
 		KillGrace: 5 * time.Second,
 		Logger:    zaptest.NewLogger(t),
+		// The fake refuses an unknown load as Gemini does.
+		UnknownSession: func(e *stdiorpc.Error) bool { return strings.Contains(string(e.Data), "No previous sessions") },
 	}
 }
 

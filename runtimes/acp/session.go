@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -216,8 +215,7 @@ func (s *session) load(ctx context.Context, req runtimes.StartRequest) error {
 	s.mu.Unlock()
 	if err != nil {
 		var rerr *stdiorpc.Error
-		if errors.As(err, &rerr) && (strings.Contains(string(rerr.Data), "No previous sessions") ||
-			strings.Contains(strings.ToLower(rerr.Message), "not found")) {
+		if errors.As(err, &rerr) && a.spec.UnknownSession(rerr) {
 			return fmt.Errorf("%s: resume %s: %s: %w", a.spec.ID, req.SessionID, rerr.Error(), runtimes.ErrNoSession)
 		}
 		return fmt.Errorf("%s: session/load: %w", a.spec.ID, s.callErr(err))

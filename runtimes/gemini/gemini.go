@@ -18,6 +18,7 @@ import (
 	"errors"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -28,6 +29,7 @@ import (
 	"github.com/cdevd/cdevd/runtimes/acp"
 	"github.com/cdevd/cdevd/runtimes/gemini/chats"
 	"github.com/cdevd/cdevd/runtimes/kit"
+	"github.com/cdevd/cdevd/runtimes/stdiorpc"
 )
 
 // ID is the runtime id, the agent_type clients send.
@@ -96,7 +98,10 @@ func New(cfg Config) *Adapter {
 		},
 		Transcripts: g.chats,
 		Resume:      true,
-		BeforeLoad:  g.awaitNewMinute,
+		// Gemini answers a load of a session it does not keep with -32603
+		// and this detail (CLI-PROTOCOLS.md 2.7).
+		UnknownSession: func(e *stdiorpc.Error) bool { return strings.Contains(string(e.Data), "No previous sessions") },
+		BeforeLoad:     g.awaitNewMinute,
 		Detect: func(ctx context.Context) runtimes.Availability {
 			return kit.DetectVersion(ctx, ID, cfg.Bin, "GEMINI_BIN", cfg.Env, version)
 		},
