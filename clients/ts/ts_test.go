@@ -135,6 +135,14 @@ func TestFaults(t *testing.T) {
 	node(t, nil, filepath.Join(out, "test", "faults.test.js"))
 }
 
+// Every frame of contracttests/testdata/wire decodes through the client's own
+// decoding path into the branch and method its file names, and matches the
+// schema bundle the types are generated from (test/wire.test.ts).
+func TestWireFixtures(t *testing.T) {
+	out := build(t)
+	node(t, nil, filepath.Join(out, "test", "wire.test.js"))
+}
+
 // A whole session through the client against cdevd, the real Claude CLI and
 // the fake model API: start, send, deltas, a permission answered, history,
 // messages, stop (test/live.test.ts).

@@ -4,42 +4,10 @@
 // (token as subprotocol, browserSocket) and Node (token as header, node.ts).
 // Every failure is a rejected promise or an onState report, never a hang.
 
-import type { ErrorDataByCode, Events, Methods } from "./methods.gen.js";
 import type { InitializeResult, ServerNotification } from "./types.gen.js";
+import { answerOf, ConnectionError, decodeFrame, encodeRequest, type Method, type Params, type Result } from "./wire.js";
 
-export type Method = keyof Methods;
-export type Params<M extends Method> = Methods[M]["params"];
-export type Result<M extends Method> = Methods[M]["result"];
-export type EventMethod = keyof Events;
-
-/** A JSON-RPC error answer, with cdevd's stable code and data. */
-export class RpcError extends Error {
-  constructor(
-    readonly method: string,
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(`${method}: ${message} (${code})`);
-    this.name = "RpcError";
-  }
-
-  /** Narrows data to the schema of code's data. */
-  is<C extends keyof ErrorDataByCode>(code: C): this is RpcError & { code: C; data: ErrorDataByCode[C] } {
-    return this.code === code;
-  }
-}
-
-/** The connection failed: closed, refused, timed out or spoke something else. */
-export class ConnectionError extends Error {
-  constructor(
-    readonly reason: "closed" | "refused" | "timeout" | "protocol" | "not-connected",
-    message: string,
-  ) {
-    super(message);
-    this.name = "ConnectionError";
-  }
-}
+export * from "./wire.js";
 
 /** The part of the WebSocket API the client uses (browsers and `ws` both have it). */
 export interface SocketLike {
@@ -358,7 +326,7 @@ export class CdevdClient {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { method, onResult, resolve, reject });
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+      ws.send(encodeRequest(id, method as Method, params as Params<Method>));
     });
   }
 
@@ -366,27 +334,21 @@ export class CdevdClient {
   // dropped, since a server that says something else cannot be trusted on.
   private receive(text: string): Error | null {
     this.heard();
-    let msg: any;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      return new ConnectionError("protocol", `the server sent a frame that is not JSON: ${text.slice(0, 80)}`);
-    }
-    for (const m of Array.isArray(msg) ? msg : [msg]) {
-      if (m === null || typeof m !== "object" || m.jsonrpc !== "2.0") {
-        return new ConnectionError("protocol", `the server sent a frame that is not JSON-RPC 2.0: ${text.slice(0, 80)}`);
-      }
-      if (typeof m.method === "string") {
-        if (m.method.startsWith("event/")) this.deliver(m as ServerNotification);
+    const msgs = decodeFrame(text);
+    if (msgs instanceof Error) return msgs;
+    for (const m of msgs) {
+      if (m.kind === "event") {
+        this.deliver(m.event);
         continue;
       }
-      const p = this.pending.get(m.id);
+      const p = this.pending.get(m.id as number);
       if (!p) continue; // an answer to nothing pending (e.g. a parse error with id null)
-      this.pending.delete(m.id);
-      if (m.error) p.reject(new RpcError(p.method, m.error.code, m.error.message, m.error.data));
+      this.pending.delete(m.id as number);
+      const a = answerOf(p.method as Method, m);
+      if (a.kind === "error") p.reject(a.error);
       else {
-        p.onResult?.(m.result);
-        p.resolve(m.result);
+        p.onResult?.(a.result);
+        p.resolve(a.result);
       }
     }
     return null;

@@ -171,3 +171,66 @@ export interface Events {
   "event/session_updated": T.SessionUpdatedEvent;
   "event/heartbeat": T.HeartbeatEvent;
 }
+
+/** Each method's schemas (names in cdevd.schema.json's definitions) and error codes. */
+export const methodTable = {
+  "initialize": { params: "InitializeParams", result: "InitializeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32001] },
+  "rpc.discover": { params: "DiscoverParams", result: "DiscoverResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/list": { params: "WorkspaceListParams", result: "WorkspaceListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/add": { params: "WorkspaceAddParams", result: "Workspace", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32002, -32001] },
+  "workspace/remove": { params: "WorkspaceIDParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
+  "workspace/get": { params: "WorkspaceIDParams", result: "Workspace", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
+  "workspace/subscribe": { params: "WorkspaceIDParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
+  "workspace/unsubscribe": { params: "WorkspaceIDParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
+  "workspace/subscriptions": { params: "EmptyParams", result: "SubscriptionsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/subscribeAll": { params: "EmptyParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "session/start": { params: "SessionStartParams", result: "SessionStartResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32011, -32010, -32002, -32001] },
+  "session/send": { params: "SessionSendParams", result: "SessionSendResult", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32020, -32011, -32010, -32002, -32001] },
+  "session/stop": { params: "SessionStopParams", result: "SessionStopResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "session/input": { params: "SessionInputParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32002, -32001] },
+  "session/respond": { params: "SessionRespondParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32002, -32001] },
+  "session/state": { params: "SessionStateParams", result: "SessionStateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "workspace/session/history": { params: "HistoryParams", result: "HistoryResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "workspace/session/messages": { params: "MessagesParams", result: "MessagesResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "workspace/session/watch": { params: "WatchParams", result: "WatchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "workspace/session/unwatch": { params: "UnwatchParams", result: "UnwatchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/session/activate": { params: "SessionRefParams", result: "ActivateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "workspace/session/delete": { params: "SessionRefParams", result: "DeleteResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32011, -32010, -32002, -32001] },
+} as const satisfies { [M in keyof Methods]: { params: string; result: string; errors: readonly Methods[M]["errors"][] } };
+
+/** Each event's params schema (a name in cdevd.schema.json's definitions). */
+export const eventTable = {
+  "event/claude_message": "ClaudeMessageEvent",
+  "event/message_delta": "MessageDeltaEvent",
+  "event/pty_permission": "PermissionEvent",
+  "event/pty_permission_resolved": "PermissionResolvedEvent",
+  "event/question": "QuestionEvent",
+  "event/pty_state": "StateEvent",
+  "event/turn_completed": "TurnCompletedEvent",
+  "event/error": "ErrorEvent",
+  "event/session_start": "SessionStartEvent",
+  "event/session_end": "SessionEndEvent",
+  "event/session_stopped": "SessionEndEvent",
+  "event/session_updated": "SessionUpdatedEvent",
+  "event/heartbeat": "HeartbeatEvent",
+} as const satisfies { [E in keyof Events]: string };
+
+/** The definitions that stay open to fields they do not name (all others are closed). */
+export const openDefinitions = ["DiscoverResult","DocumentInfo"] as const;
+
+/** The schema of each error code's data, if it has one. */
+export const errorDataTable: { readonly [C in keyof ErrorDataByCode]: string | null } = {
+  [-32603]: "InternalErrorData",
+  [-32602]: "InvalidParamsData",
+  [-32021]: "InvalidPathData",
+  [-32600]: "InvalidRequestData",
+  [-32601]: "MethodNotFoundData",
+  [-32002]: null,
+  [-32001]: null,
+  [-32700]: null,
+  [-32022]: "PathOutsideData",
+  [-32013]: "RequestNotFoundData",
+  [-32011]: "SessionBusyData",
+  [-32010]: "SessionNotFoundData",
+  [-32020]: "WorkspaceNotFoundData",
+};

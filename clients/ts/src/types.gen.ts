@@ -308,6 +308,7 @@ export interface DiscoverResult {
    */
   openrpc: string;
   servers?: {}[];
+  [k: string]: unknown;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -320,6 +321,7 @@ export interface DocumentInfo {
    * The protocol version (initialize's protocolVersion).
    */
   version: string;
+  [k: string]: unknown;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
