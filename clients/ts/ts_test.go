@@ -6,8 +6,10 @@
 package ts_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,17 +17,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
-	"github.com/cdevd/cdevd/contracttests"
-	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/internal/fakeanthropic"
-	"github.com/cdevd/cdevd/runtimes"
-	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
+	"github.com/cdevd/cdevd/runtimes/proc/proctest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -143,31 +143,116 @@ func TestWireFixtures(t *testing.T) {
 	node(t, nil, filepath.Join(out, "test", "wire.test.js"))
 }
 
-// A whole session through the client against cdevd, the real Claude CLI and
-// the fake model API: start, send, deltas, a permission answered, history,
-// messages, stop (test/live.test.ts).
+// A whole session through the client against a real `cdevd serve` process
+// (built from ./cmd/cdevd) running the real Claude CLI against the fake model
+// API: start, send, deltas, a permission answered, history, messages, stop;
+// then a connection cut mid-turn that the client recovers whole
+// (test/live.test.ts). serve stops at the end and leaves no process.
 func TestLiveSession(t *testing.T) {
 	out := build(t)
 	fake := fakeanthropic.New(t)
-	cli := claudetest.Bin(t)
-	env := claudetest.Env(t, fake.URL())
-	d := contracttests.StartDaemon(t, daemon.Config{Adapters: []runtimes.Adapter{
-		claude.New(claude.Config{Bin: cli, Env: env, KillGrace: 2 * time.Second}),
-	}})
 	const command = "echo from-ts > ts.txt"
 	fake.Respond(func(req fakeanthropic.Request) fakeanthropic.Reply {
 		if res, ok := req.ToolResult(); ok {
 			return fakeanthropic.Text("tool said: " + res.ResultText())
+		}
+		if req.LastUserText() == "talk slowly" {
+			// Word by word, so that the client's connection can be cut
+			// between two deltas of one turn.
+			return fakeanthropic.Slow(strings.TrimSpace(strings.Repeat("slowly ", 60)), 30*time.Millisecond)
 		}
 		if !req.HasTool("Bash") {
 			return fakeanthropic.Echo(req)
 		}
 		return fakeanthropic.UseTool("Bash", map[string]string{"command": command, "description": "Create ts.txt"})
 	})
+	const token = "ts-live-token-0123456789abcdef0123456789"
+	mark := "CDEVD_TEST_TREE=" + rand.Text()
+	s := startServe(t, append(claudetest.Env(t, fake.URL()), "CDEVD_HOME="+t.TempDir(), "CDEVD_TOKEN="+token,
+		"CLAUDE_BIN="+claudetest.Bin(t), mark))
 	ws := t.TempDir()
-	node(t, []string{"CDEVD_URL=" + d.URL(), "CDEVD_TOKEN=" + d.Token(), "CDEVD_WORKSPACE=" + ws,
+	node(t, []string{"CDEVD_URL=" + s.url, "CDEVD_TOKEN=" + token, "CDEVD_WORKSPACE=" + ws,
 		"CDEVD_COMMAND=" + command}, filepath.Join(out, "test", "live.test.js"))
 	if b, err := os.ReadFile(filepath.Join(ws, "ts.txt")); err != nil || string(b) != "from-ts\n" {
 		t.Errorf("ts.txt = %q, %v: the permission answered yes did not run the command", b, err)
+	}
+	s.stop(t)
+	if left := proctest.Marked(mark); len(left) > 0 {
+		t.Errorf("processes left after serve exited: %v", left)
+		for _, p := range left {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+}
+
+// serveProc is a `cdevd serve` process.
+type serveProc struct {
+	cmd  *exec.Cmd
+	url  string
+	log  *bytes.Buffer
+	done chan error
+}
+
+// startServe builds ./cmd/cdevd and runs `serve` on a free loopback port with
+// env as its whole environment; it returns once serve printed its URL.
+func startServe(t *testing.T, env []string) *serveProc {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "cdevd")
+	if b, err := run(t, nil, "go", "build", "-o", exe, "../../cmd/cdevd"); err != nil {
+		t.Fatalf("go build ./cmd/cdevd: %v\n%s", err, b)
+	}
+	cmd := exec.Command(exe, "serve", "--addr", "127.0.0.1:0", "--log-format", "json")
+	cmd.Env = env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Written by exec's copying goroutine, read only after Wait.
+	s := &serveProc{cmd: cmd, log: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = s.log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Scan()
+		first <- sc.Text()
+		for sc.Scan() { // keep the pipe drained
+		}
+		s.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() { // after a failure: stop serve, whatever it is doing
+		if s.done != nil {
+			_ = cmd.Process.Kill()
+			<-s.done
+			t.Logf("cdevd log:\n%s", s.log)
+		}
+	})
+	select {
+	case l := <-first:
+		if s.url = regexp.MustCompile(`ws://127\.0\.0\.1:\d+/ws`).FindString(l); s.url == "" {
+			t.Fatalf("first line has no ws:// URL: %q", l)
+		}
+	case <-time.After(claudetest.Timeout):
+		t.Fatal("cdevd printed no URL")
+	}
+	return s
+}
+
+// stop ends serve as a service manager would (SIGTERM) and waits for it.
+func (s *serveProc) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		s.done = nil
+		if err != nil {
+			t.Errorf("cdevd after SIGTERM: %v\n%s", err, s.log)
+		}
+	case <-time.After(claudetest.Timeout):
+		t.Fatal("cdevd did not exit after SIGTERM")
 	}
 }
