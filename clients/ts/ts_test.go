@@ -1,8 +1,10 @@
 // Package ts_test runs the TypeScript client's checks from go test, so that
 // make test covers them: the generated types are fresh, the package compiles
 // under tsc --strict, wrong calls do not compile, the client survives bad
-// servers (node --test), and a full session runs against a real cdevd with
-// the real Claude CLI and the fake model API.
+// servers (node --test), every wire fixture of the contract suite decodes
+// into its typed branch, and a full session (and a connection cut mid-turn)
+// runs against a real `cdevd serve` with the real Claude CLI and the fake
+// model API.
 package ts_test
 
 import (
