@@ -53,7 +53,14 @@ export interface ClientOptions {
   initializeTimeoutMs?: number;
   /** Silence after which the connection counts as lost (default 45 s; the server beats every 25 s). */
   heartbeatTimeoutMs?: number;
-  /** Reconnect after a loss once connected (default true). */
+  /**
+   * Browsers hide why an upgrade failed (a refused token looks like a server
+   * that is down). If set, a connection that closes before it opened asks it:
+   * true (the server is up, e.g. its /healthz answers) means the token was
+   * refused.
+   */
+  serverUp?: () => Promise<boolean>;
+  /** Reconnect after a loss once connected (default true); a refused token stops it. */
   reconnect?: boolean;
   maxBackoffMs?: number;
 }
@@ -82,7 +89,7 @@ function detach(ws: SocketLike): void {
 }
 
 /** Params may be left out when every param is optional. */
-type ParamArgs<M extends Method> = {} extends Params<M> ? [params?: Params<M>] : [params: Params<M>];
+export type ParamArgs<M extends Method> = {} extends Params<M> ? [params?: Params<M>] : [params: Params<M>];
 
 export class CdevdClient {
   private ws: SocketLike | null = null;
@@ -180,6 +187,7 @@ export class CdevdClient {
     this.ws = ws;
     this.initialized = false;
     let settled = false;
+    let opened = false;
     let lastError = "";
     return new Promise<InitializeResult>((resolve, reject) => {
       const fail = (e: Error) => {
@@ -211,10 +219,27 @@ export class CdevdClient {
         const err = this.initialized
           ? new ConnectionError("closed", `connection lost (${why})`)
           : new ConnectionError(/\b40[13]\b/.test(why) ? "refused" : "closed", `${this.opts.url}: closed before initialize answered (${why})`);
-        fail(err);
-        this.drop(ws, err);
+        const up = this.opts.serverUp;
+        if (opened || err.reason === "refused" || !up) {
+          fail(err);
+          this.drop(ws, err);
+          return;
+        }
+        // Settled after the probe: close() meanwhile settles it first.
+        void up().then(
+          (yes) => {
+            const e = yes ? new ConnectionError("refused", `${this.opts.url}: the token was refused (the server is up)`) : err;
+            fail(e);
+            this.drop(ws, e);
+          },
+          () => {
+            fail(err);
+            this.drop(ws, err);
+          },
+        );
       };
       ws.onopen = () => {
+        opened = true;
         this.heard();
         this.send<InitializeResult>("initialize", {
           protocolVersion: "1.0",
@@ -283,7 +308,14 @@ export class CdevdClient {
       this.retryTimer = null;
       if (this.stopped) return;
       this.open().catch((e2: Error) => {
-        if (!this.stopped) this.scheduleRetry(e2);
+        if (this.stopped) return;
+        // A refused token stays refused: trying again would only hammer the server.
+        if (e2 instanceof ConnectionError && e2.reason === "refused") {
+          this.stopped = true;
+          this.opts.onState?.({ kind: "closed", error: e2 });
+          return;
+        }
+        this.scheduleRetry(e2);
       });
     }, delay);
   }

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebSocketServer, type WebSocket as ServerSocket } from "ws";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import WebSocket from "ws";
 import { CdevdClient, ConnectionError, RpcError, browserSocket, nodeClient, type ConnState, type ServerNotification } from "../src/node.js";
 
@@ -15,6 +15,7 @@ async function server(onConn: (s: ServerSocket) => void, verifyClient?: () => bo
   const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`;
   return {
     url,
+    clients: () => [...wss.clients],
     close: () =>
       new Promise<void>((r) => {
         for (const c of wss.clients) c.terminate();
@@ -62,6 +63,44 @@ test("a server that refuses the token: connect rejects with refused", async () =
   const srv = await server(() => {}, () => false);
   const c = nodeClient({ url: srv.url, token: "t" });
   await rejectsWith(c.connect(), "refused", /401/);
+  c.close();
+  await srv.close();
+});
+
+test("a browser-like close before the upgrade, with serverUp: refused if the server is up", async () => {
+  // Closed before any upgrade answer: what a browser sees of a refused token.
+  const tcp = net.createServer((sock) => sock.destroy());
+  await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", () => r()));
+  const url = `ws://127.0.0.1:${(tcp.address() as AddressInfo).port}/ws`;
+  for (const up of [true, false]) {
+    const c = nodeClient({ url, token: "t", serverUp: async () => up });
+    if (up) await rejectsWith(c.connect(), "refused", /the token was refused/);
+    else await rejectsWith(c.connect(), "closed", /closed before initialize answered/);
+    c.close();
+  }
+  await new Promise<void>((r) => tcp.close(() => r()));
+});
+
+test("a token refused on reconnect: the client stops, closed with the refusal", async () => {
+  let conns = 0;
+  const srv = await server(answering(), () => ++conns === 1);
+  const states: ConnState[] = [];
+  let onClosed: (s: ConnState) => void = () => {};
+  const closed = new Promise<ConnState>((r) => (onClosed = r));
+  const c = nodeClient({
+    url: srv.url,
+    token: "t",
+    onState: (s) => {
+      states.push(s);
+      if (s.kind === "closed") onClosed(s);
+    },
+  });
+  await c.connect();
+  for (const sock of srv.clients()) sock.terminate();
+  const last = await closed;
+  assert.ok(last.kind === "closed" && last.error instanceof ConnectionError && last.error.reason === "refused", JSON.stringify(states));
+  assert.equal(conns, 2, "the client tried again after the refusal");
+  assert.deepEqual(states.map((s) => s.kind), ["connecting", "open", "lost", "connecting", "closed"]);
   c.close();
   await srv.close();
 });
