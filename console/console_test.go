@@ -11,43 +11,68 @@ import (
 	"testing"
 )
 
-// The committed dist/*.js are what tsc makes of web/*.ts today: a console
+// The committed dist/app.js is what go generate makes of web/app.ts and the
+// client package today (tsc --strict checks, esbuild bundles): a console
 // built with `go build` alone runs the sources that are reviewed.
 func TestDistIsFresh(t *testing.T) {
-	tsc, err := filepath.Abs(filepath.Join("..", "node_modules", ".bin", "tsc"))
+	tool := func(name string) string {
+		p, err := filepath.Abs(filepath.Join("..", "node_modules", ".bin", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s not found (%v): run npm ci at the repository root", name, err)
+		}
+		return p
+	}
+	if b, err := exec.Command(tool("tsc"), "-p", "web").CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, b)
+	}
+	out := filepath.Join(t.TempDir(), "app.js")
+	// The flags of the go:generate line in doc.go, but the output file.
+	args := append(generateArgs(t), "--outfile="+out)
+	if b, err := exec.Command(tool("esbuild"), args...).CombinedOutput(); err != nil {
+		t.Fatalf("esbuild: %v\n%s", err, b)
+	}
+	committed, _ := filepath.Glob(filepath.Join("dist", "*.js"))
+	if len(committed) != 1 || filepath.Base(committed[0]) != "app.js" {
+		t.Errorf("dist has %v, want app.js only", committed)
+	}
+	want, _ := os.ReadFile(out)
+	got, err := os.ReadFile(filepath.Join("dist", "app.js"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Error("dist/app.js is stale: run `go generate ./console`")
+	}
+}
+
+// generateArgs is esbuild's arguments in doc.go's go:generate line, without
+// --outfile.
+func generateArgs(t *testing.T) []string {
+	t.Helper()
+	src, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(tsc); err != nil {
-		t.Fatalf("tsc not found (%v): run npm ci at the repository root", err)
-	}
-	out := t.TempDir()
-	cmd := exec.Command(tsc, "-p", "web", "--outDir", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tsc: %v\n%s", err, b)
-	}
-	built, err := filepath.Glob(filepath.Join(out, "*.js"))
-	if err != nil || len(built) == 0 {
-		t.Fatalf("tsc made no .js (%v)", err)
-	}
-	committed, _ := filepath.Glob(filepath.Join("dist", "*.js"))
-	if len(committed) != len(built) {
-		t.Errorf("dist has %d .js files, tsc makes %d", len(committed), len(built))
-	}
-	for _, f := range built {
-		want, _ := os.ReadFile(f)
-		got, err := os.ReadFile(filepath.Join("dist", filepath.Base(f)))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("dist/%s is stale: run `go generate ./console`", filepath.Base(f))
+	for _, l := range strings.Split(string(src), "\n") {
+		if rest, ok := strings.CutPrefix(l, "//go:generate ../node_modules/.bin/esbuild "); ok {
+			var args []string
+			for _, a := range strings.Fields(rest) {
+				if !strings.HasPrefix(a, "--outfile=") {
+					args = append(args, a)
+				}
+			}
+			return args
 		}
 	}
+	t.Fatal("doc.go has no esbuild go:generate line")
+	return nil
 }
 
 // Every asset comes with the strict policy, and the page loads nothing
 // inline and nothing from elsewhere.
 func TestHandler(t *testing.T) {
 	h := Handler()
-	for _, path := range []string{"/", "/app.js", "/client.js", "/style.css"} {
+	for _, path := range []string{"/", "/app.js", "/style.css"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 		if rec.Code != http.StatusOK {

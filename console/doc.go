@@ -4,11 +4,10 @@
 //
 // The assets are embedded (go:embed), so `go build` alone gives a working
 // console. dist/ is what is served: index.html and style.css are written by
-// hand there; dist/*.js are compiled from web/*.ts by the TypeScript
-// compiler pinned in package.json (`go generate ./console`), committed, and
-// checked by TestDistIsFresh. web/client.ts is the protocol client (no DOM),
-// written so that it can become the TypeScript client package; web/app.ts
-// is the page.
+// hand there; dist/app.js is web/app.ts (the page) bundled by esbuild with
+// the TypeScript client package it imports (clients/ts, the protocol, no
+// DOM), after tsc --strict has checked both (`go generate ./console`, tools
+// pinned in package.json). It is committed and checked by TestDistIsFresh.
 //
 // The page takes the token from the URL's fragment (#token=…, which
 // browsers never send), keeps it in sessionStorage and removes it from the
@@ -17,3 +16,4 @@
 package console
 
 //go:generate ../node_modules/.bin/tsc -p web
+//go:generate ../node_modules/.bin/esbuild web/app.ts --bundle --format=esm --target=es2022 --charset=utf8 --log-level=warning --outfile=dist/app.js

@@ -1,5 +1,18 @@
-// The console page: DOM only; everything about the protocol is in client.ts.
-import { CdevdClient, CdevdEvent, ConnState, InitializeResult, RpcError, Runtime } from "./client.js";
+// The console page: DOM only; everything about the protocol is in the
+// TypeScript client package (@cdevd/client, clients/ts), bundled in by esbuild.
+import {
+  CdevdClient,
+  ConnectionError,
+  RpcError,
+  browserSocket,
+  type ConnState,
+  type InitializeResult,
+  type Method,
+  type ParamArgs,
+  type Result,
+  type Runtime,
+  type ServerNotification,
+} from "../../clients/ts/src/index.js";
 
 const tokenKey = "cdevd.token";
 const pageSize = 50;
@@ -44,9 +57,9 @@ function showBanner(msg: string): void {
 
 function describe(e: unknown): string {
   if (e instanceof RpcError) {
-    const d = e.data ?? {};
+    const d = (e.data ?? {}) as { reason?: unknown };
     const reason = typeof d.reason === "string" ? `: ${d.reason}` : "";
-    return `${e.message}${reason} (${e.code})`;
+    return `${e.message}${reason}`;
   }
   return e instanceof Error ? e.message : String(e);
 }
@@ -60,9 +73,9 @@ async function guard(f: () => Promise<void>): Promise<void> {
   }
 }
 
-function call<T = any>(method: string, params: object = {}): Promise<T> {
+function call<M extends Method>(method: M, ...args: ParamArgs<M>): Promise<Result<M>> {
   if (!client) return Promise.reject(new Error("not connected"));
-  return client.call<T>(method, params);
+  return client.call(method, ...args);
 }
 
 // ---- token and connection ----
@@ -89,9 +102,11 @@ function connect(token: string): void {
   client?.close();
   $("login").hidden = true;
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-  client = new CdevdClient({
+  const c = new CdevdClient({
     url: scheme + location.host + "/ws",
     token,
+    socket: browserSocket,
+    clientName: "cdevd-console",
     onEvent,
     onState,
     onRewatch: (r) => {
@@ -102,7 +117,25 @@ function connect(token: string): void {
         .then((r) => r.ok)
         .catch(() => false),
   });
-  client.start().catch(() => {});
+  client = c;
+  const attempt = () =>
+    c.connect().catch((e: unknown) => {
+      if (client !== c) return;
+      if (e instanceof ConnectionError && e.reason === "refused") return refused();
+      // Not there yet (down, restarting): the package reconnects only
+      // after a first success, so the page tries again itself.
+      onState({ kind: "lost", error: e as Error, retryInMs: 2000 });
+      setTimeout(() => client === c && attempt(), 2000);
+    });
+  attempt();
+}
+
+function refused(): void {
+  client?.close();
+  sessionStorage.removeItem(tokenKey);
+  $("conn").textContent = "not connected";
+  showLogin("The token was refused. Paste the token that `cdevd token` prints.");
+  $("login").classList.add("refused");
 }
 
 function onState(s: ConnState): void {
@@ -123,13 +156,9 @@ function onState(s: ConnState): void {
       c.classList.add("lost");
       showBanner(`Connection lost: reconnecting in ${Math.ceil(s.retryInMs / 1000)} s`);
       break;
-    case "unauthorized":
-      sessionStorage.removeItem(tokenKey);
-      c.textContent = "not connected";
-      showLogin("The token was refused. Paste the token that `cdevd token` prints.");
-      $("login").classList.add("refused");
-      break;
     case "closed":
+      // A token refused on a reconnect (rotated meanwhile) closes the client.
+      if (s.error instanceof ConnectionError && s.error.reason === "refused") return refused();
       c.textContent = "closed";
   }
 }
@@ -182,7 +211,7 @@ function renderRuntimes(def: string): void {
 // ---- workspaces and history ----
 
 async function loadWorkspaces(): Promise<void> {
-  const res = await call<{ workspaces: Workspace[] }>("workspace/list");
+  const res = await call("workspace/list");
   workspaces = res.workspaces ?? [];
   const ul = $("workspaces");
   ul.replaceChildren();
@@ -227,7 +256,7 @@ async function loadHistory(): Promise<void> {
     return;
   }
   const ws = selected;
-  const res = await call<{ sessions: any[] }>("workspace/session/history", {
+  const res = await call("workspace/session/history", {
     workspace_id: ws.id,
     agent_type: agent,
     limit: pageSize,
@@ -280,7 +309,7 @@ async function openSession(workspaceId: string, sessionId: string, agentType: st
   }
   // Watch first, then read: whatever happens in between arrives as an
   // event, and ids keep it from showing twice.
-  await client!.watch(workspaceId, sessionId, agentType);
+  await client!.watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
   await loadOlder();
   try {
     const st = await call("session/state", { session_id: sessionId });
@@ -306,7 +335,7 @@ async function loadOlder(): Promise<void> {
   if (!o || !o.hasMore || o.loading) return;
   o.loading = true;
   try {
-    const res = await call<any>("workspace/session/messages", {
+    const res = await call("workspace/session/messages", {
       workspace_id: o.workspaceId,
       session_id: o.sessionId,
       agent_type: o.agentType,
@@ -501,13 +530,15 @@ function prompt(p: any, kind: "permission" | "question"): void {
   box.append(card);
 }
 
-function onEvent(e: CdevdEvent): void {
-  const p = e.params;
-  if (e.type === "session_updated" || e.type === "session_start" || e.type === "session_end" || e.type === "session_stopped") {
+function onEvent(n: ServerNotification): void {
+  // Rendering reads fields loosely (a newer server may send more).
+  const p: any = n.params;
+  const type = n.method.slice("event/".length);
+  if (type === "session_updated" || type === "session_start" || type === "session_end" || type === "session_stopped") {
     if (selected && p.workspace_id === selected.id) historySoon();
   }
   if (!open || p.session_id !== open.sessionId) return;
-  switch (e.type) {
+  switch (type) {
     case "message_delta":
       delta(p);
       break;
@@ -569,7 +600,7 @@ function wire(): void {
     e.preventDefault();
     guard(async () => {
       const path = $<HTMLInputElement>("ws-path").value.trim();
-      const w = await call<Workspace>("workspace/add", { path });
+      const w = await call("workspace/add", { path });
       $<HTMLInputElement>("ws-path").value = "";
       selected = w;
       await loadWorkspaces();
@@ -580,7 +611,7 @@ function wire(): void {
     guard(async () => {
       if (!selected) return;
       const agent = $<HTMLSelectElement>("start-runtime").value;
-      const res = await call<any>("session/start", { workspace_id: selected.id, agent_type: agent });
+      const res = await call("session/start", { workspace_id: selected.id, agent_type: agent });
       await openSession(selected.id, res.session_id, res.agent_type ?? agent, true);
       $<HTMLTextAreaElement>("prompt").focus();
     });
