@@ -178,6 +178,10 @@ func TestLiveSession(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(ws, "ts.txt")); err != nil || string(b) != "from-ts\n" {
 		t.Errorf("ts.txt = %q, %v: the permission answered yes did not run the command", b, err)
 	}
+	// The reconnect test leaves its session running: stopping serve must end it.
+	if running := proctest.Marked(mark); len(running) < 2 {
+		t.Errorf("only %v running before serve stops: no session's CLI for the check below to find", running)
+	}
 	s.stop(t)
 	if left := proctest.Marked(mark); len(left) > 0 {
 		t.Errorf("processes left after serve exited: %v", left)
