@@ -22,9 +22,10 @@ import (
 // must accept that limit (transcripts are appended with write(2) by a CLI
 // on the same host).
 type Gen struct {
-	w    *Watcher
-	dir  string
-	once sync.Once
+	w      *Watcher
+	dir    string
+	once   sync.Once
+	closed bool // under w.mu
 }
 
 // ErrLost is the error of Now once its count no longer follows the path:
@@ -92,6 +93,9 @@ func (g *Gen) Now(ctx context.Context) (uint64, error) {
 	dev, ino, ok := fileID(g.dir)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if g.closed {
+		return 0, ErrLost
+	}
 	d := w.dirs[g.dir]
 	// A directory replaced without an event of its own (its parent was
 	// moved, say) shows another inode than the watch's.
@@ -107,6 +111,7 @@ func (g *Gen) Close() error {
 	g.once.Do(func() {
 		w := g.w
 		w.mu.Lock()
+		g.closed = true
 		if d := w.dirs[g.dir]; d != nil {
 			d.gens--
 			w.unholdLocked(g.dir, d)

@@ -155,6 +155,9 @@ func TestGenReleased(t *testing.T) {
 	now(t, g)
 	g.Close()
 	g.Close()
+	if _, err := g.Now(context.Background()); !errors.Is(err, ErrLost) {
+		t.Errorf("Now of a closed Gen: %v, want ErrLost", err)
+	}
 	if _, err := os.Stat(private); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the private directory outlived the last Gen: %v", err)
 	}
