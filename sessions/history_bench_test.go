@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -14,27 +13,6 @@ import (
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/workspaces"
 )
-
-// fixedList is a runtime whose transcripts List returns a fixed listing,
-// as a watched, unchanged folder does: what History adds to it is what
-// BenchmarkHistory measures.
-type fixedList struct {
-	*transcriptMem
-	list []runtimes.Summary
-}
-
-func (a *fixedList) Transcripts() runtimes.Transcripts {
-	return fixedTranscripts{a.transcriptMem.Transcripts().(memTranscripts), a.list}
-}
-
-type fixedTranscripts struct {
-	memTranscripts
-	list []runtimes.Summary
-}
-
-func (f fixedTranscripts) List(context.Context, string) ([]runtimes.Summary, error) {
-	return slices.Clone(f.list), nil
-}
 
 // BenchmarkHistory: a history call (first page, encoded as the reply is)
 // of a workspace of 1,000 stored sessions.
