@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/runtimes"
 )
 
 // listIDs lists workDir and returns the session ids with their message
@@ -100,9 +101,9 @@ func TestListSeesEveryWrite(t *testing.T) {
 	}
 }
 
-// TestListResultIsTheCallers: changing what one List returned does not
-// change what the next returns.
-func TestListResultIsTheCallers(t *testing.T) {
+// TestListResultShared: List's result is shared with later calls (see
+// List); appending to it copies it, so the next List is unchanged.
+func TestListResultShared(t *testing.T) {
 	s, d := newStore(t)
 	writeSession(t, d, idA, newGen(idA).lines(1), time.Now())
 	first, err := s.List(context.Background(), workDir)
@@ -110,7 +111,8 @@ func TestListResultIsTheCallers(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fmt.Sprint(first)
-	first[0].SessionID = "changed"
+	more := append(first, runtimes.Summary{SessionID: "appended"})
+	more[0].SessionID = "changed"
 	if got := listIDs(t, s); got != want {
 		t.Fatalf("List %s, want %s", got, want)
 	}
