@@ -46,6 +46,12 @@ const syncTimeout = 2 * time.Second
 // is a *Error, like Watch's: callers fall back to reading the directory.
 func (w *Watcher) WatchGen(path string) (*Gen, error) {
 	path = filepath.Clean(path)
+	// A folder that does not exist yet is common (a workspace with no
+	// sessions): refused before an instance and a barrier are made for
+	// nothing.
+	if _, err := os.Stat(path); err != nil {
+		return nil, &Error{Dir: path, Err: err}
+	}
 	w.mu.Lock()
 	err := w.startLocked()
 	if err == nil {
@@ -196,7 +202,9 @@ func (w *Watcher) dropBarrierLocked(err error) {
 			r.end(err)
 		}
 	}
-	_ = w.fw.Remove(b.dir)
+	// Removing the directory drops its kernel watch; fw.Remove is not
+	// called because this runs on the dispatcher too, which fsnotify's
+	// reader may be waiting for while holding the lock Remove takes.
 	b.f.Close()
 	os.RemoveAll(b.dir)
 }
