@@ -8,6 +8,11 @@
 // per directory (one kernel watch however many subscribe), and dispatches
 // events by directory. Its goroutine and its instance exist only while at
 // least one watch does, so an idle daemon holds none.
+//
+// A Gen (WatchGen) counts the changes to one directory on the same
+// instance, so that a listing can be reused while nothing in the directory
+// changed; its Now drains the events pending in the kernel first (see
+// Gen.Now), so a change made before it is never missed.
 package fswatch
 
 import (
