@@ -204,6 +204,9 @@ func (s *Store) generation(ctx context.Context, d string) (l *listing, gen uint6
 		return l, 0, false
 	}
 	gen, err := g.Now(ctx)
+	if err != nil && ctx.Err() != nil {
+		return l, 0, false // the call is over; the watch is fine
+	}
 	if err != nil {
 		// Lost (the folder was removed or replaced) or unsure: this List
 		// reads the folder, the next one watches it afresh.
