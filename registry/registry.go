@@ -8,6 +8,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -145,13 +146,19 @@ func (r *Registry) Warm() {
 	}
 }
 
-// Close stops background detections and waits for them.
+// Close stops background detections and waits for them, and closes the
+// adapters' transcript stores that hold something (a folder watch, say).
 func (r *Registry) Close() {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
 	r.cancel()
 	r.bg.Wait()
+	for _, a := range r.adapters {
+		if c, ok := a.Transcripts().(io.Closer); ok {
+			c.Close()
+		}
+	}
 }
 
 // detect returns a's last detection (known is false when there is none),

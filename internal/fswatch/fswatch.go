@@ -8,6 +8,11 @@
 // per directory (one kernel watch however many subscribe), and dispatches
 // events by directory. Its goroutine and its instance exist only while at
 // least one watch does, so an idle daemon holds none.
+//
+// A Gen (WatchGen) counts the changes to one directory on the same
+// instance, so that a listing can be reused while nothing in the directory
+// changed; its Now drains the events pending in the kernel first (see
+// Gen.Now), so a change made before it is never missed.
 package fswatch
 
 import (
@@ -61,6 +66,10 @@ type Watcher struct {
 	fw   *fsnotify.Watcher // nil while nothing is watched
 	done chan struct{}     // closed when fw's dispatcher returned
 	dirs map[string]*dir   // by clean path
+
+	gen  uint64   // the last generation handed out (see Gen)
+	gens int      // Gens open
+	bar  *barrier // while gens > 0 (see Gen.Now)
 }
 
 // dir is one watched directory and its subscribers.
@@ -69,6 +78,10 @@ type dir struct {
 	// removed or moved): the next Watch of it adds it again.
 	live bool
 	subs map[*Handle]struct{}
+
+	gens     int    // Gens of the directory
+	gen      uint64 // moved by every event in or about it (see Gen)
+	dev, ino uint64 // the directory the kernel watch was added on (0: unknown)
 }
 
 // New returns a Watcher. It holds no instance until the first Watch.
@@ -107,33 +120,69 @@ func (w *Watcher) Watch(path string, onEvent func(Event), onError func(error)) (
 	h.idle = sync.NewCond(&h.mu)
 
 	w.mu.Lock()
-	if w.fw == nil {
-		fw, err := fsnotify.NewWatcher()
-		if err != nil {
-			w.mu.Unlock()
-			return nil, &Error{Dir: path, Err: err}
-		}
-		w.fw, w.done = fw, make(chan struct{})
-		go w.dispatch(fw, w.done)
+	if err := w.startLocked(); err != nil {
+		w.mu.Unlock()
+		return nil, &Error{Dir: path, Err: err}
 	}
+	d, err := w.holdLocked(path)
+	if err != nil {
+		fw, done := w.retireLocked()
+		w.mu.Unlock()
+		retire(fw, done)
+		return nil, &Error{Dir: path, Err: err}
+	}
+	d.subs[h] = struct{}{}
+	w.mu.Unlock()
+	return h, nil
+}
+
+// startLocked starts the instance if none runs.
+func (w *Watcher) startLocked() error {
+	if w.fw != nil {
+		return nil
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	w.fw, w.done = fw, make(chan struct{})
+	go w.dispatch(fw, w.done)
+	return nil
+}
+
+// holdLocked returns the entry of the watched directory path, adding the
+// kernel watch when it has none. The instance runs.
+func (w *Watcher) holdLocked(path string) (*dir, error) {
 	d := w.dirs[path]
 	if d == nil || !d.live {
-		err := w.add(path)
-		if err != nil {
-			fw, done := w.retireLocked()
-			w.mu.Unlock()
-			retire(fw, done)
-			return nil, &Error{Dir: path, Err: err}
+		// Stat before the watch is added: a directory replaced in between
+		// then shows another inode than the one recorded, never the reverse
+		// (a recorded inode the watch is not on).
+		dev, ino, _ := fileID(path)
+		if err := w.add(path); err != nil {
+			return nil, err
 		}
 		if d == nil {
 			d = &dir{subs: map[*Handle]struct{}{}}
 			w.dirs[path] = d
 		}
-		d.live = true
+		d.live, d.dev, d.ino = true, dev, ino
+		w.bumpLocked(d) // what it held before the watch is no one's
 	}
-	d.subs[h] = struct{}{}
-	w.mu.Unlock()
-	return h, nil
+	return d, nil
+}
+
+// unholdLocked drops the entry of path, and its kernel watch, when nothing
+// uses it any more.
+func (w *Watcher) unholdLocked(path string, d *dir) {
+	if len(d.subs) > 0 || d.gens > 0 || w.dirs[path] != d {
+		return
+	}
+	delete(w.dirs, path)
+	if d.live {
+		// A watch the kernel already dropped is not an error.
+		_ = w.fw.Remove(path)
+	}
 }
 
 func (w *Watcher) add(path string) error {
@@ -145,11 +194,17 @@ func (w *Watcher) add(path string) error {
 	return w.fw.Add(path)
 }
 
+// bumpLocked gives d a new generation.
+func (w *Watcher) bumpLocked(d *dir) {
+	w.gen++
+	d.gen = w.gen
+}
+
 // retireLocked detaches the instance when nothing is watched any more; the
 // caller closes it with retire once w.mu is released (the dispatcher takes
 // w.mu, so waiting for it under the lock could deadlock).
 func (w *Watcher) retireLocked() (*fsnotify.Watcher, chan struct{}) {
-	if len(w.dirs) > 0 || w.fw == nil {
+	if len(w.dirs) > 0 || w.bar != nil || w.fw == nil {
 		return nil, nil
 	}
 	fw, done := w.fw, w.done
@@ -196,7 +251,11 @@ func (w *Watcher) fanError(fw *fsnotify.Watcher, err error) {
 	if w.fw != fw {
 		return
 	}
+	// Events may be lost: every directory may have changed, and the
+	// barrier's marker event may be among them.
+	w.failBarrierLocked(err)
 	for _, d := range w.dirs {
+		w.bumpLocked(d)
 		for h := range d.subs {
 			h.push(item{err: err})
 		}
@@ -212,12 +271,17 @@ func (w *Watcher) route(fw *fsnotify.Watcher, ev Event) {
 	if w.fw != fw {
 		return // from an instance already retired
 	}
+	if w.bar != nil && w.bar.route(w, name, ev) {
+		return
+	}
 	if d := w.dirs[filepath.Dir(name)]; d != nil {
+		w.bumpLocked(d)
 		for h := range d.subs {
 			h.push(item{ev: ev})
 		}
 	}
 	if d := w.dirs[name]; d != nil {
+		w.bumpLocked(d)
 		if ev.Has(Remove) || ev.Has(Rename) {
 			d.live = false // fsnotify dropped the watch with the directory
 		}
@@ -305,13 +369,7 @@ func (h *Handle) Close() error {
 		w.mu.Lock()
 		if d := w.dirs[h.dir]; d != nil {
 			delete(d.subs, h)
-			if len(d.subs) == 0 {
-				delete(w.dirs, h.dir)
-				if d.live {
-					// A watch the kernel already dropped is not an error.
-					_ = w.fw.Remove(h.dir)
-				}
-			}
+			w.unholdLocked(h.dir, d)
 		}
 		fw, done := w.retireLocked()
 		w.mu.Unlock()

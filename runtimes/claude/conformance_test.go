@@ -2,6 +2,7 @@ package claude
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func TestConformance(t *testing.T) {
 				KillGrace: 2 * time.Second,
 				Logger:    zaptest.NewLogger(t),
 			})
+			t.Cleanup(func() { a.Transcripts().(io.Closer).Close() }) // its history's folder watch
 			return adaptertest.Env{Adapter: a, Dir: dir, Mark: mark}
 		},
 		Missing: func(t *testing.T) runtimes.Adapter {

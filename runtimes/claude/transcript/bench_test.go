@@ -180,11 +180,14 @@ func BenchmarkList(b *testing.B) {
 	}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			list(b, New(projects, nil))
+			s := New(projects, nil)
+			list(b, s)
+			s.Close()
 		}
 	})
 	b.Run("warm", func(b *testing.B) {
 		s := New(projects, nil)
+		defer s.Close()
 		list(b, s)
 		b.ResetTimer()
 		for b.Loop() {

@@ -42,10 +42,39 @@ type Store struct {
 	sumMu sync.Mutex
 	sums  map[string]summary
 
+	// What List read of each directory, kept while a watch of the
+	// directory (fswatch.Gen) says nothing in it changed: a List of an
+	// unchanged directory reads neither it nor its files' metadata.
+	lmu      sync.Mutex
+	listings map[string]*listing // by directory
+	idle     time.Duration       // a watch unused this long is released
+	closed   bool                // Close was called: List watches nothing
+	// afterFunc is time.AfterFunc; tests fire the release themselves.
+	afterFunc func(time.Duration, func()) *time.Timer
+
 	// Counters that let tests prove what the cache saves.
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
+	dirReads     atomic.Int64
 }
+
+// listing is List's record of one directory.
+type listing struct {
+	gen     *fswatch.Gen       // nil: not watched (refused, lost, or s closed)
+	refused time.Time          // when watching it was last refused
+	timer   *time.Timer        // releases gen once List leaves it unused for s.idle
+	at      uint64             // the generation list was read under
+	list    []runtimes.Summary // nil: none yet
+}
+
+// listIdle is how long a directory's watch outlives its last List: a
+// client refreshing its history view keeps it, a workspace no one looks at
+// any more holds no kernel watch.
+const listIdle = time.Minute
+
+// refusedRetry is how long List goes on reading a directory whose watch
+// was refused before it asks for the watch again.
+const refusedRetry = 30 * time.Second
 
 var _ runtimes.Transcripts = (*Store)(nil)
 
@@ -54,14 +83,14 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{projectsDir: projectsDir, log: logger, sums: map[string]summary{}}
+	s := &Store{projectsDir: projectsDir, log: logger, sums: map[string]summary{}, listings: map[string]*listing{}, idle: listIdle, afterFunc: time.AfterFunc}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "transcript")
 	s.FilePerSession = kit.FilePerSession{Folder: s.Dir, Ext: ".jsonl", Forget: s.forget}
 	return s
 }
 
-// WithWatcher makes Tail watch through w rather than the process's shared
-// watcher; it returns s.
+// WithWatcher makes Tail and List watch through w rather than the process's
+// shared watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
 	s.FilePerSession.Watcher = w
@@ -103,8 +132,137 @@ func noSession(sessionID string, err error) error {
 // session ids are UUIDs, and this leaves out other files such as older CLIs'
 // agent-*.jsonl sub-agent transcripts. A file unchanged since the last call
 // is not read again; one that grew is read from where the last call stopped.
+//
+// While a watch of the directory says that nothing in it changed since the
+// last List, that List's result is returned without reading anything; when
+// the directory cannot be watched (the system's limit on watches is
+// reached, say) every List reads it.
+//
+// The result is shared with later calls, not copied (a copy of 1,000
+// summaries was two thirds of a List of an unchanged folder): callers read
+// it and must not modify its elements; appending to it copies it (its
+// capacity is its length).
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	d := s.Dir(dir)
+	l, gen, watched := s.generation(ctx, d)
+	if watched {
+		s.lmu.Lock()
+		if l.list != nil && l.at == gen {
+			list := l.list
+			s.lmu.Unlock()
+			return list, nil
+		}
+		s.lmu.Unlock()
+	}
+	list, err := s.read(ctx, d)
+	if err != nil || !watched {
+		return list, err
+	}
+	list = slices.Clip(list)
+	s.lmu.Lock()
+	// Generations only grow: a concurrent List that read under a later one
+	// keeps its result.
+	if l.list == nil || gen > l.at {
+		l.at, l.list = gen, list
+	}
+	s.lmu.Unlock()
+	return list, nil
+}
+
+// generation returns d's listing and its current generation; watched is
+// false when d is not watched, and List must read it.
+func (s *Store) generation(ctx context.Context, d string) (l *listing, gen uint64, watched bool) {
+	s.lmu.Lock()
+	if s.closed {
+		s.lmu.Unlock()
+		return nil, 0, false
+	}
+	l = s.listings[d]
+	if l == nil {
+		l = &listing{}
+		l.timer = s.afterFunc(s.idle, func() { s.release(d, l) })
+		s.listings[d] = l
+	} else {
+		l.timer.Reset(s.idle)
+	}
+	if l.gen == nil && time.Since(l.refused) >= refusedRetry {
+		g, err := fswatch.Or(s.watcher).WatchGen(d)
+		switch {
+		case err == nil:
+			l.gen = g
+		case errors.Is(err, fs.ErrNotExist):
+			// No transcripts yet: nothing to read either.
+		default:
+			l.refused = time.Now()
+			s.log.Debug("history: cannot watch the transcripts folder, so every history call stats each transcript",
+				zap.String("dir", d), zap.Error(err))
+		}
+	}
+	g := l.gen
+	s.lmu.Unlock()
+	if g == nil {
+		return l, 0, false
+	}
+	gen, err := g.Now(ctx)
+	if err != nil && ctx.Err() != nil {
+		return l, 0, false // the call is over; the watch is fine
+	}
+	if err != nil {
+		// Lost (the folder was removed or replaced) or unsure: this List
+		// reads the folder, the next one watches it afresh.
+		s.log.Debug("history: transcripts folder watch lost", zap.String("dir", d), zap.Error(err))
+		s.lmu.Lock()
+		if l.gen == g {
+			l.gen, l.list = nil, nil
+		}
+		s.lmu.Unlock()
+		g.Close()
+		return l, 0, false
+	}
+	return l, gen, true
+}
+
+// release drops d's listing l and its watch, once List has not used them
+// for s.idle.
+func (s *Store) release(d string, l *listing) {
+	s.lmu.Lock()
+	if s.listings[d] != l {
+		s.lmu.Unlock()
+		return
+	}
+	delete(s.listings, d)
+	g := l.gen
+	l.gen = nil
+	s.lmu.Unlock()
+	if g != nil {
+		g.Close()
+	}
+}
+
+// Close releases the watches List holds; later Lists read their folders.
+// The daemon calls it when it shuts down.
+func (s *Store) Close() error {
+	s.lmu.Lock()
+	s.closed = true
+	var gens []*fswatch.Gen
+	for _, l := range s.listings {
+		l.timer.Stop()
+		if l.gen != nil {
+			gens = append(gens, l.gen)
+			l.gen = nil
+		}
+	}
+	clear(s.listings)
+	s.lmu.Unlock()
+	for _, g := range gens {
+		g.Close()
+	}
+	return nil
+}
+
+// read lists d from the disk (see List).
+func (s *Store) read(ctx context.Context, d string) ([]runtimes.Summary, error) {
+	s.dirReads.Add(1)
 	df, err := os.Open(d)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []runtimes.Summary{}, nil

@@ -23,6 +23,7 @@ const workDir = "/home/dev/my app"
 func newStore(t testing.TB) (*Store, string) {
 	t.Helper()
 	s := New(t.TempDir(), nil)
+	t.Cleanup(func() { s.Close() })
 	d := s.Dir(workDir)
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		t.Fatal(err)
@@ -394,8 +395,10 @@ func TestPersistedIndexRestart(t *testing.T) {
 		return fmt.Sprint(uuids(page)), list
 	}
 	first := New(projects, nil).WithCacheDir(cache)
+	defer first.Close()
 	page1, list1 := serve(first)
 	second := New(projects, nil).WithCacheDir(cache)
+	defer second.Close()
 	page2, list2 := serve(second)
 	if page2 != page1 || fmt.Sprint(list2) != fmt.Sprint(list1) {
 		t.Errorf("after restart: %s %v; before: %s %v", page2, list2, page1, list1)
@@ -479,6 +482,7 @@ func TestBigTranscriptInParts(t *testing.T) {
 	serve := func(procs int) string {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		s := New(projects, nil)
+		defer s.Close()
 		ctx := context.Background()
 		var out []string
 		for _, off := range []int{0, 1000, 9000} {
