@@ -8,28 +8,95 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 )
 
-// header reads an event's type, seq and creation time as a full decode
-// would, even when the event's own text spells the same field names.
+// header reads an event's seq and creation time as a full decode would,
+// even when the event's own text spells the same field names, and tells
+// turn_completed from the rest.
 func TestHeaderReadsTheEventHeader(t *testing.T) {
-	at := time.Date(2026, 1, 2, 3, 4, 5, 678901234, time.UTC)
-	ev := rpc.MessageDeltaEvent{
-		EventHeader: rpc.EventHeader{SessionID: "s", Timestamp: at.Format(time.RFC3339Nano), Seq: 42, Epoch: "e"},
-		Text:        `{"seq":7,"timestamp":"2020-01-01T00:00:00Z","method":"event/x"}`,
-	}
-	frame, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": rpc.EventPrefix + rpc.EventMessageDelta, "params": ev})
-	if err != nil {
-		t.Fatal(err)
-	}
-	method, seq, created, ok := header(frame)
-	if !ok || method != rpc.EventMessageDelta || seq != 42 || !created.Equal(at) {
-		t.Fatalf("header = %q %d %v %v, want %q 42 %v", method, seq, created, ok, rpc.EventMessageDelta, at)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 678000000, time.UTC)
+	text := `{"seq":7,"timestamp":"2020-01-01T00:00:00.000Z","method":"event/turn_completed","params":{}}`
+	for _, tc := range []struct {
+		typ  string
+		ev   any
+		last bool
+	}{
+		{rpc.EventMessageDelta, rpc.MessageDeltaEvent{Text: text}, false},
+		{rpc.EventTurnCompleted, rpc.TurnCompletedEvent{StopReason: text}, true},
+	} {
+		h := rpc.EventHeader{SessionID: `"seq":1`, WorkspaceID: "w", Timestamp: rpc.FormatTime(at), Seq: 42, Epoch: "e"}
+		var params map[string]any
+		raw, _ := json.Marshal(tc.ev)
+		if err := json.Unmarshal(raw, &params); err != nil {
+			t.Fatal(err)
+		}
+		// The header's fields first, in rpc.EventHeader's order, as the
+		// daemon writes them.
+		hdr, _ := json.Marshal(h)
+		body, _ := json.Marshal(params)
+		frame := []byte(`{"jsonrpc":"2.0","method":"` + rpc.EventPrefix + tc.typ + `","params":` +
+			string(hdr[:len(hdr)-1]) + "," + string(body[1:]) + "}")
+		if !json.Valid(frame) {
+			t.Fatalf("bad test frame %s", frame)
+		}
+		last, seq, created, ok := header(frame)
+		if !ok || last != tc.last || seq != 42 || !created.Equal(at) {
+			t.Errorf("%s: header = %v %d %v %v, want %v 42 %v true", tc.typ, last, seq, created, ok, tc.last, at)
+		}
 	}
 	for _, notEvent := range []string{
-		`{"jsonrpc":"2.0","id":3,"result":{"seq":1,"timestamp":"2026-01-02T03:04:05Z"}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"seq":1,"timestamp":"2026-01-02T03:04:05.000Z"}}`,
 		`{"jsonrpc":"2.0","method":"event/message_delta","params":{"seq":1}}`,
+		`{"jsonrpc":"2.0","method":"event/message_delta","params":{"timestamp":"2026-01-02T03:04:05.000Z"}}`,
+		`{"jsonrpc":"2.0","method":"event/message_delta","params":{"timestamp":"yesterday","seq":1}}`,
+		`{"jsonrpc":"2.0","method":"workspace/changed","params":{"timestamp":"2026-01-02T03:04:05.000Z","seq":1}}`,
 	} {
 		if _, _, _, ok := header([]byte(notEvent)); ok {
 			t.Errorf("header(%s) ok, want not an event with a header", notEvent)
+		}
+	}
+}
+
+// parseTime reads the wire's fixed-width times as time.Parse does, and
+// still reads other RFC 3339 times.
+func TestParseTimeAgreesWithTimeParse(t *testing.T) {
+	for _, s := range []string{
+		"2026-01-02T03:04:05.678Z", "1999-12-31T23:59:59.999Z", "2026-11-23T00:00:00.000Z",
+		"2026-01-02T03:04:05.678901234Z", "2026-01-02T03:04:05+02:00",
+	} {
+		want, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := parseTime([]byte(s))
+		if !ok || !got.Equal(want) {
+			t.Errorf("parseTime(%s) = %v %v, want %v", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"2026-01-02T03:04:05.6x8Z", "", "2026-01-02"} {
+		if _, ok := parseTime([]byte(s)); ok {
+			t.Errorf("parseTime(%q) ok, want not a time", s)
+		}
+	}
+}
+
+// tally counts what a watcher missed, and what it got twice or out of
+// order, against the seqs the watchers received together.
+func TestTallyOnceAndInOrder(t *testing.T) {
+	rec := func(cut bool, seqs ...int64) watchRec { return watchRec{seqs: seqs, cut: cut} }
+	for _, tc := range []struct {
+		name        string
+		recs        []watchRec
+		lost, again int
+	}{
+		{"all", []watchRec{rec(false, 3, 4, 5), rec(false, 3, 4, 5)}, 0, 0},
+		{"gap", []watchRec{rec(false, 3, 4, 5), rec(false, 3, 5)}, 1, 0},
+		{"late start", []watchRec{rec(false, 3, 4, 5), rec(false, 4, 5)}, 1, 0},
+		{"cut off", []watchRec{rec(false, 3, 4, 5), rec(true, 3)}, 2, 0},
+		{"twice", []watchRec{rec(false, 3, 4, 4, 5), rec(false, 3, 4, 5)}, 0, 1},
+		{"swapped", []watchRec{rec(false, 3, 5, 4), rec(false, 3, 4, 5)}, 0, 1},
+	} {
+		lost, again := tally(tc.recs)
+		if lost != tc.lost || again != tc.again {
+			t.Errorf("%s: tally = lost %d again %d, want %d %d", tc.name, lost, again, tc.lost, tc.again)
 		}
 	}
 }
