@@ -116,6 +116,7 @@ func (b *Bench) ensureFanout(ctx context.Context) (*fanout, error) {
 func (f *fanout) read(i int, c *conn) {
 	defer f.readers.Done()
 	buf := make([]byte, 0, 4096)
+	var hc headerCache
 	for {
 		var err error
 		buf, err = c.readFrame(buf[:0])
@@ -131,7 +132,7 @@ func (f *fanout) read(i int, c *conn) {
 		if t == nil || t.recs[i].finished {
 			continue
 		}
-		last, seq, created, ok := header(buf)
+		h, ok := hc.header(buf)
 		if !ok {
 			continue
 		}
@@ -140,50 +141,96 @@ func (f *fanout) read(i int, c *conn) {
 			r.first = arrived
 		}
 		r.end = arrived
-		r.lat = append(r.lat, arrived.Sub(created))
-		r.seqs = append(r.seqs, seq)
-		if last {
+		r.lat = append(r.lat, arrived.Sub(h.created))
+		r.seqs = append(r.seqs, h.seq)
+		if h.last {
 			r.finished = true
 			t.done.Done()
 		}
 	}
 }
 
-// header reads an event notification's seq and creation time, and whether
-// it is a turn's last event (turn_completed), without decoding the frame.
+// eventHeader is what the bench reads of an event notification.
+type eventHeader struct {
+	last    bool // turn_completed: the turn's last event
+	seq     int64
+	created time.Time
+	tsAt    int // where the timestamp's value starts in the frame
+}
+
+// header reads an event notification's header without decoding the frame.
 // The header's fields come before the event's own (rpc.EventHeader is
 // embedded first, and timestamp precedes seq in it), so the first match
 // after "params" is the header's.
-func header(msg []byte) (last bool, seq int64, created time.Time, ok bool) {
+func header(msg []byte) (h eventHeader, ok bool) {
 	method, rest, ok := stringAfter(msg, `"method":"`)
 	if !ok || !bytes.HasPrefix(method, []byte(rpc.EventPrefix)) {
-		return false, 0, time.Time{}, false
+		return h, false
 	}
 	i := bytes.Index(rest, []byte(`"params":{`))
 	if i < 0 {
-		return false, 0, time.Time{}, false
+		return h, false
 	}
-	ts, rest, ok := stringAfter(rest[i:], `"timestamp":"`)
-	if !ok {
-		return false, 0, time.Time{}, false
-	}
-	if created, ok = parseTime(ts); !ok {
-		return false, 0, time.Time{}, false
-	}
-	i = bytes.Index(rest, []byte(`"seq":`))
+	rest = rest[i:]
+	i = bytes.Index(rest, []byte(`"timestamp":"`))
 	if i < 0 {
-		return false, 0, time.Time{}, false
+		return h, false
 	}
-	digits := rest[i+len(`"seq":`):]
+	h.tsAt = len(msg) - len(rest) + i + len(`"timestamp":"`)
+	h.last = string(method[len(rpc.EventPrefix):]) == rpc.EventTurnCompleted
+	return h, h.readFrom(msg)
+}
+
+// readFrom reads the timestamp at h.tsAt and the seq after it.
+func (h *eventHeader) readFrom(msg []byte) bool {
+	rest := msg[h.tsAt:]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return false
+	}
+	var ok bool
+	if h.created, ok = parseTime(rest[:j]); !ok {
+		return false
+	}
+	rest = rest[j+1:]
+	// The seq follows at once, unless another field was put in between.
+	const key = `"seq":`
+	i := 1 // after the comma
+	if !bytes.HasPrefix(rest[min(i, len(rest)):], []byte(key)) {
+		if i = bytes.Index(rest, []byte(key)); i < 0 {
+			return false
+		}
+	}
+	digits := rest[i+len(key):]
+	h.seq = 0
 	n := 0
 	for n < len(digits) && n < 19 && '0' <= digits[n] && digits[n] <= '9' {
-		seq = seq*10 + int64(digits[n]-'0')
+		h.seq = h.seq*10 + int64(digits[n]-'0')
 		n++
 	}
-	if n == 0 {
-		return false, 0, time.Time{}, false
+	return n > 0
+}
+
+// headerCache reads headers like header, faster: the events of one session
+// share everything before their timestamp (method, session, workspace,
+// runtime), so when a frame begins with the bytes that preceded the last
+// frame's timestamp, its own timestamp starts right after them, where
+// header would have found it; otherwise header searches.
+type headerCache struct {
+	prefix []byte // the last frame's bytes before its timestamp
+	last   bool   // and whether that frame was a turn_completed
+}
+
+func (c *headerCache) header(msg []byte) (eventHeader, bool) {
+	if len(c.prefix) > 0 && bytes.HasPrefix(msg, c.prefix) {
+		h := eventHeader{last: c.last, tsAt: len(c.prefix)}
+		return h, h.readFrom(msg)
 	}
-	return string(method[len(rpc.EventPrefix):]) == rpc.EventTurnCompleted, seq, created, true
+	h, ok := header(msg)
+	if ok {
+		c.prefix, c.last = append(c.prefix[:0], msg[:h.tsAt]...), h.last
+	}
+	return h, ok
 }
 
 // stringAfter finds key in msg and returns the JSON string value that

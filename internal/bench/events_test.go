@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,24 +23,27 @@ func TestHeaderReadsTheEventHeader(t *testing.T) {
 		{rpc.EventMessageDelta, rpc.MessageDeltaEvent{Text: text}, false},
 		{rpc.EventTurnCompleted, rpc.TurnCompletedEvent{StopReason: text}, true},
 	} {
-		h := rpc.EventHeader{SessionID: `"seq":1`, WorkspaceID: "w", Timestamp: rpc.FormatTime(at), Seq: 42, Epoch: "e"}
+		eh := rpc.EventHeader{SessionID: `"seq":1`, WorkspaceID: "w", Timestamp: rpc.FormatTime(at), Seq: 42, Epoch: "e"}
 		var params map[string]any
 		raw, _ := json.Marshal(tc.ev)
 		if err := json.Unmarshal(raw, &params); err != nil {
 			t.Fatal(err)
 		}
+		for _, k := range []string{"session_id", "workspace_id", "agent_type", "timestamp", "seq", "epoch"} {
+			delete(params, k)
+		}
 		// The header's fields first, in rpc.EventHeader's order, as the
 		// daemon writes them.
-		hdr, _ := json.Marshal(h)
+		hdr, _ := json.Marshal(eh)
 		body, _ := json.Marshal(params)
 		frame := []byte(`{"jsonrpc":"2.0","method":"` + rpc.EventPrefix + tc.typ + `","params":` +
 			string(hdr[:len(hdr)-1]) + "," + string(body[1:]) + "}")
 		if !json.Valid(frame) {
 			t.Fatalf("bad test frame %s", frame)
 		}
-		last, seq, created, ok := header(frame)
-		if !ok || last != tc.last || seq != 42 || !created.Equal(at) {
-			t.Errorf("%s: header = %v %d %v %v, want %v 42 %v true", tc.typ, last, seq, created, ok, tc.last, at)
+		h, ok := header(frame)
+		if !ok || h.last != tc.last || h.seq != 42 || !h.created.Equal(at) {
+			t.Errorf("%s: header = %+v %v, want %v 42 %v true", tc.typ, h, ok, tc.last, at)
 		}
 	}
 	for _, notEvent := range []string{
@@ -49,7 +53,7 @@ func TestHeaderReadsTheEventHeader(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"event/message_delta","params":{"timestamp":"yesterday","seq":1}}`,
 		`{"jsonrpc":"2.0","method":"workspace/changed","params":{"timestamp":"2026-01-02T03:04:05.000Z","seq":1}}`,
 	} {
-		if _, _, _, ok := header([]byte(notEvent)); ok {
+		if _, ok := header([]byte(notEvent)); ok {
 			t.Errorf("header(%s) ok, want not an event with a header", notEvent)
 		}
 	}
@@ -97,6 +101,38 @@ func TestTallyOnceAndInOrder(t *testing.T) {
 		lost, again := tally(tc.recs)
 		if lost != tc.lost || again != tc.again {
 			t.Errorf("%s: tally = lost %d again %d, want %d %d", tc.name, lost, again, tc.lost, tc.again)
+		}
+	}
+}
+
+// headerCache reads what header reads, frame after frame, whether a frame
+// shares the previous one's beginning or not.
+func TestHeaderCacheAgreesWithHeader(t *testing.T) {
+	frame := func(method, session string, seq int, text string) []byte {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"event/%s","params":{"session_id":%q,"workspace_id":"w","agent_type":"scripted",`+
+			`"timestamp":"2026-01-02T03:04:%02d.%03dZ","seq":%d,"epoch":"e","text":%q}}`, method, session, seq%60, seq%1000, seq, text)
+	}
+	frames := [][]byte{
+		frame("message_delta", "s1", 1, "x"),
+		frame("message_delta", "s1", 2, `"timestamp":"2020-01-01T00:00:00.000Z","seq":7`),
+		frame("message_delta", "s1", 3, "x"),
+		frame("turn_completed", "s1", 4, ""),
+		frame("message_delta", "s10", 5, "x"), // begins like s1's, then differs
+		frame("message_delta", "s1", 6, "x"),
+		[]byte(`{"jsonrpc":"2.0","method":"event/message_delta","params":{"session_id":"s1","workspace_id":"w","agent_type":"scripted",` +
+			`"timestamp":"2026-01-02T03:04:05.000Z","extra":1,"seq":8}}`), // a field between timestamp and seq
+		frame("message_delta", "s1", 9, "x"),
+		[]byte(`{"jsonrpc":"2.0","method":"event/message_delta","params":{"session_id":"s1","workspace_id":"w","agent_type":"scripted",` +
+			`"timestamp":"2026-01-02T03:04:05.000Z"}}`), // no seq
+		[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`),
+		frame("message_delta", "s1", 10, "x"),
+	}
+	var c headerCache
+	for i, f := range frames {
+		want, wantOK := header(f)
+		got, ok := c.header(f)
+		if ok != wantOK || (ok && (got.last != want.last || got.seq != want.seq || !got.created.Equal(want.created))) {
+			t.Errorf("frame %d: cache read %+v %v, header %+v %v", i, got, ok, want, wantOK)
 		}
 	}
 }
