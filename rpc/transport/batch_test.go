@@ -246,3 +246,42 @@ func TestAppendTextFrameMinimalLength(t *testing.T) {
 		}
 	}
 }
+
+// deadlineRecorder counts the write deadlines set on it.
+type deadlineRecorder struct {
+	nopConn
+	set []time.Time
+}
+
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
+	d.set = append(d.set, t)
+	return nil
+}
+
+// A batch's deadline moves the socket's only when the one it has would cut
+// the write short by more than an eighth of its time, or is later.
+func TestBatchDeadlineMovedOnlyWhenItMatters(t *testing.T) {
+	rec := &deadlineRecorder{}
+	bc := &batchConn{Conn: rec}
+	now := time.Now()
+	for _, d := range []time.Time{
+		now.Add(10 * time.Second),                      // the first: set
+		now.Add(10*time.Second + time.Millisecond),     // a moment later: kept
+		now.Add(12 * time.Second),                      // 2 s of 12 would be lost: set
+		now.Add(11 * time.Second),                      // earlier than the socket's: set
+		now.Add(11*time.Second + 100*time.Millisecond), // kept
+	} {
+		if err := bc.writeText(zap.NewNop(), [][]byte{[]byte("x")}, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []time.Time{now.Add(10 * time.Second), now.Add(12 * time.Second), now.Add(11 * time.Second)}
+	if len(rec.set) != len(want) {
+		t.Fatalf("deadlines set %v, want %v", rec.set, want)
+	}
+	for i := range want {
+		if !rec.set[i].Equal(want[i]) {
+			t.Fatalf("deadlines set %v, want %v", rec.set, want)
+		}
+	}
+}
