@@ -178,19 +178,35 @@ func header(msg []byte) (h eventHeader, ok bool) {
 	}
 	h.tsAt = len(msg) - len(rest) + i + len(`"timestamp":"`)
 	h.last = string(method[len(rpc.EventPrefix):]) == rpc.EventTurnCompleted
-	return h, h.readFrom(msg)
+	return h, h.readFrom(msg, nil)
 }
 
-// readFrom reads the timestamp at h.tsAt and the seq after it.
-func (h *eventHeader) readFrom(msg []byte) bool {
+// lastTime is the last timestamp parsed, and its text: the events of a
+// burst are mostly made within the same millisecond.
+type lastTime struct {
+	text []byte
+	t    time.Time
+}
+
+// readFrom reads the timestamp at h.tsAt and the seq after it; the
+// timestamp is taken from last (when not nil) if it has the same text.
+func (h *eventHeader) readFrom(msg []byte, last *lastTime) bool {
 	rest := msg[h.tsAt:]
 	j := bytes.IndexByte(rest, '"')
 	if j < 0 {
 		return false
 	}
-	var ok bool
-	if h.created, ok = parseTime(rest[:j]); !ok {
-		return false
+	switch ts := rest[:j]; {
+	case last != nil && len(last.text) > 0 && bytes.Equal(ts, last.text):
+		h.created = last.t
+	default:
+		var ok bool
+		if h.created, ok = parseTime(ts); !ok {
+			return false
+		}
+		if last != nil {
+			last.text, last.t = append(last.text[:0], ts...), h.created
+		}
 	}
 	rest = rest[j+1:]
 	// The seq follows at once, unless another field was put in between.
@@ -219,12 +235,13 @@ func (h *eventHeader) readFrom(msg []byte) bool {
 type headerCache struct {
 	prefix []byte // the last frame's bytes before its timestamp
 	last   bool   // and whether that frame was a turn_completed
+	ts     lastTime
 }
 
 func (c *headerCache) header(msg []byte) (eventHeader, bool) {
 	if len(c.prefix) > 0 && bytes.HasPrefix(msg, c.prefix) {
 		h := eventHeader{last: c.last, tsAt: len(c.prefix)}
-		return h, h.readFrom(msg)
+		return h, h.readFrom(msg, &c.ts)
 	}
 	h, ok := header(msg)
 	if ok {

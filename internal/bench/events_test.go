@@ -126,6 +126,9 @@ func TestHeaderCacheAgreesWithHeader(t *testing.T) {
 			`"timestamp":"2026-01-02T03:04:05.000Z"}}`), // no seq
 		[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`),
 		frame("message_delta", "s1", 10, "x"),
+		frame("message_delta", "s1", 11, "x"), // the same time twice, then another
+		frame("message_delta", "s1", 11, "x"),
+		frame("message_delta", "s1", 12, "x"),
 	}
 	var c headerCache
 	for i, f := range frames {
