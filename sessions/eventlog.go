@@ -16,10 +16,16 @@ type Event struct {
 	WorkspaceID string
 	At          time.Time
 	Frame       []byte
+	method      string // EventPrefix+Type, made once: Method runs for every watcher
 }
 
 // Method is the notification's method name.
-func (e *Event) Method() string { return rpc.EventPrefix + e.Type }
+func (e *Event) Method() string {
+	if e.method != "" {
+		return e.method
+	}
+	return rpc.EventPrefix + e.Type
+}
 
 // notification marshals a JSON-RPC notification.
 func notification(method string, params any) []byte {

@@ -727,8 +727,9 @@ func (s *session) emitAtLocked(typ, at string, build func(rpc.EventHeader) any) 
 	s.seq++
 	h := rpc.EventHeader{SessionID: s.id, WorkspaceID: s.workspaceID, AgentType: s.agentType,
 		Timestamp: at, Seq: s.seq, Epoch: s.e.cfg.Epoch}
+	method := rpc.EventPrefix + typ
 	ev := &Event{Seq: s.seq, Type: typ, SessionID: s.id, WorkspaceID: s.workspaceID, At: now,
-		Frame: notification(rpc.EventPrefix+typ, build(h))}
+		Frame: notification(method, build(h)), method: method}
 	s.events.add(ev)
 	for w := range s.watchers {
 		w.Deliver(ev)

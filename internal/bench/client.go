@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -17,22 +19,76 @@ import (
 // conn is one client WebSocket: bare gorilla, no schema validation, so that
 // the client's own cost stays small next to what is measured.
 type conn struct {
-	ws   *websocket.Conn
-	next int
+	ws    *websocket.Conn
+	next  int
+	stamp *stampConn // a watcher's socket (dialed with stamped); else nil
 }
 
-func dial(ctx context.Context, url, token string) (*conn, error) {
+// watcherReadBuffer is a watcher's read buffer: as large as the daemon's
+// batched writes (64 KiB), so that a batch takes one read, not sixteen.
+const watcherReadBuffer = 64 << 10
+
+// dial connects to url. A stamped connection notes when each socket read
+// returns (conn.stamp), and reads with a buffer of watcherReadBuffer.
+func dial(ctx context.Context, url, token string, stamped bool) (*conn, error) {
 	h := http.Header{}
 	if token != "" {
 		h.Set("Authorization", "Bearer "+token)
 	}
 	d := websocket.Dialer{HandshakeTimeout: 30 * time.Second}
+	var stamp *stampConn
+	if stamped {
+		d.ReadBufferSize = watcherReadBuffer
+		d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			stamp = &stampConn{Conn: nc}
+			return stamp, nil
+		}
+	}
 	ws, resp, err := d.DialContext(ctx, url, h)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", url, err)
 	}
 	resp.Body.Close()
-	return &conn{ws: ws}, nil
+	return &conn{ws: ws, stamp: stamp}, nil
+}
+
+// stampConn is a socket that notes when each read returned: the arrival of
+// the bytes it read. Only the goroutine reading the WebSocket reads it.
+type stampConn struct {
+	net.Conn
+	last time.Time
+}
+
+func (s *stampConn) Read(p []byte) (int, error) {
+	n, err := s.Conn.Read(p)
+	s.last = time.Now()
+	return n, err
+}
+
+// readFrame appends the next message to buf: like ReadMessage, but into a
+// buffer the caller reuses rather than a new one per frame.
+func (c *conn) readFrame(buf []byte) ([]byte, error) {
+	_, r, err := c.ws.NextReader()
+	if err != nil {
+		return buf, err
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 func (c *conn) close() { _ = c.ws.Close() }
@@ -100,7 +156,12 @@ var initializeParams = map[string]any{"protocolVersion": "1.0", "clientInfo": ma
 
 // connect dials cdevd and initializes the connection.
 func connect(ctx context.Context, p *proc) (*conn, error) {
-	c, err := dial(ctx, p.url, p.token)
+	return connectAs(ctx, p, false)
+}
+
+// connectAs is connect, stamped (see dial) or not.
+func connectAs(ctx context.Context, p *proc, stamped bool) (*conn, error) {
+	c, err := dial(ctx, p.url, p.token, stamped)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +174,7 @@ func connect(ctx context.Context, p *proc) (*conn, error) {
 
 // echoConn dials the echo server, asking for replies of size bytes.
 func echoConn(ctx context.Context, p *proc, size int) (*conn, error) {
-	return dial(ctx, p.url+"?reply="+strconv.Itoa(size), "")
+	return dial(ctx, p.url+"?reply="+strconv.Itoa(size), "", false)
 }
 
 // percentile of sorted-in-place durations, p in [0,1].

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,7 +91,7 @@ func (b *Bench) ensureFanout(ctx context.Context) (*fanout, error) {
 		}
 	}()
 	for i := range b.sz.watchers {
-		c, err := connect(ctx, b.serve)
+		c, err := connectAs(ctx, b.serve, true)
 		if err != nil {
 			return nil, err
 		}
@@ -107,12 +106,21 @@ func (b *Bench) ensureFanout(ctx context.Context) (*fanout, error) {
 	return f, nil
 }
 
-// read records the events watcher i receives into the current turn.
+// read records the events watcher i receives into the current turn. An
+// event arrives when the socket read that brought in its last byte returned
+// (stampConn): events the daemon wrote together arrive together, however
+// long this goroutine then takes to go through them. Frames are read into
+// one buffer, reused, and only their header is looked at: a hundred readers
+// share two cores with the daemon, and whatever they spend delays what they
+// measure.
 func (f *fanout) read(i int, c *conn) {
 	defer f.readers.Done()
+	buf := make([]byte, 0, 4096)
+	var hc headerCache
 	for {
-		_, msg, err := c.ws.ReadMessage()
-		now := time.Now()
+		var err error
+		buf, err = c.readFrame(buf[:0])
+		arrived := c.stamp.last
 		t := f.turn.Load()
 		if err != nil {
 			if t != nil && !t.recs[i].finished {
@@ -124,49 +132,165 @@ func (f *fanout) read(i int, c *conn) {
 		if t == nil || t.recs[i].finished {
 			continue
 		}
-		method, seq, created, ok := header(msg)
+		h, ok := hc.header(buf)
 		if !ok {
 			continue
 		}
 		r := &t.recs[i]
 		if len(r.seqs) == 0 {
-			r.first = now
+			r.first = arrived
 		}
-		r.end = now
-		r.lat = append(r.lat, now.Sub(created))
-		r.seqs = append(r.seqs, seq)
-		if method == rpc.EventTurnCompleted {
+		r.end = arrived
+		r.lat = append(r.lat, arrived.Sub(h.created))
+		r.seqs = append(r.seqs, h.seq)
+		if h.last {
 			r.finished = true
 			t.done.Done()
 		}
 	}
 }
 
-// header reads an event notification's type, seq and creation time without
-// decoding the whole frame: a hundred watchers in the bench process share
-// two cores with the daemon, so what the client spends is taken from what is
-// measured. The header fields come before the event's own (rpc.EventHeader
-// is embedded first), so the first match is the header's.
-func header(msg []byte) (method string, seq int64, created time.Time, ok bool) {
-	field := func(name string) []byte {
-		i := bytes.Index(msg, []byte(name))
-		if i < 0 {
-			return nil
-		}
-		rest := msg[i+len(name):]
-		if j := bytes.IndexAny(rest, `",}`); j >= 0 {
-			return rest[:j]
-		}
-		return nil
+// eventHeader is what the bench reads of an event notification.
+type eventHeader struct {
+	last    bool // turn_completed: the turn's last event
+	seq     int64
+	created time.Time
+	tsAt    int // where the timestamp's value starts in the frame
+}
+
+// header reads an event notification's header without decoding the frame.
+// The header's fields come before the event's own (rpc.EventHeader is
+// embedded first, and timestamp precedes seq in it), so the first match
+// after "params" is the header's.
+func header(msg []byte) (h eventHeader, ok bool) {
+	method, rest, ok := stringAfter(msg, `"method":"`)
+	if !ok || !bytes.HasPrefix(method, []byte(rpc.EventPrefix)) {
+		return h, false
 	}
-	m := field(`"method":"` + rpc.EventPrefix)
-	ts := field(`"timestamp":"`)
-	n, err := strconv.ParseInt(string(field(`"seq":`)), 10, 64)
-	if m == nil || ts == nil || err != nil {
-		return "", 0, time.Time{}, false
+	i := bytes.Index(rest, []byte(`"params":{`))
+	if i < 0 {
+		return h, false
 	}
-	created, err = time.Parse(time.RFC3339Nano, string(ts))
-	return string(m), n, created, err == nil
+	rest = rest[i:]
+	i = bytes.Index(rest, []byte(`"timestamp":"`))
+	if i < 0 {
+		return h, false
+	}
+	h.tsAt = len(msg) - len(rest) + i + len(`"timestamp":"`)
+	h.last = string(method[len(rpc.EventPrefix):]) == rpc.EventTurnCompleted
+	return h, h.readFrom(msg, nil)
+}
+
+// lastTime is the last timestamp parsed, and its text: the events of a
+// burst are mostly made within the same millisecond.
+type lastTime struct {
+	text []byte
+	t    time.Time
+}
+
+// readFrom reads the timestamp at h.tsAt and the seq after it; the
+// timestamp is taken from last (when not nil) if it has the same text.
+func (h *eventHeader) readFrom(msg []byte, last *lastTime) bool {
+	rest := msg[h.tsAt:]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return false
+	}
+	switch ts := rest[:j]; {
+	case last != nil && len(last.text) > 0 && bytes.Equal(ts, last.text):
+		h.created = last.t
+	default:
+		var ok bool
+		if h.created, ok = parseTime(ts); !ok {
+			return false
+		}
+		if last != nil {
+			last.text, last.t = append(last.text[:0], ts...), h.created
+		}
+	}
+	rest = rest[j+1:]
+	// The seq follows at once, unless another field was put in between.
+	const key = `"seq":`
+	i := 1 // after the comma
+	if !bytes.HasPrefix(rest[min(i, len(rest)):], []byte(key)) {
+		if i = bytes.Index(rest, []byte(key)); i < 0 {
+			return false
+		}
+	}
+	digits := rest[i+len(key):]
+	h.seq = 0
+	n := 0
+	for n < len(digits) && n < 19 && '0' <= digits[n] && digits[n] <= '9' {
+		h.seq = h.seq*10 + int64(digits[n]-'0')
+		n++
+	}
+	return n > 0
+}
+
+// headerCache reads headers like header, faster: the events of one session
+// share everything before their timestamp (method, session, workspace,
+// runtime), so when a frame begins with the bytes that preceded the last
+// frame's timestamp, its own timestamp starts right after them, where
+// header would have found it; otherwise header searches.
+type headerCache struct {
+	prefix []byte // the last frame's bytes before its timestamp
+	last   bool   // and whether that frame was a turn_completed
+	ts     lastTime
+}
+
+func (c *headerCache) header(msg []byte) (eventHeader, bool) {
+	if len(c.prefix) > 0 && bytes.HasPrefix(msg, c.prefix) {
+		h := eventHeader{last: c.last, tsAt: len(c.prefix)}
+		return h, h.readFrom(msg, &c.ts)
+	}
+	h, ok := header(msg)
+	if ok {
+		c.prefix, c.last = append(c.prefix[:0], msg[:h.tsAt]...), h.last
+	}
+	return h, ok
+}
+
+// stringAfter finds key in msg and returns the JSON string value that
+// follows it (key ends with its opening quote), and what follows that.
+func stringAfter(msg []byte, key string) (val, rest []byte, ok bool) {
+	i := bytes.Index(msg, []byte(key))
+	if i < 0 {
+		return nil, nil, false
+	}
+	rest = msg[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return nil, nil, false
+	}
+	return rest[:j], rest[j+1:], true
+}
+
+// parseTime reads the wire's timestamps (rpc.TimeLayout, fixed width) with
+// a few digit conversions; anything else goes through time.Parse.
+func parseTime(b []byte) (time.Time, bool) {
+	if len(b) != len(rpc.TimeLayout) || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' ||
+		b[16] != ':' || b[19] != '.' || b[23] != 'Z' {
+		t, err := time.Parse(time.RFC3339Nano, string(b))
+		return t, err == nil
+	}
+	num := func(from, to int) (int, bool) {
+		n := 0
+		for _, c := range b[from:to] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	var v [7]int
+	for k, span := range [7][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 23}} {
+		var ok bool
+		if v[k], ok = num(span[0], span[1]); !ok {
+			return time.Time{}, false
+		}
+	}
+	return time.Date(v[0], time.Month(v[1]), v[2], v[3], v[4], v[5], v[6]*int(time.Millisecond), time.UTC), true
 }
 
 func (f *fanout) close() {
@@ -183,6 +307,7 @@ func (f *fanout) close() {
 type turnResult struct {
 	lat    []time.Duration // creation → arrival of every delivery
 	lost   int             // seqs some watcher missed, or never got (cut off)
+	again  int             // deliveries of a seq not after the one before: twice, or out of order
 	events int             // events watcher 0 received
 	span   time.Duration   // from watcher 0's first event to its last
 }
@@ -194,6 +319,12 @@ func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time
 		return res, err
 	}
 	t := &turn{recs: make([]watchRec, len(f.watchers))}
+	for i := range t.recs {
+		// Room for the turn's events up front: the readers then do not
+		// grow (and copy) these while they measure.
+		t.recs[i].lat = make([]time.Duration, 0, len(steps)+16)
+		t.recs[i].seqs = make([]int64, 0, len(steps)+16)
+	}
 	t.done.Add(len(f.watchers))
 	f.turn.Store(t)
 	// A notification: its reply would only race with the events.
@@ -218,31 +349,54 @@ func (f *fanout) runTurn(ctx context.Context, steps []map[string]any, limit time
 	case <-ctx.Done():
 		return res, ctx.Err()
 	}
-	// Every watcher should have the same seqs, from the lowest any saw to
-	// turn_completed's.
-	lo, hi := int64(-1), int64(-1)
 	for _, r := range t.recs {
+		res.lat = append(res.lat, r.lat...)
+	}
+	res.lost, res.again = tally(t.recs)
+	res.events, res.span = len(t.recs[0].seqs), t.recs[0].end.Sub(t.recs[0].first)
+	return res, nil
+}
+
+// tally checks that every watcher received the same seqs once each and in
+// order: from the lowest any saw to the highest a watcher still connected
+// saw (turn_completed's). lost counts the seqs a watcher missed (a gap, or
+// the end it never got because it was cut off); again counts deliveries
+// whose seq was not above the one before (a duplicate, or out of order).
+func tally(recs []watchRec) (lost, again int) {
+	lo, hi := int64(-1), int64(-1)
+	for _, r := range recs {
 		if len(r.seqs) > 0 && (lo < 0 || r.seqs[0] < lo) {
 			lo = r.seqs[0]
 		}
 		if len(r.seqs) > 0 && !r.cut {
 			hi = max(hi, r.seqs[len(r.seqs)-1])
 		}
-		res.lat = append(res.lat, r.lat...)
 	}
-	for _, r := range t.recs {
-		seen := map[int64]bool{}
+	for _, r := range recs {
+		seen := make(map[int64]bool, len(r.seqs))
+		prev := int64(-1)
 		for _, s := range r.seqs {
+			if s <= prev {
+				again++
+			}
+			prev = max(prev, s)
 			seen[s] = true
 		}
 		for s := lo; s <= hi; s++ {
 			if !seen[s] {
-				res.lost++
+				lost++
 			}
 		}
 	}
-	res.events, res.span = len(t.recs[0].seqs), t.recs[0].end.Sub(t.recs[0].first)
-	return res, nil
+	return lost, again
+}
+
+// note says what went wrong in a turn's deliveries, and whether anything did.
+func (r turnResult) note() (string, bool) {
+	if r.again > 0 {
+		return fmt.Sprintf("lost %d, %d twice or out of order", r.lost, r.again), true
+	}
+	return fmt.Sprintf("lost %d", r.lost), r.lost > 0
 }
 
 func (b *Bench) burst(ctx context.Context) (sample, error) {
@@ -255,7 +409,8 @@ func (b *Bench) burst(ctx context.Context) (sample, error) {
 		steps[i] = map[string]any{"delta": "x"}
 	}
 	res, err := f.runTurn(ctx, steps, 2*time.Minute)
-	return sample{value: percentile(res.lat, 0.99).Seconds(), note: fmt.Sprintf("lost %d", res.lost), failed: res.lost > 0}, err
+	note, failed := res.note()
+	return sample{value: percentile(res.lat, 0.99).Seconds(), note: note, failed: failed}, err
 }
 
 // steady paces deltas at steadyRate a second for steadySeconds: deltas,
@@ -275,13 +430,15 @@ func (b *Bench) steady(ctx context.Context) (sample, error) {
 		f.perTick = target * tick.Seconds()
 	}
 	var lat []time.Duration
-	lost, events, span := 0, 0, time.Duration(0)
+	var all turnResult
+	events, span := 0, time.Duration(0)
 	for range b.sz.steadySeconds {
 		res, err := f.runTurn(ctx, paced(f.perTick, int(time.Second/tick), tick), 2*time.Minute)
 		if err != nil {
 			return sample{}, err
 		}
-		lat, lost, events, span = append(lat, res.lat...), lost+res.lost, events+res.events, span+res.span
+		lat, events, span = append(lat, res.lat...), events+res.events, span+res.span
+		all.lost, all.again = all.lost+res.lost, all.again+res.again
 		if res.span > 0 && res.events > 1 {
 			// Corrected by at most half either way: one slow second
 			// should not double the next one's load.
@@ -290,7 +447,8 @@ func (b *Bench) steady(ctx context.Context) (sample, error) {
 		}
 	}
 	rate := float64(events) / span.Seconds()
-	return sample{value: percentile(lat, 0.99).Seconds(), note: fmt.Sprintf("%.0f events/s, lost %d", rate, lost), failed: lost > 0}, nil
+	note, failed := all.note()
+	return sample{value: percentile(lat, 0.99).Seconds(), note: fmt.Sprintf("%.0f events/s, %s", rate, note), failed: failed}, nil
 }
 
 // paced is ticks steps of perTick deltas on average (spread so that the

@@ -58,7 +58,7 @@ func (b *Bench) list(ctx context.Context) (sample, error) {
 
 // initialize: the first call of a fresh connection (the dial is not timed).
 func (b *Bench) initialize(ctx context.Context) (sample, error) {
-	probe, err := dial(ctx, b.serve.url, b.serve.token)
+	probe, err := dial(ctx, b.serve.url, b.serve.token, false)
 	if err != nil {
 		return sample{}, err
 	}
@@ -75,7 +75,7 @@ func (b *Bench) initialize(ctx context.Context) (sample, error) {
 	defer e.close()
 	var cd, ed []time.Duration
 	for i := range warmup + b.sz.initCalls {
-		c, err := dial(ctx, b.serve.url, b.serve.token)
+		c, err := dial(ctx, b.serve.url, b.serve.token, false)
 		if err != nil {
 			return sample{}, err
 		}
@@ -144,7 +144,7 @@ func (b *Bench) memory(ctx context.Context) (s sample, err error) {
 	}
 	var replySize int
 	s.value, err = perConn(serve, func() (*conn, error) {
-		c, err := dial(ctx, serve.url, serve.token)
+		c, err := dial(ctx, serve.url, serve.token, false)
 		if err != nil {
 			return nil, err
 		}

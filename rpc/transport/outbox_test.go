@@ -95,3 +95,36 @@ func BenchmarkOutbox(b *testing.B) {
 		o.pop()
 	}
 }
+
+// Bursts through a queue keep their order across the array it borrows
+// (queueArrays), the arrays it outgrows, and the ones it gives back; a
+// drained queue holds no array at all.
+func TestOutboxBurstsBorrowArrays(t *testing.T) {
+	o := newOutbox(1024)
+	next, want := 0, 0
+	pop := func() {
+		t.Helper()
+		msg, ok := o.pop()
+		if !ok || string(msg) != fmt.Sprint(want) {
+			t.Fatalf("pop = %q, %v; want %d", msg, ok, want)
+		}
+		want++
+	}
+	for _, n := range []int{1, 10, queueChunk, queueChunk + 1, 3 * queueChunk, 50} {
+		for i := range n {
+			if !o.push([]byte(fmt.Sprint(next))) {
+				t.Fatalf("push %d of %d refused", i, n)
+			}
+			next++
+			if i%3 == 2 {
+				pop() // the writer takes some while the burst comes in
+			}
+		}
+		for want < next {
+			pop()
+		}
+		if o.items != nil {
+			t.Fatalf("after a burst of %d the drained queue holds an array of %d", n, cap(o.items))
+		}
+	}
+}
