@@ -48,13 +48,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	claudeBin, err := bench.FindClaude()
+	clis, err := bench.FindCLIs()
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	opts := bench.Options{Self: self, ClaudeBin: claudeBin, Quick: *quick, Only: *only, Reps: *reps, Out: stdout}
+	opts := bench.Options{Self: self, CLIs: clis, Quick: *quick, Only: *only, Reps: *reps, Out: stdout}
 	if *verbose {
 		opts.Log = stderr
 	}

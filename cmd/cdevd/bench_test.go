@@ -14,13 +14,15 @@ import (
 
 // TestBenchQuick runs `cdevd bench -quick` end to end, as a separate
 // process that serves cdevd and the echo server from this binary, and checks
-// that the table has a row with numbers for every figure. It asserts
+// that the table has a row with numbers for every figure, the transcript
+// figures once for each of Claude, Codex and Gemini. It asserts
 // nothing about the numbers: speed is for the bench itself.
 func TestBenchQuick(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "bench", "-quick")
 	// The children exit several times (daemon restarts); a -race binary
 	// would sleep a second at each exit.
 	cmd.Env = append(os.Environ(), "CDEVD_TEST_MAIN=1", "CLAUDE_BIN="+clitest.Bin(t, "CLAUDE_BIN", "claude"),
+		"CODEX_BIN="+clitest.Bin(t, "CODEX_BIN", "codex"), "GEMINI_BIN="+clitest.Bin(t, "GEMINI_BIN", "gemini"),
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -35,14 +37,20 @@ func TestBenchQuick(t *testing.T) {
 	value := regexp.MustCompile(`\s{2,}` + num + `( / ` + num + `)?\s{2,}`)
 	ratio := regexp.MustCompile(`\s{2,}\d+\.\d\d×\s{2,}`)
 	verdict := regexp.MustCompile(`\s(yes|no|-)$`)
-	ratios := 0
+	ratios, runtimes := 0, map[string]int{}
 	for _, l := range lines[1:] {
+		if name, _, ok := strings.Cut(l, ": "); ok {
+			runtimes[name]++
+		}
 		if !value.MatchString(l) || !verdict.MatchString(l) {
 			t.Errorf("row without a measured value or a verdict: %q", l)
 		}
 		if ratio.MatchString(l) {
 			ratios++
 		}
+	}
+	if runtimes["Claude"] != 6 || runtimes["Codex"] != 6 || runtimes["Gemini"] != 6 {
+		t.Errorf("transcript rows by runtime %v, want 6 each:\n%s", runtimes, &stdout)
 	}
 	// Every figure but the three event figures has a baseline.
 	if want := len(bench.Figures()) - 3; ratios != want {

@@ -2,7 +2,7 @@
 // performance table as a new user would see them, and prints the table.
 //
 // The bench process is only the client. It starts `cdevd serve` (this same
-// binary, with a temporary HOME and CDEVD_HOME, the Claude runtime and the
+// binary, with a temporary HOME and CDEVD_HOME, the agent runtimes and the
 // scripted runtime registered by --bench-runtime) and a bare
 // gorilla/websocket echo server (`cdevd bench-echo`) as separate processes,
 // and drives both over loopback. Each figure is measured Reps times and the
@@ -10,8 +10,9 @@
 // of the same bytes where the figure is a ratio), so that the machine's
 // speed and load blur the ratio less than the absolute numbers.
 //
-// It writes its own synthetic Claude transcripts (package claudegen) under
-// the temporary HOME and removes everything when done.
+// It writes its own synthetic Claude, Codex and Gemini transcripts
+// (packages claudegen, codexgen, geminigen) under the temporary HOME and
+// removes everything when done.
 package bench
 
 import (
@@ -31,13 +32,16 @@ import (
 
 // Options configures a run.
 type Options struct {
-	Self      string // the cdevd binary (os.Executable())
-	ClaudeBin string // a claude CLI, for the Claude runtime's detection
-	Quick     bool   // smaller sizes: a smoke test, not a measurement
-	Only      string // one figure's key; "" runs them all
-	Reps      int    // repetitions of each figure (default 3)
-	Out       io.Writer
-	Log       io.Writer // progress; nil is quiet
+	Self string // the cdevd binary (os.Executable())
+	// CLIs are the agent CLIs cdevd serve detects, by the variable that
+	// names each (CLAUDE_BIN, CODEX_BIN, GEMINI_BIN): their runtimes must be
+	// available for cdevd to serve their transcripts.
+	CLIs  map[string]string
+	Quick bool   // smaller sizes: a smoke test, not a measurement
+	Only  string // one figure's key; "" runs them all
+	Reps  int    // repetitions of each figure (default 3)
+	Out   io.Writer
+	Log   io.Writer // progress; nil is quiet
 }
 
 // Bench is one run.
@@ -64,19 +68,36 @@ func Figures() []string {
 	return keys
 }
 
-// FindClaude is the claude CLI to detect: $CLAUDE_BIN, else claude on PATH,
-// else the pinned copy npm ci installs under ./node_modules/.bin.
-func FindClaude() (string, error) {
-	for _, c := range []string{os.Getenv("CLAUDE_BIN"), "claude", filepath.Join("node_modules", ".bin", "claude")} {
-		if c == "" {
-			continue
+// cliVars are the variables naming the CLIs whose transcripts the bench
+// reads, and each CLI's command name.
+var cliVars = [][2]string{{"CLAUDE_BIN", "claude"}, {"CODEX_BIN", "codex"}, {"GEMINI_BIN", "gemini"}}
+
+// FindCLIs finds the agent CLIs to detect: each $X_BIN, else the command on
+// PATH, else the pinned copy npm ci installs under ./node_modules/.bin.
+func FindCLIs() (map[string]string, error) {
+	found := map[string]string{}
+	var missing []string
+	for _, v := range cliVars {
+		for _, c := range []string{os.Getenv(v[0]), v[1], filepath.Join("node_modules", ".bin", v[1])} {
+			if c == "" {
+				continue
+			}
+			if p, err := exec.LookPath(c); err == nil {
+				if found[v[0]], err = filepath.Abs(p); err != nil {
+					return nil, err
+				}
+				break
+			}
 		}
-		if p, err := exec.LookPath(c); err == nil {
-			return filepath.Abs(p)
+		if found[v[0]] == "" {
+			missing = append(missing, v[1]+" ("+v[0]+")")
 		}
 	}
-	return "", errors.New("no claude CLI (cdevd needs one to serve Claude transcripts): set CLAUDE_BIN, " +
-		"put claude on PATH, or run `npm ci` here for node_modules/.bin/claude")
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("no %s CLI (cdevd needs each to serve its transcripts): set the variable, "+
+			"put the command on PATH, or run `npm ci` here for node_modules/.bin", strings.Join(missing, ", "))
+	}
+	return found, nil
 }
 
 // Run measures the figures and prints the table.

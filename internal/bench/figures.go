@@ -34,29 +34,45 @@ type figure struct {
 	measure    func(*Bench, context.Context) (sample, error)
 }
 
-// figures are the table, in its order.
-var figures = []figure{
+// figures are the table, in its order, with the transcript figures
+// once per runtime that keeps transcripts.
+var figures = slices.Concat(roundTrips, transcriptFigures(stores[0], ""),
+	transcriptFigures(stores[1], "codex-"), transcriptFigures(stores[2], "gemini-"), eventFigures)
+
+var roundTrips = []figure{
 	{key: "list", title: "workspace/list round trip p50", baseName: "echo", ratioMax: 1.5, target: "≤ 1.5×", measure: (*Bench).list},
 	{key: "initialize", title: "initialize round trip p50", baseName: "echo", ratioMax: 2.5, target: "≤ 2.5×", measure: (*Bench).initialize},
 	{key: "memory", title: "RSS per idle initialized connection ({conns} conns)", unit: unitBytes, baseName: "bare echo", valueMax: 12 << 10,
 		target: "≤ 12 KB", measure: (*Bench).memory},
-	{key: "page-cold", title: "first page (50 newest) of a never-read {big} transcript", baseName: "read file once", valueMax: 0.060,
-		target: "≤ 60 ms", measure: (*Bench).pageCold},
-	{key: "page-restart", title: "the same right after a daemon restart", baseName: "read file once", valueMax: 0.060,
-		target: "≤ 60 ms", measure: (*Bench).pageRestart},
-	{key: "page-warm", title: "page of an indexed transcript, round trip p50", baseName: "echo", valueMax: 0.0015,
-		target: "≤ 1.5 ms", measure: (*Bench).pageWarm},
-	{key: "history-first", title: "history of {sessions} sessions, first call", baseName: "read files once", valueMax: 0.150,
-		target: "≤ 150 ms", measure: (*Bench).historyFirst},
-	{key: "history-later", title: "the same, later calls p50", baseName: "echo", valueMax: 0.003,
-		target: "≤ 3 ms", measure: (*Bench).historyLater},
-	{key: "history-restart", title: "the same, first call after a daemon restart", baseName: "read files once", valueMax: 0.150,
-		target: "≤ 150 ms", measure: (*Bench).historyRestart},
+}
+
+var eventFigures = []figure{
 	{key: "burst", title: "burst of {burst} deltas to {watchers} watchers, creation→arrival p99", valueMax: 0.050,
 		target: "≤ 50 ms", measure: (*Bench).burst},
 	{key: "steady", title: "steady {rate} events/s to {watchers} watchers for {seconds} s, p99", valueMax: 0.010,
 		target: "≤ 10 ms, none lost", measure: (*Bench).steady},
 	{key: "append", title: "transcript append → watcher p50 / p99", target: "keep (0.5 / 0.9–4.4 ms)", measure: (*Bench).appendTail},
+}
+
+// transcriptFigures are the transcript figures of st, keyed with prefix.
+func transcriptFigures(st store, prefix string) []figure {
+	on := func(m func(*Bench, context.Context, store) (sample, error)) func(*Bench, context.Context) (sample, error) {
+		return func(b *Bench, ctx context.Context) (sample, error) { return m(b, ctx, st) }
+	}
+	return []figure{
+		{key: prefix + "page-cold", title: st.name + ": first page (50 newest) of a never-read {big} transcript", baseName: "read file once", valueMax: 0.060,
+			target: "≤ 60 ms", measure: on((*Bench).pageCold)},
+		{key: prefix + "page-restart", title: st.name + ": the same right after a daemon restart", baseName: "read file once", valueMax: 0.060,
+			target: "≤ 60 ms", measure: on((*Bench).pageRestart)},
+		{key: prefix + "page-warm", title: st.name + ": page of an indexed transcript, round trip p50", baseName: "echo", valueMax: 0.0015,
+			target: "≤ 1.5 ms", measure: on((*Bench).pageWarm)},
+		{key: prefix + "history-first", title: st.name + ": history of {sessions} sessions, first call", baseName: "read files once", valueMax: 0.150,
+			target: "≤ 150 ms", measure: on((*Bench).historyFirst)},
+		{key: prefix + "history-later", title: st.name + ": the same, later calls p50", baseName: "echo", valueMax: 0.003,
+			target: "≤ 3 ms", measure: on((*Bench).historyLater)},
+		{key: prefix + "history-restart", title: st.name + ": the same, first call after a daemon restart", baseName: "read files once", valueMax: 0.150,
+			target: "≤ 150 ms", measure: on((*Bench).historyRestart)},
+	}
 }
 
 // row is a figure's printed line.

@@ -37,7 +37,10 @@ func (b *Bench) startServe(home, cdevdHome string) (*proc, error) {
 			return nil, err
 		}
 	}
-	env := b.childEnv("HOME="+home, "CDEVD_HOME="+cdevdHome, "CDEVD_TOKEN="+b.token, "CLAUDE_BIN="+b.opts.ClaudeBin)
+	env := b.childEnv("HOME="+home, "CDEVD_HOME="+cdevdHome, "CDEVD_TOKEN="+b.token)
+	for k, v := range b.opts.CLIs {
+		env = append(env, k+"="+v)
+	}
 	p, err := b.start(env, filepath.Join(b.root, "serve.log"), "serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--bench-runtime")
 	if err != nil {
 		return nil, err
@@ -58,7 +61,7 @@ func (b *Bench) childEnv(extra ...string) []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "HOME", "CDEVD_HOME", "CDEVD_TOKEN", "CLAUDE_BIN", "CDEVD_SCRIPTED_CLI":
+		case "HOME", "CDEVD_HOME", "CDEVD_TOKEN", "CLAUDE_BIN", "CODEX_BIN", "GEMINI_BIN", "CODEX_HOME", "CDEVD_SCRIPTED_CLI":
 			continue
 		}
 		env = append(env, kv)
