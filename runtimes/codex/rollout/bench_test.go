@@ -106,3 +106,101 @@ func BenchmarkList1000(b *testing.B) {
 	}
 	b.ReportMetric(cold, "cold-ms")
 }
+
+// bigSizes are the rollouts the first-page benchmarks read.
+var bigSizes = []int64{1 << 20, 100 << 20}
+
+// bigRollouts writes one rollout of each of bigSizes, thread i of each
+// under its own id, among 200 small rollouts spread over 100 date
+// directories (a home with history, which a lookup by id must not walk);
+// it returns the home, the workspace and the ids.
+func bigRollouts(b *testing.B) (home, ws string, ids []string) {
+	home, ws = b.TempDir(), b.TempDir()
+	for i, size := range bigSizes {
+		id := fmt.Sprintf("01a205e0-0000-7000-8000-%012d", 9000+i)
+		writeBig(b, home, ws, id, size)
+		ids = append(ids, id)
+	}
+	other := b.TempDir()
+	for i := range 200 {
+		p := writeBig(b, home, other, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), 4<<10)
+		day := filepath.Join(home, "sessions", "2025", fmt.Sprintf("%02d", 1+i%10), fmt.Sprintf("%02d", 1+i/10%10))
+		if err := os.MkdirAll(day, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(p, filepath.Join(day, filepath.Base(p))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return home, ws, ids
+}
+
+// BenchmarkFirstPage is the first page of 50 of a never-read rollout: a new
+// Store (no cache directory) finds the rollout by its id, indexes it and
+// reads the page. The file is in the page cache, as one the CLI just wrote.
+func BenchmarkFirstPage(b *testing.B) {
+	home, ws, ids := bigRollouts(b)
+	for i, size := range bigSizes {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			for b.Loop() {
+				s := New(home, nil)
+				if page, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil || len(page) != 50 {
+					b.Fatalf("%d, %v", len(page), err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRestartPage is the first page of a rollout after a daemon
+// restart: a new Store whose cache directory holds what the previous one
+// persisted.
+func BenchmarkRestartPage(b *testing.B) {
+	home, ws, ids := bigRollouts(b)
+	cache := b.TempDir()
+	for i, size := range bigSizes {
+		if _, _, err := New(home, nil).WithCacheDir(cache).Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			for b.Loop() {
+				s := New(home, nil).WithCacheDir(cache)
+				if page, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil || len(page) != 50 {
+					b.Fatalf("%d, %v", len(page), err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkListCold lists a workspace among 1,000 rollouts (half of them its
+// own, 10-30 lines each) with a new Store each time: the first call, and
+// (with a cache directory filled by an earlier Store) the first call after
+// a restart.
+func BenchmarkListCold(b *testing.B) {
+	home, ws, other := b.TempDir(), b.TempDir(), b.TempDir()
+	for i := range 1000 {
+		dir := ws
+		if i%2 == 1 {
+			dir = other
+		}
+		writeBig(b, home, dir, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), int64(4<<10+i%3*4<<10))
+	}
+	list := func(b *testing.B, s *Store) {
+		if list, err := s.List(context.Background(), ws); err != nil || len(list) != 500 {
+			b.Fatalf("%d, %v", len(list), err)
+		}
+	}
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			list(b, New(home, nil))
+		}
+	})
+	cache := b.TempDir()
+	list(b, New(home, nil).WithCacheDir(cache))
+	b.Run("restart", func(b *testing.B) {
+		for b.Loop() {
+			list(b, New(home, nil).WithCacheDir(cache))
+		}
+	})
+}

@@ -1,22 +1,48 @@
 package rollout
 
 import (
+	"encoding/binary"
+	"errors"
 	"path/filepath"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
+var (
+	_ jsonl.Merger[*index] = (*index)(nil)
+	_ jsonl.Codec          = (*index)(nil)
+)
+
+// indexVersion names what add gathers, for persisted indexes: change it
+// whenever add, isMessage or the facts saved change, so that indexes saved
+// by an older cdevd are scanned again rather than trusted.
+const indexVersion = "codex-rollout-1"
+
 // index is what one scan of a rollout learned: where its message lines are
 // (the kept Lines) and what List reports.
 type index struct {
 	jsonl.Index
-
 	id, cwd, canonCwd, prompt string
 }
 
-// add takes one line into the index, reporting whether it is a message; a
-// line that is not JSON is skipped.
+// add takes one line into the index, reporting whether it is a message.
+// Lines are classified without decoding them; only the session_meta and
+// first prompt still to find, and lines classify cannot vouch for, are
+// decoded.
 func (x *index) add(b []byte) bool {
+	if f, ok := classify(b); ok {
+		decode := (x.cwd == "" && string(f.typ) == "session_meta") ||
+			(x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage())
+		if !decode {
+			return f.isMessage()
+		}
+	}
+	return x.addDecoded(b)
+}
+
+// addDecoded is add by way of ParseLine; a line that is not JSON is not a
+// message.
+func (x *index) addDecoded(b []byte) bool {
 	l, err := ParseLine(b)
 	if err != nil {
 		return false
@@ -28,6 +54,45 @@ func (x *index) add(b []byte) bool {
 		x.prompt = prompt(l)
 	}
 	return isMessage(l)
+}
+
+// Merge takes in the index of the part of the file that follows x's (see
+// jsonl.Merger): the first session_meta and the first prompt stay.
+func (x *index) Merge(y *index) {
+	if x.cwd == "" {
+		x.id, x.cwd, x.canonCwd = y.id, y.cwd, y.canonCwd
+	}
+	if x.prompt == "" {
+		x.prompt = y.prompt
+	}
+}
+
+// AppendFacts appends what x gathered besides its lines (jsonl.Codec). The
+// canonical cwd is not saved: a symlink may have changed meanwhile.
+func (x *index) AppendFacts(b []byte) []byte {
+	for _, s := range []string{x.id, x.cwd, x.prompt} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// ReadFacts reads what AppendFacts wrote.
+func (x *index) ReadFacts(b []byte) error {
+	for _, s := range []*string{&x.id, &x.cwd, &x.prompt} {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return errors.New("bad rollout facts")
+		}
+		*s, b = string(b[k:k+int(n)]), b[k+int(n):]
+	}
+	if len(b) != 0 {
+		return errors.New("bad rollout facts")
+	}
+	if x.cwd != "" {
+		x.canonCwd = canonical(x.cwd)
+	}
+	return nil
 }
 
 // canonical is path with symlinks resolved where it exists, else cleaned:

@@ -60,6 +60,14 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	return s
 }
 
+// WithCacheDir makes s keep the indexes of big rollouts in dir too (see
+// jsonl.Cache.Persist), so that the first page of one after a restart needs
+// no scan of it; it returns s.
+func (s *Store) WithCacheDir(dir string) *Store {
+	s.cache.Persist(dir, indexVersion)
+	return s
+}
+
 // stampLen is the length of the stamp in rollout-<stamp>-<id>.jsonl.
 const stampLen = len("2006-01-02T15-04-05")
 
@@ -304,9 +312,16 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 			l, err := ParseLine(b)
 			m, ok := ToMessage(id, off, l)
 			if err != nil || !ok {
-				// Only a file rewritten in place, keeping its size and time,
-				// gets here: the index is dropped so that the next call
-				// rebuilds it.
+				if f, fok := classify(b); fok && f.isMessage() {
+					// The line the index counted, but not valid JSON inside
+					// (the CLI never writes one; a damaged file can hold
+					// one): left out of its page, so that it does not fail
+					// every read of the pages around it.
+					return nil
+				}
+				// Otherwise only a file rewritten in place, keeping its size
+				// and time, gets here: the index is dropped so that the next
+				// call rebuilds it.
 				return jsonl.Stale(fmt.Errorf("rollout %s changed while read", p))
 			}
 			page = append(page, m)
