@@ -13,7 +13,7 @@ import (
 // writeBig writes a rollout of about size bytes for workspace ws: the
 // captured rollout's session_meta, then turns shaped like Codex's (prompt,
 // reasoning, call, output, answer, with the lines that are not messages).
-func writeBig(b *testing.B, home, ws, id string, size int64) string {
+func writeBig(b testing.TB, home, ws, id string, size int64) string {
 	b.Helper()
 	dir := filepath.Join(home, "sessions", "2026", "11", "23")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
