@@ -130,21 +130,3 @@ func TestIndexMerge(t *testing.T) {
 		t.Errorf("whole: %+v", *whole)
 	}
 }
-
-// BenchmarkClassify indexes the lines of 10 MB of rollout held in memory:
-// the CPU cost of a first index build without its reads.
-func BenchmarkClassify(b *testing.B) {
-	home := b.TempDir()
-	data, err := os.ReadFile(writeBig(b, home, "/w", threadA, 10<<20))
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := bytes.Split(data[:len(data)-1], []byte("\n"))
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		x := &index{}
-		for _, l := range lines {
-			x.add(l)
-		}
-	}
-}

@@ -36,6 +36,11 @@ type Store struct {
 	cache *jsonl.Cache[index, *index] // by rollout path
 	paths map[string]string           // rollout path by thread id
 
+	// The summary List made of each path's index, while that index is
+	// current: a warm List neither formats times nor cuts prompts again.
+	sumMu sync.Mutex
+	sums  map[string]summary
+
 	// Counters that let tests prove what the caches save.
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
@@ -49,7 +54,7 @@ func New(codexHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}}
+	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}, sums: map[string]summary{}}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "rollout")
 	return s
 }
@@ -89,23 +94,30 @@ func threadID(name string) string {
 	return id
 }
 
-// rolloutFile is one rollout found by walk.
+// rolloutFile is one rollout found by walk: its name in the open date
+// directory dir, so that List stats it relative to dir (fstatat) rather
+// than by its path.
 type rolloutFile struct {
-	id, path string
-	de       fs.DirEntry
+	id, path, name string
+	dir            *os.File
 }
 
 // walk lists every rollout under sessions/YYYY/MM/DD, reading only the
-// directories, and remembers where each thread's rollout is.
-func (s *Store) walk(ctx context.Context) ([]rolloutFile, error) {
+// directories, calling each (when not nil) with every rollout while its
+// directory is open, and remembers where each thread's rollout is.
+func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) error {
 	s.walks.Add(1)
-	var out []rolloutFile
 	var visit func(dir string, depth int) error
 	visit = func(dir string, depth int) error {
-		des, err := os.ReadDir(dir)
+		f, err := os.Open(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // removed meanwhile, or no sessions yet
 		}
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		des, err := f.ReadDir(-1) // unsorted: List sorts by time
 		if err != nil {
 			return err
 		}
@@ -113,30 +125,31 @@ func (s *Store) walk(ctx context.Context) ([]rolloutFile, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			p := filepath.Join(dir, de.Name())
 			if depth < 3 {
 				if de.IsDir() {
-					if err := visit(p, depth+1); err != nil {
+					if err := visit(filepath.Join(dir, de.Name()), depth+1); err != nil {
 						return err
 					}
 				}
 				continue
 			}
-			if id := threadID(de.Name()); id != "" && de.Type().IsRegular() {
-				out = append(out, rolloutFile{id, p, de})
+			id := threadID(de.Name())
+			if id == "" || !de.Type().IsRegular() {
+				continue
+			}
+			r := rolloutFile{id, filepath.Join(dir, de.Name()), de.Name(), f}
+			s.mu.Lock()
+			s.paths[id] = r.path
+			s.mu.Unlock()
+			if each != nil {
+				if err := each(r); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	}
-	if err := visit(s.sessions, 0); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	for _, r := range out {
-		s.paths[r.id] = r.path
-	}
-	s.mu.Unlock()
-	return out, nil
+	return visit(s.sessions, 0)
 }
 
 // Locate returns the rollout of thread id. A known path is checked with one
@@ -163,7 +176,7 @@ func (s *Store) Locate(id string) (string, bool) {
 		s.mu.Unlock()
 		return p, true
 	}
-	if _, err := s.walk(context.Background()); err != nil {
+	if err := s.walk(context.Background(), nil); err != nil {
 		s.log.Warn("walk rollouts", zap.Error(err))
 		return "", false
 	}
@@ -227,39 +240,28 @@ func uuid7Millis(id string) (int64, bool) {
 // last call is not opened; one that grew is read from where the last call
 // stopped.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	files, err := s.walk(ctx)
+	want := canonical(dir)
+	out := []summary{}
+	seen := map[string]bool{}
+	err := s.walk(ctx, func(r rolloutFile) error {
+		sum, err := s.summarize(ctx, r)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed since the directory was read
+		}
+		if err != nil {
+			return err
+		}
+		seen[r.path] = true
+		if sum.x.canonCwd == want {
+			out = append(out, sum)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	want := canonical(dir)
-	type listed struct {
-		runtimes.Summary
-		mtime time.Time
-	}
-	out := []listed{}
-	seen := make(map[string]bool, len(files))
-	for _, r := range files {
-		x, err := s.index(ctx, r.path, r.de)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the walk
-		}
-		if err != nil {
-			return nil, err
-		}
-		seen[r.path] = true
-		if x.canonCwd != want {
-			continue
-		}
-		mtime := x.Info().ModTime()
-		out = append(out, listed{runtimes.Summary{
-			SessionID:    r.id,
-			Summary:      shorten(strings.TrimSpace(x.prompt), 100),
-			MessageCount: len(x.Lines()),
-			LastUpdated:  mtime.UTC().Format(timeFormat),
-		}, mtime})
-	}
 	s.prune(seen)
-	slices.SortFunc(out, func(a, b listed) int {
+	slices.SortFunc(out, func(a, b summary) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {
 			return c
 		}
@@ -272,20 +274,69 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	return res, nil
 }
 
-// index returns the up-to-date index of the rollout at p. The directory
-// entry's metadata tells whether the cached one is current, so an unchanged
-// file is not even opened. The returned index is never modified later.
-func (s *Store) index(ctx context.Context, p string, de fs.DirEntry) (*index, error) {
-	fi, err := de.Info()
+// summary is what List reports of one thread, with the time it sorts by and
+// the index it was made from.
+type summary struct {
+	runtimes.Summary
+	mtime time.Time
+	x     *index
+}
+
+// summarize describes the rollout r from its up-to-date index. Its metadata,
+// read relative to its open directory, tells whether the cached index is
+// current, so that an unchanged rollout is not even opened, and its summary
+// not made again.
+func (s *Store) summarize(ctx context.Context, r rolloutFile) (summary, error) {
+	fi, err := jsonl.StatAt(r.dir, r.name)
 	if err != nil {
-		return nil, err
+		return summary{}, err
 	}
+	x, err := s.cache.Get(ctx, r.path, fi)
+	if err != nil {
+		return summary{}, err
+	}
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	if sum, ok := s.sums[r.path]; ok && sum.x == x { // indexes are never modified
+		return sum, nil
+	}
+	mtime := x.Info().ModTime()
+	sum := summary{runtimes.Summary{
+		SessionID:    r.id,
+		Summary:      shorten(strings.TrimSpace(x.prompt), 100),
+		MessageCount: len(x.Lines()),
+		LastUpdated:  mtime.UTC().Format(timeFormat),
+	}, mtime, x}
+	s.sums[r.path] = sum
+	return sum, nil
+}
+
+// index returns the up-to-date index of the rollout at p, whose version fi
+// is. The returned index is never modified later.
+func (s *Store) index(ctx context.Context, p string, fi os.FileInfo) (*index, error) {
 	return s.cache.Get(ctx, p, fi)
 }
 
-// prune forgets the cached indexes of rollouts the last walk did not see.
+// prune forgets the cached indexes and summaries of rollouts the last walk
+// did not see.
 func (s *Store) prune(seen map[string]bool) {
-	s.cache.Prune(func(p string) bool { return !seen[p] })
+	drop := func(p string) bool { return !seen[p] }
+	s.cache.Prune(drop)
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	for p := range s.sums {
+		if drop(p) {
+			delete(s.sums, p)
+		}
+	}
+}
+
+// forget drops what s keeps of the rollout at p (one that is gone).
+func (s *Store) forget(p string) {
+	s.cache.Forget(p)
+	s.sumMu.Lock()
+	delete(s.sums, p)
+	s.sumMu.Unlock()
 }
 
 // noSession is the error for a thread without a rollout in dir.
@@ -314,7 +365,7 @@ func (s *Store) Trash(_ context.Context, dir, id string, bin runtimes.Bin) error
 	s.mu.Lock()
 	delete(s.paths, id)
 	s.mu.Unlock()
-	s.cache.Forget(p)
+	s.forget(p)
 	return nil
 }
 
@@ -332,7 +383,7 @@ func (s *Store) Path(dir, id string) (string, error) {
 	if err != nil {
 		return "", noSession(id)
 	}
-	x, err := s.index(context.Background(), p, fs.FileInfoToDirEntry(fi))
+	x, err := s.index(context.Background(), p, fi)
 	if err != nil {
 		return "", err
 	}
