@@ -26,16 +26,21 @@ type index struct {
 }
 
 // add takes one line into the index, reporting whether it is a message.
-// Lines are classified without decoding them; only the session_meta and
-// first prompt still to find, and lines classify cannot vouch for, are
-// decoded.
+// Lines are classified without decoding them (a session_meta's id and cwd
+// too); only the first prompt still to find, and lines classify cannot
+// vouch for, are decoded.
 func (x *index) add(b []byte) bool {
-	if f, ok := classify(b); ok {
-		decode := (x.cwd == "" && string(f.typ) == "session_meta") ||
-			(x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage())
-		if !decode {
-			return f.isMessage()
+	f, ok := classify(b)
+	switch {
+	case !ok:
+	case x.cwd == "" && string(f.typ) == "session_meta":
+		if id, cwd, ok := sessionMeta(f.payload); ok {
+			x.setMeta(id, cwd)
+			return false
 		}
+	case x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage():
+	default:
+		return f.isMessage()
 	}
 	return x.addDecoded(b)
 }
@@ -47,13 +52,21 @@ func (x *index) addDecoded(b []byte) bool {
 	if err != nil {
 		return false
 	}
-	if l.Type == "session_meta" && x.cwd == "" && l.Payload.Cwd != "" {
-		x.id, x.cwd, x.canonCwd = l.Payload.ID, l.Payload.Cwd, canonical(l.Payload.Cwd)
+	if l.Type == "session_meta" && x.cwd == "" {
+		x.setMeta(l.Payload.ID, l.Payload.Cwd)
 	}
 	if x.prompt == "" {
 		x.prompt = prompt(l)
 	}
 	return isMessage(l)
+}
+
+// setMeta takes in a session_meta's thread id and cwd: the first that
+// names a cwd is the rollout's.
+func (x *index) setMeta(id, cwd string) {
+	if cwd != "" {
+		x.id, x.cwd, x.canonCwd = id, cwd, canonical(cwd)
+	}
 }
 
 // Merge takes in the index of the part of the file that follows x's (see

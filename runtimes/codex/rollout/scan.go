@@ -16,6 +16,8 @@ type facts struct {
 	ptyp []byte // "payload"."type", read only for the types that hold messages
 	ityp []byte // "payload"."item"."type", read only for item_completed
 	item bool   // "payload"."item" is there and not null
+	// payload is "payload"'s value, or nil.
+	payload []byte
 }
 
 // isMessage is isMessage(ParseLine(b)) for a line classify understood.
@@ -56,6 +58,7 @@ func classify(b []byte) (f facts, ok bool) {
 	if !ok {
 		return f, false
 	}
+	f.payload = payload
 	switch string(f.typ) {
 	case "event_msg", "response_item":
 	default:
@@ -158,4 +161,23 @@ func str(val []byte) (s []byte, ok bool) {
 		return nil, false
 	}
 	return s, true
+}
+
+// sessionMeta reads the thread id and cwd of a session_meta line's payload
+// as ParseLine would: the 22 KB of instructions a real one holds need not be
+// decoded. ok is false when only a decoder can tell (see classify).
+func sessionMeta(payload []byte) (id, cwd string, ok bool) {
+	if payload == nil || payload[0] != '{' {
+		return "", "", true // a zero payload
+	}
+	ok = members(payload, []string{"id", "cwd"}, func(k int, val []byte) bool {
+		s, good := str(val)
+		if k == 0 {
+			id = string(s)
+		} else {
+			cwd = string(s)
+		}
+		return good
+	})
+	return id, cwd, ok
 }

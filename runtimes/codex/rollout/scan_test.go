@@ -26,6 +26,9 @@ func checkClassify(t *testing.T, b []byte) {
 	if (l.Type == "event_msg" || l.Type == "response_item") && string(f.ptyp) != l.Payload.Type {
 		t.Fatalf("classify: payload type %q; ParseLine: %q", f.ptyp, l.Payload.Type)
 	}
+	if id, cwd, ok := sessionMeta(f.payload); ok && (id != l.Payload.ID || cwd != l.Payload.Cwd) {
+		t.Fatalf("sessionMeta: %q, %q; ParseLine: %q, %q", id, cwd, l.Payload.ID, l.Payload.Cwd)
+	}
 }
 
 // classifyCases are lines where a scan that does not decode could go wrong.
@@ -63,6 +66,12 @@ var classifyCases = []struct {
 	{`{"type":"response_item","payload":{"type":"reasoning"}`, false, false},                      // torn
 	{`{"type":"response_item","payload":{"type":"reasoning"}} x`, false, false},
 	{`{"type":"response_item","payload":{"type":"reasoning",}}`, false, false},
+	{`{"type":"session_meta","payload":{"id":"t","cwd":"/w","base_instructions":{"text":"\"cwd\":\"/x\""}}}`, true, false},
+	{`{"type":"session_meta","payload":{"id":5,"cwd":null}}`, true, false},
+	{`{"type":"session_meta","payload":[]}`, true, false},
+	{`{"type":"session_meta","payload":{"id":"t","CWD":"/w"}}`, true, false}, // classify vouches; sessionMeta defers
+	{`{"type":"session_meta","payload":{"id":"t","cwd":"/w","cwd":"/v"}}`, true, false},
+	{`{"type":"session_meta","payload":{"id":"t","cwd":"C:\\w"}}`, true, false},
 	{`[1]`, false, false},
 	{``, false, false},
 }
@@ -79,6 +88,23 @@ func TestClassify(t *testing.T) {
 			t.Errorf("%s: ParseLine says message %v, want %v", c.line, got, c.msg)
 		}
 		checkClassify(t, []byte(c.line))
+	}
+	for _, c := range []struct {
+		payload, id, cwd string
+		ok               bool
+	}{
+		{`{"id":"t","cwd":"/w","x":{"cwd":"/v"}}`, "t", "/w", true},
+		{`{"id":"t"}`, "t", "", true},
+		{`"x"`, "", "", true},
+		{`{"id":"t","CWD":"/w"}`, "", "", false},
+		{`{"id":"t","cw\u0064":"/w"}`, "", "", false},
+		{`{"id":"t","cwd":"/w","cwd":"/v"}`, "", "", false},
+		{`{"id":"t","cwd":"C:\\w"}`, "", "", false},
+	} {
+		id, cwd, ok := sessionMeta([]byte(c.payload))
+		if ok != c.ok || (ok && (id != c.id || cwd != c.cwd)) {
+			t.Errorf("sessionMeta(%s) = %q, %q, %v; want %q, %q, %v", c.payload, id, cwd, ok, c.id, c.cwd, c.ok)
+		}
 	}
 }
 
