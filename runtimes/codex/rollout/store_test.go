@@ -250,3 +250,23 @@ func TestMessagesManyThreads(t *testing.T) {
 		t.Errorf("new thread: %d, %v", n, err)
 	}
 }
+
+// TestMessagesMalformedMessageLine: a line whose top level says message but
+// that is not valid JSON inside (the index counts it without decoding it)
+// is left out of its page; neither that page nor the next read fails.
+func TestMessagesMalformedMessageLine(t *testing.T) {
+	home, ws, _, paths := setup(t)
+	ctx := context.Background()
+	s := New(home, nil)
+	_, before, err := s.Messages(ctx, ws, threadA, 0, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, paths[threadA], `{"type":"response_item","payload":{"type":"reasoning","summary":[{"text":nope}]}}`+"\n")
+	for range 2 {
+		page, total, err := s.Messages(ctx, ws, threadA, 0, 3, true)
+		if err != nil || total != before+1 || len(page) != 2 {
+			t.Fatalf("%d of %d, %v; want 2 of %d", len(page), total, err, before+1)
+		}
+	}
+}
