@@ -156,34 +156,44 @@ func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) error 
 // stat; an unknown id is looked for in the date directories of its
 // creation time, then (not there, or not a UUIDv7) by a walk of them all.
 func (s *Store) Locate(id string) (string, bool) {
+	p, _, ok := s.locate(id)
+	return p, ok
+}
+
+// locate is Locate, with the rollout's metadata.
+func (s *Store) locate(id string) (string, os.FileInfo, bool) {
 	if runtimes.ValidSessionID(id) != nil {
-		return "", false
+		return "", nil, false
 	}
 	s.mu.Lock()
 	p, ok := s.paths[id]
 	s.mu.Unlock()
 	if ok {
-		if _, err := os.Stat(p); err == nil {
-			return p, true
+		if fi, err := os.Stat(p); err == nil {
+			return p, fi, true
 		}
 		s.mu.Lock()
 		delete(s.paths, id)
 		s.mu.Unlock()
 	}
-	if p, ok := s.atIDTime(id); ok {
+	if p, fi, ok := s.atIDTime(id); ok {
 		s.mu.Lock()
 		s.paths[id] = p
 		s.mu.Unlock()
-		return p, true
+		return p, fi, true
 	}
 	if err := s.walk(context.Background(), nil); err != nil {
 		s.log.Warn("walk rollouts", zap.Error(err))
-		return "", false
+		return "", nil, false
 	}
 	s.mu.Lock()
 	p, ok = s.paths[id]
 	s.mu.Unlock()
-	return p, ok
+	if !ok {
+		return "", nil, false
+	}
+	fi, err := os.Stat(p)
+	return p, fi, err == nil
 }
 
 // atIDTime looks for thread id's rollout in the date directories its id
@@ -194,10 +204,10 @@ func (s *Store) Locate(id string) (string, bool) {
 // the local date of its creation; the days either side cover a CLI run in
 // another time zone, and the first turn (which creates the file) coming
 // after midnight.
-func (s *Store) atIDTime(id string) (string, bool) {
+func (s *Store) atIDTime(id string) (string, os.FileInfo, bool) {
 	ms, ok := uuid7Millis(id)
 	if !ok {
-		return "", false
+		return "", nil, false
 	}
 	t := time.UnixMilli(ms)
 	suffix := "-" + id + ".jsonl"
@@ -214,12 +224,12 @@ func (s *Store) atIDTime(id string) (string, bool) {
 			if strings.HasSuffix(n, suffix) && threadID(n) == id {
 				p := filepath.Join(dir, n)
 				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-					return p, true
+					return p, fi, true
 				}
 			}
 		}
 	}
-	return "", false
+	return "", nil, false
 }
 
 // uuid7Millis is the creation time, in Unix milliseconds, that id holds if
@@ -375,19 +385,17 @@ func (s *Store) Path(dir, id string) (string, error) {
 	if err := runtimes.ValidSessionID(id); err != nil {
 		return "", err
 	}
-	p, ok := s.Locate(id)
+	p, fi, ok := s.locate(id)
 	if !ok {
-		return "", noSession(id)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
 		return "", noSession(id)
 	}
 	x, err := s.index(context.Background(), p, fi)
 	if err != nil {
 		return "", err
 	}
-	if x.canonCwd != canonical(dir) {
+	// The cwd as recorded needs no resolving of symlinks (a stat per
+	// component) on every page.
+	if x.cwd == "" || (filepath.Clean(dir) != filepath.Clean(x.cwd) && x.canonCwd != canonical(dir)) {
 		return "", noSession(id)
 	}
 	return p, nil
