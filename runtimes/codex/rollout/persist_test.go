@@ -149,9 +149,14 @@ func TestMessagesRewrittenInPlace(t *testing.T) {
 		if _, _, err := s.Messages(ctx, ws, threadA, 0, 4, true); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := s.List(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
 		b, _ := os.ReadFile(p)
 		shift := `{"type":"turn_context","payload":{}}` + "\n"
-		rewrite(t, p, append([]byte(shift), b[:len(b)-len(shift)]...), mtime)
+		b = append([]byte(shift), b[:len(b)-len(shift)]...)
+		b = bytes.Replace(b, []byte(`"prompt 0"`), []byte(`"prompt X"`), 1) // and another summary
+		rewrite(t, p, b, mtime)
 		page := func(s *Store) (string, error) {
 			m, total, err := s.Messages(ctx, ws, threadA, 0, 4, true)
 			var ids []string
@@ -169,6 +174,10 @@ func TestMessagesRewrittenInPlace(t *testing.T) {
 		}
 		if got, err := page(s); err != nil || got != want {
 			t.Errorf("cache dir %v: then %s, %v; want %s", cacheDir, got, err, want)
+		}
+		got, _ := s.List(ctx, ws)
+		if fresh, _ := New(home, nil).List(ctx, ws); fmt.Sprint(got) != fmt.Sprint(fresh) {
+			t.Errorf("cache dir %v: then List %v; want %v", cacheDir, got, fresh)
 		}
 	}
 }
