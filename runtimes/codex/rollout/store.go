@@ -251,6 +251,9 @@ func uuid7Millis(id string) (int64, bool) {
 // stopped.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	want := canonical(dir)
+	// Whether a recorded cwd is dir, by cwd: the rollouts of one folder
+	// resolve its symlinks once.
+	mine := map[string]bool{}
 	out := []summary{}
 	seen := map[string]bool{}
 	err := s.walk(ctx, func(r rolloutFile) error {
@@ -262,7 +265,12 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 			return err
 		}
 		seen[r.path] = true
-		if sum.x.canonCwd == want {
+		in, ok := mine[sum.x.cwd]
+		if !ok {
+			in = inDir(sum.x.cwd, dir, func() string { return want })
+			mine[sum.x.cwd] = in
+		}
+		if in {
 			out = append(out, sum)
 		}
 		return nil
@@ -393,9 +401,7 @@ func (s *Store) Path(dir, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The cwd as recorded needs no resolving of symlinks (a stat per
-	// component) on every page.
-	if x.cwd == "" || (filepath.Clean(dir) != filepath.Clean(x.cwd) && x.canonCwd != canonical(dir)) {
+	if !inDir(x.cwd, dir, func() string { return canonical(dir) }) {
 		return "", noSession(id)
 	}
 	return p, nil
