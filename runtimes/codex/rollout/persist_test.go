@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // served is what a Store serves of thread A in ws: a page read backwards,
@@ -179,5 +183,42 @@ func TestMessagesRewrittenInPlace(t *testing.T) {
 		if fresh, _ := New(home, nil).List(ctx, ws); fmt.Sprint(got) != fmt.Sprint(fresh) {
 			t.Errorf("cache dir %v: then List %v; want %v", cacheDir, got, fresh)
 		}
+	}
+}
+
+// TestBigRolloutInParts: a rollout big enough to be indexed in parts (one
+// per core) is indexed as the decoder reads it line by line: count, the
+// newest page, the summary.
+func TestBigRolloutInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // at least two parts
+	home, ws := t.TempDir(), t.TempDir()
+	p := writeBig(t, home, ws, threadA, 17<<20)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	var split jsonl.Splitter
+	split.Feed(b, func(off int64, line []byte) {
+		if l, err := ParseLine(line); err == nil {
+			if m, ok := ToMessage(threadA, off, l); ok {
+				want = append(want, m.ID)
+			}
+		}
+	})
+	slices.Reverse(want)
+	s := New(home, nil)
+	page, total, err := s.Messages(context.Background(), ws, threadA, 0, 50, true)
+	if err != nil || total != len(want) || len(page) != 50 {
+		t.Fatalf("%d of %d, %v; want 50 of %d", len(page), total, err, len(want))
+	}
+	for i, m := range page {
+		if m.ID != want[i] {
+			t.Fatalf("message %d: %s, want %s", i, m.ID, want[i])
+		}
+	}
+	list, err := s.List(context.Background(), ws)
+	if err != nil || len(list) != 1 || list[0].Summary != "prompt 0" || list[0].MessageCount != total {
+		t.Errorf("List: %+v, %v", list, err)
 	}
 }
