@@ -120,7 +120,7 @@ func adapters(log *zap.Logger, stall time.Duration, cfg config.Config, home stri
 	as := []runtimes.Adapter{
 		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude"),
 			CacheDir: filepath.Join(home, "cache", "claude")}),
-		codex.New(codex.Config{StallTimeout: stall, Logger: log.Named("codex")}),
+		codex.New(codex.Config{StallTimeout: stall, Logger: log.Named("codex"), CacheDir: filepath.Join(home, "cache", "codex")}),
 		gemini.New(gemini.Config{StallTimeout: stall, Logger: log.Named("gemini")}),
 	}
 	for _, a := range cfg.ACPAgents {

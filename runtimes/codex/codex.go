@@ -50,7 +50,10 @@ type Config struct {
 	KillGrace    time.Duration
 	// Watcher follows rollouts; nil uses the process's shared one.
 	Watcher *fswatch.Watcher
-	Logger  *zap.Logger
+	// CacheDir keeps the indexes of big rollouts across restarts
+	// ($CDEVD_HOME/cache/codex); "" keeps them in memory only.
+	CacheDir string
+	Logger   *zap.Logger
 }
 
 // Adapter runs Codex sessions. It implements runtimes.Adapter.
@@ -85,7 +88,7 @@ func New(cfg Config) *Adapter {
 		cfg.Logger = zap.NewNop()
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
-	return &Adapter{cfg: cfg, log: log, rollouts: rollout.New(cfg.Home, log).WithWatcher(cfg.Watcher)}
+	return &Adapter{cfg: cfg, log: log, rollouts: rollout.New(cfg.Home, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir)}
 }
 
 // codexHome is where the CLI run with env keeps its state.

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -13,7 +14,7 @@ import (
 // writeBig writes a rollout of about size bytes for workspace ws: the
 // captured rollout's session_meta, then turns shaped like Codex's (prompt,
 // reasoning, call, output, answer, with the lines that are not messages).
-func writeBig(b *testing.B, home, ws, id string, size int64) string {
+func writeBig(b testing.TB, home, ws, id string, size int64) string {
 	b.Helper()
 	dir := filepath.Join(home, "sessions", "2026", "11", "23")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -68,12 +69,14 @@ func BenchmarkMessagesLastPage(b *testing.B) {
 			}
 			cold := float64(time.Now().UnixNano()-start) / 1e6
 			b.ResetTimer()
+			cpu := cpuMeter(b)
 			for b.Loop() {
 				page, total, err := s.Messages(ctx, ws, threadA, 0, 50, true)
 				if err != nil || len(page) != 50 || total == 0 {
 					b.Fatalf("%d of %d, %v", len(page), total, err)
 				}
 			}
+			cpu()
 			b.ReportMetric(cold, "cold-ms") // after the loop: ResetTimer drops metrics
 		})
 	}
@@ -99,10 +102,147 @@ func BenchmarkList1000(b *testing.B) {
 	}
 	cold := float64(time.Now().UnixNano()-start) / 1e6
 	b.ResetTimer()
+	cpu := cpuMeter(b)
 	for b.Loop() {
 		if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
 			b.Fatalf("%d, %v", len(list), err)
 		}
 	}
+	cpu()
 	b.ReportMetric(cold, "cold-ms")
+}
+
+// cpuMeter reports, when the returned function is called after a b.Loop,
+// the CPU time the process used per iteration since cpuMeter was called, as
+// cpu-ms/op: on a machine shared with other work, wall time measures the
+// neighbours too.
+func cpuMeter(b *testing.B) func() {
+	start := cpuNow()
+	return func() { b.ReportMetric(float64(cpuNow()-start)/1e6/float64(b.N), "cpu-ms/op") }
+}
+
+// bigSizes are the rollouts the first-page benchmarks read.
+var bigSizes = []int64{1 << 20, 100 << 20}
+
+// bigRollouts writes one rollout of each of bigSizes, thread i of each
+// under its own id, among 200 small rollouts spread over 100 date
+// directories (a home with history, which a lookup by id must not walk);
+// it returns the home, the workspace and the ids.
+func bigRollouts(b *testing.B) (home, ws string, ids []string) {
+	home, ws = b.TempDir(), b.TempDir()
+	for i, size := range bigSizes {
+		id := fmt.Sprintf("01a205e0-0000-7000-8000-%012d", 9000+i)
+		writeBig(b, home, ws, id, size)
+		ids = append(ids, id)
+	}
+	other := b.TempDir()
+	for i := range 200 {
+		p := writeBig(b, home, other, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), 4<<10)
+		day := filepath.Join(home, "sessions", "2025", fmt.Sprintf("%02d", 1+i%10), fmt.Sprintf("%02d", 1+i/10%10))
+		if err := os.MkdirAll(day, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(p, filepath.Join(day, filepath.Base(p))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return home, ws, ids
+}
+
+// BenchmarkFirstPage is the first page of 50 of a never-read rollout: a new
+// Store (no cache directory) finds the rollout by its id, indexes it and
+// reads the page. The file is in the page cache, as one the CLI just wrote.
+func BenchmarkFirstPage(b *testing.B) {
+	home, ws, ids := bigRollouts(b)
+	for i, size := range bigSizes {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			cpu := cpuMeter(b)
+			for b.Loop() {
+				s := New(home, nil)
+				if page, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil || len(page) != 50 {
+					b.Fatalf("%d, %v", len(page), err)
+				}
+			}
+			cpu()
+		})
+	}
+}
+
+// BenchmarkRestartPage is the first page of a rollout after a daemon
+// restart: a new Store whose cache directory holds what the previous one
+// persisted.
+func BenchmarkRestartPage(b *testing.B) {
+	home, ws, ids := bigRollouts(b)
+	cache := b.TempDir()
+	for i, size := range bigSizes {
+		if _, _, err := New(home, nil).WithCacheDir(cache).Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			cpu := cpuMeter(b)
+			for b.Loop() {
+				s := New(home, nil).WithCacheDir(cache)
+				if page, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil || len(page) != 50 {
+					b.Fatalf("%d, %v", len(page), err)
+				}
+			}
+			cpu()
+		})
+	}
+}
+
+// BenchmarkListCold lists a workspace among 1,000 rollouts (half of them its
+// own, 10-30 lines each) with a new Store each time: the first call, and
+// (with a cache directory filled by an earlier Store) the first call after
+// a restart.
+func BenchmarkListCold(b *testing.B) {
+	home, ws, other := b.TempDir(), b.TempDir(), b.TempDir()
+	for i := range 1000 {
+		dir := ws
+		if i%2 == 1 {
+			dir = other
+		}
+		writeBig(b, home, dir, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), int64(4<<10+i%3*4<<10))
+	}
+	list := func(b *testing.B, s *Store) {
+		if list, err := s.List(context.Background(), ws); err != nil || len(list) != 500 {
+			b.Fatalf("%d, %v", len(list), err)
+		}
+	}
+	b.Run("first", func(b *testing.B) {
+		cpu := cpuMeter(b)
+		for b.Loop() {
+			list(b, New(home, nil))
+		}
+		cpu()
+	})
+	cache := b.TempDir()
+	list(b, New(home, nil).WithCacheDir(cache))
+	b.Run("restart", func(b *testing.B) {
+		cpu := cpuMeter(b)
+		for b.Loop() {
+			list(b, New(home, nil).WithCacheDir(cache))
+		}
+		cpu()
+	})
+}
+
+// BenchmarkClassify indexes the lines of 10 MB of rollout held in memory:
+// the CPU cost of a first index build without its reads.
+func BenchmarkClassify(b *testing.B) {
+	home := b.TempDir()
+	data, err := os.ReadFile(writeBig(b, home, "/w", threadA, 10<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(data[:len(data)-1], []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	cpu := cpuMeter(b)
+	for b.Loop() {
+		x := &index{}
+		for _, l := range lines {
+			x.add(l)
+		}
+	}
+	cpu()
 }

@@ -6,8 +6,10 @@
 // the first line (session_meta) records the cwd, so List walks every date
 // directory and keeps the rollouts whose cwd is the workspace (compared as
 // canonical paths). Its cost grows with the number of date directories and
-// rollouts (one stat each, plus a read of what a rollout appended since the
-// last call); an unchanged rollout is not opened again.
+// rollouts (one stat each, relative to its open directory, plus a read of
+// what a rollout appended since the last call); an unchanged rollout is not
+// opened again, nor its summary made again. A thread's rollout is looked
+// for first in the date directories its UUIDv7 id names.
 //
 // ToMessage turns one line into the runtime-neutral rpc.Message. Prompts and
 // answers come from event_msg/item_completed (UserMessage, AgentMessage):
@@ -18,8 +20,12 @@
 // (CommandExecution, FileChange: the call and its outcome, under the call
 // id), as app-server streams them live, so that the codex adapter's live
 // messages equal the stored ones (ToolMessage, NewMessage); reasoning comes
-// from response_item lines (its id is the same). Store keeps, per rollout, the byte offsets of its
-// message lines, extended from the old end when the file grows, so paging
-// never re-reads a whole rollout; Tail follows one rollout through the
-// daemon's shared watcher (internal/fswatch).
+// from response_item lines (its id is the same).
+//
+// Store keeps, per rollout, the byte offsets of its message lines, extended
+// from the old end when the file grows, so paging never re-reads a whole
+// rollout. Lines are classified by their top-level members, not decoded
+// (classify); a big rollout is indexed in parts on every core, and its index
+// persisted (WithCacheDir) for the next daemon. Tail follows one rollout
+// through the daemon's shared watcher (internal/fswatch).
 package rollout

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,11 @@ type Store struct {
 	cache *jsonl.Cache[index, *index] // by rollout path
 	paths map[string]string           // rollout path by thread id
 
+	// The summary List made of each path's index, while that index is
+	// current: a warm List neither formats times nor cuts prompts again.
+	sumMu sync.Mutex
+	sums  map[string]summary
+
 	// Counters that let tests prove what the caches save.
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
@@ -48,7 +54,7 @@ func New(codexHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}}
+	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}, sums: map[string]summary{}}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "rollout")
 	return s
 }
@@ -57,6 +63,14 @@ func New(codexHome string, logger *zap.Logger) *Store {
 // watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
+	return s
+}
+
+// WithCacheDir makes s keep the indexes of big rollouts in dir too (see
+// jsonl.Cache.Persist), so that the first page of one after a restart needs
+// no scan of it; it returns s.
+func (s *Store) WithCacheDir(dir string) *Store {
+	s.cache.Persist(dir, indexVersion)
 	return s
 }
 
@@ -80,23 +94,30 @@ func threadID(name string) string {
 	return id
 }
 
-// rolloutFile is one rollout found by walk.
+// rolloutFile is one rollout found by walk: its name in the open date
+// directory dir, so that List stats it relative to dir (fstatat) rather
+// than by its path.
 type rolloutFile struct {
-	id, path string
-	de       fs.DirEntry
+	id, path, name string
+	dir            *os.File
 }
 
 // walk lists every rollout under sessions/YYYY/MM/DD, reading only the
-// directories, and remembers where each thread's rollout is.
-func (s *Store) walk(ctx context.Context) ([]rolloutFile, error) {
+// directories, calling each (when not nil) with every rollout while its
+// directory is open, and remembers where each thread's rollout is.
+func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) error {
 	s.walks.Add(1)
-	var out []rolloutFile
 	var visit func(dir string, depth int) error
 	visit = func(dir string, depth int) error {
-		des, err := os.ReadDir(dir)
+		f, err := os.Open(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // removed meanwhile, or no sessions yet
 		}
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		des, err := f.ReadDir(-1) // unsorted: List sorts by time
 		if err != nil {
 			return err
 		}
@@ -104,57 +125,124 @@ func (s *Store) walk(ctx context.Context) ([]rolloutFile, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			p := filepath.Join(dir, de.Name())
 			if depth < 3 {
 				if de.IsDir() {
-					if err := visit(p, depth+1); err != nil {
+					if err := visit(filepath.Join(dir, de.Name()), depth+1); err != nil {
 						return err
 					}
 				}
 				continue
 			}
-			if id := threadID(de.Name()); id != "" && de.Type().IsRegular() {
-				out = append(out, rolloutFile{id, p, de})
+			id := threadID(de.Name())
+			if id == "" || !de.Type().IsRegular() {
+				continue
+			}
+			r := rolloutFile{id, filepath.Join(dir, de.Name()), de.Name(), f}
+			s.mu.Lock()
+			s.paths[id] = r.path
+			s.mu.Unlock()
+			if each != nil {
+				if err := each(r); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	}
-	if err := visit(s.sessions, 0); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	for _, r := range out {
-		s.paths[r.id] = r.path
-	}
-	s.mu.Unlock()
-	return out, nil
+	return visit(s.sessions, 0)
 }
 
 // Locate returns the rollout of thread id. A known path is checked with one
-// stat; an unknown id costs a walk of the date directories.
+// stat; an unknown id is looked for in the date directories of its
+// creation time, then (not there, or not a UUIDv7) by a walk of them all.
 func (s *Store) Locate(id string) (string, bool) {
+	p, _, ok := s.locate(id)
+	return p, ok
+}
+
+// locate is Locate, with the rollout's metadata.
+func (s *Store) locate(id string) (string, os.FileInfo, bool) {
 	if runtimes.ValidSessionID(id) != nil {
-		return "", false
+		return "", nil, false
 	}
 	s.mu.Lock()
 	p, ok := s.paths[id]
 	s.mu.Unlock()
 	if ok {
-		if _, err := os.Stat(p); err == nil {
-			return p, true
+		if fi, err := os.Stat(p); err == nil {
+			return p, fi, true
 		}
 		s.mu.Lock()
 		delete(s.paths, id)
 		s.mu.Unlock()
 	}
-	if _, err := s.walk(context.Background()); err != nil {
+	if p, fi, ok := s.atIDTime(id); ok {
+		s.mu.Lock()
+		s.paths[id] = p
+		s.mu.Unlock()
+		return p, fi, true
+	}
+	if err := s.walk(context.Background(), nil); err != nil {
 		s.log.Warn("walk rollouts", zap.Error(err))
-		return "", false
+		return "", nil, false
 	}
 	s.mu.Lock()
 	p, ok = s.paths[id]
 	s.mu.Unlock()
-	return p, ok
+	if !ok {
+		return "", nil, false
+	}
+	fi, err := os.Stat(p)
+	return p, fi, err == nil
+}
+
+// atIDTime looks for thread id's rollout in the date directories its id
+// names, reading two or three directories where a walk reads them all (68%
+// of a first page of a 1 MB rollout among 200 others, by pprof of
+// BenchmarkFirstPage). Codex's thread ids are UUIDv7, whose first 48 bits
+// are the creation time in milliseconds, and Codex files a rollout under
+// the local date of its creation; the days either side cover a CLI run in
+// another time zone, and the first turn (which creates the file) coming
+// after midnight.
+func (s *Store) atIDTime(id string) (string, os.FileInfo, bool) {
+	ms, ok := uuid7Millis(id)
+	if !ok {
+		return "", nil, false
+	}
+	t := time.UnixMilli(ms)
+	suffix := "-" + id + ".jsonl"
+	for _, d := range []int{0, -1, 1} {
+		day := t.AddDate(0, 0, d)
+		dir := filepath.Join(s.sessions, day.Format("2006"), day.Format("01"), day.Format("02"))
+		f, err := os.Open(dir)
+		if err != nil {
+			continue
+		}
+		names, _ := f.Readdirnames(-1) // unsorted, no stat: one match is wanted
+		f.Close()
+		for _, n := range names {
+			if strings.HasSuffix(n, suffix) && threadID(n) == id {
+				p := filepath.Join(dir, n)
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+					return p, fi, true
+				}
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// uuid7Millis is the creation time, in Unix milliseconds, that id holds if
+// it is a UUIDv7 (xxxxxxxx-xxxx-7xxx-...).
+func uuid7Millis(id string) (int64, bool) {
+	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[14] != '7' {
+		return 0, false
+	}
+	ms, err := strconv.ParseUint(id[:8]+id[9:13], 16, 64)
+	if err != nil {
+		return 0, false
+	}
+	return int64(ms), true
 }
 
 // List returns the threads whose rollout records dir as their cwd, newest
@@ -162,39 +250,36 @@ func (s *Store) Locate(id string) (string, bool) {
 // last call is not opened; one that grew is read from where the last call
 // stopped.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	files, err := s.walk(ctx)
+	want := canonical(dir)
+	// Whether a recorded cwd is dir, by cwd: the rollouts of one folder
+	// resolve its symlinks once.
+	mine := map[string]bool{}
+	out := []summary{}
+	seen := map[string]bool{}
+	err := s.walk(ctx, func(r rolloutFile) error {
+		sum, err := s.summarize(ctx, r)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed since the directory was read
+		}
+		if err != nil {
+			return err
+		}
+		seen[r.path] = true
+		in, ok := mine[sum.x.cwd]
+		if !ok {
+			in = inDir(sum.x.cwd, dir, func() string { return want })
+			mine[sum.x.cwd] = in
+		}
+		if in {
+			out = append(out, sum)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	want := canonical(dir)
-	type listed struct {
-		runtimes.Summary
-		mtime time.Time
-	}
-	out := []listed{}
-	seen := make(map[string]bool, len(files))
-	for _, r := range files {
-		x, err := s.index(ctx, r.path, r.de)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the walk
-		}
-		if err != nil {
-			return nil, err
-		}
-		seen[r.path] = true
-		if x.canonCwd != want {
-			continue
-		}
-		mtime := x.Info().ModTime()
-		out = append(out, listed{runtimes.Summary{
-			SessionID:    r.id,
-			Summary:      shorten(strings.TrimSpace(x.prompt), 100),
-			MessageCount: len(x.Lines()),
-			LastUpdated:  mtime.UTC().Format(timeFormat),
-		}, mtime})
-	}
 	s.prune(seen)
-	slices.SortFunc(out, func(a, b listed) int {
+	slices.SortFunc(out, func(a, b summary) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {
 			return c
 		}
@@ -207,20 +292,69 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	return res, nil
 }
 
-// index returns the up-to-date index of the rollout at p. The directory
-// entry's metadata tells whether the cached one is current, so an unchanged
-// file is not even opened. The returned index is never modified later.
-func (s *Store) index(ctx context.Context, p string, de fs.DirEntry) (*index, error) {
-	fi, err := de.Info()
+// summary is what List reports of one thread, with the time it sorts by and
+// the index it was made from.
+type summary struct {
+	runtimes.Summary
+	mtime time.Time
+	x     *index
+}
+
+// summarize describes the rollout r from its up-to-date index. Its metadata,
+// read relative to its open directory, tells whether the cached index is
+// current, so that an unchanged rollout is not even opened, and its summary
+// not made again.
+func (s *Store) summarize(ctx context.Context, r rolloutFile) (summary, error) {
+	fi, err := jsonl.StatAt(r.dir, r.name)
 	if err != nil {
-		return nil, err
+		return summary{}, err
 	}
+	x, err := s.cache.Get(ctx, r.path, fi)
+	if err != nil {
+		return summary{}, err
+	}
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	if sum, ok := s.sums[r.path]; ok && sum.x == x { // indexes are never modified
+		return sum, nil
+	}
+	mtime := x.Info().ModTime()
+	sum := summary{runtimes.Summary{
+		SessionID:    r.id,
+		Summary:      shorten(strings.TrimSpace(x.prompt), 100),
+		MessageCount: len(x.Lines()),
+		LastUpdated:  mtime.UTC().Format(timeFormat),
+	}, mtime, x}
+	s.sums[r.path] = sum
+	return sum, nil
+}
+
+// index returns the up-to-date index of the rollout at p, whose version fi
+// is. The returned index is never modified later.
+func (s *Store) index(ctx context.Context, p string, fi os.FileInfo) (*index, error) {
 	return s.cache.Get(ctx, p, fi)
 }
 
-// prune forgets the cached indexes of rollouts the last walk did not see.
+// prune forgets the cached indexes and summaries of rollouts the last walk
+// did not see.
 func (s *Store) prune(seen map[string]bool) {
-	s.cache.Prune(func(p string) bool { return !seen[p] })
+	drop := func(p string) bool { return !seen[p] }
+	s.cache.Prune(drop)
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	for p := range s.sums {
+		if drop(p) {
+			delete(s.sums, p)
+		}
+	}
+}
+
+// forget drops what s keeps of the rollout at p (one that is gone).
+func (s *Store) forget(p string) {
+	s.cache.Forget(p)
+	s.sumMu.Lock()
+	delete(s.sums, p)
+	s.sumMu.Unlock()
 }
 
 // noSession is the error for a thread without a rollout in dir.
@@ -249,7 +383,7 @@ func (s *Store) Trash(_ context.Context, dir, id string, bin runtimes.Bin) error
 	s.mu.Lock()
 	delete(s.paths, id)
 	s.mu.Unlock()
-	s.cache.Forget(p)
+	s.forget(p)
 	return nil
 }
 
@@ -259,19 +393,15 @@ func (s *Store) Path(dir, id string) (string, error) {
 	if err := runtimes.ValidSessionID(id); err != nil {
 		return "", err
 	}
-	p, ok := s.Locate(id)
+	p, fi, ok := s.locate(id)
 	if !ok {
 		return "", noSession(id)
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return "", noSession(id)
-	}
-	x, err := s.index(context.Background(), p, fs.FileInfoToDirEntry(fi))
+	x, err := s.index(context.Background(), p, fi)
 	if err != nil {
 		return "", err
 	}
-	if x.canonCwd != canonical(dir) {
+	if !inDir(x.cwd, dir, func() string { return canonical(dir) }) {
 		return "", noSession(id)
 	}
 	return p, nil
@@ -304,9 +434,16 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 			l, err := ParseLine(b)
 			m, ok := ToMessage(id, off, l)
 			if err != nil || !ok {
-				// Only a file rewritten in place, keeping its size and time,
-				// gets here: the index is dropped so that the next call
-				// rebuilds it.
+				if f, fok := classify(b); fok && f.isMessage() {
+					// The line the index counted, but not valid JSON inside
+					// (the CLI never writes one; a damaged file can hold
+					// one): left out of its page, so that it does not fail
+					// every read of the pages around it.
+					return nil
+				}
+				// Otherwise only a file rewritten in place, keeping its size
+				// and time, gets here: the index is dropped so that the next
+				// call rebuilds it.
 				return jsonl.Stale(fmt.Errorf("rollout %s changed while read", p))
 			}
 			page = append(page, m)

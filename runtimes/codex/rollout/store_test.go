@@ -134,6 +134,33 @@ func TestLocate(t *testing.T) {
 	}
 }
 
+// TestLocateByIDTime: a rollout filed under the date its UUIDv7 id holds
+// (as Codex files them) is found without a walk of every date directory;
+// one filed elsewhere, or whose id is no UUIDv7, is found by the walk.
+func TestLocateByIDTime(t *testing.T) {
+	home, ws, _, paths := setup(t)
+	day := time.UnixMilli(0x01a205e00000).Format("2006/01/02") // threadB's creation, local time
+	moved := filepath.Join(home, "sessions", filepath.FromSlash(day), filepath.Base(paths[threadB]))
+	if err := os.MkdirAll(filepath.Dir(moved), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(paths[threadB], moved); err != nil {
+		t.Fatal(err)
+	}
+	s := New(home, nil)
+	if p, ok := s.Locate(threadB); !ok || p != moved || s.walks.Load() != 0 {
+		t.Errorf("Locate = %s, %v after %d walks; want %s without one", p, ok, s.walks.Load(), moved)
+	}
+	far := install(t, home, "exec.jsonl", "2025/01/01", "01a205e0-0000-7000-8000-0000000000fa", ws)
+	notV7 := install(t, home, "exec.jsonl", day, "01a205e0-0000-4000-8000-0000000000fb", ws)
+	for id, want := range map[string]string{"01a205e0-0000-7000-8000-0000000000fa": far, "01a205e0-0000-4000-8000-0000000000fb": notV7} {
+		s := New(home, nil)
+		if p, ok := s.Locate(id); !ok || p != want || s.walks.Load() != 1 {
+			t.Errorf("Locate(%s) = %s, %v after %d walks; want %s after one", id, p, ok, s.walks.Load(), want)
+		}
+	}
+}
+
 // TestMessagesPaging pages through the captured rollout both ways; ids are
 // the same on every read, and a thread of another workspace is not found.
 func TestMessagesPaging(t *testing.T) {
@@ -221,5 +248,25 @@ func TestMessagesManyThreads(t *testing.T) {
 	install(t, home, "exec.jsonl", "2026/11/24", id, ws)
 	if _, n, err := s.Messages(context.Background(), ws, id, 0, 1, false); err != nil || n != 7 {
 		t.Errorf("new thread: %d, %v", n, err)
+	}
+}
+
+// TestMessagesMalformedMessageLine: a line whose top level says message but
+// that is not valid JSON inside (the index counts it without decoding it)
+// is left out of its page; neither that page nor the next read fails.
+func TestMessagesMalformedMessageLine(t *testing.T) {
+	home, ws, _, paths := setup(t)
+	ctx := context.Background()
+	s := New(home, nil)
+	_, before, err := s.Messages(ctx, ws, threadA, 0, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, paths[threadA], `{"type":"response_item","payload":{"type":"reasoning","summary":[{"text":nope}]}}`+"\n")
+	for range 2 {
+		page, total, err := s.Messages(ctx, ws, threadA, 0, 3, true)
+		if err != nil || total != before+1 || len(page) != 2 {
+			t.Fatalf("%d of %d, %v; want 2 of %d", len(page), total, err, before+1)
+		}
 	}
 }
