@@ -1,0 +1,263 @@
+package chats
+
+import (
+	"encoding/binary"
+	"errors"
+	"maps"
+	"slices"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
+)
+
+var (
+	_ jsonl.Merger[*index] = (*index)(nil)
+	_ jsonl.Codec          = (*index)(nil)
+)
+
+// indexVersion names what add gathers, for persisted indexes: change it
+// whenever add, lineOf, infoOf or the facts saved change, so that indexes
+// saved by an older cdevd are replayed again rather than trusted.
+const indexVersion = "gemini-chats-1"
+
+// rec is where a record's latest version is, and what List and a page's
+// count need of it.
+type rec struct {
+	line  int32 // its line's place in Lines()
+	start int32 // where it begins in the line (a $set holds several)
+	n     int32
+	sum   uint32
+	info  info
+}
+
+// index is a chat file replayed: the patch log's state, each record by
+// where it is. Its kept Lines are those holding records.
+type index struct {
+	jsonl.Index
+	header Header // first header's ids; times from the latest header or $set
+	order  []string
+	recs   map[string]rec
+	reset  bool   // a $set of the message list was replayed (for Merge)
+	self   *index // x itself once order and recs are x's own
+}
+
+// own makes x's order and recs its own before they change: jsonl.Refresh
+// extends a shallow copy of an index that readers may still hold.
+func (x *index) own() {
+	if x.self == x {
+		return
+	}
+	x.order = slices.Clone(x.order)
+	x.recs = maps.Clone(x.recs)
+	if x.recs == nil {
+		x.recs = map[string]rec{}
+	}
+	x.self = x
+}
+
+// add replays one line, reporting whether it holds records (its Span is
+// then the next of Lines).
+func (x *index) add(b []byte) bool {
+	l, err := lineOf(b)
+	if err != nil {
+		return false // unparsable: skipped
+	}
+	line := int32(len(x.Lines()))
+	switch l.Kind {
+	case KindHeader:
+		x.header.patch(l.Header)
+	case KindSet:
+		x.header.patch(l.Set)
+		if !l.HasMsgs {
+			return false
+		}
+		x.own()
+		x.order, x.reset = x.order[:0], true
+		clear(x.recs)
+		for _, r := range l.SetMsgs {
+			x.upsert(line, r)
+		}
+		return true
+	case KindRecord:
+		x.own()
+		x.upsert(line, l.Record)
+		return true
+	}
+	return false
+}
+
+// upsert replaces the record with r's id in place, or appends it.
+func (x *index) upsert(line int32, r Record) {
+	if _, ok := x.recs[r.ID]; !ok {
+		x.order = append(x.order, r.ID)
+	}
+	x.recs[r.ID] = rec{line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw), info: r.info}
+}
+
+func (h *Header) patch(p Header) {
+	if h.SessionID == "" {
+		h.SessionID = p.SessionID
+	}
+	if h.ProjectHash == "" {
+		h.ProjectHash = p.ProjectHash
+	}
+	if h.StartTime == "" {
+		h.StartTime = p.StartTime
+	}
+	if p.LastUpdated != "" {
+		h.LastUpdated = p.LastUpdated
+	}
+}
+
+// Merge takes in the replay of the part of the file that follows x's (see
+// jsonl.Merger), whose lines jsonl has already put after x's: y's records
+// upsert x's, unless y replaced the whole list.
+func (x *index) Merge(y *index) {
+	shift := int32(len(x.Lines()) - len(y.Lines()))
+	x.header.patch(y.header)
+	x.own()
+	if y.reset {
+		x.order, x.reset = x.order[:0], true
+		clear(x.recs)
+	}
+	for _, id := range y.order {
+		r := y.recs[id]
+		r.line += shift
+		if _, ok := x.recs[id]; !ok {
+			x.order = append(x.order, id)
+		}
+		x.recs[id] = r
+	}
+}
+
+// AppendFacts appends the replayed state (jsonl.Codec).
+func (x *index) AppendFacts(b []byte) []byte {
+	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
+		b = appendString(b, s)
+	}
+	b = binary.AppendUvarint(b, uint64(len(x.order)))
+	for _, id := range x.order {
+		r := x.recs[id]
+		b = appendString(b, id)
+		b = binary.AppendUvarint(b, uint64(r.line))
+		b = binary.AppendUvarint(b, uint64(r.start))
+		b = binary.AppendUvarint(b, uint64(r.n))
+		b = binary.LittleEndian.AppendUint32(b, r.sum)
+		b = appendString(b, r.info.prompt)
+		var flags byte
+		if r.info.context {
+			flags |= 1
+		}
+		if r.info.visible {
+			flags |= 2
+		}
+		b = append(b, flags)
+		for _, l := range [][]string{r.info.responses, r.info.calls} {
+			b = binary.AppendUvarint(b, uint64(len(l)))
+			for _, s := range l {
+				b = appendString(b, s)
+			}
+		}
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+var errFacts = errors.New("bad chat file facts")
+
+// ReadFacts reads what AppendFacts wrote, into an index whose Lines are
+// loaded: a record must lie within its line.
+func (x *index) ReadFacts(b []byte) error {
+	r := factReader{b: b}
+	x.header = Header{r.string(), r.string(), r.string(), r.string()}
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		return errFacts
+	}
+	lines := x.Lines()
+	x.order, x.recs, x.self = make([]string, 0, n), make(map[string]rec, n), x
+	for range n {
+		id := r.string()
+		line, start, size := r.uvarint(), r.uvarint(), r.uvarint()
+		rc := rec{line: int32(line), start: int32(start), n: int32(size), sum: r.uint32()}
+		rc.info.prompt = r.string()
+		flags := r.byte()
+		rc.info.context, rc.info.visible = flags&1 != 0, flags&2 != 0
+		rc.info.responses, rc.info.calls = r.strings(), r.strings()
+		if r.bad || id == "" || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
+			return errFacts
+		}
+		if _, dup := x.recs[id]; dup {
+			return errFacts
+		}
+		x.order = append(x.order, id)
+		x.recs[id] = rc
+	}
+	if r.bad || len(r.b) != 0 {
+		return errFacts
+	}
+	return nil
+}
+
+// factReader decodes AppendFacts' encoding, remembering a failure.
+type factReader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *factReader) uvarint() uint64 {
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 {
+		r.bad, r.b = true, nil
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+func (r *factReader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.bad, r.b = true, nil
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *factReader) uint32() uint32 {
+	if len(r.b) < 4 {
+		r.bad, r.b = true, nil
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *factReader) byte() byte {
+	if len(r.b) < 1 {
+		r.bad = true
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// strings reads a list; nil when empty, as replay leaves it.
+func (r *factReader) strings() []string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.bad, r.b = true, nil
+		return nil
+	}
+	var out []string
+	for range n {
+		out = append(out, r.string())
+	}
+	return out
+}
