@@ -22,6 +22,7 @@ const indexVersion = "gemini-chats-1"
 // rec is where a record's latest version is, and what List and a page's
 // count need of it.
 type rec struct {
+	id    string
 	line  int32 // its line's place in Lines()
 	start int32 // where it begins in the line (a $set holds several)
 	n     int32
@@ -34,10 +35,12 @@ type rec struct {
 type index struct {
 	jsonl.Index
 	header Header // first header's ids; times from the latest header or $set
-	order  []string
-	recs   map[string]rec
-	reset  bool   // a $set of the message list was replayed (for Merge)
-	self   *index // x itself once order and recs are x's own
+	recs   []rec  // in order of their first version
+	// pos is where each id is in recs; nil until a record is upserted (an
+	// index loaded from disk may never need it).
+	pos   map[string]int32
+	reset bool   // a $set of the message list was replayed (for Merge)
+	self  *index // x itself once order and recs are x's own
 }
 
 // own makes x's order and recs its own before they change: jsonl.Refresh
@@ -46,12 +49,15 @@ func (x *index) own() {
 	if x.self == x {
 		return
 	}
-	x.order = slices.Clone(x.order)
-	x.recs = maps.Clone(x.recs)
-	if x.recs == nil {
-		x.recs = map[string]rec{}
-	}
+	x.recs = slices.Clone(x.recs)
+	x.pos = maps.Clone(x.pos)
 	x.self = x
+}
+
+// clearRecs drops every record (a $set of the message list); x is its own.
+func (x *index) clearRecs() {
+	x.recs, x.reset = x.recs[:0], true
+	x.pos = map[string]int32{}
 }
 
 // add replays one line, reporting whether it holds records (its Span is
@@ -71,8 +77,7 @@ func (x *index) add(b []byte) bool {
 			return false
 		}
 		x.own()
-		x.order, x.reset = x.order[:0], true
-		clear(x.recs)
+		x.clearRecs()
 		for _, r := range l.SetMsgs {
 			x.upsert(line, r)
 		}
@@ -87,10 +92,23 @@ func (x *index) add(b []byte) bool {
 
 // upsert replaces the record with r's id in place, or appends it.
 func (x *index) upsert(line int32, r Record) {
-	if _, ok := x.recs[r.ID]; !ok {
-		x.order = append(x.order, r.ID)
+	x.put(rec{id: r.ID, line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw), info: r.info})
+}
+
+// put replaces the record with r's id in place, or appends r; x is its own.
+func (x *index) put(r rec) {
+	if x.pos == nil {
+		x.pos = make(map[string]int32, len(x.recs)+64)
+		for i, o := range x.recs {
+			x.pos[o.id] = int32(i)
+		}
 	}
-	x.recs[r.ID] = rec{line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw), info: r.info}
+	if i, ok := x.pos[r.id]; ok {
+		x.recs[i] = r
+		return
+	}
+	x.pos[r.id] = int32(len(x.recs))
+	x.recs = append(x.recs, r)
 }
 
 func (h *Header) patch(p Header) {
@@ -116,16 +134,11 @@ func (x *index) Merge(y *index) {
 	x.header.patch(y.header)
 	x.own()
 	if y.reset {
-		x.order, x.reset = x.order[:0], true
-		clear(x.recs)
+		x.clearRecs()
 	}
-	for _, id := range y.order {
-		r := y.recs[id]
+	for _, r := range y.recs {
 		r.line += shift
-		if _, ok := x.recs[id]; !ok {
-			x.order = append(x.order, id)
-		}
-		x.recs[id] = r
+		x.put(r)
 	}
 }
 
@@ -134,10 +147,9 @@ func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
 		b = appendString(b, s)
 	}
-	b = binary.AppendUvarint(b, uint64(len(x.order)))
-	for _, id := range x.order {
-		r := x.recs[id]
-		b = appendString(b, id)
+	b = binary.AppendUvarint(b, uint64(len(x.recs)))
+	for _, r := range x.recs {
+		b = appendString(b, r.id)
 		b = binary.AppendUvarint(b, uint64(r.line))
 		b = binary.AppendUvarint(b, uint64(r.start))
 		b = binary.AppendUvarint(b, uint64(r.n))
@@ -177,11 +189,12 @@ func (x *index) ReadFacts(b []byte) error {
 		return errFacts
 	}
 	lines := x.Lines()
-	x.order, x.recs, x.self = make([]string, 0, n), make(map[string]rec, n), x
+	x.recs, x.pos, x.self = make([]rec, 0, n), nil, x
+	seen := make(map[string]bool, n)
 	for range n {
 		id := r.string()
 		line, start, size := r.uvarint(), r.uvarint(), r.uvarint()
-		rc := rec{line: int32(line), start: int32(start), n: int32(size), sum: r.uint32()}
+		rc := rec{id: id, line: int32(line), start: int32(start), n: int32(size), sum: r.uint32()}
 		rc.info.prompt = r.string()
 		flags := r.byte()
 		rc.info.context, rc.info.visible = flags&1 != 0, flags&2 != 0
@@ -189,11 +202,11 @@ func (x *index) ReadFacts(b []byte) error {
 		if r.bad || id == "" || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
 			return errFacts
 		}
-		if _, dup := x.recs[id]; dup {
+		if seen[id] {
 			return errFacts
 		}
-		x.order = append(x.order, id)
-		x.recs[id] = rc
+		seen[id] = true
+		x.recs = append(x.recs, rc)
 	}
 	if r.bad || len(r.b) != 0 {
 		return errFacts
