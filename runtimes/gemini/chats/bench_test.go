@@ -16,7 +16,7 @@ import (
 // like Gemini's: header, $set of the context, then turns (prompt, an
 // answer record written twice as it grows, a tool-call record, the
 // function response, $set lastUpdated).
-func writeBig(b *testing.B, home, ws, id string, size int64) string {
+func writeBig(b testing.TB, home, ws, id string, size int64) string {
 	b.Helper()
 	dir := filepath.Join(home, "tmp", "big", "chats")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
