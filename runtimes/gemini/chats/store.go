@@ -121,10 +121,10 @@ func shortID(name string) string {
 // id8 is the part of a session id Gemini puts in file names.
 func id8(id string) string { return id[:min(8, len(id))] }
 
-// chatPath is one chat file found by walk.
+// chatPath is one chat file found by walk, and its version then.
 type chatPath struct {
 	path string
-	de   fs.DirEntry
+	fi   os.FileInfo
 }
 
 // walk lists the chat files in every tmp/*/chats directory whose name
@@ -146,15 +146,7 @@ func (s *Store) walk(ctx context.Context, short string) ([]chatPath, error) {
 			return nil, err
 		}
 		dir := filepath.Join(s.tmp, sl.Name(), "chats")
-		des, err := os.ReadDir(dir)
-		if err != nil {
-			continue // no chats (yet), or removed meanwhile
-		}
-		for _, de := range des {
-			if id := shortID(de.Name()); id != "" && (short == "" || id == short) && de.Type().IsRegular() {
-				out = append(out, chatPath{filepath.Join(dir, de.Name()), de})
-			}
-		}
+		out = appendChats(out, dir, short)
 	}
 	return out, nil
 }
@@ -181,11 +173,33 @@ func (s *Store) view(ctx context.Context, p string, fi os.FileInfo) (*view, erro
 }
 
 func (s *Store) viewOf(ctx context.Context, cp chatPath) (*view, error) {
-	fi, err := cp.de.Info()
+	return s.view(ctx, cp.path, cp.fi)
+}
+
+// appendChats appends the chat files of dir whose name holds short (all
+// when short is ""). Each is stated by its name in the open directory
+// (jsonl.StatAt): the lstat of every file by its whole path was most of a
+// warm List.
+func appendChats(out []chatPath, dir, short string) []chatPath {
+	df, err := os.Open(dir)
 	if err != nil {
-		return nil, err
+		return out // no chats (yet), or removed meanwhile
 	}
-	return s.view(ctx, cp.path, fi)
+	defer df.Close()
+	des, err := df.ReadDir(-1)
+	if err != nil {
+		return out
+	}
+	for _, de := range des {
+		if id := shortID(de.Name()); id != "" && (short == "" || id == short) && de.Type().IsRegular() {
+			fi, err := jsonl.StatAt(df, de.Name())
+			if err != nil {
+				continue // removed since ReadDir
+			}
+			out = append(out, chatPath{filepath.Join(dir, de.Name()), fi})
+		}
+	}
+	return out
 }
 
 // forget drops the cached views of paths for which drop reports true.
