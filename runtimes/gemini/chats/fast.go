@@ -192,10 +192,11 @@ func fastRecord(m *members, obj []byte) (Record, bool) {
 // userInfo is infoOf for a user record whose content is c.
 func userInfo(c []byte) (info, bool) {
 	type fpart struct {
-		text   *string
-		respID *string
+		text, respID       string
+		hasText, hasRespID bool
 	}
-	var parts []fpart
+	var buf [4]fpart // most user records have one part
+	parts := buf[:0]
 	switch {
 	case c == nil:
 		return info{}, true
@@ -205,7 +206,7 @@ func userInfo(c []byte) (info, bool) {
 			return info{}, false
 		}
 		if s != "" {
-			parts = []fpart{{text: &s}}
+			parts = append(parts, fpart{text: s, hasText: true})
 		}
 	case c[0] == '[':
 		typeErr, bad := false, false
@@ -232,11 +233,11 @@ func userInfo(c []byte) (info, bool) {
 				return
 			}
 			if text != nil && !isNull(text) {
-				s, ok := str(text)
-				if !ok {
+				var ok bool
+				if p.text, ok = str(text); !ok {
 					typeErr = true
 				}
-				p.text = &s
+				p.hasText = true
 			}
 			if thought != nil && !isNull(thought) && string(thought) != "true" && string(thought) != "false" {
 				typeErr = true
@@ -255,17 +256,16 @@ func userInfo(c []byte) (info, bool) {
 				}) {
 					typeErr = true
 				}
-				s := ""
 				if id != nil && !isNull(id) {
 					var ok bool
-					if s, ok = str(id); !ok {
+					if p.respID, ok = str(id); !ok {
 						typeErr = true
 					}
 				}
 				if name != nil && !isNull(name) && name[0] != '"' {
 					typeErr = true
 				}
-				p.respID = &s
+				p.hasRespID = true
 			}
 			parts = append(parts, p)
 		})
@@ -279,15 +279,15 @@ func userInfo(c []byte) (info, bool) {
 	var in info
 	for _, p := range parts {
 		switch {
-		case p.text != nil && strings.HasPrefix(*p.text, contextPrefix):
+		case p.hasText && strings.HasPrefix(p.text, contextPrefix):
 			return info{context: true}, true
-		case p.text != nil && *p.text != "":
+		case p.hasText && p.text != "":
 			if in.prompt == "" {
-				in.prompt = *p.text
+				in.prompt = p.text
 			}
 			in.visible = true
-		case p.respID != nil:
-			in.responses = append(in.responses, *p.respID)
+		case p.hasRespID:
+			in.responses = append(in.responses, p.respID)
 		}
 	}
 	return in, true

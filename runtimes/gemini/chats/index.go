@@ -97,8 +97,12 @@ func (x *index) upsert(line int32, r Record) {
 
 // put replaces the record with r's id in place, or appends r; x is its own.
 func (x *index) put(r rec) {
+	if n := len(x.recs); n > 0 && x.recs[n-1].id == r.id {
+		x.recs[n-1] = r // Gemini writes a record again as it grows
+		return
+	}
 	if x.pos == nil {
-		x.pos = make(map[string]int32, len(x.recs)+64)
+		x.pos = make(map[string]int32, max(len(x.recs), 256))
 		for i, o := range x.recs {
 			x.pos[o.id] = int32(i)
 		}
@@ -106,6 +110,11 @@ func (x *index) put(r rec) {
 	if i, ok := x.pos[r.id]; ok {
 		x.recs[i] = r
 		return
+	}
+	if len(x.recs) == cap(x.recs) {
+		// Doubled: append grows a big slice by a quarter, which copied
+		// the records of a 100 MB file five times over.
+		x.recs = append(make([]rec, 0, max(256, 2*cap(x.recs))), x.recs...)
 	}
 	x.pos[r.id] = int32(len(x.recs))
 	x.recs = append(x.recs, r)
