@@ -191,15 +191,17 @@ var errFacts = errors.New("bad chat file facts")
 // ReadFacts reads what AppendFacts wrote, into an index whose Lines are
 // loaded: a record must lie within its line.
 func (x *index) ReadFacts(b []byte) error {
-	r := factReader{b: b}
+	// One string for all: ids and prompts are parts of it, not a copy each.
+	r := factReader{s: string(b)}
 	x.header = Header{r.string(), r.string(), r.string(), r.string()}
 	n := r.uvarint()
-	if n > uint64(len(r.b)) {
+	if n > uint64(len(r.s)) {
 		return errFacts
 	}
 	lines := x.Lines()
+	// Ids are not checked for repeats: AppendFacts writes none, and the
+	// CRC of the persisted index vouches for what it wrote.
 	x.recs, x.pos, x.self = make([]rec, 0, n), nil, x
-	seen := make(map[string]bool, n)
 	for range n {
 		id := r.string()
 		line, start, size := r.uvarint(), r.uvarint(), r.uvarint()
@@ -211,13 +213,9 @@ func (x *index) ReadFacts(b []byte) error {
 		if r.bad || id == "" || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
 			return errFacts
 		}
-		if seen[id] {
-			return errFacts
-		}
-		seen[id] = true
 		x.recs = append(x.recs, rc)
 	}
-	if r.bad || len(r.b) != 0 {
+	if r.bad || len(r.s) != 0 {
 		return errFacts
 	}
 	return nil
@@ -225,56 +223,62 @@ func (x *index) ReadFacts(b []byte) error {
 
 // factReader decodes AppendFacts' encoding, remembering a failure.
 type factReader struct {
-	b   []byte
+	s   string
 	bad bool
 }
 
+func (r *factReader) fail() { r.bad, r.s = true, "" }
+
 func (r *factReader) uvarint() uint64 {
-	v, k := binary.Uvarint(r.b)
-	if k <= 0 {
-		r.bad, r.b = true, nil
-		return 0
+	var v uint64
+	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
+		c := r.s[i]
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			r.s = r.s[i+1:]
+			return v
+		}
 	}
-	r.b = r.b[k:]
-	return v
+	r.fail()
+	return 0
 }
 
 func (r *factReader) string() string {
 	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.bad, r.b = true, nil
+	if n > uint64(len(r.s)) {
+		r.fail()
 		return ""
 	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
+	s := r.s[:n]
+	r.s = r.s[n:]
 	return s
 }
 
 func (r *factReader) uint32() uint32 {
-	if len(r.b) < 4 {
-		r.bad, r.b = true, nil
+	if len(r.s) < 4 {
+		r.fail()
 		return 0
 	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
+	v := uint32(r.s[0]) | uint32(r.s[1])<<8 | uint32(r.s[2])<<16 | uint32(r.s[3])<<24
+	r.s = r.s[4:]
 	return v
 }
 
 func (r *factReader) byte() byte {
-	if len(r.b) < 1 {
-		r.bad = true
+	if len(r.s) < 1 {
+		r.fail()
 		return 0
 	}
-	c := r.b[0]
-	r.b = r.b[1:]
+	c := r.s[0]
+	r.s = r.s[1:]
 	return c
 }
 
 // strings reads a list; nil when empty, as replay leaves it.
 func (r *factReader) strings() []string {
 	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.bad, r.b = true, nil
+	if n > uint64(len(r.s)) {
+		r.fail()
 		return nil
 	}
 	var out []string
