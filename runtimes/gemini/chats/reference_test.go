@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -217,5 +218,43 @@ func TestFactsRoundTrip(t *testing.T) {
 	}
 	if (&index{Index: x.Index}).ReadFacts(append(facts, 0)) == nil {
 		t.Fatal("trailing byte read")
+	}
+}
+
+// TestMergeEqualsReference: a file replayed in two parts merged (as
+// jsonl does a big file's parts, on every core) equals the reference
+// replay, wherever the cut falls between lines.
+func TestMergeEqualsReference(t *testing.T) {
+	for _, name := range []string{"session.jsonl", "reset.jsonl", "phantom.jsonl", "load.jsonl", "resumed.jsonl"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Written twice, so that records are written again after the cut.
+		b = append(b, b...)
+		dir := t.TempDir()
+		whole, first, second := dir+"/whole.jsonl", dir+"/a.jsonl", dir+"/b.jsonl"
+		if err := os.WriteFile(whole, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		full, _ := indexView(t, whole, nil)
+		want := refView(t, whole)
+		for cut := 0; cut < len(b); cut++ {
+			if cut > 0 && b[cut-1] != '\n' {
+				continue
+			}
+			if err := os.WriteFile(first, b[:cut], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(second, b[cut:], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			x, _ := indexView(t, first, nil)
+			y, _ := indexView(t, second, nil)
+			// x as jsonl leaves it before Merge: the lines of both parts.
+			m := &index{Index: full.Index, header: x.header, recs: x.recs, pos: x.pos, reset: x.reset}
+			m.Merge(y)
+			sameView(t, fmt.Sprintf("%s cut at %d", name, cut), m.snapshot(whole), want)
+		}
 	}
 }
