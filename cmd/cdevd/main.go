@@ -121,7 +121,7 @@ func adapters(log *zap.Logger, stall time.Duration, cfg config.Config, home stri
 		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude"),
 			CacheDir: filepath.Join(home, "cache", "claude")}),
 		codex.New(codex.Config{StallTimeout: stall, Logger: log.Named("codex"), CacheDir: filepath.Join(home, "cache", "codex")}),
-		gemini.New(gemini.Config{StallTimeout: stall, Logger: log.Named("gemini")}),
+		gemini.New(gemini.Config{StallTimeout: stall, Logger: log.Named("gemini"), CacheDir: filepath.Join(home, "cache", "gemini")}),
 	}
 	for _, a := range cfg.ACPAgents {
 		// A declared agent is Preview: cdevd has no test of it. It has no

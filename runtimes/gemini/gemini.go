@@ -44,6 +44,9 @@ type Config struct {
 	Home         string
 	StallTimeout time.Duration
 	KillGrace    time.Duration
+	// CacheDir keeps the replays of big chat files across restarts
+	// ($CDEVD_HOME/cache/gemini); "" keeps them in memory only.
+	CacheDir string
 	// Watcher follows chat files; nil uses the process's shared one.
 	Watcher *fswatch.Watcher
 	Logger  *zap.Logger
@@ -82,7 +85,7 @@ func New(cfg Config) *Adapter {
 		cfg.Logger = zap.NewNop()
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
-	g := &Adapter{chats: chats.New(cfg.Home, log).WithWatcher(cfg.Watcher), log: log, now: time.Now}
+	g := &Adapter{chats: chats.New(cfg.Home, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir), log: log, now: time.Now}
 	g.Adapter = acp.New(acp.Spec{
 		ID:            ID,
 		DisplayName:   "Gemini CLI",

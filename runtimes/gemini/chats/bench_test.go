@@ -16,7 +16,7 @@ import (
 // like Gemini's: header, $set of the context, then turns (prompt, an
 // answer record written twice as it grows, a tool-call record, the
 // function response, $set lastUpdated).
-func writeBig(b *testing.B, home, ws, id string, size int64) string {
+func writeBig(b testing.TB, home, ws, id string, size int64) string {
 	b.Helper()
 	dir := filepath.Join(home, "tmp", "big", "chats")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -58,7 +58,7 @@ func writeBig(b *testing.B, home, ws, id string, size int64) string {
 // reported as cold-ms; appending one record and reading again as grow-ms;
 // the heap the Store keeps for the file as cached-MB.
 func BenchmarkMessagesLastPage(b *testing.B) {
-	for _, size := range []int64{1 << 20, 50 << 20} {
+	for _, size := range []int64{1 << 20, 50 << 20, 100 << 20} {
 		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
 			home, ws := b.TempDir(), b.TempDir()
 			const id = "0b000000-0000-4000-8000-000000000001"
@@ -102,11 +102,71 @@ func BenchmarkMessagesLastPage(b *testing.B) {
 // phantoms) through a warm Store; the first (cold) List is cold-ms.
 func BenchmarkList1000(b *testing.B) {
 	home, ws := b.TempDir(), b.TempDir()
+	writeSessions(b, home, ws, 1000)
+	s := New(home, nil)
+	ctx := context.Background()
+	start := time.Now()
+	got, err := s.List(ctx, ws)
+	if err != nil || len(got) != 1000 {
+		b.Fatalf("%v, %d sessions", err, len(got))
+	}
+	cold := time.Since(start)
+	for b.Loop() {
+		if got, err := s.List(ctx, ws); err != nil || len(got) != 1000 {
+			b.Fatalf("%v, %d sessions", err, len(got))
+		}
+	}
+	b.ReportMetric(float64(cold.Microseconds())/1000, "cold-ms")
+}
+
+// BenchmarkFirstPage reads the newest page of 50 of a 100 MB chat file
+// never read by the Store (a new one each time; the file in the page
+// cache): cold is a replay of the whole file, restart a Store whose cache
+// directory holds the index a previous one saved.
+func BenchmarkFirstPage(b *testing.B) {
+	home, ws := b.TempDir(), b.TempDir()
+	const id = "0b000000-0000-4000-8000-000000000001"
+	writeBig(b, home, ws, id, 100<<20)
+	ctx := context.Background()
+	page := func(s *Store) {
+		if p, _, err := s.Messages(ctx, ws, id, 0, 50, true); err != nil || len(p) != 50 {
+			b.Fatalf("%v, %d messages", err, len(p))
+		}
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			page(New(home, nil))
+		}
+	})
+	b.Run("restart", func(b *testing.B) {
+		cache := b.TempDir()
+		page(New(home, nil).WithCacheDir(cache)) // saves the index
+		for b.Loop() {
+			page(New(home, nil).WithCacheDir(cache))
+		}
+	})
+}
+
+// BenchmarkListCold lists a workspace of 1,000 sessions (and as many
+// phantoms) with a new Store each time.
+func BenchmarkListCold(b *testing.B) {
+	home, ws := b.TempDir(), b.TempDir()
+	writeSessions(b, home, ws, 1000)
+	ctx := context.Background()
+	for b.Loop() {
+		if got, err := New(home, nil).List(ctx, ws); err != nil || len(got) != 1000 {
+			b.Fatalf("%v, %d sessions", err, len(got))
+		}
+	}
+}
+
+// writeSessions writes n sessions of workspace ws, each with a phantom.
+func writeSessions(b *testing.B, home, ws string, n int) {
 	dir := filepath.Join(home, "tmp", "proj", "chats")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	for i := range 1000 {
+	for i := range n {
 		id := fmt.Sprintf("%08x-0000-4000-8000-000000000000", i)
 		phantom := fmt.Sprintf("%08x-0000-4000-8000-000000000000", i+1<<20)
 		body := fmt.Sprintf(`{"sessionId":%q,"projectHash":%q,"startTime":"2026-11-23T00:00:00.000Z","kind":"main"}
@@ -122,18 +182,4 @@ func BenchmarkList1000(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	s := New(home, nil)
-	ctx := context.Background()
-	start := time.Now()
-	got, err := s.List(ctx, ws)
-	if err != nil || len(got) != 1000 {
-		b.Fatalf("%v, %d sessions", err, len(got))
-	}
-	cold := time.Since(start)
-	for b.Loop() {
-		if got, err := s.List(ctx, ws); err != nil || len(got) != 1000 {
-			b.Fatalf("%v, %d sessions", err, len(got))
-		}
-	}
-	b.ReportMetric(float64(cold.Microseconds())/1000, "cold-ms")
 }

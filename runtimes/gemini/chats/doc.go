@@ -16,10 +16,14 @@
 // Files without a real user message (phantoms) are skipped; the files of
 // one id that have one are merged in order of their start time.
 //
-// Store caches the replayed state of each file, keyed by its size and
-// modification time; a file that only grew is read from where the last
-// read stopped (replaying a patch log needs nothing else), any other change
-// re-reads it whole. The state holds, per record, where its latest version
-// is in the file (a line, or an element of a $set list) and a checksum, not
-// its bytes: a page reads and converts only its records.
+// Store keeps the replay of each file in a jsonl.Cache: the state of the
+// patch log, each record by where its latest version is (a line, or an
+// element of a $set list) with a CRC-32C of its bytes, not the bytes; a
+// page reads and converts only its records. A replay reads only the
+// top-level members a line's kind and a record's listing need (lineOf; the
+// long strings are skipped, not decoded), a big file in parts on every core
+// (index.Merge); a file that only grew is read from where the last read
+// stopped, any other change replays it whole. With a cache directory the
+// replays of big files are persisted (jsonl.Cache.Persist), so that a
+// restarted daemon does not replay them again.
 package chats

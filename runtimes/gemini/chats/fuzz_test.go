@@ -24,9 +24,9 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"$set":{"messages":7}}`))
 	f.Add([]byte(`{"id":"x","type":"user","content":"plain"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		st := newState()
+		st := newRef()
 		st.apply("f", 0, b)
-		v := st.snapshot(0)
+		v := st.snapshot()
 		for _, e := range v.msgs {
 			raw, err := e.read(bytes.NewReader(b))
 			if err != nil {

@@ -32,17 +32,14 @@ type Store struct {
 	log     *zap.Logger
 	watcher *fswatch.Watcher // nil: the shared one
 
+	cache *jsonl.Cache[index, *index]
+
 	mu    sync.Mutex
-	files map[string]*cached // by path
+	views map[string]*view // by path, while its index is current
 
 	// Counters that let tests prove what the cache saves.
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
-}
-
-type cached struct {
-	mu sync.Mutex
-	cf chatFile
 }
 
 var _ runtimes.Transcripts = (*Store)(nil)
@@ -53,7 +50,25 @@ func New(geminiHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, files: map[string]*cached{}}
+	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}}
+	s.cache = jsonl.NewCache((*index).add, s.count, logger, "chat file")
+	return s
+}
+
+// WithCacheDir makes s keep the replays of big chat files in dir too (see
+// jsonl.Cache.Persist), so that the first page of one after a restart needs
+// no replay of it; it returns s.
+func (s *Store) WithCacheDir(dir string) *Store {
+	s.cache.Persist(dir, indexVersion)
+	return s
+}
+
+// count adds what a refresh of the cache read to the counters.
+func (s *Store) count(sc jsonl.Scan) {
+	if sc.Full {
+		s.fullScans.Add(1)
+	}
+	s.scannedBytes.Add(sc.Bytes)
 }
 
 // WithWatcher makes Tail and Watch use w rather than the process's shared
@@ -106,10 +121,10 @@ func shortID(name string) string {
 // id8 is the part of a session id Gemini puts in file names.
 func id8(id string) string { return id[:min(8, len(id))] }
 
-// chatPath is one chat file found by walk.
+// chatPath is one chat file found by walk, and its version then.
 type chatPath struct {
 	path string
-	de   fs.DirEntry
+	fi   os.FileInfo
 }
 
 // walk lists the chat files in every tmp/*/chats directory whose name
@@ -131,71 +146,81 @@ func (s *Store) walk(ctx context.Context, short string) ([]chatPath, error) {
 			return nil, err
 		}
 		dir := filepath.Join(s.tmp, sl.Name(), "chats")
-		des, err := os.ReadDir(dir)
-		if err != nil {
-			continue // no chats (yet), or removed meanwhile
-		}
-		for _, de := range des {
-			if id := shortID(de.Name()); id != "" && (short == "" || id == short) && de.Type().IsRegular() {
-				out = append(out, chatPath{filepath.Join(dir, de.Name()), de})
-			}
-		}
+		out = appendChats(out, dir, short)
 	}
 	return out, nil
 }
 
 // view returns the up-to-date view of the chat file at p, whose version fi
-// is: a file whose cached view still describes fi is not opened.
-func (s *Store) view(p string, fi os.FileInfo) (*view, error) {
+// is: a file whose cached index still describes fi is not opened, and its
+// view is not made again.
+func (s *Store) view(ctx context.Context, p string, fi os.FileInfo) (*view, error) {
+	x, err := s.cache.Get(ctx, p, fi)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
-	c := s.files[p]
-	if c == nil {
-		c = &cached{}
-		s.files[p] = c
-	}
+	v := s.views[p]
 	s.mu.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cf := &c.cf
-	if cf.fi != nil && os.SameFile(cf.fi, fi) && cf.fi.Size() == fi.Size() && cf.fi.ModTime().Equal(fi.ModTime()) {
-		return cf.view, nil
+	if v != nil && v.x == x { // indexes are never modified
+		return v, nil
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	sc, err := cf.refresh(p, f, fi, make([]byte, jsonl.ChunkSize))
-	if sc.full {
-		s.fullScans.Add(1)
-	}
-	s.scannedBytes.Add(sc.bytes)
-	if err != nil {
-		return nil, err
-	}
-	return cf.view, nil
+	v = x.snapshot(p)
+	s.mu.Lock()
+	s.views[p] = v
+	s.mu.Unlock()
+	return v, nil
 }
 
-func (s *Store) viewOf(cp chatPath) (*view, error) {
-	fi, err := cp.de.Info()
+func (s *Store) viewOf(ctx context.Context, cp chatPath) (*view, error) {
+	return s.view(ctx, cp.path, cp.fi)
+}
+
+// appendChats appends the chat files of dir whose name holds short (all
+// when short is ""). Each is stated by its name in the open directory
+// (jsonl.StatAt): the lstat of every file by its whole path was most of a
+// warm List.
+func appendChats(out []chatPath, dir, short string) []chatPath {
+	df, err := os.Open(dir)
 	if err != nil {
-		return nil, err
+		return out // no chats (yet), or removed meanwhile
 	}
-	return s.view(cp.path, fi)
+	defer df.Close()
+	des, err := df.ReadDir(-1)
+	if err != nil {
+		return out
+	}
+	for _, de := range des {
+		if id := shortID(de.Name()); id != "" && (short == "" || id == short) && de.Type().IsRegular() {
+			fi, err := jsonl.StatAt(df, de.Name())
+			if err != nil {
+				continue // removed since ReadDir
+			}
+			out = append(out, chatPath{filepath.Join(dir, de.Name()), fi})
+		}
+	}
+	return out
 }
 
 // forget drops the cached views of paths for which drop reports true.
 func (s *Store) forget(drop func(p string) bool) {
+	s.cache.Prune(drop)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for p := range s.files {
+	for p := range s.views {
 		if drop(p) {
-			delete(s.files, p)
+			delete(s.views, p)
 		}
 	}
+}
+
+// forgetFile drops all s keeps of the file at p, persisted too: it is gone,
+// or no longer what its index says.
+func (s *Store) forgetFile(p string) {
+	s.cache.Forget(p)
+	s.mu.Lock()
+	delete(s.views, p)
+	s.mu.Unlock()
 }
 
 // sessionFile is one file of a session.
@@ -226,7 +251,7 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 	out := map[string]*session{}
 	seen := make(map[string]bool, len(paths))
 	for _, cp := range paths {
-		v, err := s.viewOf(cp)
+		v, err := s.viewOf(ctx, cp)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the walk
 		}
@@ -385,7 +410,7 @@ func (s *Store) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) err
 		if err := bin.Put(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		s.forget(func(p string) bool { return p == f.path })
+		s.forgetFile(f.path)
 	}
 	return nil
 }
@@ -429,7 +454,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 		raw, err := e.read(f)
 		if err != nil {
 			// Rewritten in place, or cut short: replayed afresh next time.
-			s.forget(func(p string) bool { return p == e.path })
+			s.forgetFile(e.path)
 			return nil, 0, fmt.Errorf("chat file %s changed while read: %w", e.path, err)
 		}
 		if m, ok := ToMessage(id, raw, called, fallback); ok {

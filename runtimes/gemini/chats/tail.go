@@ -33,7 +33,7 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 		files = ss.files
 	}
 	f := files[len(files)-1]
-	t := &tailer{id: id, emit: emit, seen: map[string]uint64{}, calls: map[string]bool{}, known: map[string]int{}, ts: f.v.header.StartTime}
+	t := &tailer{id: id, emit: emit, seen: map[string]uint32{}, calls: map[string]bool{}, known: map[string]int{}, ts: f.v.header.StartTime}
 	log := s.log.With(zap.String("session_id", id))
 	// Follow first, then take what the file holds as already seen: a line
 	// written between the two is then emitted (at worst twice), not lost.
@@ -42,7 +42,7 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 		return nil, err
 	}
 	if fi, err := os.Stat(f.path); err == nil {
-		if v, err := s.view(f.path, fi); err == nil {
+		if v, err := s.view(ctx, f.path, fi); err == nil {
 			t.seed(v, f.path)
 		}
 	}
@@ -56,7 +56,7 @@ type tailer struct {
 	ts   string
 
 	mu    sync.Mutex
-	seen  map[string]uint64 // checksum of the last version emitted or found, by record id
+	seen  map[string]uint32 // checksum of the last version emitted or found, by record id
 	calls map[string]bool
 	// known counts the messages found or emitted by what they say (see
 	// said): a resume rewrites them all under new ids.
@@ -95,7 +95,7 @@ func said(m rpc.Message) string {
 }
 
 func (t *tailer) line(b []byte) {
-	l, err := parseLine(b) // Raw is used during this call only
+	l, err := lineOf(b) // Raw is used during this call only
 	if err != nil {
 		return
 	}

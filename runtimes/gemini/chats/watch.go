@@ -23,7 +23,7 @@ func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 	dirs := map[string]bool{filepath.Join(s.tmp, s.slug(dir), "chats"): true}
 	if paths, err := s.walk(context.Background(), ""); err == nil {
 		for _, cp := range paths {
-			if v, err := s.viewOf(cp); err == nil && want.has(v.header.ProjectHash) {
+			if v, err := s.viewOf(context.Background(), cp); err == nil && want.has(v.header.ProjectHash) {
 				dirs[filepath.Dir(cp.path)] = true
 			}
 		}
@@ -37,7 +37,7 @@ func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 		if err != nil {
 			return
 		}
-		v, err := s.view(p, fi)
+		v, err := s.view(context.Background(), p, fi)
 		if err != nil || !want.has(v.header.ProjectHash) || v.prompt == "" || runtimes.ValidSessionID(v.header.SessionID) != nil {
 			return
 		}

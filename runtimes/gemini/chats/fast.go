@@ -1,0 +1,514 @@
+package chats
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
+)
+
+// lineOf is parseLine, reading only the members a replay needs when the
+// line has the shape Gemini writes: the long strings of tool output and
+// answers are skipped, not decoded, which is most of a first read's cost
+// (encoding/json was 90% of it). Anything unusual (a key written with
+// escapes or in another case, which encoding/json would match; a member of
+// an unexpected type, whose partial decoding is encoding/json's to define)
+// goes to parseLine. Unlike parseLine, a line whose nested values are not
+// valid JSON can be taken: Gemini does not write one, and a record that
+// does not decode is left out of its page (see ToMessage).
+func lineOf(b []byte) (Line, error) {
+	if l, ok := fastLine(b); ok {
+		return l, nil
+	}
+	return parseLine(b)
+}
+
+// lineKeys are the top-level members a replay reads.
+var lineKeys = []string{"$set", "sessionId", "projectHash", "startTime", "lastUpdated", "id", "type", "content", "thoughts", "toolCalls", "messages"}
+
+// odd reports whether key (as written) is one encoding/json could match to
+// one of known other than by its exact spelling.
+func odd(key []byte, known []string) bool {
+	if bytes.IndexByte(key, '\\') >= 0 {
+		return true
+	}
+	for _, k := range known {
+		if len(k) == len(key) && string(key) != k && strings.EqualFold(string(key), k) {
+			return true
+		}
+	}
+	// Folding can change a key's length in UTF-8 (the Kelvin sign, the
+	// long s): any non-ASCII key is left to encoding/json.
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// str decodes the JSON string raw; ok is false for any other value.
+func str(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func isNull(raw []byte) bool { return string(raw) == "null" }
+
+// take sets *dst to v unless a member of that name was seen already: which
+// of two wins, with type errors, is encoding/json's to say.
+func take(dst *[]byte, v []byte) bool {
+	if *dst != nil {
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// fastLine is lineOf's fast path; ok is false when the line needs parseLine.
+func fastLine(b []byte) (Line, bool) {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || t[0] != '{' {
+		return Line{}, false
+	}
+	lead := cap(b) - cap(t) // t is a part of b
+	if lead != len(b)-len(bytes.TrimLeft(b, " \t\r")) {
+		return Line{}, false // led by other spaces: parseLine's business
+	}
+	var m members
+	if !m.read(t) {
+		return Line{}, false
+	}
+	switch {
+	case m.set != nil:
+		return fastSet(m.set, t, lead)
+	case m.sid != nil || m.ph != nil:
+		if m.sid == nil || m.ph == nil {
+			break // a record that has one of them
+		}
+		var h Header
+		var ok [4]bool
+		h.SessionID, ok[0] = str(m.sid)
+		h.ProjectHash, ok[1] = str(m.ph)
+		h.StartTime, ok[2] = optStr(m.start)
+		h.LastUpdated, ok[3] = optStr(m.last)
+		if ok != [4]bool{true, true, true, true} {
+			return Line{}, false
+		}
+		return Line{Kind: KindHeader, Header: h}, true
+	}
+	r, ok := fastRecord(&m, t)
+	if !ok || r.ID == "" {
+		return Line{}, false
+	}
+	r.Start = lead
+	return Line{Kind: KindRecord, Record: r}, true
+}
+
+// optStr decodes a string member that may be absent.
+func optStr(raw []byte) (string, bool) {
+	if raw == nil {
+		return "", true
+	}
+	return str(raw)
+}
+
+// members are the raw values of the top-level members a replay reads.
+type members struct {
+	set, sid, ph, start, last, id, typ, content, thoughts, calls, msgs []byte
+}
+
+// read takes obj's members; false when obj is not an object of the shape
+// fastLine handles.
+func (m *members) read(obj []byte) bool {
+	bad := false
+	ok := jsonl.Members(obj, func(k, v []byte) {
+		var dst *[]byte
+		switch string(k) {
+		case "$set":
+			dst = &m.set
+		case "sessionId":
+			dst = &m.sid
+		case "projectHash":
+			dst = &m.ph
+		case "startTime":
+			dst = &m.start
+		case "lastUpdated":
+			dst = &m.last
+		case "id":
+			dst = &m.id
+		case "type":
+			dst = &m.typ
+		case "content":
+			dst = &m.content
+		case "thoughts":
+			dst = &m.thoughts
+		case "toolCalls":
+			dst = &m.calls
+		case "messages":
+			dst = &m.msgs
+		default:
+			bad = bad || odd(k, lineKeys)
+			return
+		}
+		bad = bad || !take(dst, v)
+	})
+	return ok && !bad
+}
+
+// fastRecord is the Record of the message record obj (Raw and Start left
+// for the caller to place); ok is false when it needs encoding/json.
+func fastRecord(m *members, obj []byte) (Record, bool) {
+	id, ok := str(m.id)
+	if !ok {
+		return Record{}, false
+	}
+	typ, ok := optStr(m.typ)
+	if !ok && !isNull(m.typ) {
+		return Record{}, false
+	}
+	r := Record{ID: id, Type: typ, Raw: obj}
+	switch typ {
+	case "user":
+		r.info, ok = userInfo(m.content)
+	case "gemini":
+		r.info, ok = geminiInfo(m.content, m.thoughts, m.calls)
+	}
+	return r, ok
+}
+
+// userInfo is infoOf for a user record whose content is c.
+func userInfo(c []byte) (info, bool) {
+	type fpart struct {
+		text, respID       string
+		hasText, hasRespID bool
+	}
+	var buf [4]fpart // most user records have one part
+	parts := buf[:0]
+	switch {
+	case c == nil:
+		return info{}, true
+	case c[0] == '"':
+		s, ok := str(c)
+		if !ok {
+			return info{}, false
+		}
+		if s != "" {
+			parts = append(parts, fpart{text: s, hasText: true})
+		}
+	case c[0] == '[':
+		typeErr, bad := false, false
+		ok := elements(c, func(_ int, e []byte) {
+			if isNull(e) {
+				parts = append(parts, fpart{})
+				return
+			}
+			var p fpart
+			var text, thought, resp []byte
+			if !jsonl.Members(e, func(k, v []byte) {
+				switch string(k) {
+				case "text":
+					bad = bad || !take(&text, v)
+				case "thought":
+					bad = bad || !take(&thought, v)
+				case "functionResponse":
+					bad = bad || !take(&resp, v)
+				default:
+					bad = bad || odd(k, partKeys)
+				}
+			}) {
+				typeErr = true // not an object (a valid line's only way here)
+				return
+			}
+			if text != nil && !isNull(text) {
+				var ok bool
+				if p.text, ok = str(text); !ok {
+					typeErr = true
+				}
+				p.hasText = true
+			}
+			if thought != nil && !isNull(thought) && string(thought) != "true" && string(thought) != "false" {
+				typeErr = true
+			}
+			if resp != nil && !isNull(resp) {
+				var id, name []byte
+				if !jsonl.Members(resp, func(k, v []byte) {
+					switch string(k) {
+					case "id":
+						bad = bad || !take(&id, v)
+					case "name":
+						bad = bad || !take(&name, v)
+					default:
+						bad = bad || odd(k, respKeys)
+					}
+				}) {
+					typeErr = true
+				}
+				if id != nil && !isNull(id) {
+					var ok bool
+					if p.respID, ok = str(id); !ok {
+						typeErr = true
+					}
+				}
+				if name != nil && !isNull(name) && name[0] != '"' {
+					typeErr = true
+				}
+				p.hasRespID = true
+			}
+			parts = append(parts, p)
+		})
+		if !ok || bad {
+			return info{}, false
+		}
+		if typeErr {
+			parts = nil // encoding/json fails the whole list
+		}
+	}
+	var in info
+	for _, p := range parts {
+		switch {
+		case p.hasText && strings.HasPrefix(p.text, contextPrefix):
+			return info{context: true}, true
+		case p.hasText && p.text != "":
+			if in.prompt == "" {
+				in.prompt = p.text
+			}
+			in.visible = true
+		case p.hasRespID:
+			in.responses = append(in.responses, p.respID)
+		}
+	}
+	return in, true
+}
+
+var (
+	partKeys = []string{"text", "thought", "functionResponse"}
+	respKeys = []string{"id", "name", "response"}
+	callKeys = []string{"id"}
+)
+
+// geminiInfo is infoOf for a gemini record.
+func geminiInfo(c, thoughts, calls []byte) (info, bool) {
+	var in info
+	text := false
+	switch {
+	case c == nil:
+	case c[0] == '"':
+		text = len(c) > 2 // any escape decodes to something
+	case c[0] == '[':
+		bad := false
+		// Decoded part by part, a part of the wrong type left zero.
+		ok := elements(c, func(_ int, e []byte) {
+			var t, th []byte
+			jsonl.Members(e, func(k, v []byte) {
+				switch string(k) {
+				case "text":
+					bad = bad || !take(&t, v)
+				case "thought":
+					bad = bad || !take(&th, v)
+				default:
+					bad = bad || odd(k, partKeys)
+				}
+			})
+			if len(t) > 2 && t[0] == '"' && string(th) != "true" {
+				text = true
+			}
+		})
+		if !ok || bad {
+			return info{}, false
+		}
+	}
+	nThoughts := 0
+	if len(thoughts) > 0 && thoughts[0] == '[' {
+		if !elements(thoughts, func(int, []byte) { nThoughts++ }) {
+			return info{}, false
+		}
+	}
+	if len(calls) > 0 && calls[0] == '[' {
+		bad := false
+		ok := elements(calls, func(_ int, e []byte) {
+			var id []byte
+			jsonl.Members(e, func(k, v []byte) {
+				if string(k) == "id" {
+					bad = bad || !take(&id, v)
+				} else {
+					bad = bad || odd(k, callKeys)
+				}
+			})
+			s := ""
+			if id != nil && !isNull(id) {
+				var ok bool
+				if s, ok = str(id); !ok {
+					bad = true
+				}
+			}
+			in.calls = append(in.calls, s)
+		})
+		if !ok || bad {
+			return info{}, false
+		}
+	}
+	in.visible = text || nThoughts > 0 || len(in.calls) > 0
+	return in, true
+}
+
+// fastSet is the Line of a $set line t (led by lead bytes) whose value is
+// set.
+func fastSet(set, t []byte, lead int) (Line, bool) {
+	var m members
+	if len(set) == 0 || set[0] != '{' || !m.read(set) {
+		return Line{}, false
+	}
+	var h Header
+	var ok [4]bool
+	h.SessionID, ok[0] = optStr(m.sid)
+	h.ProjectHash, ok[1] = optStr(m.ph)
+	h.StartTime, ok[2] = optStr(m.start)
+	h.LastUpdated, ok[3] = optStr(m.last)
+	if ok != [4]bool{true, true, true, true} {
+		return Line{}, false
+	}
+	l := Line{Kind: KindSet, Set: h}
+	if m.msgs == nil {
+		return l, true
+	}
+	l.HasMsgs, l.SetMsgs = true, []Record{}
+	if m.msgs[0] != '[' {
+		return l, true
+	}
+	// Where the list is in t: its elements are placed by their offsets.
+	base := cap(t) - cap(m.msgs)
+	bad := false
+	if !elements(m.msgs, func(at int, e []byte) {
+		if e[0] != '{' {
+			return // not an object: skipped, as parseSet does
+		}
+		var em members
+		if !em.read(e) {
+			bad = true
+			return
+		}
+		if em.id == nil || isNull(em.id) {
+			return // no id: skipped
+		}
+		r, ok := fastRecord(&em, e)
+		if !ok {
+			bad = true
+			return
+		}
+		if r.ID != "" {
+			r.Start = lead + base + at
+			l.SetMsgs = append(l.SetMsgs, r)
+		}
+	}) || bad {
+		return Line{}, false
+	}
+	return l, true
+}
+
+// elements calls fn with the offset in arr and the bytes of each element of
+// the JSON array arr; false when arr is not an array of that shape.
+func elements(arr []byte, fn func(at int, e []byte)) bool {
+	i := skipWS(arr, 1)
+	if i < len(arr) && arr[i] == ']' {
+		return skipWS(arr, i+1) == len(arr)
+	}
+	for i < len(arr) {
+		e := valueLen(arr[i:])
+		if e <= 0 {
+			return false
+		}
+		fn(i, arr[i:i+e])
+		i = skipWS(arr, i+e)
+		if i >= len(arr) {
+			return false
+		}
+		switch arr[i] {
+		case ',':
+			i = skipWS(arr, i+1)
+		case ']':
+			return skipWS(arr, i+1) == len(arr)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// valueLen is the length of the JSON value at the start of b, or 0.
+func valueLen(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	switch b[0] {
+	case '"':
+		return stringLen(b)
+	case '{', '[':
+		depth := 0
+		for i := 0; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				n := stringLen(b[i:])
+				if n == 0 {
+					return 0
+				}
+				i += n - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return 0
+	case '}', ']', ',', ':':
+		return 0
+	}
+	for i, c := range b {
+		switch c {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+	}
+	return len(b)
+}
+
+// stringLen is the length of the JSON string at the start of b, quotes
+// included, or 0 when it does not end.
+func stringLen(b []byte) int {
+	for i := 1; ; {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return 0
+		}
+		q := i + j
+		n := 0
+		for k := q - 1; k >= 1 && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}

@@ -1,0 +1,99 @@
+package chats
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// lineSeeds are the lines of every testdata chat file, and lines of the
+// shapes fastLine must leave to encoding/json or get right.
+func lineSeeds(t testing.TB) [][]byte {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(err, files)
+	}
+	var out [][]byte
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			out = append(out, []byte(l))
+		}
+	}
+	for _, l := range []string{
+		`{"$set":{"messages":7}}`,
+		`{"$set":{"messages":null}}`,
+		`{"$set":null}`,
+		`{"$set":{"messages":[1,null,"a{b",{"id":"x","type":"user","content":"hi"},{"type":"user"},{"id":""}]}}`,
+		`{"$set":{"messages":[{"id":"y","type":"gemini","content":[{"text":"a","thought":true},{"text":"b"}]}]},"$set":{}}`,
+		`{"id":"x","type":"user","content":"plain"}`,
+		`{"id":"x","type":"user","content":[{"text":5},{"text":"t"}]}`,
+		`{"id":"x","type":"user","content":[{"text":"t","thought":"no"}]}`,
+		`{"id":"x","type":"user","content":[{"functionResponse":{"id":"c","name":7}}]}`,
+		`{"id":"x","type":"user","content":[{"functionResponse":{"id":"c","name":"n","response":{"output":"o"}}},null,{"Text":"T"}]}`,
+		`{"id":"x","type":"user","content":[{"text":"<session_context>\nz"}]}`,
+		`{"id":"x","type":"user","content":[{"text":"\u003csession_context>"}]}`,
+		`{"ID":"x","type":"user","content":"plain"}`,
+		`{"i\u0064":"x","type":"user","content":"plain"}`,
+		`{"id":"x\u00e9","type":"gemini","content":"","thoughts":[1],"toolCalls":[2,{"id":null},{"id":"c\"1"}]}`,
+		`{"id":"x","type":"gemini","content":[{"text":"","thought":false},{"text":"a","thought":"x"}]}`,
+		`{"id":"x","type":"gemini","content":{"text":"a"},"thoughts":{},"toolCalls":"c"}`,
+		`{"id":"x","type":"gemini","content":null,"thoughts":null,"toolCalls":null}`,
+		`{"id":"x","type":null}`,
+		`{"id":5,"type":"user"}`,
+		`{"sessionId":"s","projectHash":"p","startTime":"t"}`,
+		`{"sessionId":"s","projectHash":5}`,
+		`{"sessionId":"s","id":"r","type":"user","content":"x"}`,
+		"  \t{\"id\":\"x\",\"type\":\"user\",\"content\":\"lead\"}  ",
+		"\f{\"id\":\"x\",\"type\":\"user\",\"content\":\"lead\"}",
+		`{"id":"x","type":"user","content":"a","id":"y"}`,
+		`[]`, `{}`, ``, `{"id":"x"`,
+	} {
+		out = append(out, []byte(l))
+	}
+	return out
+}
+
+// checkFast fails t unless fastLine, when it takes b, says what parseLine
+// says. Lines that are not valid JSON are not compared: fastLine does not
+// validate nested values (see lineOf).
+func checkFast(t *testing.T, b []byte) {
+	t.Helper()
+	got, ok := fastLine(b)
+	if !ok || !json.Valid(b) {
+		return
+	}
+	want, err := parseLine(b)
+	if err != nil {
+		t.Fatalf("%q: fast path took a line parseLine refuses: %v", b, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\nfast %#v\nwant %#v", b, got, want)
+	}
+}
+
+func TestFastLineEqualsParseLine(t *testing.T) {
+	taken := 0
+	for _, b := range lineSeeds(t) {
+		checkFast(t, b)
+		if _, ok := fastLine(b); ok {
+			taken++
+		}
+	}
+	if taken < 20 { // the test would prove nothing if all fell back
+		t.Fatalf("fast path took only %d lines", taken)
+	}
+}
+
+func FuzzFastLine(f *testing.F) {
+	for _, b := range lineSeeds(f) {
+		f.Add(b)
+	}
+	f.Fuzz(checkFast)
+}

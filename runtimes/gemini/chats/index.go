@@ -1,0 +1,308 @@
+package chats
+
+import (
+	"encoding/binary"
+	"errors"
+	"maps"
+	"slices"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
+)
+
+var (
+	_ jsonl.Merger[*index] = (*index)(nil)
+	_ jsonl.Codec          = (*index)(nil)
+)
+
+// indexVersion names what add gathers, for persisted indexes: change it
+// whenever add, lineOf, infoOf or the facts saved change, so that indexes
+// saved by an older cdevd are replayed again rather than trusted.
+const indexVersion = "gemini-chats-1"
+
+// rec is where a record's latest version is, and what List and a page's
+// count need of it.
+type rec struct {
+	id    string
+	line  int32 // its line's place in Lines()
+	start int32 // where it begins in the line (a $set holds several)
+	n     int32
+	sum   uint32
+	info  info
+}
+
+// index is a chat file replayed: the patch log's state, each record by
+// where it is. Its kept Lines are those holding records.
+type index struct {
+	jsonl.Index
+	header Header // first header's ids; times from the latest header or $set
+	recs   []rec  // in order of their first version
+	// pos is where each id is in recs; nil until a record is upserted (an
+	// index loaded from disk may never need it).
+	pos   map[string]int32
+	reset bool   // a $set of the message list was replayed (for Merge)
+	self  *index // x itself once order and recs are x's own
+}
+
+// own makes x's order and recs its own before they change: jsonl.Refresh
+// extends a shallow copy of an index that readers may still hold.
+func (x *index) own() {
+	if x.self == x {
+		return
+	}
+	x.recs = slices.Clone(x.recs)
+	x.pos = maps.Clone(x.pos)
+	x.self = x
+}
+
+// clearRecs drops every record (a $set of the message list); x is its own.
+func (x *index) clearRecs() {
+	x.recs, x.reset = x.recs[:0], true
+	x.pos = map[string]int32{}
+}
+
+// add replays one line, reporting whether it holds records (its Span is
+// then the next of Lines).
+func (x *index) add(b []byte) bool {
+	l, err := lineOf(b)
+	if err != nil {
+		return false // unparsable: skipped
+	}
+	line := int32(len(x.Lines()))
+	switch l.Kind {
+	case KindHeader:
+		x.header.patch(l.Header)
+	case KindSet:
+		x.header.patch(l.Set)
+		if !l.HasMsgs {
+			return false
+		}
+		x.own()
+		x.clearRecs()
+		for _, r := range l.SetMsgs {
+			x.upsert(line, r)
+		}
+		return true
+	case KindRecord:
+		x.own()
+		x.upsert(line, l.Record)
+		return true
+	}
+	return false
+}
+
+// upsert replaces the record with r's id in place, or appends it.
+func (x *index) upsert(line int32, r Record) {
+	x.put(rec{id: r.ID, line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw), info: r.info})
+}
+
+// put replaces the record with r's id in place, or appends r; x is its own.
+func (x *index) put(r rec) {
+	if n := len(x.recs); n > 0 && x.recs[n-1].id == r.id {
+		x.recs[n-1] = r // Gemini writes a record again as it grows
+		return
+	}
+	x.positions()
+	if i, ok := x.pos[r.id]; ok {
+		x.recs[i] = r
+		return
+	}
+	x.pos[r.id] = int32(len(x.recs))
+	x.push(r)
+}
+
+// positions builds x.pos if it is not.
+func (x *index) positions() {
+	if x.pos != nil {
+		return
+	}
+	x.pos = make(map[string]int32, max(len(x.recs), 256))
+	for i, o := range x.recs {
+		x.pos[o.id] = int32(i)
+	}
+}
+
+// push appends r to x.recs, doubling it when full: append grows a big
+// slice by a quarter, which copied the records of a 100 MB file five times
+// over.
+func (x *index) push(r rec) {
+	if len(x.recs) == cap(x.recs) {
+		x.recs = append(make([]rec, 0, max(256, 2*cap(x.recs))), x.recs...)
+	}
+	x.recs = append(x.recs, r)
+}
+
+func (h *Header) patch(p Header) {
+	if h.SessionID == "" {
+		h.SessionID = p.SessionID
+	}
+	if h.ProjectHash == "" {
+		h.ProjectHash = p.ProjectHash
+	}
+	if h.StartTime == "" {
+		h.StartTime = p.StartTime
+	}
+	if p.LastUpdated != "" {
+		h.LastUpdated = p.LastUpdated
+	}
+}
+
+// Merge takes in the replay of the part of the file that follows x's (see
+// jsonl.Merger), whose lines jsonl has already put after x's: y's records
+// upsert x's, unless y replaced the whole list.
+func (x *index) Merge(y *index) {
+	shift := int32(len(x.Lines()) - len(y.Lines()))
+	x.header.patch(y.header)
+	x.own()
+	if y.reset {
+		x.clearRecs()
+	}
+	x.positions()
+	for _, r := range y.recs {
+		r.line += shift
+		if i, ok := x.pos[r.id]; ok {
+			x.recs[i] = r
+			continue
+		}
+		x.push(r)
+	}
+	// Not kept up to date with what was appended (the serial part of a
+	// parallel replay): built again by the next put or Merge, if any.
+	x.pos = nil
+}
+
+// AppendFacts appends the replayed state (jsonl.Codec).
+func (x *index) AppendFacts(b []byte) []byte {
+	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
+		b = appendString(b, s)
+	}
+	b = binary.AppendUvarint(b, uint64(len(x.recs)))
+	for _, r := range x.recs {
+		b = appendString(b, r.id)
+		b = binary.AppendUvarint(b, uint64(r.line))
+		b = binary.AppendUvarint(b, uint64(r.start))
+		b = binary.AppendUvarint(b, uint64(r.n))
+		b = binary.LittleEndian.AppendUint32(b, r.sum)
+		b = appendString(b, r.info.prompt)
+		var flags byte
+		if r.info.context {
+			flags |= 1
+		}
+		if r.info.visible {
+			flags |= 2
+		}
+		b = append(b, flags)
+		for _, l := range [][]string{r.info.responses, r.info.calls} {
+			b = binary.AppendUvarint(b, uint64(len(l)))
+			for _, s := range l {
+				b = appendString(b, s)
+			}
+		}
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+var errFacts = errors.New("bad chat file facts")
+
+// ReadFacts reads what AppendFacts wrote, into an index whose Lines are
+// loaded: a record must lie within its line.
+func (x *index) ReadFacts(b []byte) error {
+	// One string for all: ids and prompts are parts of it, not a copy each.
+	r := factReader{s: string(b)}
+	x.header = Header{r.string(), r.string(), r.string(), r.string()}
+	n := r.uvarint()
+	if n > uint64(len(r.s)) {
+		return errFacts
+	}
+	lines := x.Lines()
+	// Ids are not checked for repeats: AppendFacts writes none, and the
+	// CRC of the persisted index vouches for what it wrote.
+	x.recs, x.pos, x.self = make([]rec, 0, n), nil, x
+	for range n {
+		id := r.string()
+		line, start, size := r.uvarint(), r.uvarint(), r.uvarint()
+		rc := rec{id: id, line: int32(line), start: int32(start), n: int32(size), sum: r.uint32()}
+		rc.info.prompt = r.string()
+		flags := r.byte()
+		rc.info.context, rc.info.visible = flags&1 != 0, flags&2 != 0
+		rc.info.responses, rc.info.calls = r.strings(), r.strings()
+		if r.bad || id == "" || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
+			return errFacts
+		}
+		x.recs = append(x.recs, rc)
+	}
+	if r.bad || len(r.s) != 0 {
+		return errFacts
+	}
+	return nil
+}
+
+// factReader decodes AppendFacts' encoding, remembering a failure.
+type factReader struct {
+	s   string
+	bad bool
+}
+
+func (r *factReader) fail() { r.bad, r.s = true, "" }
+
+func (r *factReader) uvarint() uint64 {
+	var v uint64
+	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
+		c := r.s[i]
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			r.s = r.s[i+1:]
+			return v
+		}
+	}
+	r.fail()
+	return 0
+}
+
+func (r *factReader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.s)) {
+		r.fail()
+		return ""
+	}
+	s := r.s[:n]
+	r.s = r.s[n:]
+	return s
+}
+
+func (r *factReader) uint32() uint32 {
+	if len(r.s) < 4 {
+		r.fail()
+		return 0
+	}
+	v := uint32(r.s[0]) | uint32(r.s[1])<<8 | uint32(r.s[2])<<16 | uint32(r.s[3])<<24
+	r.s = r.s[4:]
+	return v
+}
+
+func (r *factReader) byte() byte {
+	if len(r.s) < 1 {
+		r.fail()
+		return 0
+	}
+	c := r.s[0]
+	r.s = r.s[1:]
+	return c
+}
+
+// strings reads a list; nil when empty, as replay leaves it.
+func (r *factReader) strings() []string {
+	n := r.uvarint()
+	if n > uint64(len(r.s)) {
+		r.fail()
+		return nil
+	}
+	var out []string
+	for range n {
+		out = append(out, r.string())
+	}
+	return out
+}
