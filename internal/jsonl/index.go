@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 )
@@ -157,11 +158,46 @@ type Merger[P any] interface {
 	Merge(next P)
 }
 
+// Pieced is a Merger that is told which part of a full scan in parts it
+// indexes (see Piece), before its scan and, with nil, once merged.
+type Pieced interface {
+	SetPiece(p *Piece)
+}
+
+// Piece is one part of a full scan in parts, and what the parts share: the
+// earliest of them that found what only the earliest finding of is kept
+// (the transcript's first prompt). A part after it need not look, which
+// matters when looking costs a decoding of each line until found.
+type Piece struct {
+	i     int64
+	first *atomic.Int64 // the earliest part that found it, or maxParts
+}
+
+// Found records that p found it.
+func (p *Piece) Found() {
+	if p == nil {
+		return
+	}
+	for {
+		v := p.first.Load()
+		if v <= p.i || p.first.CompareAndSwap(v, p.i) {
+			return
+		}
+	}
+}
+
+// FoundBefore reports whether an earlier part than p found it; false for
+// nil, an index that is not a part of a scan.
+func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
+
 // parallelMin is the size from which a full scan of a file whose index type
 // is a Merger is cut into parts scanned at once (one per core, at least this
 // much each): below it, goroutines cost more than they save. A variable so
 // that tests can cut small files.
 var parallelMin int64 = 8 << 20
+
+// maxParts bounds the parts of one scan.
+const maxParts = 16
 
 // fullScan indexes f from its start: in parts scanned at once when it is big
 // and the index type can merge them (the cost of a first read of a 100 MB
@@ -169,7 +205,7 @@ var parallelMin int64 = 8 << 20
 func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
 	_, merges := any(P(new(T))).(Merger[P])
-	parts := min(int64(runtime.GOMAXPROCS(0)), fi.Size()/parallelMin, 16)
+	parts := min(int64(runtime.GOMAXPROCS(0)), fi.Size()/parallelMin, maxParts)
 	cuts := []int64{0}
 	if merges && parts > 1 {
 		for i := int64(1); i < parts; i++ {
@@ -186,10 +222,16 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	xs := make([]P, len(cuts)-1)
 	reads := make([]int64, len(xs))
 	errs := make([]error, len(xs))
+	var first atomic.Int64
+	first.Store(maxParts)
+	_, pieced := any(P(new(T))).(Pieced)
 	var wg sync.WaitGroup
 	for i := range xs {
 		xs[i] = P(new(T))
 		xs[i].base().split.Pos = cuts[i]
+		if pieced && len(xs) > 1 {
+			any(xs[i]).(Pieced).SetPiece(&Piece{int64(i), &first})
+		}
 		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], add) })
 	}
 	wg.Wait()
@@ -209,6 +251,9 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		yb.split.Skipped += b.split.Skipped
 		b.split = yb.split
 		any(x).(Merger[P]).Merge(y)
+	}
+	if pieced {
+		any(x).(Pieced).SetPiece(nil)
 	}
 	b.fi = fi
 	warnSkipped(log, what, f, b.split.Skipped)

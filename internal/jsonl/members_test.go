@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/cdevd/cdevd/internal/bench/claudegen"
 )
 
 // members is what Members reports, as "key=value" strings.
@@ -74,4 +77,42 @@ func FuzzMembers(f *testing.F) {
 			t.Fatalf("decoder: %d members; Members %q", i, vals)
 		}
 	})
+}
+
+// benchLines are about 4 MB of generated transcript lines (one message and
+// one other line at a time), their pads written by pad.
+func benchLines(pad string) ([][]byte, int64) {
+	g := claudegen.New("00000000-0000-4000-8000-000000000001", "/home/user/project")
+	g.Pad = pad
+	var lines [][]byte
+	var n int64
+	for n < 4<<20 {
+		for _, l := range []string{g.Message(), g.Noise()} {
+			lines = append(lines, []byte(l))
+			n += int64(len(l)) + 1
+		}
+	}
+	return lines, n
+}
+
+// BenchmarkMembers walks the top-level members of transcript lines: the
+// bulk of the CPU of a first index build. "escaped" has the escapes of real
+// tool output (newlines, quotes) in its long strings.
+func BenchmarkMembers(b *testing.B) {
+	for _, c := range []struct{ name, pad string }{
+		{"plain", claudegen.LoremPad},
+		{"escaped", strings.Repeat(` lorem\n\t\"ipsum\" \\ dolor`, 40)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			lines, n := benchLines(c.pad)
+			b.SetBytes(n)
+			for b.Loop() {
+				for _, l := range lines {
+					if !Members(l, func(k, v []byte) {}) {
+						b.Fatalf("refused: %s", l)
+					}
+				}
+			}
+		})
+	}
 }

@@ -69,3 +69,76 @@ func TestFullScanInParts(t *testing.T) {
 		}
 	}
 }
+
+// firstIndex keeps the first line that starts with "!" of its file, as a
+// transcript index keeps its first prompt, looking only while no earlier
+// part found one.
+type firstIndex struct {
+	Index
+	first    string
+	piece    *Piece
+	late     bool // the part began after an earlier one found
+	searched int  // lines looked at after an earlier part found
+}
+
+func (x *firstIndex) add(b []byte) bool {
+	if x.first == "" && !x.piece.FoundBefore() {
+		if strings.HasPrefix(string(b), "!") {
+			x.first = string(b)
+			x.piece.Found()
+		}
+		if x.late {
+			x.searched++
+		}
+	}
+	return true
+}
+
+func (x *firstIndex) Merge(y *firstIndex) {
+	if x.first == "" {
+		x.first = y.first
+	}
+	x.searched += y.searched
+}
+
+func (x *firstIndex) SetPiece(p *Piece) {
+	x.piece = p
+	x.late = p.FoundBefore()
+}
+
+// TestFullScanFirstFound: what only the earliest part's finding of is kept
+// is the first in the file, wherever it is; and a part that begins after an
+// earlier one found it does not look.
+func TestFullScanFirstFound(t *testing.T) {
+	dir := t.TempDir()
+	defer func(m int64, n int) { parallelMin = m; runtime.GOMAXPROCS(n) }(parallelMin, runtime.GOMAXPROCS(maxParts))
+	parallelMin = 64
+	for _, at := range []int{0, 1, 150, 399, -1} { // where the first "!" line is; -1: none
+		var b strings.Builder
+		want := ""
+		for i := range 400 {
+			if i == at {
+				want = fmt.Sprintf("!first %d", i)
+				b.WriteString(want + "\n")
+			} else if at >= 0 && i > at && i%50 == 0 {
+				fmt.Fprintf(&b, "!later %d\n", i)
+			}
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("f%d.jsonl", at))
+		writeFile(t, p, b.String())
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := f.Stat()
+		x, _, err := Refresh(context.Background(), nil, f, fi, (*firstIndex).add, zap.NewNop(), "test")
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.first != want || x.searched != 0 || x.piece != nil {
+			t.Errorf("first at %d: kept %q, want %q; %d lines looked at late; piece %v", at, x.first, want, x.searched, x.piece)
+		}
+	}
+}

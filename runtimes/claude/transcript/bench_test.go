@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -250,6 +251,43 @@ func BenchmarkClassify(b *testing.B) {
 		x := &index{}
 		for _, l := range lines {
 			x.add(l)
+		}
+	}
+}
+
+// BenchmarkIndexBuildAgentic is BenchmarkIndexBuild for a long agentic
+// session: one typed prompt, then only tool calls and their results, so
+// that a scan looking for the first prompt decodes every user message it
+// meets until it has one.
+func BenchmarkIndexBuildAgentic(b *testing.B) {
+	projects := b.TempDir()
+	d := New(projects, nil).Dir(workDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	const size = 32 << 20
+	f, err := os.Create(filepath.Join(d, idA+".jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	g := newGen(idA)
+	g.pad = strings.Repeat(" lorem ipsum", 80)
+	w.WriteString(g.message() + "\n") // the prompt
+	for n := 0; n < size; {
+		if g.n%4 == 0 {
+			g.n++ // no other prompt
+		}
+		k, _ := w.WriteString(g.message() + "\n")
+		n += k
+	}
+	if err := cmp.Or(w.Flush(), f.Close()); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		if _, _, err := New(projects, nil).Messages(context.Background(), workDir, idA, 0, 50, true); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

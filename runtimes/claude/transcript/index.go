@@ -10,6 +10,7 @@ import (
 var (
 	_ jsonl.Merger[*index] = (*index)(nil)
 	_ jsonl.Codec          = (*index)(nil)
+	_ jsonl.Pieced         = (*index)(nil)
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
@@ -56,7 +57,16 @@ type index struct {
 	customTitle, aiTitle, summary, prompt, branch string
 	// Whether a line set each title (to "" too): what Merge needs.
 	hasCustom, hasAI, hasSummary bool
+
+	// The piece of a full scan x indexes, while it does (jsonl.Pieced):
+	// only the first prompt of the earliest piece that has one is kept,
+	// and looking for one decodes every user message until found (most of
+	// a long agentic session's are tool results, not prompts).
+	piece *jsonl.Piece
 }
+
+// SetPiece tells x which piece of a full scan it indexes (jsonl.Pieced).
+func (x *index) SetPiece(p *jsonl.Piece) { x.piece = p }
 
 // Merge takes in the index of the part of the file that follows x's (see
 // jsonl.Merger): later titles and branch win, the first prompt stays.
@@ -86,7 +96,7 @@ func (x *index) add(b []byte) bool {
 		t := string(f.typ)
 		msg := f.isMessage()
 		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
-			(x.prompt == "" && msg && t == "user")
+			(x.prompt == "" && msg && t == "user" && !x.piece.FoundBefore())
 		if !wantsDecode {
 			if len(f.branch) > 0 && string(f.branch) != x.branch {
 				x.branch = string(f.branch)
@@ -115,8 +125,10 @@ func (x *index) addDecoded(b []byte) bool {
 	case "summary":
 		x.summary, x.hasSummary = l.Summary, true
 	}
-	if x.prompt == "" {
-		x.prompt = prompt(l)
+	if x.prompt == "" && !x.piece.FoundBefore() {
+		if x.prompt = prompt(l); x.prompt != "" {
+			x.piece.Found()
+		}
 	}
 	return isMessage(l)
 }

@@ -1,7 +1,12 @@
 package transcript
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,4 +158,54 @@ func FuzzDecodeMessage(f *testing.F) {
 			t.Fatalf("one pass: %v %s\nlong way: %v %s", gotOK, gj, wantOK, wj)
 		}
 	})
+}
+
+// TestFirstPromptInParts: a transcript big enough to be scanned in parts
+// on several cores is titled by its first typed prompt wherever that falls
+// (the first part, a later one, none), although the parts after the
+// earliest that found one stop looking.
+func TestFirstPromptInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	pad := strings.Repeat("lorem ipsum ", 100)
+	answer := func(i int) string {
+		return fmt.Sprintf(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":%q}]},"uuid":"a%d"}`, pad, i) + "\n"
+	}
+	toolResult := func(i int) string { // decoded while a prompt is looked for: small, for -race
+		return fmt.Sprintf(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"ok"}]},"uuid":"r%d"}`, i, i) + "\n"
+	}
+	typed := func(s string) string {
+		return fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q},"uuid":"p"}`, s) + "\n"
+	}
+	const lines = 20 << 20 / 1200 // about 20 MB: two parts
+	for _, c := range []struct {
+		at   int // the line before which the first prompt is; -1: none
+		want string
+	}{{0, "the first prompt"}, {lines * 3 / 8, "the first prompt"}, {lines * 5 / 8, "the first prompt"}, {-1, ""}} {
+		projects := t.TempDir()
+		d := New(projects, nil).Dir(workDir)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for i := range lines {
+			if i == c.at {
+				b.WriteString(typed("the first prompt"))
+			} else if c.at >= 0 && i > c.at && i%500 == 0 {
+				b.WriteString(typed(fmt.Sprintf("a later prompt %d", i)))
+			}
+			if i%10 == 0 {
+				b.WriteString(toolResult(i))
+			} else {
+				b.WriteString(answer(i))
+			}
+		}
+		writeSession(t, d, idA, b.String(), time.Now())
+		got, err := New(projects, nil).List(context.Background(), workDir)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%v, %v", got, err)
+		}
+		if got[0].Summary != c.want {
+			t.Errorf("first prompt before line %d: title %q, want %q", c.at, got[0].Summary, c.want)
+		}
+	}
 }
