@@ -105,6 +105,9 @@ func TestClientReportsViolations(t *testing.T) {
 		{"event with a bad timestamp", "workspace/list", []string{
 			`{"jsonrpc":"2.0","method":"event/heartbeat","params":{"server_time":"yesterday","sequence":1,"uptime_seconds":3}}`,
 			`{"jsonrpc":"2.0","id":%ID%,"result":{"workspaces":[]}}`}, "event/heartbeat"},
+		{"request to the client", "workspace/list", []string{
+			`{"jsonrpc":"2.0","id":"s1","method":"event/heartbeat","params":{"server_time":"2026-01-01T00:00:00.000Z","sequence":1,"uptime_seconds":3}}`,
+			`{"jsonrpc":"2.0","id":%ID%,"result":{"workspaces":[]}}`}, "server sent a request"},
 		{"unknown notification", "workspace/list", []string{
 			`{"jsonrpc":"2.0","method":"event/surprise","params":{}}`,
 			`{"jsonrpc":"2.0","id":%ID%,"result":{"workspaces":[]}}`}, "event/surprise"},
