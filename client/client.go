@@ -9,6 +9,11 @@
 // event received, so that the events continue with no duplicate and no
 // gap; when the server can no longer replay that far, Config.OnGap says
 // which session to reload with messages.
+//
+// A few hooks serve tools and tests as much as apps: Config.Dialer (a
+// proxy, TLS, socket options), Config.OnFrame (every frame, raw, for
+// logging or checking a server against openrpc.json), Config.NoInitialize
+// (to test what a server does before initialize) and Notify.
 package client
 
 import (
@@ -16,6 +21,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"strings"
 	"sync"
@@ -23,7 +30,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/sourcegraph/jsonrpc2"
-	wsstream "github.com/sourcegraph/jsonrpc2/websocket"
 
 	"github.com/cdevd/cdevd/rpc"
 )
@@ -54,6 +60,42 @@ type Config struct {
 	// OnReconnect is called after each reconnection attempt (err nil: it
 	// succeeded and every watch is restored).
 	OnReconnect func(err error)
+
+	// Dialer opens the WebSocket: a proxy, TLS settings, a NetDialContext
+	// with socket options. Default websocket.DefaultDialer. Its
+	// Subprotocols are replaced when Subprotocol is set.
+	Dialer *websocket.Dialer
+	// OnFrame, when set, sees every JSON-RPC frame as it goes on or comes
+	// off the wire, raw: for logging, recording, or validating a server.
+	// Frames of each direction come in wire order. A received frame is
+	// passed on the read loop before it is handled, so an event is seen
+	// before the response the server sent after it; OnFrame must return
+	// quickly (it holds up reading) and must not call the client. frame
+	// is not reused by the client: OnFrame may keep it.
+	OnFrame func(dir Direction, frame []byte)
+	// NoInitialize makes Dial return without sending initialize: the
+	// caller sends it with Call (Initialized stays zero), or tests what
+	// the server does without it. It cannot be combined with Reconnect,
+	// which must initialize each new connection.
+	NoInitialize bool
+}
+
+// Direction is the way a frame went, for Config.OnFrame.
+type Direction int
+
+const (
+	Sent     Direction = iota + 1 // client to server
+	Received                      // server to client
+)
+
+func (d Direction) String() string {
+	switch d {
+	case Sent:
+		return "sent"
+	case Received:
+		return "received"
+	}
+	return fmt.Sprintf("Direction(%d)", int(d))
 }
 
 // Event is a server notification: an event/<type> method and its params.
@@ -93,6 +135,7 @@ type Client struct {
 	last    time.Time              // when anything last arrived
 	watched map[string]*watchState // by session id
 	err     error                  // why the client stopped
+	stream  *stream                // the current connection's
 
 	beforeRestore func() // tests hold a reconnection here
 }
@@ -117,6 +160,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.EventBuffer <= 0 {
 		cfg.EventBuffer = 1024
 	}
+	if cfg.NoInitialize && cfg.Reconnect {
+		return nil, errors.New("cdevd client: NoInitialize and Reconnect cannot be combined")
+	}
 	c := &Client{cfg: cfg, events: make(chan Event, cfg.EventBuffer), done: make(chan struct{}),
 		quit: make(chan struct{}), watched: map[string]*watchState{}}
 	if err := c.connect(ctx); err != nil {
@@ -130,6 +176,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 // connect dials and initializes one connection.
 func (c *Client) connect(ctx context.Context) error {
 	d := *websocket.DefaultDialer
+	if c.cfg.Dialer != nil {
+		d = *c.cfg.Dialer
+	}
 	h := http.Header{}
 	for k, vs := range c.cfg.Header {
 		h[k] = append([]string(nil), vs...)
@@ -147,10 +196,17 @@ func (c *Client) connect(ctx context.Context) error {
 		}
 		return fmt.Errorf("cdevd client: dial %s: %w", c.cfg.URL, err)
 	}
-	conn := jsonrpc2.NewConn(context.Background(), wsstream.NewObjectStream(ws), jsonrpc2.HandlerWithError(c.handle))
+	// jsonrpc2 would log to stderr what the client reports as errors
+	// already (a read error ends the connection: Err says why).
+	st := &stream{ws: ws, c: c}
+	conn := jsonrpc2.NewConn(context.Background(), st, jsonrpc2.HandlerWithError(c.handle),
+		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 	c.mu.Lock()
-	c.conn, c.ws, c.last = conn, ws, time.Now()
+	c.conn, c.ws, c.stream, c.last = conn, ws, st, time.Now()
 	c.mu.Unlock()
+	if c.cfg.NoInitialize {
+		return nil
+	}
 	var res rpc.InitializeResult
 	err = c.call(ctx, conn, rpc.MethodInitialize, rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion,
 		ClientInfo: &c.cfg.ClientInfo}, &res)
@@ -176,7 +232,10 @@ func (c *Client) Initialized() rpc.InitializeResult {
 // or when the connection is lost without Reconnect.
 func (c *Client) Events() <-chan Event { return c.events }
 
-// Err is why the client stopped (nil while it runs, or after Close).
+// Err is why the client stopped: nil while it runs, or after Close. After
+// a lost connection it wraps ErrClosed and the reason: a server's close
+// frame is a *websocket.CloseError (1001 when cdevd shuts down, 1013 when
+// it cut off a client too slow to read its events).
 func (c *Client) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -186,9 +245,6 @@ func (c *Client) Err() error {
 // handle receives the server's notifications on the read loop. It blocks
 // while Events is full: that is the backpressure the server sees.
 func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	c.mu.Lock()
-	c.last = time.Now()
-	c.mu.Unlock()
 	if !req.Notif {
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "a cdevd client serves no methods"}
 	}
@@ -272,6 +328,27 @@ func (c *Client) call(ctx context.Context, conn *jsonrpc2.Conn, method string, p
 	return nil
 }
 
+// Notify sends a notification: a method with no reply (initialized is
+// one; cdevd answers none of the others).
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	select {
+	case <-c.done:
+		return ErrClosed
+	default:
+	}
+	err := conn.Notify(ctx, method, params)
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		err = ErrClosed
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
 // Watch watches a session (replaying since p.SinceSeq when set) and
 // remembers it, so that a reconnect watches it again from the last event
 // received.
@@ -317,12 +394,12 @@ func (c *Client) supervise() {
 		c.mu.Lock()
 		conn := c.conn
 		c.mu.Unlock()
-		lost := c.watchConn(conn)
+		lost, why := c.watchConn(conn)
 		if !lost {
 			return // closed
 		}
 		if !c.cfg.Reconnect {
-			c.stop(fmt.Errorf("%w: the connection was lost", ErrClosed))
+			c.stop(fmt.Errorf("%w: the connection was lost: %w", ErrClosed, why))
 			return
 		}
 		if !c.reconnect() {
@@ -331,23 +408,30 @@ func (c *Client) supervise() {
 	}
 }
 
-// watchConn waits until conn is lost (true) or the client is closed.
-func (c *Client) watchConn(conn *jsonrpc2.Conn) bool {
+// watchConn waits until conn is lost (true, and why) or the client is
+// closed.
+func (c *Client) watchConn(conn *jsonrpc2.Conn) (bool, error) {
 	tick := time.NewTicker(c.cfg.HeartbeatTimeout / 4)
 	defer tick.Stop()
 	for {
 		select {
 		case <-c.done:
-			return false
+			return false, nil
 		case <-conn.DisconnectNotify():
-			return true
+			c.mu.Lock()
+			st := c.stream
+			c.mu.Unlock()
+			if err := st.err(); err != nil {
+				return true, err
+			}
+			return true, errors.New("the connection closed")
 		case <-tick.C:
 			c.mu.Lock()
 			silent := time.Since(c.last) > c.cfg.HeartbeatTimeout
 			c.mu.Unlock()
 			if silent {
 				_ = conn.Close()
-				return true
+				return true, fmt.Errorf("nothing received for %s (heartbeat timeout)", c.cfg.HeartbeatTimeout)
 			}
 		}
 	}
@@ -450,3 +534,57 @@ func (c *Client) Close() error {
 	c.wg.Wait()
 	return nil
 }
+
+// stream carries one JSON-RPC message per WebSocket text frame. It is the
+// client's own, rather than jsonrpc2/websocket's, so that OnFrame sees
+// the raw frames and the error that ended reading is kept for Err.
+type stream struct {
+	ws *websocket.Conn
+	c  *Client
+
+	mu      sync.Mutex
+	readErr error
+}
+
+func (s *stream) WriteObject(obj any) error {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if f := s.c.cfg.OnFrame; f != nil {
+		f(Sent, b) // jsonrpc2 writes one object at a time: frames keep their order
+	}
+	return s.ws.WriteMessage(websocket.TextMessage, b)
+}
+
+func (s *stream) ReadObject(v any) error {
+	_, b, err := s.ws.ReadMessage()
+	if err == nil {
+		s.c.mu.Lock()
+		s.c.last = time.Now()
+		s.c.mu.Unlock()
+		if f := s.c.cfg.OnFrame; f != nil {
+			f(Received, b)
+		}
+		if err = json.Unmarshal(b, v); err != nil {
+			err = fmt.Errorf("the server sent a frame that is not JSON-RPC: %w", err)
+		}
+	}
+	if err != nil {
+		s.mu.Lock()
+		if s.readErr == nil {
+			s.readErr = err
+		}
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// err is why reading stopped (nil while it goes on).
+func (s *stream) err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readErr
+}
+
+func (s *stream) Close() error { return s.ws.Close() }

@@ -7,18 +7,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/sourcegraph/jsonrpc2"
-	wsstream "github.com/sourcegraph/jsonrpc2/websocket"
 
-	"github.com/cdevd/cdevd/openrpc"
+	"github.com/cdevd/cdevd/client"
 	"github.com/cdevd/cdevd/rpc"
 )
 
@@ -26,107 +22,6 @@ import (
 // response arrived: the connection closed or ctx ended first. It is not a
 // JSON-RPC code; the server never sends it.
 const CodeNoResponse = 0
-
-// anyMethodCodes are the errors any method may answer with, whether or not
-// the document lists them for that method.
-var anyMethodCodes = []int64{rpc.CodeParseError, rpc.CodeInvalidRequest, rpc.CodeMethodNotFound,
-	rpc.CodeInvalidParams, rpc.CodeInternalError, rpc.CodeOverloaded, rpc.CodeNotInitialized}
-
-// contract is openrpc.json compiled once: its validator and, per method,
-// the error codes it documents.
-type contract struct {
-	v      *openrpc.Validator
-	errors map[string][]int64
-}
-
-var loadContract = sync.OnceValues(func() (*contract, error) {
-	v, err := openrpc.NewValidator(openrpc.Document)
-	if err != nil {
-		return nil, err
-	}
-	var doc struct {
-		Methods []struct {
-			Name   string `json:"name"`
-			Errors []struct {
-				Ref string `json:"$ref"`
-			} `json:"errors"`
-		} `json:"methods"`
-		Components struct {
-			Errors map[string]struct {
-				Code int64 `json:"code"`
-			} `json:"errors"`
-		} `json:"components"`
-	}
-	if err := json.Unmarshal(openrpc.Document, &doc); err != nil {
-		return nil, err
-	}
-	c := &contract{v: v, errors: map[string][]int64{}}
-	for _, m := range doc.Methods {
-		for _, e := range m.Errors {
-			name := strings.TrimPrefix(e.Ref, "#/components/errors/")
-			ce, ok := doc.Components.Errors[name]
-			if !ok {
-				return nil, fmt.Errorf("openrpc.json: %s refers to an undefined error %s", m.Name, e.Ref)
-			}
-			c.errors[m.Name] = append(c.errors[m.Name], ce.Code)
-		}
-	}
-	return c, nil
-})
-
-// checkError reports an error response the document does not allow.
-func (c *contract) checkError(method string, e *rpc.Error) error {
-	if e.Message == "" {
-		return fmt.Errorf("%s: error %d has no message", method, e.Code)
-	}
-	if !slices.Contains(append(anyMethodCodes, c.errors[method]...), e.Code) {
-		return fmt.Errorf("%s: error code %d is not documented for this method (%s)", method, e.Code, e.Message)
-	}
-	if e.Data == nil {
-		return nil
-	}
-	data, err := json.Marshal(e.Data)
-	if err != nil {
-		return err
-	}
-	if err := c.v.ValidateError(e.Code, data); err != nil {
-		return fmt.Errorf("%s: %w (%s)", method, err, e.Message)
-	}
-	return nil
-}
-
-// checkNotification validates a notification the server sent.
-func (c *contract) checkNotification(method string, params json.RawMessage) error {
-	if !strings.HasPrefix(method, rpc.EventPrefix) {
-		return fmt.Errorf("server sent %s, which is not an event/ notification", method)
-	}
-	return c.v.ValidateNotification(method, params)
-}
-
-// violations collects what a connection received that breaks the contract.
-// It is filled from the reading goroutine and reported on the test's own
-// goroutine (the next Call or Await, or cleanup), where failing is allowed.
-type violations struct {
-	t    testing.TB
-	mu   sync.Mutex
-	errs []error
-}
-
-func (v *violations) add(err error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.errs = append(v.errs, err)
-}
-
-func (v *violations) report() {
-	v.mu.Lock()
-	errs := v.errs
-	v.errs = nil
-	v.mu.Unlock()
-	for _, err := range errs {
-		v.t.Errorf("contract violation: %v", err)
-	}
-}
 
 // DialOption changes how Dial and DialRaw connect.
 type DialOption func(*dialConfig)
@@ -157,13 +52,16 @@ func WithHeader(h http.Header) DialOption {
 // kernel otherwise buffers megabytes for it.
 func WithReceiveBuffer(bytes int) DialOption { return func(c *dialConfig) { c.rcvbuf = bytes } }
 
-// DialWebSocket opens a WebSocket to url with token, as a client would. It
-// returns the HTTP response of a refused upgrade so callers can check its status.
-func DialWebSocket(ctx context.Context, url, token string, opts ...DialOption) (*websocket.Conn, *http.Response, error) {
+func dialOptions(opts []DialOption) dialConfig {
 	cfg := dialConfig{header: http.Header{}}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	return cfg
+}
+
+// dialer is the WebSocket dialer the options ask for.
+func (cfg dialConfig) dialer() *websocket.Dialer {
 	d := *websocket.DefaultDialer
 	if cfg.rcvbuf > 0 {
 		nd := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
@@ -177,6 +75,14 @@ func DialWebSocket(ctx context.Context, url, token string, opts ...DialOption) (
 		}}
 		d.NetDialContext = nd.DialContext
 	}
+	return &d
+}
+
+// DialWebSocket opens a WebSocket to url with token, as a client would. It
+// returns the HTTP response of a refused upgrade so callers can check its status.
+func DialWebSocket(ctx context.Context, url, token string, opts ...DialOption) (*websocket.Conn, *http.Response, error) {
+	cfg := dialOptions(opts)
+	d := cfg.dialer()
 	if cfg.subprotocol {
 		d.Subprotocols = []string{"cdevd", "cdevd.bearer." + token}
 	} else if token != "" {
@@ -223,43 +129,64 @@ func Event(typ, sessionID string) func(Notification) bool {
 	}
 }
 
-// Client is an outside client of cdevd: JSON-RPC 2.0 over a WebSocket, with
-// sourcegraph/jsonrpc2 doing the framing. Every result, error and
-// notification it receives is checked against openrpc.json; a violation
-// fails the test that owns the client.
+// Client is an outside client of cdevd for tests: the public client.Client
+// (the one client apps use), plus what tests need around it. Every frame
+// it sends and receives is checked against openrpc.json through
+// client.Config.OnFrame, and what passes is recorded in the wire corpus; a
+// violation fails the test that owns the client. The events are read from
+// client.Client.Events and kept, so that a test can Await them in any
+// order or look at all of them.
 type Client struct {
-	t        testing.TB
-	contract *contract
-	ws       *websocket.Conn
-	conn     *jsonrpc2.Conn
-	bad      *violations
+	t      testing.TB
+	c      *client.Client
+	bad    *violations
+	frames *frames
+	done   chan struct{} // closed when Events is closed and every event is kept
 
 	mu      sync.Mutex
 	notes   []Notification
 	taken   []bool        // notes already returned by Await
-	arrived chan struct{} // closed and replaced whenever a note arrives
-	readErr error         // why reading stopped
+	arrived chan struct{} // closed and replaced whenever a note is kept
+	// pending counts the notifications read off the wire and not kept
+	// yet. OnFrame counts them on the read loop, before the response the
+	// server sent after them is delivered, so that once a Call returns a
+	// look at the notes (Notifications, Until) waits for those events.
+	pending int
 }
 
-// Dial connects to url with token; the connection is closed when the test ends.
+// Dial connects to url with token, without initialize (call Initialize,
+// or test what the server does before it); the connection is closed when
+// the test ends.
 func Dial(t testing.TB, ctx context.Context, url, token string, opts ...DialOption) *Client {
+	t.Helper()
+	return dial(t, ctx, url, token, true, opts)
+}
+
+// Connect dials and initializes.
+func Connect(t testing.TB, ctx context.Context, url, token string, opts ...DialOption) (*Client, rpc.InitializeResult) {
+	t.Helper()
+	c := dial(t, ctx, url, token, false, opts)
+	return c, c.c.Initialized()
+}
+
+func dial(t testing.TB, ctx context.Context, url, token string, noInit bool, opts []DialOption) *Client {
 	t.Helper()
 	ct, err := loadContract()
 	if err != nil {
 		t.Fatalf("load openrpc.json: %v", err)
 	}
-	ws, resp, err := DialWebSocket(ctx, url, token, opts...)
+	dc := dialOptions(opts)
+	c := &Client{t: t, bad: &violations{t: t}, done: make(chan struct{}), arrived: make(chan struct{})}
+	c.frames = newFrames(ct, c.bad, true)
+	cc, err := client.Dial(ctx, client.Config{URL: url, Token: token, Subprotocol: dc.subprotocol, Header: dc.header,
+		Dialer: dc.dialer(), ClientInfo: rpc.ClientInfo{Name: "contracttests", Version: "1"},
+		NoInitialize: noInit, OnFrame: c.onFrame})
 	if err != nil {
-		status := ""
-		if resp != nil {
-			resp.Body.Close()
-			status = " (HTTP " + resp.Status + ")"
-		}
-		t.Fatalf("dial %s: %v%s", url, err, status)
+		c.bad.report()
+		t.Fatalf("%v", err)
 	}
-	c := &Client{t: t, contract: ct, ws: ws, bad: &violations{t: t}, arrived: make(chan struct{})}
-	c.conn = jsonrpc2.NewConn(context.Background(), stream{wsstream.NewObjectStream(ws), c},
-		jsonrpc2.HandlerWithError(c.handle), jsonrpc2.SetLogger(testLogger{t}))
+	c.c = cc
+	go c.keep()
 	t.Cleanup(func() {
 		c.Close()
 		c.bad.report()
@@ -267,11 +194,34 @@ func Dial(t testing.TB, ctx context.Context, url, token string, opts ...DialOpti
 	return c
 }
 
-// Connect dials and initializes.
-func Connect(t testing.TB, ctx context.Context, url, token string, opts ...DialOption) (*Client, rpc.InitializeResult) {
-	t.Helper()
-	c := Dial(t, ctx, url, token, opts...)
-	return c, c.Initialize(ctx)
+// onFrame checks each frame on the client's read (or write) path.
+func (c *Client) onFrame(dir client.Direction, frame []byte) {
+	if dir == client.Sent {
+		c.frames.onSent(frame)
+		return
+	}
+	// A notification the check finds is one jsonrpc2 (under client.Client)
+	// delivers to Events, unless it is not JSON-RPC 2.0 at all: that is a
+	// violation that fails the test anyway.
+	if _, notes := c.frames.onReceived(frame); len(notes) > 0 {
+		c.mu.Lock()
+		c.pending += len(notes)
+		c.mu.Unlock()
+	}
+}
+
+// keep reads the client's events until it stops.
+func (c *Client) keep() {
+	defer close(c.done)
+	for ev := range c.c.Events() {
+		c.mu.Lock()
+		c.notes = append(c.notes, Notification{Method: ev.Method, Params: ev.Params})
+		c.taken = append(c.taken, false)
+		c.pending--
+		close(c.arrived)
+		c.arrived = make(chan struct{})
+		c.mu.Unlock()
+	}
 }
 
 // Initialize calls initialize and fails the test unless it succeeds.
@@ -283,91 +233,19 @@ func (c *Client) Initialize(ctx context.Context) rpc.InitializeResult {
 	return res
 }
 
-// stream records why reading stopped (a close frame's code, typically)
-// before jsonrpc2 turns it into a closed connection.
-type stream struct {
-	wsstream.ObjectStream
-	c *Client
-}
-
-func (s stream) ReadObject(v any) error {
-	err := s.ObjectStream.ReadObject(v)
-	if err != nil {
-		s.c.mu.Lock()
-		if s.c.readErr == nil {
-			s.c.readErr = err
-		}
-		s.c.mu.Unlock()
-	}
-	return err
-}
-
-// testLogger sends jsonrpc2's complaints to the test log instead of stderr.
-type testLogger struct{ t testing.TB }
-
-func (l testLogger) Printf(format string, args ...any) {
-	defer func() { _ = recover() }() // logging after the test ended panics; the message is not worth it
-	l.t.Logf(format, args...)
-}
-
-// handle receives what the server sends that is not a response: it must be
-// an event notification. It runs on jsonrpc2's read loop, so it only records.
-func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
-	}
-	if !req.Notif {
-		c.bad.add(fmt.Errorf("server sent a request (%s) to the client", req.Method))
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "clients serve no methods"}
-	}
-	if err := c.contract.checkNotification(req.Method, params); err != nil {
-		c.bad.add(fmt.Errorf("%s: %w", req.Method, err))
-	} else {
-		recordWire("notification", req.Method, 0, map[string]any{"method": req.Method, "params": params})
-	}
-	c.mu.Lock()
-	c.notes = append(c.notes, Notification{Method: req.Method, Params: params})
-	c.taken = append(c.taken, false)
-	close(c.arrived)
-	c.arrived = make(chan struct{})
-	c.mu.Unlock()
-	return nil, nil
-}
-
 // Call sends a request and waits for its response. A JSON-RPC error comes
 // back as *rpc.Error (with Data decoded from JSON); when no response
 // arrives, the *rpc.Error has Code CodeNoResponse.
 func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, *rpc.Error) {
 	defer c.bad.report()
-	w, err := c.conn.DispatchCall(ctx, method, params)
-	if err != nil {
-		return nil, &rpc.Error{Code: CodeNoResponse, Message: "send: " + err.Error()}
-	}
 	var result json.RawMessage
-	err = w.Wait(ctx, &result)
-	var je *jsonrpc2.Error
+	err := c.c.Call(ctx, method, params, &result)
+	var re *rpc.Error
 	switch {
-	case errors.As(err, &je):
-		e := &rpc.Error{Code: je.Code, Message: je.Message}
-		if je.Data != nil {
-			_ = json.Unmarshal(*je.Data, &e.Data)
-		}
-		if verr := c.contract.checkError(method, e); verr != nil {
-			c.bad.add(verr)
-		} else {
-			recordWire("request", method, 0, map[string]any{"id": 1, "method": method, "params": params})
-			recordWire("error", method, e.Code, map[string]any{"id": 1, "error": e})
-		}
-		return nil, e
+	case errors.As(err, &re):
+		return nil, re
 	case err != nil:
 		return nil, &rpc.Error{Code: CodeNoResponse, Message: fmt.Sprintf("%s: no response: %v", method, err)}
-	}
-	if verr := c.contract.v.ValidateResult(method, result); verr != nil {
-		c.bad.add(verr)
-	} else {
-		recordWire("request", method, 0, map[string]any{"id": 1, "method": method, "params": params})
-		recordWire("result", method, 0, map[string]any{"id": 1, "result": result})
 	}
 	return result, nil
 }
@@ -389,7 +267,7 @@ func (c *Client) MustCall(ctx context.Context, method string, params, out any) {
 
 // Notify sends a notification (no response expected).
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	return c.conn.Notify(ctx, method, params)
+	return c.c.Notify(ctx, method, params)
 }
 
 // Await returns the first notification received (or to be received before
@@ -406,8 +284,8 @@ func (c *Client) Await(ctx context.Context, match func(Notification) bool) (Noti
 		}
 		select {
 		case <-arrived:
-		case <-c.conn.DisconnectNotify():
-			// Notes read before the close may not have been scanned yet.
+		case <-c.done:
+			// Notes kept before the end may not have been scanned yet.
 			if n, ok := c.take(match); ok {
 				return n, nil
 			}
@@ -445,7 +323,7 @@ func (c *Client) Until(ctx context.Context, cond func([]Notification) bool) erro
 		}
 		select {
 		case <-arrived:
-		case <-c.conn.DisconnectNotify():
+		case <-c.done:
 			if cond(c.Notifications()) {
 				return nil
 			}
@@ -467,11 +345,26 @@ func (c *Client) summary() string {
 	return "[" + strings.Join(types, " ") + "]"
 }
 
-// Notifications returns every notification received so far, in order.
+// Notifications returns every notification received so far, in order:
+// those read off the wire are kept first.
 func (c *Client) Notifications() []Notification {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Notification(nil), c.notes...)
+	for {
+		c.mu.Lock()
+		if c.pending <= 0 {
+			notes := append([]Notification(nil), c.notes...)
+			c.mu.Unlock()
+			return notes
+		}
+		arrived := c.arrived
+		c.mu.Unlock()
+		select {
+		case <-arrived:
+		case <-c.done:
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return append([]Notification(nil), c.notes...)
+		}
+	}
 }
 
 // SessionEvents returns the events received so far for one session, in order.
@@ -485,16 +378,13 @@ func (c *Client) SessionEvents(sessionID string) []Notification {
 	return out
 }
 
-// Done is closed once the connection is closed, by either side.
-func (c *Client) Done() <-chan struct{} { return c.conn.DisconnectNotify() }
+// Done is closed once the connection is closed, by either side, and every
+// event received is kept.
+func (c *Client) Done() <-chan struct{} { return c.done }
 
-// ReadError is why reading stopped (a *websocket.CloseError carries the
-// server's close code); nil while the connection is open.
-func (c *Client) ReadError() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.readErr
-}
+// ReadError is why the connection ended (a *websocket.CloseError carries
+// the server's close code); nil while it is open or after Close.
+func (c *Client) ReadError() error { return c.c.Err() }
 
 // CloseCode is the code of the close frame the server sent, or 0.
 func (c *Client) CloseCode() int {
@@ -508,7 +398,6 @@ func (c *Client) CloseCode() int {
 // Close says goodbye with a normal close frame and closes the connection;
 // safe to call more than once.
 func (c *Client) Close() {
-	_ = c.ws.WriteControl(websocket.CloseMessage,
-		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
-	_ = c.conn.Close() // ErrClosed when already closed
+	_ = c.c.Close()
+	<-c.done
 }

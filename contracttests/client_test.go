@@ -105,6 +105,9 @@ func TestClientReportsViolations(t *testing.T) {
 		{"event with a bad timestamp", "workspace/list", []string{
 			`{"jsonrpc":"2.0","method":"event/heartbeat","params":{"server_time":"yesterday","sequence":1,"uptime_seconds":3}}`,
 			`{"jsonrpc":"2.0","id":%ID%,"result":{"workspaces":[]}}`}, "event/heartbeat"},
+		{"request to the client", "workspace/list", []string{
+			`{"jsonrpc":"2.0","id":"s1","method":"event/heartbeat","params":{"server_time":"2026-01-01T00:00:00.000Z","sequence":1,"uptime_seconds":3}}`,
+			`{"jsonrpc":"2.0","id":%ID%,"result":{"workspaces":[]}}`}, "server sent a request"},
 		{"unknown notification", "workspace/list", []string{
 			`{"jsonrpc":"2.0","method":"event/surprise","params":{}}`,
 			`{"jsonrpc":"2.0","id":%ID%,"result":{"workspaces":[]}}`}, "event/surprise"},
@@ -133,5 +136,29 @@ func TestClientReportsViolations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The events a server sent before a response are among Notifications as
+// soon as the call returns (they are kept by another goroutine, reading
+// the client's Events).
+func TestClientKeepsEventsBeforeTheResponse(t *testing.T) {
+	const n = 200
+	frames := make([]string, 0, n+1)
+	for range n {
+		frames = append(frames, validHeartbeat)
+	}
+	url := fakeServer(t, map[string][]string{
+		"workspace/list": append(frames, `{"jsonrpc":"2.0","id":%ID%,"result":{"workspaces":[]}}`),
+	})
+	ctx := testCtx(t)
+	c := Dial(t, ctx, url, "token")
+	for i := 1; i <= 3; i++ {
+		if _, rerr := c.Call(ctx, rpc.MethodWorkspaceList, nil); rerr != nil {
+			t.Fatal(rerr)
+		}
+		if got := len(c.Notifications()); got != i*n {
+			t.Fatalf("%d notifications after call %d, want %d", got, i, i*n)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package contracttests
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdevd/cdevd/client"
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/scripted"
@@ -214,14 +216,28 @@ func TestReplayLongerThanSendQueue(t *testing.T) {
 	id := startSession(t, ctx, a, w)
 	var steps []map[string]any
 	for range 4 * queue {
-		// Paced, so that a (which reads as fast as it can) keeps up.
+		// Paced, so that a client reading as fast as it can mostly keeps up.
 		steps = append(steps, map[string]any{"delta": "d"}, map[string]any{"sleep_ms": 2})
 	}
+	// Even so, on a loaded machine a client can fall 16 events behind and
+	// be cut off with 1013 (a is, now and then): the end of the turn is
+	// awaited through the public client, which then reconnects with
+	// since_seq as clients should. (What it receives, b receives too and
+	// checks.)
+	waiter, err := client.Dial(ctx, client.Config{URL: e.url, Token: e.token, Reconnect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close()
+	zero := int64(0)
+	if _, err := waiter.Watch(ctx, rpc.WatchParams{WorkspaceID: w.ID, SessionID: id, SinceSeq: &zero}); err != nil {
+		t.Fatal(err)
+	}
 	send(t, ctx, a, id, script(steps...))
-	await(t, ctx, a, rpc.EventTurnCompleted, id)
-	last := state(t, ctx, a, id).LastSeq
+	awaitTurnEnd(t, ctx, waiter, id)
 
 	b := e.connect(ctx)
+	last := state(t, ctx, b, id).LastSeq
 	since := int64(1)
 	raw, rerr := b.Call(ctx, rpc.MethodWatch, rpc.WatchParams{WorkspaceID: w.ID, SessionID: id, SinceSeq: &since})
 	if rerr != nil {
@@ -239,4 +255,22 @@ func TestReplayLongerThanSendQueue(t *testing.T) {
 		t.Fatalf("replaying %d events through a %d-message send queue: %v (close code %d)", last-since, queue, err, b.CloseCode())
 	}
 	checkSeqs(t, b.SessionEvents(id), since+1, init.Epoch)
+}
+
+// awaitTurnEnd reads c's events until a turn of session id has completed.
+func awaitTurnEnd(t *testing.T, ctx context.Context, c *client.Client, id string) {
+	t.Helper()
+	for {
+		select {
+		case ev, ok := <-c.Events():
+			if !ok {
+				t.Fatalf("events closed before the turn ended: %v", c.Err())
+			}
+			if ev.Type() == rpc.EventTurnCompleted && ev.Header.SessionID == id {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatalf("the turn did not end: %v", ctx.Err())
+		}
+	}
 }

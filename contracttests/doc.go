@@ -7,6 +7,11 @@
 // With CDEVD_CONTRACT_URL and CDEVD_CONTRACT_TOKEN set, the tests that need
 // nothing but the wire run against that server instead; the others skip.
 //
-// Client, RawConn and StartDaemon are exported for other packages'
-// end-to-end tests (the real-CLI suites connect the same way).
+// Client is the public client (package client) with the checks around it:
+// every frame it sends and receives goes through client.Config.OnFrame to
+// be validated and recorded in the wire corpus (testdata/wire), so the
+// suite proves the server and the client apps use at once. RawConn speaks
+// WebSocket with no client, for the frames no client sends. Client,
+// RawConn and StartDaemon are exported for other packages' end-to-end
+// tests (the real-CLI suites connect the same way).
 package contracttests

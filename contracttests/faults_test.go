@@ -16,9 +16,13 @@ import (
 // process is left behind.
 func TestFaults(t *testing.T) {
 	inProcessOnly(t)
-	fast := func(_ *daemon.Config, sc *scripted.Config) {
+	fast := func(_ *daemon.Config, sc *scripted.Config) { sc.KillGrace = 200 * time.Millisecond }
+	// A short stall timeout keeps the hang cases quick. The others keep
+	// the default: a 10 MB line can take longer than 300 ms to cross a
+	// loaded machine, which would end its turn with a stall instead.
+	fastStall := func(dc *daemon.Config, sc *scripted.Config) {
+		fast(dc, sc)
 		sc.StallTimeout = 300 * time.Millisecond
-		sc.KillGrace = 200 * time.Millisecond
 	}
 	cases := []struct {
 		name  string
@@ -38,7 +42,11 @@ func TestFaults(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := startEnv(t, fast)
+			opt := fast
+			if tc.code == runtimes.CodeStallTimeout {
+				opt = fastStall
+			}
+			e := startEnv(t, opt)
 			ctx := testCtx(t)
 			c := e.connect(ctx)
 			w := e.workspace(ctx, c)

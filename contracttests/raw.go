@@ -1,7 +1,6 @@
 package contracttests
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,23 +11,24 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/cdevd/cdevd/rpc"
 )
 
 // RawConn is a WebSocket to cdevd with no JSON-RPC library in between, for
 // what a well-behaved client never sends: malformed JSON, invalid request
 // objects, batches, huge frames. It reads only when asked (Next, AwaitClose),
 // so it also plays the client that stops reading. What it receives is still
-// checked against openrpc.json: results of requests it sent, errors, and
-// notifications.
+// checked against openrpc.json, as Client's frames are: results of
+// requests it sent, errors, and notifications.
+//
+// It stays below client.Client on purpose: a client that could send these
+// frames, or stop reading at will, would be a broken client; the tests
+// that need them speak WebSocket directly.
 type RawConn struct {
-	contract *contract
-	ws       *websocket.Conn
-	bad      *violations
+	ws     *websocket.Conn
+	bad    *violations
+	frames *frames
 
 	mu      sync.Mutex
-	methods map[string]string // request id, as compact JSON → method
 	readErr error
 }
 
@@ -46,7 +46,8 @@ func DialRaw(t testing.TB, ctx context.Context, url, token string, opts ...DialO
 		}
 		t.Fatalf("dial %s: %v", url, err)
 	}
-	r := &RawConn{contract: ct, ws: ws, bad: &violations{t: t}, methods: map[string]string{}}
+	r := &RawConn{ws: ws, bad: &violations{t: t}}
+	r.frames = newFrames(ct, r.bad, false)
 	t.Cleanup(func() {
 		r.Close()
 		r.bad.report()
@@ -72,104 +73,9 @@ func (r *RawConn) read(ctx context.Context) ([]byte, error) {
 	return data, nil
 }
 
-// check validates a received frame and reports whether it holds replies.
-func (r *RawConn) check(data []byte) bool {
-	var elems []json.RawMessage
-	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
-		if err := json.Unmarshal(data, &elems); err != nil || len(elems) == 0 {
-			r.bad.add(fmt.Errorf("server sent a malformed batch: %s", data))
-			return true
-		}
-	} else {
-		elems = []json.RawMessage{data}
-	}
-	replies := false
-	for _, e := range elems {
-		var m struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Method  string          `json:"method"`
-			Params  json.RawMessage `json:"params"`
-			Result  json.RawMessage `json:"result"`
-			Error   *rpc.Error      `json:"error"`
-		}
-		if err := json.Unmarshal(e, &m); err != nil || m.JSONRPC != "2.0" {
-			r.bad.add(fmt.Errorf("server sent something that is not JSON-RPC 2.0: %s", e))
-			continue
-		}
-		if m.Method != "" {
-			if err := r.contract.checkNotification(m.Method, m.Params); err != nil {
-				r.bad.add(fmt.Errorf("%s: %w", m.Method, err))
-			}
-			continue
-		}
-		replies = true
-		if m.ID == nil {
-			r.bad.add(fmt.Errorf("a response has no id: %s", e))
-			continue
-		}
-		method := r.method(m.ID)
-		switch {
-		case m.Error != nil && m.Result != nil:
-			r.bad.add(fmt.Errorf("a response has both result and error: %s", e))
-		case m.Error != nil:
-			var err error
-			if method != "" {
-				err = r.contract.checkError(method, m.Error)
-			} else if m.Error.Message == "" {
-				err = fmt.Errorf("error %d has no message", m.Error.Code)
-			}
-			if err != nil {
-				r.bad.add(err)
-			}
-		case m.Result == nil:
-			r.bad.add(fmt.Errorf("a response has neither result nor error: %s", e))
-		case method != "":
-			if err := r.contract.v.ValidateResult(method, m.Result); err != nil {
-				r.bad.add(err)
-			}
-		}
-	}
-	return replies
-}
-
-func idKey(id json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, id) != nil {
-		return string(id)
-	}
-	return b.String()
-}
-
-func (r *RawConn) method(id json.RawMessage) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.methods[idKey(id)]
-}
-
-// remember records the methods of the requests in a frame, so that their
-// results can be validated.
-func (r *RawConn) remember(frame []byte) {
-	var elems []json.RawMessage
-	if json.Unmarshal(frame, &elems) != nil {
-		elems = []json.RawMessage{frame}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, e := range elems {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(e, &m) == nil && m.ID != nil && m.Method != "" {
-			r.methods[idKey(m.ID)] = m.Method
-		}
-	}
-}
-
 // Send writes one text frame as is.
 func (r *RawConn) Send(frame []byte) error {
-	r.remember(frame)
+	r.frames.onSent(frame)
 	return r.ws.WriteMessage(websocket.TextMessage, frame)
 }
 
@@ -187,7 +93,7 @@ func (r *RawConn) Next(ctx context.Context) (json.RawMessage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("waiting for a reply: %w", err)
 		}
-		if r.check(f) {
+		if replies, _ := r.frames.onReceived(f); replies {
 			return f, nil
 		}
 	}
@@ -212,14 +118,8 @@ func (r *RawConn) Drain(ctx context.Context) ([]Notification, int, error) {
 		case err != nil:
 			return notes, websocket.CloseAbnormalClosure, nil
 		}
-		r.check(f)
-		var n struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if json.Unmarshal(f, &n) == nil && n.Method != "" {
-			notes = append(notes, Notification{Method: n.Method, Params: n.Params})
-		}
+		_, got := r.frames.onReceived(f)
+		notes = append(notes, got...)
 	}
 }
 

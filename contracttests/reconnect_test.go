@@ -173,7 +173,7 @@ func (f *follower) read(ctx context.Context, r *RawConn) (frame, bool) {
 	}
 	if f.checked[fr.Method] < checkedPerType {
 		f.checked[fr.Method]++
-		r.check(data)
+		r.frames.onReceived(data)
 	}
 	return fr, true
 }
