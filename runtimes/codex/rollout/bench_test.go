@@ -61,7 +61,7 @@ func BenchmarkMessagesLastPage(b *testing.B) {
 		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
 			home, ws := b.TempDir(), b.TempDir()
 			writeBig(b, home, ws, threadA, size)
-			s := New(home, nil)
+			s := newStore(b, home)
 			ctx := context.Background()
 			start := time.Now().UnixNano()
 			if _, _, err := s.Messages(ctx, ws, threadA, 0, 50, true); err != nil {
@@ -94,7 +94,7 @@ func BenchmarkList1000(b *testing.B) {
 		}
 		writeBig(b, home, dir, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), 8<<10)
 	}
-	s := New(home, nil)
+	s := newStore(b, home)
 	ctx := context.Background()
 	start := time.Now().UnixNano()
 	if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
@@ -158,7 +158,7 @@ func BenchmarkFirstPage(b *testing.B) {
 		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
 			cpu := cpuMeter(b)
 			for b.Loop() {
-				s := New(home, nil)
+				s := newStore(b, home)
 				if page, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil || len(page) != 50 {
 					b.Fatalf("%d, %v", len(page), err)
 				}
@@ -175,13 +175,13 @@ func BenchmarkRestartPage(b *testing.B) {
 	home, ws, ids := bigRollouts(b)
 	cache := b.TempDir()
 	for i, size := range bigSizes {
-		if _, _, err := New(home, nil).WithCacheDir(cache).Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil {
+		if _, _, err := newStore(b, home).WithCacheDir(cache).Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
 			cpu := cpuMeter(b)
 			for b.Loop() {
-				s := New(home, nil).WithCacheDir(cache)
+				s := newStore(b, home).WithCacheDir(cache)
 				if page, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil || len(page) != 50 {
 					b.Fatalf("%d, %v", len(page), err)
 				}
@@ -212,16 +212,16 @@ func BenchmarkListCold(b *testing.B) {
 	b.Run("first", func(b *testing.B) {
 		cpu := cpuMeter(b)
 		for b.Loop() {
-			list(b, New(home, nil))
+			list(b, newStore(b, home))
 		}
 		cpu()
 	})
 	cache := b.TempDir()
-	list(b, New(home, nil).WithCacheDir(cache))
+	list(b, newStore(b, home).WithCacheDir(cache))
 	b.Run("restart", func(b *testing.B) {
 		cpu := cpuMeter(b)
 		for b.Loop() {
-			list(b, New(home, nil).WithCacheDir(cache))
+			list(b, newStore(b, home).WithCacheDir(cache))
 		}
 		cpu()
 	})
