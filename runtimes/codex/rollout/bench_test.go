@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
 )
 
 // writeBig writes a rollout of about size bytes for workspace ws: the
@@ -83,8 +86,10 @@ func BenchmarkMessagesLastPage(b *testing.B) {
 }
 
 // BenchmarkList1000 lists a workspace among 1,000 rollouts (half of them
-// its own) through a warm Store: one walk and a stat per rollout. cold-ms
-// is the first call, which reads every rollout.
+// its own) through a warm Store: with the sessions tree watched, one
+// barrier round and no read while nothing changed; refused (the fallback),
+// one walk and a stat per rollout. cold-ms is the first call, which
+// indexes the workspace's rollouts and reads the first line of the others.
 func BenchmarkList1000(b *testing.B) {
 	home, ws, other := b.TempDir(), b.TempDir(), b.TempDir()
 	for i := range 1000 {
@@ -94,22 +99,32 @@ func BenchmarkList1000(b *testing.B) {
 		}
 		writeBig(b, home, dir, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), 8<<10)
 	}
-	s := newStore(b, home)
-	ctx := context.Background()
-	start := time.Now().UnixNano()
-	if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
-		b.Fatalf("%d, %v", len(list), err)
+	for _, c := range []struct {
+		name string
+		w    *fswatch.Watcher
+	}{
+		{"watched", nil},
+		{"refused", fswatch.New(fswatch.Config{Refuse: func(string) error { return syscall.ENOSPC }})},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := newStore(b, home).WithWatcher(c.w)
+			ctx := context.Background()
+			start := time.Now().UnixNano()
+			if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
+				b.Fatalf("%d, %v", len(list), err)
+			}
+			cold := float64(time.Now().UnixNano()-start) / 1e6
+			b.ResetTimer()
+			cpu := cpuMeter(b)
+			for b.Loop() {
+				if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
+					b.Fatalf("%d, %v", len(list), err)
+				}
+			}
+			cpu()
+			b.ReportMetric(cold, "cold-ms")
+		})
 	}
-	cold := float64(time.Now().UnixNano()-start) / 1e6
-	b.ResetTimer()
-	cpu := cpuMeter(b)
-	for b.Loop() {
-		if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
-			b.Fatalf("%d, %v", len(list), err)
-		}
-	}
-	cpu()
-	b.ReportMetric(cold, "cold-ms")
 }
 
 // cpuMeter reports, when the returned function is called after a b.Loop,
@@ -212,7 +227,9 @@ func BenchmarkListCold(b *testing.B) {
 	b.Run("first", func(b *testing.B) {
 		cpu := cpuMeter(b)
 		for b.Loop() {
-			list(b, newStore(b, home))
+			s := New(home, nil)
+			list(b, s)
+			s.Close()
 		}
 		cpu()
 	})
@@ -221,7 +238,9 @@ func BenchmarkListCold(b *testing.B) {
 	b.Run("restart", func(b *testing.B) {
 		cpu := cpuMeter(b)
 		for b.Loop() {
-			list(b, newStore(b, home).WithCacheDir(cache))
+			s := New(home, nil).WithCacheDir(cache)
+			list(b, s)
+			s.Close()
 		}
 		cpu()
 	})

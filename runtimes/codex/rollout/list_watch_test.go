@@ -106,10 +106,22 @@ func TestListSkipsOtherWorkspaces(t *testing.T) {
 // one of another workspace moves to that workspace's history, and back;
 // so does one rewritten in place shorter than it was.
 func TestListReplacedRolloutMoves(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		headMin int64
+	}{{"indexed", headMin}, {"heads read", 0}} {
+		t.Run(c.name, func(t *testing.T) { testReplacedRolloutMoves(t, c.headMin) })
+	}
+}
+
+// testReplacedRolloutMoves is TestListReplacedRolloutMoves with rollouts
+// above headMin read by their first line.
+func testReplacedRolloutMoves(t *testing.T, headMin int64) {
 	home, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
 	p := install(t, home, "exec.jsonl", "2026/11/23", threadB, ws)
 	install(t, home, "exec.jsonl", "2026/11/23", threadC, other)
 	s := newStore(t, home)
+	s.headMin = headMin
 	check := func(i int, to string) {
 		t.Helper()
 		for _, w := range []string{ws, other} {

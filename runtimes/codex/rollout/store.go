@@ -48,8 +48,9 @@ type Store struct {
 	lmu  sync.Mutex
 	tr   tree
 	idle time.Duration // the watches unused this long are released
-	// maxDirs is maxWatchedDirs; tests lower it.
+	// maxDirs is maxWatchedDirs, headMin headMin; tests lower them.
 	maxDirs int
+	headMin int64
 	closed  bool // Close was called: List watches nothing
 	// afterFunc is time.AfterFunc; tests fire the release themselves.
 	afterFunc func(time.Duration, func()) *time.Timer
@@ -69,7 +70,7 @@ func New(codexHome string, logger *zap.Logger) *Store {
 		logger = zap.NewNop()
 	}
 	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}, sums: map[string]summary{},
-		heads: map[string]head{}, idle: listIdle, maxDirs: maxWatchedDirs, afterFunc: time.AfterFunc,
+		heads: map[string]head{}, idle: listIdle, maxDirs: maxWatchedDirs, headMin: headMin, afterFunc: time.AfterFunc,
 		tr: tree{gens: map[string]*fswatch.Gen{}, lists: map[string]*listing{}}}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "rollout")
 	return s
