@@ -134,14 +134,28 @@ func (s *Store) generation(ctx context.Context) (gen, ver uint64, watched bool) 
 		}
 		return 0, 0, false
 	}
+	var lost []*fswatch.Gen
 	for _, g := range others {
 		n, err := g.Seen()
 		if err != nil {
-			// A directory removed or moved: its parent changed too, and the
-			// List that reads the tree now drops or replaces its watch.
-			return 0, 0, false
+			lost = append(lost, g)
+			continue
 		}
 		gen = max(gen, n)
+	}
+	if len(lost) > 0 {
+		// Directories removed or moved (their parents changed too): this
+		// List reads the tree, and watches afresh those still there.
+		s.lmu.Lock()
+		for d, g := range s.tr.gens {
+			if slices.Contains(lost, g) {
+				delete(s.tr.gens, d)
+				s.tr.ver++
+			}
+		}
+		s.lmu.Unlock()
+		closeAll(lost)
+		return 0, 0, false
 	}
 	return gen, ver, true
 }

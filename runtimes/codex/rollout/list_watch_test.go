@@ -30,10 +30,11 @@ func listOf(t *testing.T, s *Store, ws string) string {
 }
 
 // freshList lists ws with a new Store, which reads everything: what any
-// List must return.
+// List must return. Its watches are its own, so that they cannot revive
+// those of the Store under test (fswatch keeps one watch per path).
 func freshList(t *testing.T, home, ws string) string {
 	t.Helper()
-	s := New(home, nil)
+	s := New(home, nil).WithWatcher(fswatch.New(fswatch.Config{}))
 	defer s.Close()
 	return listOf(t, s, ws)
 }
@@ -163,7 +164,7 @@ const threadD = "01a205e0-0000-7000-8000-00000000000d"
 // sessions tree (no wait of any kind) reports it: a rollout created in a
 // new day directory, appended to (an old one, held open: a resume),
 // renamed into place, touched, truncated, deleted, a year directory
-// removed. A List with no change between reads nothing: the watches are
+// removed, a day directory replaced. A List with no change between reads nothing: the watches are
 // what let it, so the changes being seen proves they miss none.
 func TestListSeesEveryWrite(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
@@ -186,7 +187,7 @@ func TestListSeesEveryWrite(t *testing.T) {
 	c := filepath.Join(newDay, filepath.Base(b[:len(b)-len(threadB+".jsonl")])+threadC+".jsonl")
 	d := filepath.Join(filepath.Dir(b), filepath.Base(c))
 	d = d[:len(d)-len(threadC+".jsonl")] + threadD + ".jsonl"
-	touches := 0
+	touches, moves := 0, 0
 	line := `{"timestamp":"2026-11-23T00:00:09.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"AgentMessage","id":"m","content":[{"type":"Text","text":"more"}]}}}` + "\n"
 	changes := []struct {
 		what string
@@ -211,6 +212,17 @@ func TestListSeesEveryWrite(t *testing.T) {
 		{"delete", func() error { return os.Remove(d) }},
 		{"remove a year directory", func() error { return os.RemoveAll(filepath.Join(home, "sessions", "2027")) }},
 		{"restore", func() error { return renameInto(t, b, rolloutBytes(t, threadB, ws)) }},
+		{"replace the day directory", func() error {
+			moves++
+			day := filepath.Dir(b)
+			if err := os.Rename(day, filepath.Join(home, fmt.Sprint("moved", moves))); err != nil {
+				return err
+			}
+			if err := os.Mkdir(day, 0o700); err != nil {
+				return err
+			}
+			return os.WriteFile(b, append(rolloutBytes(t, threadB, ws), line...), 0o600)
+		}},
 	}
 	// A List that found directories not watched yet reads the tree once
 	// more at the next call (they may have changed before their watch).
