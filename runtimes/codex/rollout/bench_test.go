@@ -265,3 +265,23 @@ func BenchmarkClassify(b *testing.B) {
 	}
 	cpu()
 }
+
+// BenchmarkListBesideBig is the first List (a new Store) of a workspace of
+// 100 small rollouts in a tree that also holds a 64 MB rollout of another
+// workspace: List reads that one's first line, where it used to scan it.
+func BenchmarkListBesideBig(b *testing.B) {
+	home, ws, other := b.TempDir(), b.TempDir(), b.TempDir()
+	for i := range 100 {
+		writeBig(b, home, ws, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), 8<<10)
+	}
+	writeBig(b, home, other, threadB, 64<<20)
+	cpu := cpuMeter(b)
+	for b.Loop() {
+		s := New(home, nil)
+		if list, err := s.List(context.Background(), ws); err != nil || len(list) != 100 {
+			b.Fatalf("%d, %v", len(list), err)
+		}
+		s.Close()
+	}
+	cpu()
+}
