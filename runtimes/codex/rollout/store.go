@@ -76,8 +76,8 @@ func New(codexHome string, logger *zap.Logger) *Store {
 	return s
 }
 
-// WithWatcher makes Tail and List watch through w rather than the process's shared
-// watcher; it returns s.
+// WithWatcher makes Tail and List watch through w rather than the
+// process's shared watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
 	return s
