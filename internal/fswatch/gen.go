@@ -111,6 +111,24 @@ func (g *Gen) Now(ctx context.Context) (uint64, error) {
 	return d.gen, nil
 }
 
+// Seen returns the directory's generation as counted so far, without a
+// barrier of its own and without checking that the path still names the
+// watched directory. It is for a tree of watched directories: one Now (of
+// the tree's root) makes the barrier for all of them, and a directory
+// replaced inside the tree changes its watched parent, so only the root
+// needs Now's check of its identity. The count it returns is exact only
+// right after such a Now.
+func (g *Gen) Seen() (uint64, error) {
+	w := g.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.dirs[g.dir]
+	if g.closed || d == nil || !d.live {
+		return 0, ErrLost
+	}
+	return d.gen, nil
+}
+
 // Close ends the count; the kernel watches go when no one uses them, and
 // the instance with the last of them. Closing twice is harmless.
 func (g *Gen) Close() error {

@@ -277,3 +277,50 @@ func BenchmarkGenNow(b *testing.B) {
 		}
 	}
 }
+
+// TestGenSeen: after one Now of a tree's root, Seen of a directory below
+// counts every change made in it before that Now (the root's barrier
+// covers the whole instance), and fails once the directory is removed or
+// its Gen closed.
+func TestGenSeen(t *testing.T) {
+	w := New(Config{})
+	root := t.TempDir()
+	sub := filepath.Join(root, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	g := watchGen(t, w, root)
+	defer g.Close()
+	s := watchGen(t, w, sub)
+	defer s.Close()
+	seen := func() uint64 {
+		t.Helper()
+		now(t, g)
+		n, err := s.Seen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := range 20 {
+		before := seen()
+		if again := seen(); again != before {
+			t.Fatalf("no change, yet %d then %d", before, again)
+		}
+		write(t, filepath.Join(sub, fmt.Sprint(i)))
+		if after := seen(); after == before {
+			t.Fatalf("change %d not counted by Seen right after the root's Now", i)
+		}
+	}
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	now(t, g)
+	if _, err := s.Seen(); !errors.Is(err, ErrLost) {
+		t.Fatalf("Seen of a removed directory: %v, want ErrLost", err)
+	}
+	s.Close()
+	if _, err := s.Seen(); !errors.Is(err, ErrLost) {
+		t.Fatalf("Seen of a closed Gen: %v, want ErrLost", err)
+	}
+}

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func TestConformance(t *testing.T) {
 				KillGrace: 5 * time.Second,
 				Logger:    zaptest.NewLogger(t),
 			})
+			t.Cleanup(func() { a.Transcripts().(io.Closer).Close() }) // its history's tree watch
 			return adaptertest.Env{Adapter: a, Dir: dir, Mark: mark}
 		},
 		Missing: func(t *testing.T) runtimes.Adapter {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,6 +51,7 @@ func newLive(t *testing.T, responder fakeopenai.Responder) *liveEnv {
 	}
 	a := New(Config{Bin: codextest.Bin(t), Env: env, KillGrace: 5 * time.Second, Logger: zaptest.NewLogger(t)})
 	l := &liveEnv{api: api, a: a, env: env, ws: ws, mark: mark}
+	t.Cleanup(func() { a.Transcripts().(io.Closer).Close() }) // its history's tree watch
 	t.Cleanup(func() {
 		if left := proctest.Marked(mark); len(left) > 0 {
 			t.Errorf("processes left: %v", left)

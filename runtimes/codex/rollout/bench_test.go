@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
 )
 
 // writeBig writes a rollout of about size bytes for workspace ws: the
@@ -61,7 +64,7 @@ func BenchmarkMessagesLastPage(b *testing.B) {
 		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
 			home, ws := b.TempDir(), b.TempDir()
 			writeBig(b, home, ws, threadA, size)
-			s := New(home, nil)
+			s := newStore(b, home)
 			ctx := context.Background()
 			start := time.Now().UnixNano()
 			if _, _, err := s.Messages(ctx, ws, threadA, 0, 50, true); err != nil {
@@ -83,8 +86,10 @@ func BenchmarkMessagesLastPage(b *testing.B) {
 }
 
 // BenchmarkList1000 lists a workspace among 1,000 rollouts (half of them
-// its own) through a warm Store: one walk and a stat per rollout. cold-ms
-// is the first call, which reads every rollout.
+// its own) through a warm Store: with the sessions tree watched, one
+// barrier round and no read while nothing changed; refused (the fallback),
+// one walk and a stat per rollout. cold-ms is the first call, which
+// indexes the workspace's rollouts and reads the first line of the others.
 func BenchmarkList1000(b *testing.B) {
 	home, ws, other := b.TempDir(), b.TempDir(), b.TempDir()
 	for i := range 1000 {
@@ -94,22 +99,32 @@ func BenchmarkList1000(b *testing.B) {
 		}
 		writeBig(b, home, dir, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), 8<<10)
 	}
-	s := New(home, nil)
-	ctx := context.Background()
-	start := time.Now().UnixNano()
-	if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
-		b.Fatalf("%d, %v", len(list), err)
+	for _, c := range []struct {
+		name string
+		w    *fswatch.Watcher
+	}{
+		{"watched", nil},
+		{"refused", fswatch.New(fswatch.Config{Refuse: func(string) error { return syscall.ENOSPC }})},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := newStore(b, home).WithWatcher(c.w)
+			ctx := context.Background()
+			start := time.Now().UnixNano()
+			if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
+				b.Fatalf("%d, %v", len(list), err)
+			}
+			cold := float64(time.Now().UnixNano()-start) / 1e6
+			b.ResetTimer()
+			cpu := cpuMeter(b)
+			for b.Loop() {
+				if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
+					b.Fatalf("%d, %v", len(list), err)
+				}
+			}
+			cpu()
+			b.ReportMetric(cold, "cold-ms")
+		})
 	}
-	cold := float64(time.Now().UnixNano()-start) / 1e6
-	b.ResetTimer()
-	cpu := cpuMeter(b)
-	for b.Loop() {
-		if list, err := s.List(ctx, ws); err != nil || len(list) != 500 {
-			b.Fatalf("%d, %v", len(list), err)
-		}
-	}
-	cpu()
-	b.ReportMetric(cold, "cold-ms")
 }
 
 // cpuMeter reports, when the returned function is called after a b.Loop,
@@ -158,7 +173,7 @@ func BenchmarkFirstPage(b *testing.B) {
 		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
 			cpu := cpuMeter(b)
 			for b.Loop() {
-				s := New(home, nil)
+				s := newStore(b, home)
 				if page, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil || len(page) != 50 {
 					b.Fatalf("%d, %v", len(page), err)
 				}
@@ -175,13 +190,13 @@ func BenchmarkRestartPage(b *testing.B) {
 	home, ws, ids := bigRollouts(b)
 	cache := b.TempDir()
 	for i, size := range bigSizes {
-		if _, _, err := New(home, nil).WithCacheDir(cache).Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil {
+		if _, _, err := newStore(b, home).WithCacheDir(cache).Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
 			cpu := cpuMeter(b)
 			for b.Loop() {
-				s := New(home, nil).WithCacheDir(cache)
+				s := newStore(b, home).WithCacheDir(cache)
 				if page, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil || len(page) != 50 {
 					b.Fatalf("%d, %v", len(page), err)
 				}
@@ -212,16 +227,20 @@ func BenchmarkListCold(b *testing.B) {
 	b.Run("first", func(b *testing.B) {
 		cpu := cpuMeter(b)
 		for b.Loop() {
-			list(b, New(home, nil))
+			s := New(home, nil)
+			list(b, s)
+			s.Close()
 		}
 		cpu()
 	})
 	cache := b.TempDir()
-	list(b, New(home, nil).WithCacheDir(cache))
+	list(b, newStore(b, home).WithCacheDir(cache))
 	b.Run("restart", func(b *testing.B) {
 		cpu := cpuMeter(b)
 		for b.Loop() {
-			list(b, New(home, nil).WithCacheDir(cache))
+			s := New(home, nil).WithCacheDir(cache)
+			list(b, s)
+			s.Close()
 		}
 		cpu()
 	})
@@ -243,6 +262,26 @@ func BenchmarkClassify(b *testing.B) {
 		for _, l := range lines {
 			x.add(l)
 		}
+	}
+	cpu()
+}
+
+// BenchmarkListBesideBig is the first List (a new Store) of a workspace of
+// 100 small rollouts in a tree that also holds a 64 MB rollout of another
+// workspace: List reads that one's first line, where it used to scan it.
+func BenchmarkListBesideBig(b *testing.B) {
+	home, ws, other := b.TempDir(), b.TempDir(), b.TempDir()
+	for i := range 100 {
+		writeBig(b, home, ws, fmt.Sprintf("01a205e0-0000-7000-8000-%012d", i), 8<<10)
+	}
+	writeBig(b, home, other, threadB, 64<<20)
+	cpu := cpuMeter(b)
+	for b.Loop() {
+		s := New(home, nil)
+		if list, err := s.List(context.Background(), ws); err != nil || len(list) != 100 {
+			b.Fatalf("%d, %v", len(list), err)
+		}
+		s.Close()
 	}
 	cpu()
 }

@@ -52,7 +52,7 @@ func TestRealExecRollout(t *testing.T) {
 	run(append(flags, "resume", "--last", "and again")...)
 
 	codexHome := filepath.Join(codextest.Home(env), ".codex")
-	s := New(codexHome, nil)
+	s := newStore(t, codexHome)
 	list, err := s.List(context.Background(), ws)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("List: %+v, %v", list, err)

@@ -5,11 +5,16 @@
 // Unlike Claude's transcripts, rollouts are not filed by working directory:
 // the first line (session_meta) records the cwd, so List walks every date
 // directory and keeps the rollouts whose cwd is the workspace (compared as
-// canonical paths). Its cost grows with the number of date directories and
-// rollouts (one stat each, relative to its open directory, plus a read of
-// what a rollout appended since the last call); an unchanged rollout is not
-// opened again, nor its summary made again. A thread's rollout is looked
-// for first in the date directories its UUIDv7 id names.
+// canonical paths). The workspace of a rollout not seen before is read
+// from its first line and remembered by the file's identity, so that only
+// the asked workspace's rollouts are indexed. Every directory of the tree
+// is watched (fswatch.Gen, up to maxWatchedDirs): while none changed, List
+// returns its last result for the workspace without reading anything;
+// otherwise (or when watching is refused) its cost grows with the number
+// of date directories and rollouts (one stat each, relative to its open
+// directory, plus a read of what a rollout of the workspace appended since
+// the last call). A thread's rollout is looked for first in the date
+// directories its UUIDv7 id names.
 //
 // ToMessage turns one line into the runtime-neutral rpc.Message. Prompts and
 // answers come from event_msg/item_completed (UserMessage, AgentMessage):

@@ -65,3 +65,12 @@ func appendFile(t testing.TB, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// newStore is New(codexHome, nil), closed when the test ends: List watches
+// the sessions tree until then.
+func newStore(tb testing.TB, codexHome string) *Store {
+	tb.Helper()
+	s := New(codexHome, nil)
+	tb.Cleanup(func() { s.Close() })
+	return s
+}

@@ -111,12 +111,12 @@ func TestPersistedIndex(t *testing.T) {
 			if err := os.Chtimes(p, mtime, mtime); err != nil {
 				t.Fatal(err)
 			}
-			before := served(t, New(home, nil).WithCacheDir(cache), ws)
+			before := served(t, newStore(t, home).WithCacheDir(cache), ws)
 			idxFile(t, cache)
 			c.change(t, p, cache)
 			for i, wantFull := range []bool{c.wantFull, false} { // and what the restart saved serves too
-				s := New(home, nil).WithCacheDir(cache)
-				got, want := served(t, s, ws), served(t, New(home, nil), ws)
+				s := newStore(t, home).WithCacheDir(cache)
+				got, want := served(t, s, ws), served(t, newStore(t, home), ws)
 				if got != want {
 					t.Errorf("restart %d served\n%.300s\nwant\n%.300s", i, got, want)
 				}
@@ -125,7 +125,7 @@ func TestPersistedIndex(t *testing.T) {
 				}
 			}
 			if c.name == "unchanged" {
-				if after := served(t, New(home, nil), ws); after != before {
+				if after := served(t, newStore(t, home), ws); after != before {
 					t.Errorf("unchanged file served differently")
 				}
 			}
@@ -140,7 +140,7 @@ func TestPersistedIndex(t *testing.T) {
 func TestMessagesRewrittenInPlace(t *testing.T) {
 	for _, cacheDir := range []bool{false, true} {
 		home, ws := t.TempDir(), t.TempDir()
-		s := New(home, nil)
+		s := newStore(t, home)
 		if cacheDir {
 			s.WithCacheDir(t.TempDir())
 		}
@@ -169,7 +169,7 @@ func TestMessagesRewrittenInPlace(t *testing.T) {
 			}
 			return fmt.Sprint(total, ids), err
 		}
-		want, err := page(New(home, nil))
+		want, err := page(newStore(t, home))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +180,7 @@ func TestMessagesRewrittenInPlace(t *testing.T) {
 			t.Errorf("cache dir %v: then %s, %v; want %s", cacheDir, got, err, want)
 		}
 		got, _ := s.List(ctx, ws)
-		if fresh, _ := New(home, nil).List(ctx, ws); fmt.Sprint(got) != fmt.Sprint(fresh) {
+		if fresh, _ := newStore(t, home).List(ctx, ws); fmt.Sprint(got) != fmt.Sprint(fresh) {
 			t.Errorf("cache dir %v: then List %v; want %v", cacheDir, got, fresh)
 		}
 	}
@@ -207,7 +207,7 @@ func TestBigRolloutInParts(t *testing.T) {
 		}
 	})
 	slices.Reverse(want)
-	s := New(home, nil)
+	s := newStore(t, home)
 	page, total, err := s.Messages(context.Background(), ws, threadA, 0, 50, true)
 	if err != nil || total != len(want) || len(page) != 50 {
 		t.Fatalf("%d of %d, %v; want 50 of %d", len(page), total, err, len(want))

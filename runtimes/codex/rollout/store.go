@@ -1,14 +1,12 @@
 package rollout
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,9 +39,26 @@ type Store struct {
 	sumMu sync.Mutex
 	sums  map[string]summary
 
+	// The workspace of each rollout, by path, as long as the file is the
+	// same one (see head).
+	hmu   sync.Mutex
+	heads map[string]head
+
+	// List's watch of the sessions tree and its last result per workspace.
+	lmu  sync.Mutex
+	tr   tree
+	idle time.Duration // the watches unused this long are released
+	// maxDirs is maxWatchedDirs, headMin headMin; tests lower them.
+	maxDirs int
+	headMin int64
+	closed  bool // Close was called: List watches nothing
+	// afterFunc is time.AfterFunc; tests fire the release themselves.
+	afterFunc func(time.Duration, func()) *time.Timer
+
 	// Counters that let tests prove what the caches save.
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
+	headBytes    atomic.Int64 // read from rollouts' first lines
 	walks        atomic.Int64
 }
 
@@ -54,13 +69,15 @@ func New(codexHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}, sums: map[string]summary{}}
+	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}, sums: map[string]summary{},
+		heads: map[string]head{}, idle: listIdle, maxDirs: maxWatchedDirs, headMin: headMin, afterFunc: time.AfterFunc,
+		tr: tree{gens: map[string]*fswatch.Gen{}, lists: map[string]*listing{}}}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "rollout")
 	return s
 }
 
-// WithWatcher makes Tail watch through w rather than the process's shared
-// watcher; it returns s.
+// WithWatcher makes Tail and List watch through w rather than the
+// process's shared watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
 	return s
@@ -104,9 +121,11 @@ type rolloutFile struct {
 
 // walk lists every rollout under sessions/YYYY/MM/DD, reading only the
 // directories, calling each (when not nil) with every rollout while its
-// directory is open, and remembers where each thread's rollout is.
-func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) error {
+// directory is open, and remembers where each thread's rollout is. It
+// returns the directories it read.
+func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) ([]string, error) {
 	s.walks.Add(1)
+	var dirs []string
 	var visit func(dir string, depth int) error
 	visit = func(dir string, depth int) error {
 		f, err := os.Open(dir)
@@ -117,6 +136,7 @@ func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) error 
 			return err
 		}
 		defer f.Close()
+		dirs = append(dirs, dir)
 		des, err := f.ReadDir(-1) // unsorted: List sorts by time
 		if err != nil {
 			return err
@@ -149,7 +169,8 @@ func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) error 
 		}
 		return nil
 	}
-	return visit(s.sessions, 0)
+	err := visit(s.sessions, 0)
+	return dirs, err
 }
 
 // Locate returns the rollout of thread id. A known path is checked with one
@@ -182,7 +203,7 @@ func (s *Store) locate(id string) (string, os.FileInfo, bool) {
 		s.mu.Unlock()
 		return p, fi, true
 	}
-	if err := s.walk(context.Background(), nil); err != nil {
+	if _, err := s.walk(context.Background(), nil); err != nil {
 		s.log.Warn("walk rollouts", zap.Error(err))
 		return "", nil, false
 	}
@@ -245,53 +266,6 @@ func uuid7Millis(id string) (int64, bool) {
 	return int64(ms), true
 }
 
-// List returns the threads whose rollout records dir as their cwd, newest
-// first (by the rollout's modification time). A rollout unchanged since the
-// last call is not opened; one that grew is read from where the last call
-// stopped.
-func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	want := canonical(dir)
-	// Whether a recorded cwd is dir, by cwd: the rollouts of one folder
-	// resolve its symlinks once.
-	mine := map[string]bool{}
-	out := []summary{}
-	seen := map[string]bool{}
-	err := s.walk(ctx, func(r rolloutFile) error {
-		sum, err := s.summarize(ctx, r)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed since the directory was read
-		}
-		if err != nil {
-			return err
-		}
-		seen[r.path] = true
-		in, ok := mine[sum.x.cwd]
-		if !ok {
-			in = inDir(sum.x.cwd, dir, func() string { return want })
-			mine[sum.x.cwd] = in
-		}
-		if in {
-			out = append(out, sum)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.prune(seen)
-	slices.SortFunc(out, func(a, b summary) int {
-		if c := b.mtime.Compare(a.mtime); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.SessionID, b.SessionID)
-	})
-	res := make([]runtimes.Summary, len(out))
-	for i, l := range out {
-		res[i] = l.Summary
-	}
-	return res, nil
-}
-
 // summary is what List reports of one thread, with the time it sorts by and
 // the index it was made from.
 type summary struct {
@@ -300,15 +274,11 @@ type summary struct {
 	x     *index
 }
 
-// summarize describes the rollout r from its up-to-date index. Its metadata,
-// read relative to its open directory, tells whether the cached index is
+// summarize describes the rollout r from its up-to-date index. Its metadata
+// fi, read relative to its open directory, tells whether the cached index is
 // current, so that an unchanged rollout is not even opened, and its summary
 // not made again.
-func (s *Store) summarize(ctx context.Context, r rolloutFile) (summary, error) {
-	fi, err := jsonl.StatAt(r.dir, r.name)
-	if err != nil {
-		return summary{}, err
-	}
+func (s *Store) summarize(ctx context.Context, r rolloutFile, fi os.FileInfo) (summary, error) {
 	x, err := s.cache.Get(ctx, r.path, fi)
 	if err != nil {
 		return summary{}, err
@@ -335,11 +305,18 @@ func (s *Store) index(ctx context.Context, p string, fi os.FileInfo) (*index, er
 	return s.cache.Get(ctx, p, fi)
 }
 
-// prune forgets the cached indexes and summaries of rollouts the last walk
+// prune forgets the cached indexes, heads and summaries of rollouts the last walk
 // did not see.
 func (s *Store) prune(seen map[string]bool) {
 	drop := func(p string) bool { return !seen[p] }
 	s.cache.Prune(drop)
+	s.hmu.Lock()
+	for p := range s.heads {
+		if drop(p) {
+			delete(s.heads, p)
+		}
+	}
+	s.hmu.Unlock()
 	s.sumMu.Lock()
 	defer s.sumMu.Unlock()
 	for p := range s.sums {

@@ -49,7 +49,7 @@ func ids(list []runtimes.Summary) []string {
 func TestListByCwd(t *testing.T) {
 	home, ws, other, paths := setup(t)
 	ctx := context.Background()
-	s := New(home, nil)
+	s := newStore(t, home)
 	list, err := s.List(ctx, ws)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestListByCwd(t *testing.T) {
 }
 
 func TestListNoSessions(t *testing.T) {
-	list, err := New(t.TempDir(), nil).List(context.Background(), t.TempDir())
+	list, err := newStore(t, t.TempDir()).List(context.Background(), t.TempDir())
 	if err != nil || list == nil || len(list) != 0 {
 		t.Errorf("List = %v, %v; want empty, not nil", list, err)
 	}
@@ -117,7 +117,7 @@ func TestListNoSessions(t *testing.T) {
 
 func TestLocate(t *testing.T) {
 	home, _, _, paths := setup(t)
-	s := New(home, nil)
+	s := newStore(t, home)
 	for id, want := range paths {
 		if p, ok := s.Locate(id); !ok || p != want {
 			t.Errorf("Locate(%s) = %s, %v", id, p, ok)
@@ -147,14 +147,14 @@ func TestLocateByIDTime(t *testing.T) {
 	if err := os.Rename(paths[threadB], moved); err != nil {
 		t.Fatal(err)
 	}
-	s := New(home, nil)
+	s := newStore(t, home)
 	if p, ok := s.Locate(threadB); !ok || p != moved || s.walks.Load() != 0 {
 		t.Errorf("Locate = %s, %v after %d walks; want %s without one", p, ok, s.walks.Load(), moved)
 	}
 	far := install(t, home, "exec.jsonl", "2025/01/01", "01a205e0-0000-7000-8000-0000000000fa", ws)
 	notV7 := install(t, home, "exec.jsonl", day, "01a205e0-0000-4000-8000-0000000000fb", ws)
 	for id, want := range map[string]string{"01a205e0-0000-7000-8000-0000000000fa": far, "01a205e0-0000-4000-8000-0000000000fb": notV7} {
-		s := New(home, nil)
+		s := newStore(t, home)
 		if p, ok := s.Locate(id); !ok || p != want || s.walks.Load() != 1 {
 			t.Errorf("Locate(%s) = %s, %v after %d walks; want %s after one", id, p, ok, s.walks.Load(), want)
 		}
@@ -166,7 +166,7 @@ func TestLocateByIDTime(t *testing.T) {
 func TestMessagesPaging(t *testing.T) {
 	home, ws, other, _ := setup(t)
 	ctx := context.Background()
-	s := New(home, nil)
+	s := newStore(t, home)
 	all, total, err := s.Messages(ctx, ws, threadA, 0, 100, false)
 	if err != nil || total != 7 || len(all) != 7 {
 		t.Fatalf("Messages: %d of %d, %v", len(all), total, err)
@@ -219,7 +219,7 @@ func TestMessagesPaging(t *testing.T) {
 func TestMalformedLinesSkipped(t *testing.T) {
 	home, ws, _, paths := setup(t)
 	ctx := context.Background()
-	s := New(home, nil)
+	s := newStore(t, home)
 	_, before, err := s.Messages(ctx, ws, threadA, 0, 0, false)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestMalformedLinesSkipped(t *testing.T) {
 func TestMessagesManyThreads(t *testing.T) {
 	// Locate sees threads created after the first walk.
 	home, ws, _, _ := setup(t)
-	s := New(home, nil)
+	s := newStore(t, home)
 	if _, err := s.List(context.Background(), ws); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestMessagesManyThreads(t *testing.T) {
 func TestMessagesMalformedMessageLine(t *testing.T) {
 	home, ws, _, paths := setup(t)
 	ctx := context.Background()
-	s := New(home, nil)
+	s := newStore(t, home)
 	_, before, err := s.Messages(ctx, ws, threadA, 0, 0, false)
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ func TestTailGrowing(t *testing.T) {
 
 func TestTailUnknownThread(t *testing.T) {
 	home, ws, other, _ := setup(t)
-	s := New(home, nil)
+	s := newStore(t, home)
 	for _, tc := range []struct{ dir, id string }{{ws, "01a205e0-0000-7000-8000-0000000000ff"}, {other, threadA}} {
 		if _, err := s.Tail(context.Background(), tc.dir, tc.id, func(rpc.Message) {}); !errors.Is(err, runtimes.ErrNoSession) {
 			t.Errorf("Tail(%s, %s): %v", tc.dir, tc.id, err)
@@ -102,7 +102,7 @@ func TestTailUnknownThread(t *testing.T) {
 func TestTailStopsWithContext(t *testing.T) {
 	home, ws, _, _ := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := New(home, nil).Tail(ctx, ws, threadA, func(rpc.Message) {})
+	c, err := newStore(t, home).Tail(ctx, ws, threadA, func(rpc.Message) {})
 	if err != nil {
 		t.Fatal(err)
 	}
