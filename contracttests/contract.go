@@ -257,5 +257,9 @@ func (f *frames) onReceived(data []byte) (replies bool, notes []Notification) {
 // recordRequest keeps a request whose reply passed as its method's
 // example; ids become 1 so that the corpus does not change with them.
 func recordRequest(req sentRequest) {
-	recordWire("request", req.method, 0, map[string]any{"id": 1, "method": req.method, "params": req.params})
+	frame := map[string]any{"id": 1, "method": req.method}
+	if req.params != nil { // sent without params: so recorded, not as null
+		frame["params"] = req.params
+	}
+	recordWire("request", req.method, 0, frame)
 }
