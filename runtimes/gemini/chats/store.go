@@ -36,10 +36,12 @@ type Store struct {
 
 	mu    sync.Mutex
 	views map[string]*view // by path, while its index is current
+	heads map[string]*head // by path: the project of each chat file seen
 
 	// Counters that let tests prove what the cache saves.
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
+	headReads    atomic.Int64 // first lines read to learn a file's project
 }
 
 var _ runtimes.Transcripts = (*Store)(nil)
@@ -50,7 +52,7 @@ func New(geminiHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}}
+	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}, heads: map[string]*head{}}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "chat file")
 	return s
 }
@@ -172,6 +174,18 @@ func (s *Store) view(ctx context.Context, p string, fi os.FileInfo) (*view, erro
 	return v, nil
 }
 
+// projectOf is the projectHash of the chat file cp, from its current view
+// if there is one, else from its first line (see project).
+func (s *Store) projectOf(cp chatPath) (string, bool) {
+	s.mu.Lock()
+	v := s.views[cp.path]
+	s.mu.Unlock()
+	if v != nil && v.header.ProjectHash != "" && jsonl.Current(v.x, cp.fi) {
+		return v.header.ProjectHash, true
+	}
+	return s.project(cp.path, cp.fi)
+}
+
 func (s *Store) viewOf(ctx context.Context, cp chatPath) (*view, error) {
 	return s.view(ctx, cp.path, cp.fi)
 }
@@ -212,6 +226,11 @@ func (s *Store) forget(drop func(p string) bool) {
 			delete(s.views, p)
 		}
 	}
+	for p := range s.heads {
+		if drop(p) {
+			delete(s.heads, p)
+		}
+	}
 }
 
 // forgetFile drops all s keeps of the file at p, persisted too: it is gone,
@@ -220,6 +239,7 @@ func (s *Store) forgetFile(p string) {
 	s.cache.Forget(p)
 	s.mu.Lock()
 	delete(s.views, p)
+	delete(s.heads, p)
 	s.mu.Unlock()
 }
 
@@ -251,14 +271,18 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 	out := map[string]*session{}
 	seen := make(map[string]bool, len(paths))
 	for _, cp := range paths {
+		seen[cp.path] = true
+		if ph, ok := s.projectOf(cp); ok && !want.has(ph) {
+			continue // another project's: not replayed
+		}
 		v, err := s.viewOf(ctx, cp)
 		if errors.Is(err, fs.ErrNotExist) {
+			delete(seen, cp.path)
 			continue // removed since the walk
 		}
 		if err != nil {
 			return nil, err
 		}
-		seen[cp.path] = true
 		sid := v.header.SessionID
 		// An id that could not name a session safely (see
 		// runtimes.ValidSessionID) is not one cdevd offers.
