@@ -42,6 +42,14 @@ type Store struct {
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
 	headReads    atomic.Int64 // first lines read to learn a file's project
+
+	lmu        sync.Mutex
+	lw         listWatch
+	idle       time.Duration // the watches unused this long are released
+	maxWatched int           // more directories than this are not watched
+	dirReads   atomic.Int64  // Lists that read the directories
+	// afterFunc is time.AfterFunc; tests fire the release themselves.
+	afterFunc func(time.Duration, func()) *time.Timer
 }
 
 var _ runtimes.Transcripts = (*Store)(nil)
@@ -52,7 +60,7 @@ func New(geminiHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}, heads: map[string]*head{}}
+	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}, heads: map[string]*head{}, idle: listIdle, maxWatched: maxWatched, afterFunc: time.AfterFunc}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "chat file")
 	return s
 }
@@ -263,6 +271,9 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 	if id != "" {
 		short = id8(id)
 	}
+	if id == "" {
+		s.dirReads.Add(1)
+	}
 	paths, err := s.walk(ctx, short)
 	if err != nil {
 		return nil, err
@@ -270,10 +281,16 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 	want := hashes(dir)
 	out := map[string]*session{}
 	seen := make(map[string]bool, len(paths))
+	// The files in the chats directory Gemini uses for dir are nearly all
+	// dir's: replayed without reading their first line before (which was
+	// half of a cold List); the replay's header still decides.
+	mine := filepath.Join(s.tmp, s.slug(dir), "chats")
 	for _, cp := range paths {
 		seen[cp.path] = true
-		if ph, ok := s.projectOf(cp); ok && !want.has(ph) {
-			continue // another project's: not replayed
+		if filepath.Dir(cp.path) != mine {
+			if ph, ok := s.projectOf(cp); ok && !want.has(ph) {
+				continue // another project's: not replayed
+			}
 		}
 		v, err := s.viewOf(ctx, cp)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -354,11 +371,8 @@ func (ss *session) lastUpdated() int64 {
 	return t
 }
 
-// List returns the sessions of dir that have a user message, newest first
-// (by the last write to any of their files). A file unchanged since the
-// last call is not opened; one that grew is read from where the last call
-// stopped.
-func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
+// list is List read from the disk.
+func (s *Store) list(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	all, err := s.sessions(ctx, dir, "")
 	if err != nil {
 		return nil, err
