@@ -26,7 +26,9 @@ type listWatch struct {
 	refused time.Time               // when watching was last refused
 	timer   *time.Timer             // releases the watches once List leaves them unused for s.idle
 	closed  bool                    // Close was called: List watches nothing
-	lists   map[string]listed       // by workspace, as asked
+	// By the workspace's project hashes rather than its path: a path
+	// through a link that now leads elsewhere asks for other files.
+	lists map[projectHashes]listed
 }
 
 // stamp names the state of every watched directory: the counts only grow,
@@ -70,10 +72,11 @@ const refusedRetry = 30 * time.Second
 // anything. When they cannot be watched every List reads the directories.
 // The result is shared with later calls: callers must not modify it.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
+	key := hashes(dir)
 	at, watched := s.stamp(ctx)
 	if watched {
 		s.lmu.Lock()
-		l, ok := s.lw.lists[dir]
+		l, ok := s.lw.lists[key]
 		s.lmu.Unlock()
 		if ok && l.at == at {
 			return l.list, nil
@@ -91,11 +94,11 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	list = slices.Clip(list)
 	s.lmu.Lock()
 	// A concurrent List that read under a later stamp keeps its result.
-	if l, ok := s.lw.lists[dir]; !ok || at.after(l.at) || at == l.at {
+	if l, ok := s.lw.lists[key]; !ok || at.after(l.at) || at == l.at {
 		if s.lw.lists == nil {
-			s.lw.lists = map[string]listed{}
+			s.lw.lists = map[projectHashes]listed{}
 		}
-		s.lw.lists[dir] = listed{at, list}
+		s.lw.lists[key] = listed{at, list}
 	}
 	s.lmu.Unlock()
 	return list, nil
