@@ -188,3 +188,21 @@ func writeSessions(b *testing.B, home, ws string, n int) {
 		}
 	}
 }
+
+// BenchmarkListColdBesideBig is BenchmarkListCold in a Gemini home that
+// also holds another project's 100 MB chat file, which a List of the
+// workspace need not replay.
+func BenchmarkListColdBesideBig(b *testing.B) {
+	home, ws := b.TempDir(), b.TempDir()
+	writeSessions(b, home, ws, 1000)
+	writeBig(b, home, b.TempDir(), "0b000000-0000-4000-8000-000000000001", 100<<20)
+	ctx := context.Background()
+	for b.Loop() {
+		s := New(home, nil)
+		got, err := s.List(ctx, ws)
+		s.Close()
+		if err != nil || len(got) != 1000 {
+			b.Fatalf("%v, %d sessions", err, len(got))
+		}
+	}
+}
