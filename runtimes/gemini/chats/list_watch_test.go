@@ -275,3 +275,48 @@ func TestListWatchRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestListConcurrent: Lists of two workspaces running while files are
+// written and a project folder is made race with nothing (go test -race),
+// and once the writes are over every List says what a fresh Store says.
+func TestListConcurrent(t *testing.T) {
+	home, ws, ws2 := filepath.Join(t.TempDir(), ".gemini"), t.TempDir(), t.TempDir()
+	s := New(home, nil)
+	defer s.Close()
+	tmp := filepath.Join(home, "tmp")
+	mine := filepath.Join(tmp, filepath.Base(ws), "chats")
+	p := writeChat(t, mine, sid('a', 0), ws, 1, time.Now())
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for _, w := range []string{ws, ws, ws2, ws2} {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := s.List(context.Background(), w); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		appendFile(t, p, turn(sid('a', 0), i+1))
+		writeChat(t, filepath.Join(tmp, fmt.Sprintf("p%d", i), "chats"), sid('p', i), []string{ws, ws2}[i%2], 1, time.Now())
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, w := range []string{ws, ws2} {
+		if got, want := listOf(t, s, w), freshList(t, home, w); got != want {
+			t.Fatalf("List %s, want %s", got, want)
+		}
+	}
+}
