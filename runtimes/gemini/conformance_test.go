@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,6 +36,7 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := New(Config{Bin: geminitest.Bin(t), Env: env, KillGrace: 5 * time.Second, Logger: zaptest.NewLogger(t)})
+			t.Cleanup(func() { a.Transcripts().(io.Closer).Close() }) // its history's folder watches
 			return adaptertest.Env{Adapter: a, Dir: dir, Mark: mark}
 		},
 		Missing: func(t *testing.T) runtimes.Adapter {

@@ -104,6 +104,7 @@ func BenchmarkList1000(b *testing.B) {
 	home, ws := b.TempDir(), b.TempDir()
 	writeSessions(b, home, ws, 1000)
 	s := New(home, nil)
+	defer s.Close()
 	ctx := context.Background()
 	start := time.Now()
 	got, err := s.List(ctx, ws)
@@ -154,15 +155,19 @@ func BenchmarkListCold(b *testing.B) {
 	writeSessions(b, home, ws, 1000)
 	ctx := context.Background()
 	for b.Loop() {
-		if got, err := New(home, nil).List(ctx, ws); err != nil || len(got) != 1000 {
+		s := New(home, nil)
+		got, err := s.List(ctx, ws)
+		s.Close()
+		if err != nil || len(got) != 1000 {
 			b.Fatalf("%v, %d sessions", err, len(got))
 		}
 	}
 }
 
-// writeSessions writes n sessions of workspace ws, each with a phantom.
+// writeSessions writes n sessions of workspace ws, each with a phantom, in
+// the chats directory Gemini uses for ws.
 func writeSessions(b *testing.B, home, ws string, n int) {
-	dir := filepath.Join(home, "tmp", "proj", "chats")
+	dir := filepath.Join(home, "tmp", filepath.Base(ws), "chats") // where Gemini puts them
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		b.Fatal(err)
 	}
@@ -180,6 +185,24 @@ func writeSessions(b *testing.B, home, ws string, n int) {
 		ph := fmt.Sprintf(`{"sessionId":%q,"projectHash":%q,"startTime":"2026-11-23T00:00:00.000Z","kind":"main"}`+"\n", phantom, ProjectHash(ws))
 		if err := os.WriteFile(filepath.Join(dir, "session-2026-11-23T00-01-"+id8(phantom)+".jsonl"), []byte(ph), 0o600); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkListColdBesideBig is BenchmarkListCold in a Gemini home that
+// also holds another project's 100 MB chat file, which a List of the
+// workspace need not replay.
+func BenchmarkListColdBesideBig(b *testing.B) {
+	home, ws := b.TempDir(), b.TempDir()
+	writeSessions(b, home, ws, 1000)
+	writeBig(b, home, b.TempDir(), "0b000000-0000-4000-8000-000000000001", 100<<20)
+	ctx := context.Background()
+	for b.Loop() {
+		s := New(home, nil)
+		got, err := s.List(ctx, ws)
+		s.Close()
+		if err != nil || len(got) != 1000 {
+			b.Fatalf("%v, %d sessions", err, len(got))
 		}
 	}
 }

@@ -26,4 +26,11 @@
 // stopped, any other change replays it whole. With a cache directory the
 // replays of big files are persisted (jsonl.Cache.Persist), so that a
 // restarted daemon does not replay them again.
+//
+// A List replays only the files of its workspace: another project's file
+// is known by its first line (the header), remembered by the file's
+// identity and checked again when the file changes. While change counts
+// (fswatch.Gen) of tmp/ and of every chats directory say nothing changed
+// since a List of the same workspace, its result is returned without
+// reading anything.
 package chats

@@ -81,5 +81,6 @@ func newFixture(t testing.TB) fixture {
 	// The same session file of another workspace, under another slug.
 	install(t, home, "other", "session.jsonl", "2026-11-22T22-31", "11111111-2d49-4bde-9f87-6abab2327664", "/elsewhere")
 	f.s = New(home, nil)
+	t.Cleanup(func() { f.s.Close() }) // List's watches
 	return f
 }

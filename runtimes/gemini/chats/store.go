@@ -36,10 +36,20 @@ type Store struct {
 
 	mu    sync.Mutex
 	views map[string]*view // by path, while its index is current
+	heads map[string]*head // by path: the project of each chat file seen
 
 	// Counters that let tests prove what the cache saves.
 	fullScans    atomic.Int64
 	scannedBytes atomic.Int64
+	headReads    atomic.Int64 // first lines read to learn a file's project
+
+	lmu        sync.Mutex
+	lw         listWatch
+	idle       time.Duration // the watches unused this long are released
+	maxWatched int           // more directories than this are not watched
+	dirReads   atomic.Int64  // Lists that read the directories
+	// afterFunc is time.AfterFunc; tests fire the release themselves.
+	afterFunc func(time.Duration, func()) *time.Timer
 }
 
 var _ runtimes.Transcripts = (*Store)(nil)
@@ -50,7 +60,7 @@ func New(geminiHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}}
+	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}, heads: map[string]*head{}, idle: listIdle, maxWatched: maxWatched, afterFunc: time.AfterFunc}
 	s.cache = jsonl.NewCache((*index).add, s.count, logger, "chat file")
 	return s
 }
@@ -172,6 +182,18 @@ func (s *Store) view(ctx context.Context, p string, fi os.FileInfo) (*view, erro
 	return v, nil
 }
 
+// projectOf is the projectHash of the chat file cp, from its current view
+// if there is one, else from its first line (see project).
+func (s *Store) projectOf(cp chatPath) (string, bool) {
+	s.mu.Lock()
+	v := s.views[cp.path]
+	s.mu.Unlock()
+	if v != nil && v.header.ProjectHash != "" && jsonl.Current(v.x, cp.fi) {
+		return v.header.ProjectHash, true
+	}
+	return s.project(cp.path, cp.fi)
+}
+
 func (s *Store) viewOf(ctx context.Context, cp chatPath) (*view, error) {
 	return s.view(ctx, cp.path, cp.fi)
 }
@@ -212,6 +234,11 @@ func (s *Store) forget(drop func(p string) bool) {
 			delete(s.views, p)
 		}
 	}
+	for p := range s.heads {
+		if drop(p) {
+			delete(s.heads, p)
+		}
+	}
 }
 
 // forgetFile drops all s keeps of the file at p, persisted too: it is gone,
@@ -220,6 +247,7 @@ func (s *Store) forgetFile(p string) {
 	s.cache.Forget(p)
 	s.mu.Lock()
 	delete(s.views, p)
+	delete(s.heads, p)
 	s.mu.Unlock()
 }
 
@@ -243,6 +271,9 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 	if id != "" {
 		short = id8(id)
 	}
+	if id == "" {
+		s.dirReads.Add(1)
+	}
 	paths, err := s.walk(ctx, short)
 	if err != nil {
 		return nil, err
@@ -250,15 +281,25 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 	want := hashes(dir)
 	out := map[string]*session{}
 	seen := make(map[string]bool, len(paths))
+	// The files in the chats directory Gemini uses for dir are nearly all
+	// dir's: replayed without reading their first line before (which was
+	// half of a cold List); the replay's header still decides.
+	mine := filepath.Join(s.tmp, s.slug(dir), "chats")
 	for _, cp := range paths {
+		seen[cp.path] = true
+		if filepath.Dir(cp.path) != mine {
+			if ph, ok := s.projectOf(cp); ok && !want.has(ph) {
+				continue // another project's: not replayed
+			}
+		}
 		v, err := s.viewOf(ctx, cp)
 		if errors.Is(err, fs.ErrNotExist) {
+			delete(seen, cp.path)
 			continue // removed since the walk
 		}
 		if err != nil {
 			return nil, err
 		}
-		seen[cp.path] = true
 		sid := v.header.SessionID
 		// An id that could not name a session safely (see
 		// runtimes.ValidSessionID) is not one cdevd offers.
@@ -330,11 +371,8 @@ func (ss *session) lastUpdated() int64 {
 	return t
 }
 
-// List returns the sessions of dir that have a user message, newest first
-// (by the last write to any of their files). A file unchanged since the
-// last call is not opened; one that grew is read from where the last call
-// stopped.
-func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
+// list is List read from the disk.
+func (s *Store) list(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	all, err := s.sessions(ctx, dir, "")
 	if err != nil {
 		return nil, err

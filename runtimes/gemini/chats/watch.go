@@ -23,6 +23,12 @@ func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 	dirs := map[string]bool{filepath.Join(s.tmp, s.slug(dir), "chats"): true}
 	if paths, err := s.walk(context.Background(), ""); err == nil {
 		for _, cp := range paths {
+			if ph, ok := s.projectOf(cp); ok {
+				if want.has(ph) {
+					dirs[filepath.Dir(cp.path)] = true
+				}
+				continue
+			}
 			if v, err := s.viewOf(context.Background(), cp); err == nil && want.has(v.header.ProjectHash) {
 				dirs[filepath.Dir(cp.path)] = true
 			}
