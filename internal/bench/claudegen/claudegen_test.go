@@ -19,6 +19,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestClaudeReadsGeneratedTranscripts(t *testing.T) {
 	const dir, id = "/home/dev/app", "00000001-0000-4000-8000-000000000001"
 	s := transcript.New(t.TempDir(), nil)
+	defer s.Close() // List watches the folders it read
 	if err := os.MkdirAll(s.Dir(dir), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ func TestCodexReadsGeneratedRollouts(t *testing.T) {
 		t.Fatalf("generator counted %d messages in 30 lines", g.Messages())
 	}
 	s := rollout.New(home, nil)
+	defer s.Close() // List watches the folders it read
 	list, err := s.List(ctx, dir)
 	if err != nil || len(list) != 1 || list[0].SessionID != id || list[0].MessageCount != g.Messages() || list[0].Summary != "prompt 0" {
 		t.Fatalf("List = %+v, %v; want %s with %d messages, summary \"prompt 0\"", list, err, id, g.Messages())

@@ -200,7 +200,9 @@ func TestFirstPromptInParts(t *testing.T) {
 			}
 		}
 		writeSession(t, d, idA, b.String(), time.Now())
-		got, err := New(projects, nil).List(context.Background(), workDir)
+		s := New(projects, nil)
+		got, err := s.List(context.Background(), workDir)
+		s.Close()
 		if err != nil || len(got) != 1 {
 			t.Fatalf("%v, %v", got, err)
 		}
