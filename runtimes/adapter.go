@@ -151,7 +151,9 @@ type Answer struct {
 // they ran in. How and where they are stored is the runtime's business:
 // nothing outside its folder knows a file name, suffix or layout.
 type Transcripts interface {
-	// List returns every stored session for dir, newest first.
+	// List returns every stored session for dir, newest first. The slice
+	// may be shared with later calls (a listing of an unchanged folder is
+	// kept): callers must not modify it, and copy before sorting.
 	List(ctx context.Context, dir string) ([]Summary, error)
 	// Messages returns a page of a session's transcript and the total count.
 	// With desc, offset counts from the newest message.
