@@ -3,6 +3,7 @@ package chats
 import (
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"maps"
 	"math/bits"
 	"slices"
@@ -39,7 +40,7 @@ type index struct {
 	recs   []rec  // in order of their first version
 	// pos is where each id is in recs; nil until a record is upserted (an
 	// index loaded from disk may never need it).
-	pos   map[string]int32
+	pos   *positions
 	reset bool   // a $set of the message list was replayed (for Merge)
 	self  *index // x itself once order and recs are x's own
 }
@@ -51,14 +52,14 @@ func (x *index) own() {
 		return
 	}
 	x.recs = slices.Clone(x.recs)
-	x.pos = maps.Clone(x.pos)
+	x.pos = x.pos.clone()
 	x.self = x
 }
 
 // clearRecs drops every record (a $set of the message list); x is its own.
 func (x *index) clearRecs() {
 	x.recs, x.reset = x.recs[:0], true
-	x.pos = map[string]int32{}
+	x.pos = newPositions(0)
 }
 
 // add replays one line, reporting whether it holds records (its Span is
@@ -103,11 +104,11 @@ func (x *index) put(r rec) {
 		return
 	}
 	x.positions()
-	if i, ok := x.pos[r.id]; ok {
+	if i, ok := x.pos.get(x.recs, r.id); ok {
 		x.recs[i] = r
 		return
 	}
-	x.pos[r.id] = int32(len(x.recs))
+	x.pos.set(x.recs, r.id, int32(len(x.recs)))
 	x.push(r)
 }
 
@@ -116,10 +117,58 @@ func (x *index) positions() {
 	if x.pos != nil {
 		return
 	}
-	x.pos = make(map[string]int32, max(len(x.recs), 256))
+	x.pos = newPositions(len(x.recs))
 	for i, o := range x.recs {
-		x.pos[o.id] = int32(i)
+		x.pos.set(x.recs, o.id, int32(i))
 	}
+}
+
+// positions maps record ids to their place in recs by a 64-bit hash of
+// the id: an insert of a string key (hashed, its bytes compared on every
+// probe) was a tenth of a first read; a hash rarely compares an id at all.
+// Ids whose hash an earlier id has are kept by their string.
+type positions struct {
+	byHash map[uint64]int32
+	more   map[string]int32 // ids whose hash another id has; nil when none
+}
+
+var idSeed = maphash.MakeSeed()
+
+// idHash hashes a record id; a variable so that tests can make ids collide.
+var idHash = func(id string) uint64 { return maphash.String(idSeed, id) }
+
+func newPositions(n int) *positions {
+	return &positions{byHash: make(map[uint64]int32, max(n, 256))}
+}
+
+// get is where id is in recs.
+func (p *positions) get(recs []rec, id string) (int32, bool) {
+	i, ok := p.byHash[idHash(id)]
+	if !ok || recs[i].id == id {
+		return i, ok
+	}
+	i, ok = p.more[id]
+	return i, ok
+}
+
+// set records that id, not in p, is at i.
+func (p *positions) set(recs []rec, id string, i int32) {
+	h := idHash(id)
+	if j, ok := p.byHash[h]; ok && recs[j].id != id {
+		if p.more == nil {
+			p.more = map[string]int32{}
+		}
+		p.more[id] = i
+		return
+	}
+	p.byHash[h] = i
+}
+
+func (p *positions) clone() *positions {
+	if p == nil {
+		return nil
+	}
+	return &positions{byHash: maps.Clone(p.byHash), more: maps.Clone(p.more)}
 }
 
 // push appends r to x.recs, doubling it when full: append grows a big
@@ -159,7 +208,7 @@ func (x *index) Merge(y *index) {
 	}
 	x.positions()
 	n := len(x.recs)
-	if !slices.ContainsFunc(y.recs, func(r rec) bool { _, ok := x.pos[r.id]; return ok }) {
+	if !slices.ContainsFunc(y.recs, func(r rec) bool { _, ok := x.pos.get(x.recs, r.id); return ok }) {
 		// The common case (parts of one file hold different records): y's
 		// records appended in one copy, not pushed one by one (a push of a
 		// record, pointers in it, was most of a parallel replay's merge).
@@ -170,7 +219,7 @@ func (x *index) Merge(y *index) {
 	} else {
 		for _, r := range y.recs {
 			r.line += shift
-			if i, ok := x.pos[r.id]; ok {
+			if i, ok := x.pos.get(x.recs, r.id); ok {
 				x.recs[i] = r
 				continue
 			}

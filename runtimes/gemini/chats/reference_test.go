@@ -258,3 +258,13 @@ func TestMergeEqualsReference(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayWithHashCollisions: the replay and the merge of parts equal
+// the reference when record ids share hashes (positions keeps those by
+// their string): with every id hashed to one of two values.
+func TestReplayWithHashCollisions(t *testing.T) {
+	defer func(h func(string) uint64) { idHash = h }(idHash)
+	idHash = func(id string) uint64 { return uint64(len(id) % 2) }
+	TestReplayEqualsReference(t)
+	TestMergeEqualsReference(t)
+}
