@@ -175,9 +175,17 @@ func fastRecord(m *members, obj []byte) (Record, bool) {
 	if !ok {
 		return Record{}, false
 	}
-	typ, ok := optStr(m.typ)
-	if !ok && !isNull(m.typ) {
-		return Record{}, false
+	var typ string
+	switch string(m.typ) { // no allocation for the types Gemini writes
+	case `"user"`:
+		typ = "user"
+	case `"gemini"`:
+		typ = "gemini"
+	default:
+		typ, ok = optStr(m.typ)
+		if !ok && !isNull(m.typ) {
+			return Record{}, false
+		}
 	}
 	r := Record{ID: id, Type: typ, Raw: obj}
 	switch typ {
