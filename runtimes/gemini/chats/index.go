@@ -38,6 +38,10 @@ type index struct {
 	jsonl.Index
 	header Header // first header's ids; times from the latest header or $set
 	recs   []rec  // in order of their first version
+	// segs follow recs: the records of parts merged after it, kept where
+	// their scan put them rather than copied (the copy was most of a
+	// parallel replay's serial work); joined to recs before they change.
+	segs [][]rec
 	// pos is where each id is in recs; nil until a record is upserted (an
 	// index loaded from disk may never need it).
 	pos   *positions
@@ -51,14 +55,50 @@ func (x *index) own() {
 	if x.self == x {
 		return
 	}
-	x.recs = slices.Clone(x.recs)
+	x.recs = slices.Concat(append([][]rec{x.recs}, x.segs...)...)
+	x.segs = nil
 	x.pos = x.pos.clone()
 	x.self = x
 }
 
+// flat joins x.segs to x.recs; x is its own.
+func (x *index) flat() {
+	if len(x.segs) > 0 {
+		x.recs = slices.Concat(append([][]rec{x.recs}, x.segs...)...)
+		x.segs = nil
+	}
+}
+
+// parts are x's records: recs, then each of segs.
+func (x *index) parts() [][]rec { return append([][]rec{x.recs}, x.segs...) }
+
+// nrecs is how many records x has.
+func (x *index) nrecs() int {
+	n := len(x.recs)
+	for _, s := range x.segs {
+		n += len(s)
+	}
+	return n
+}
+
+// at is the i-th of x's records.
+func (x *index) at(i int32) *rec {
+	if int(i) < len(x.recs) {
+		return &x.recs[i]
+	}
+	i -= int32(len(x.recs))
+	for _, s := range x.segs {
+		if int(i) < len(s) {
+			return &s[i]
+		}
+		i -= int32(len(s))
+	}
+	panic("chats: record out of range")
+}
+
 // clearRecs drops every record (a $set of the message list); x is its own.
 func (x *index) clearRecs() {
-	x.recs, x.reset = x.recs[:0], true
+	x.recs, x.segs, x.reset = x.recs[:0], nil, true
 	x.pos = newPositions(0)
 }
 
@@ -99,16 +139,17 @@ func (x *index) upsert(line int32, r Record) {
 
 // put replaces the record with r's id in place, or appends r; x is its own.
 func (x *index) put(r rec) {
+	x.flat()
 	if n := len(x.recs); n > 0 && x.recs[n-1].id == r.id {
 		x.recs[n-1] = r // Gemini writes a record again as it grows
 		return
 	}
 	x.positions()
-	if i, ok := x.pos.get(x.recs, r.id); ok {
+	if i, ok := x.pos.get(x, r.id); ok {
 		x.recs[i] = r
 		return
 	}
-	x.pos.set(x.recs, r.id, int32(len(x.recs)))
+	x.pos.set(x, r.id, int32(len(x.recs)))
 	x.push(r)
 }
 
@@ -117,9 +158,13 @@ func (x *index) positions() {
 	if x.pos != nil {
 		return
 	}
-	x.pos = newPositions(len(x.recs))
-	for i, o := range x.recs {
-		x.pos.set(x.recs, o.id, int32(i))
+	x.pos = newPositions(x.nrecs())
+	i := int32(0)
+	for _, s := range x.parts() {
+		for _, o := range s {
+			x.pos.set(x, o.id, i)
+			i++
+		}
 	}
 }
 
@@ -142,9 +187,9 @@ func newPositions(n int) *positions {
 }
 
 // get is where id is in recs.
-func (p *positions) get(recs []rec, id string) (int32, bool) {
+func (p *positions) get(x *index, id string) (int32, bool) {
 	i, ok := p.byHash[idHash(id)]
-	if !ok || recs[i].id == id {
+	if !ok || x.at(i).id == id {
 		return i, ok
 	}
 	i, ok = p.more[id]
@@ -152,9 +197,9 @@ func (p *positions) get(recs []rec, id string) (int32, bool) {
 }
 
 // set records that id, not in p, is at i.
-func (p *positions) set(recs []rec, id string, i int32) {
+func (p *positions) set(x *index, id string, i int32) {
 	h := idHash(id)
-	if j, ok := p.byHash[h]; ok && recs[j].id != id {
+	if j, ok := p.byHash[h]; ok && x.at(j).id != id {
 		if p.more == nil {
 			p.more = map[string]int32{}
 		}
@@ -207,19 +252,26 @@ func (x *index) Merge(y *index) {
 		x.clearRecs()
 	}
 	x.positions()
-	n := len(x.recs)
-	if !slices.ContainsFunc(y.recs, func(r rec) bool { _, ok := x.pos.get(x.recs, r.id); return ok }) {
+	y.flat()
+	if !slices.ContainsFunc(y.recs, func(r rec) bool { _, ok := x.pos.get(x, r.id); return ok }) {
 		// The common case (parts of one file hold different records): y's
-		// records appended in one copy, not pushed one by one (a push of a
-		// record, pointers in it, was most of a parallel replay's merge).
-		x.recs = append(x.recs, y.recs...)
-		for i := n; i < len(x.recs); i++ {
-			x.recs[i].line += shift
+		// records follow x's where they are, placed among x's lines (y's
+		// own: a part is merged once, then dropped).
+		recs := y.recs
+		if y.self != y {
+			recs = slices.Clone(recs)
+		}
+		for i := range recs {
+			recs[i].line += shift
+		}
+		if len(recs) > 0 {
+			x.segs = append(x.segs, recs)
 		}
 	} else {
+		x.flat()
 		for _, r := range y.recs {
 			r.line += shift
-			if i, ok := x.pos.get(x.recs, r.id); ok {
+			if i, ok := x.pos.get(x, r.id); ok {
 				x.recs[i] = r
 				continue
 			}
@@ -237,8 +289,15 @@ func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
 		b = appendString(b, s)
 	}
-	b = binary.AppendUvarint(b, uint64(len(x.recs)))
-	for _, r := range x.recs {
+	b = binary.AppendUvarint(b, uint64(x.nrecs()))
+	for _, s := range x.parts() {
+		b = appendRecs(b, s)
+	}
+	return b
+}
+
+func appendRecs(b []byte, recs []rec) []byte {
+	for _, r := range recs {
 		b = appendString(b, r.id)
 		b = binary.AppendUvarint(b, uint64(r.line))
 		b = binary.AppendUvarint(b, uint64(r.start))
@@ -269,8 +328,16 @@ func (x *index) factsSize() int {
 	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
 		n += stringSize(s)
 	}
-	n += uvarintSize(uint64(len(x.recs)))
-	for _, r := range x.recs {
+	n += uvarintSize(uint64(x.nrecs()))
+	for _, s := range x.parts() {
+		n += recsSize(s)
+	}
+	return n
+}
+
+func recsSize(recs []rec) int {
+	n := 0
+	for _, r := range recs {
 		n += stringSize(r.id) + uvarintSize(uint64(r.line)) + uvarintSize(uint64(r.start)) + uvarintSize(uint64(r.n)) + 4
 		n += stringSize(r.info.prompt) + 1
 		for _, l := range [][]string{r.info.responses, r.info.calls} {
@@ -306,7 +373,7 @@ func (x *index) ReadFacts(b []byte) error {
 	lines := x.Lines()
 	// Ids are not checked for repeats: AppendFacts writes none, and the
 	// CRC of the persisted index vouches for what it wrote.
-	x.recs, x.pos, x.self = make([]rec, 0, n), nil, x
+	x.recs, x.segs, x.pos, x.self = make([]rec, 0, n), nil, nil, x
 	for range n {
 		id := r.string()
 		line, start, size := r.uvarint(), r.uvarint(), r.uvarint()

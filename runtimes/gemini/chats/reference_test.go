@@ -268,3 +268,61 @@ func TestReplayWithHashCollisions(t *testing.T) {
 	TestReplayEqualsReference(t)
 	TestMergeEqualsReference(t)
 }
+
+// TestMergeThreeParts: a file replayed in three parts merged as jsonl
+// merges them (the later parts' records kept where their scans put them)
+// equals the reference; so do its facts read back, and its replay
+// extended by lines appended after (its records joined then).
+func TestMergeThreeParts(t *testing.T) {
+	for _, name := range []string{"session.jsonl", "reset.jsonl", "load.jsonl", "resumed.jsonl"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, b...)
+		var cuts []int // line starts
+		for i := range b {
+			if i == 0 || b[i-1] == '\n' {
+				cuts = append(cuts, i)
+			}
+		}
+		dir := t.TempDir()
+		write := func(name string, b []byte) string {
+			p := dir + "/" + name
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		for i, c1 := range cuts {
+			for _, c2 := range cuts[i:min(i+4, len(cuts))] {
+				whole := write("whole.jsonl", b)
+				full, _ := indexView(t, whole, nil)
+				xy, _ := indexView(t, write("xy.jsonl", b[:c2]), nil)
+				x, _ := indexView(t, write("x.jsonl", b[:c1]), nil)
+				y, _ := indexView(t, write("y.jsonl", b[c1:c2]), nil)
+				z, _ := indexView(t, write("z.jsonl", b[c2:]), nil)
+				what := fmt.Sprintf("%s cut at %d, %d", name, c1, c2)
+				// As jsonl leaves x before each Merge: the lines so far.
+				m := &index{Index: xy.Index, header: x.header, recs: x.recs, pos: x.pos, reset: x.reset}
+				m.Merge(y)
+				m.Index = full.Index
+				m.Merge(z)
+				sameView(t, what, m.snapshot(whole), refView(t, whole))
+				facts := m.AppendFacts(nil)
+				if len(facts) != m.factsSize() {
+					t.Fatalf("%s: %d bytes of facts, factsSize %d", what, len(facts), m.factsSize())
+				}
+				r := &index{Index: full.Index}
+				if err := r.ReadFacts(facts); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				sameView(t, what+" read back", r.snapshot(whole), refView(t, whole))
+				appendFile(t, whole, `{"id":"late","type":"user","content":"late"}`+"\n"+string(b[:c1]))
+				_, v := indexView(t, whole, m)
+				sameView(t, what+" grown", v, refView(t, whole))
+				sameView(t, what+" kept", m.snapshot(whole), r.snapshot(whole))
+			}
+		}
+	}
+}
