@@ -38,9 +38,10 @@ type index struct {
 	jsonl.Index
 	header Header // first header's ids; times from the latest header or $set
 	recs   []rec  // in order of their first version
-	// segs follow recs: the records of parts merged after it, kept where
-	// their scan put them rather than copied (the copy was most of a
-	// parallel replay's serial work); joined to recs before they change.
+	// segs follow recs: records are never copied to grow (a copy of
+	// records, pointers in each, was most of a replay's growth and of a
+	// parallel replay's merge): a full part is followed by a new one, and a
+	// merged part is kept where its scan put it. own joins them.
 	segs [][]rec
 	// pos is where each id is in recs; nil until a record is upserted (an
 	// index loaded from disk may never need it).
@@ -139,18 +140,25 @@ func (x *index) upsert(line int32, r Record) {
 
 // put replaces the record with r's id in place, or appends r; x is its own.
 func (x *index) put(r rec) {
-	x.flat()
-	if n := len(x.recs); n > 0 && x.recs[n-1].id == r.id {
-		x.recs[n-1] = r // Gemini writes a record again as it grows
+	if l := x.last(); len(*l) > 0 && (*l)[len(*l)-1].id == r.id {
+		(*l)[len(*l)-1] = r // Gemini writes a record again as it grows
 		return
 	}
 	x.positions()
 	if i, ok := x.pos.get(x, r.id); ok {
-		x.recs[i] = r
+		*x.at(i) = r
 		return
 	}
-	x.pos.set(x, r.id, int32(len(x.recs)))
+	x.pos.set(x, r.id, int32(x.nrecs()))
 	x.push(r)
+}
+
+// last is the part of x's records that ends them.
+func (x *index) last() *[]rec {
+	if n := len(x.segs); n > 0 {
+		return &x.segs[n-1]
+	}
+	return &x.recs
 }
 
 // positions builds x.pos if it is not.
@@ -216,15 +224,24 @@ func (p *positions) clone() *positions {
 	return &positions{byHash: maps.Clone(p.byHash), more: maps.Clone(p.more)}
 }
 
-// push appends r to x.recs, doubling it when full: append grows a big
-// slice by a quarter, which copied the records of a 100 MB file five times
-// over.
+// push appends r to x's records: to a new part when the last is full (of
+// twice its size, up to maxSeg), so that none is copied to grow.
 func (x *index) push(r rec) {
-	if len(x.recs) == cap(x.recs) {
-		x.recs = append(make([]rec, 0, max(256, 2*cap(x.recs))), x.recs...)
+	l := x.last()
+	if len(*l) == cap(*l) {
+		if cap(x.recs) == 0 {
+			x.recs = make([]rec, 0, 256)
+			l = &x.recs
+		} else {
+			x.segs = append(x.segs, make([]rec, 0, min(2*cap(*l), maxSeg)))
+			l = &x.segs[len(x.segs)-1]
+		}
 	}
-	x.recs = append(x.recs, r)
+	*l = append(*l, r)
 }
+
+// maxSeg bounds a part of the records: at 100 bytes a record, 6 MB.
+const maxSeg = 1 << 16
 
 func (h *Header) patch(p Header) {
 	if h.SessionID == "" {

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/bench/geminigen"
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
@@ -325,4 +326,38 @@ func TestMergeThreeParts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReplayManyRecords: a replay of records in several parts (push
+// starts a new one when one is full) equals the reference, records written
+// again far from their first version (in an earlier part) included, as do
+// its facts read back and its replay extended.
+func TestReplayManyRecords(t *testing.T) {
+	g := geminigen.New("0b000000-0000-4000-8000-000000000001", "/ws")
+	var b []byte
+	for _, l := range g.Header() {
+		b = append(b, l+"\n"...)
+	}
+	for i := 0; g.Messages() < 3000; i++ {
+		for _, l := range g.Turn() {
+			b = append(b, l+"\n"...)
+		}
+		if i%97 == 0 { // an early record written again
+			b = append(b, fmt.Sprintf(`{"id":"u-%d","type":"user","content":"again %d"}`+"\n", i/3, i)...)
+		}
+	}
+	checkReplay(t, b, len(b)/3)
+	p := t.TempDir() + "/c.jsonl"
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x, want := indexView(t, p, nil)
+	if len(x.segs) < 2 {
+		t.Fatalf("%d records in %d parts", x.nrecs(), 1+len(x.segs))
+	}
+	r := &index{Index: x.Index}
+	if err := r.ReadFacts(x.AppendFacts(nil)); err != nil {
+		t.Fatal(err)
+	}
+	sameView(t, "read back", r.snapshot(p), want)
 }
