@@ -159,6 +159,8 @@ func (m *members) read(obj []byte) bool {
 			dst = &m.calls
 		case "messages":
 			dst = &m.msgs
+		case "timestamp", "model", "tokens", "kind":
+			return // other members Gemini writes on every line: not odd
 		default:
 			bad = bad || odd(k, lineKeys)
 			return
