@@ -191,7 +191,7 @@ var idSeed = maphash.MakeSeed()
 var idHash = func(id string) uint64 { return maphash.String(idSeed, id) }
 
 func newPositions(n int) *positions {
-	return &positions{byHash: make(map[uint64]int32, max(n, 256))}
+	return &positions{byHash: make(map[uint64]int32, n)}
 }
 
 // get is where id is in recs.
