@@ -166,8 +166,21 @@ func (x *index) positions() {
 	if x.pos != nil {
 		return
 	}
-	x.pos = newPositions(x.nrecs())
+	// x's ids are distinct: one insert each, unless two share a hash.
+	n := x.nrecs()
+	x.pos = newPositions(n)
 	i := int32(0)
+	for _, s := range x.parts() {
+		for _, o := range s {
+			x.pos.byHash[idHash(o.id)] = i
+			i++
+		}
+	}
+	if len(x.pos.byHash) == n {
+		return
+	}
+	x.pos = newPositions(n)
+	i = 0
 	for _, s := range x.parts() {
 		for _, o := range s {
 			x.pos.set(x, o.id, i)

@@ -268,6 +268,8 @@ func TestReplayWithHashCollisions(t *testing.T) {
 	idHash = func(id string) uint64 { return uint64(len(id) % 2) }
 	TestReplayEqualsReference(t)
 	TestMergeEqualsReference(t)
+	TestMergeThreeParts(t)
+	TestReplayManyRecords(t)
 }
 
 // TestMergeThreeParts: a file replayed in three parts merged as jsonl
