@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/bench/geminigen"
 )
 
 // writeBig writes a chat file of about size bytes for workspace ws, shaped
@@ -205,4 +207,34 @@ func BenchmarkListColdBesideBig(b *testing.B) {
 			b.Fatalf("%v, %d sessions", err, len(got))
 		}
 	}
+}
+
+// BenchmarkFirstPageBench is BenchmarkFirstPage/cold on the chat file
+// `cdevd bench` measures (internal/bench/geminigen, ~1 KB pads: more,
+// smaller records than writeBig's), without and with a cache directory
+// (the daemon has one, so the first read also persists the replay).
+func BenchmarkFirstPageBench(b *testing.B) {
+	home, ws := b.TempDir(), b.TempDir()
+	const id = "0b000000-0000-4000-8000-000000000001"
+	g := geminigen.New(id, ws)
+	g.Pad = strings.Repeat(" lorem ipsum", 85) // claudegen.LoremPad
+	if err := g.Write(g.Path(home), 100<<20, 0); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	page := func(s *Store) {
+		if p, _, err := s.Messages(ctx, ws, id, 0, 50, true); err != nil || len(p) != 50 {
+			b.Fatalf("%v, %d messages", err, len(p))
+		}
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			page(New(home, nil))
+		}
+	})
+	b.Run("cold-persist", func(b *testing.B) {
+		for b.Loop() {
+			page(New(home, nil).WithCacheDir(b.TempDir()))
+		}
+	})
 }

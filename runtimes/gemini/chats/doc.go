@@ -22,7 +22,9 @@
 // page reads and converts only its records. A replay reads only the
 // top-level members a line's kind and a record's listing need (lineOf; the
 // long strings are skipped, not decoded), a big file in parts on every core
-// (index.Merge); a file that only grew is read from where the last read
+// (index.Merge). Records are never copied to grow or to merge (they are
+// kept in parts, joined only when a later read changes them), and found by
+// a 64-bit hash of their id; a file that only grew is read from where the last read
 // stopped, any other change replays it whole. With a cache directory the
 // replays of big files are persisted (jsonl.Cache.Persist), so that a
 // restarted daemon does not replay them again.

@@ -159,6 +159,8 @@ func (m *members) read(obj []byte) bool {
 			dst = &m.calls
 		case "messages":
 			dst = &m.msgs
+		case "timestamp", "model", "tokens", "kind":
+			return // other members Gemini writes on every line: not odd
 		default:
 			bad = bad || odd(k, lineKeys)
 			return
@@ -175,9 +177,17 @@ func fastRecord(m *members, obj []byte) (Record, bool) {
 	if !ok {
 		return Record{}, false
 	}
-	typ, ok := optStr(m.typ)
-	if !ok && !isNull(m.typ) {
-		return Record{}, false
+	var typ string
+	switch string(m.typ) { // no allocation for the types Gemini writes
+	case `"user"`:
+		typ = "user"
+	case `"gemini"`:
+		typ = "gemini"
+	default:
+		typ, ok = optStr(m.typ)
+		if !ok && !isNull(m.typ) {
+			return Record{}, false
+		}
 	}
 	r := Record{ID: id, Type: typ, Raw: obj}
 	switch typ {

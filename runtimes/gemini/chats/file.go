@@ -30,27 +30,34 @@ func (v *view) called(id string) bool { return v.calls[id] }
 // snapshot makes the view of x, the index of the file at path.
 func (x *index) snapshot(path string) *view {
 	n := 0
-	for _, r := range x.recs {
-		n += len(r.info.calls)
+	parts := x.parts()
+	for _, s := range parts {
+		for _, r := range s {
+			n += len(r.info.calls)
+		}
 	}
 	v := &view{x: x, header: x.header, calls: make(map[string]bool, n), mtime: x.Info().ModTime().UnixNano()}
-	for _, r := range x.recs {
-		for _, c := range r.info.calls {
-			v.calls[c] = true
+	for _, s := range parts {
+		for _, r := range s {
+			for _, c := range r.info.calls {
+				v.calls[c] = true
+			}
 		}
 	}
 	lines := x.Lines()
-	es := make([]entry, 0, len(x.recs)) // one allocation; never grown
-	v.msgs = make([]*entry, 0, len(x.recs))
-	for i := range x.recs {
-		r := &x.recs[i]
-		if !r.info.isMessage(v.called) {
-			continue
-		}
-		es = append(es, entry{id: r.id, path: path, off: lines[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum})
-		v.msgs = append(v.msgs, &es[len(es)-1])
-		if v.prompt == "" {
-			v.prompt = r.info.prompt
+	es := make([]entry, 0, x.nrecs()) // one allocation; never grown
+	v.msgs = make([]*entry, 0, x.nrecs())
+	for _, s := range parts {
+		for i := range s {
+			r := &s[i]
+			if !r.info.isMessage(v.called) {
+				continue
+			}
+			es = append(es, entry{id: r.id, path: path, off: lines[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum})
+			v.msgs = append(v.msgs, &es[len(es)-1])
+			if v.prompt == "" {
+				v.prompt = r.info.prompt
+			}
 		}
 	}
 	return v

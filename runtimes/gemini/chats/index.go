@@ -3,7 +3,9 @@ package chats
 import (
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"maps"
+	"math/bits"
 	"slices"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -36,9 +38,14 @@ type index struct {
 	jsonl.Index
 	header Header // first header's ids; times from the latest header or $set
 	recs   []rec  // in order of their first version
+	// segs follow recs: records are never copied to grow (a copy of
+	// records, pointers in each, was most of a replay's growth and of a
+	// parallel replay's merge): a full part is followed by a new one, and a
+	// merged part is kept where its scan put it. own joins them.
+	segs [][]rec
 	// pos is where each id is in recs; nil until a record is upserted (an
 	// index loaded from disk may never need it).
-	pos   map[string]int32
+	pos   *positions
 	reset bool   // a $set of the message list was replayed (for Merge)
 	self  *index // x itself once order and recs are x's own
 }
@@ -49,15 +56,51 @@ func (x *index) own() {
 	if x.self == x {
 		return
 	}
-	x.recs = slices.Clone(x.recs)
-	x.pos = maps.Clone(x.pos)
+	x.recs = slices.Concat(append([][]rec{x.recs}, x.segs...)...)
+	x.segs = nil
+	x.pos = x.pos.clone()
 	x.self = x
+}
+
+// flat joins x.segs to x.recs; x is its own.
+func (x *index) flat() {
+	if len(x.segs) > 0 {
+		x.recs = slices.Concat(append([][]rec{x.recs}, x.segs...)...)
+		x.segs = nil
+	}
+}
+
+// parts are x's records: recs, then each of segs.
+func (x *index) parts() [][]rec { return append([][]rec{x.recs}, x.segs...) }
+
+// nrecs is how many records x has.
+func (x *index) nrecs() int {
+	n := len(x.recs)
+	for _, s := range x.segs {
+		n += len(s)
+	}
+	return n
+}
+
+// at is the i-th of x's records.
+func (x *index) at(i int32) *rec {
+	if int(i) < len(x.recs) {
+		return &x.recs[i]
+	}
+	i -= int32(len(x.recs))
+	for _, s := range x.segs {
+		if int(i) < len(s) {
+			return &s[i]
+		}
+		i -= int32(len(s))
+	}
+	panic("chats: record out of range")
 }
 
 // clearRecs drops every record (a $set of the message list); x is its own.
 func (x *index) clearRecs() {
-	x.recs, x.reset = x.recs[:0], true
-	x.pos = map[string]int32{}
+	x.recs, x.segs, x.reset = x.recs[:0], nil, true
+	x.pos = newPositions(0)
 }
 
 // add replays one line, reporting whether it holds records (its Span is
@@ -97,17 +140,25 @@ func (x *index) upsert(line int32, r Record) {
 
 // put replaces the record with r's id in place, or appends r; x is its own.
 func (x *index) put(r rec) {
-	if n := len(x.recs); n > 0 && x.recs[n-1].id == r.id {
-		x.recs[n-1] = r // Gemini writes a record again as it grows
+	if l := x.last(); len(*l) > 0 && (*l)[len(*l)-1].id == r.id {
+		(*l)[len(*l)-1] = r // Gemini writes a record again as it grows
 		return
 	}
 	x.positions()
-	if i, ok := x.pos[r.id]; ok {
-		x.recs[i] = r
+	if i, ok := x.pos.get(x, r.id); ok {
+		*x.at(i) = r
 		return
 	}
-	x.pos[r.id] = int32(len(x.recs))
+	x.pos.set(x, r.id, int32(x.nrecs()))
 	x.push(r)
+}
+
+// last is the part of x's records that ends them.
+func (x *index) last() *[]rec {
+	if n := len(x.segs); n > 0 {
+		return &x.segs[n-1]
+	}
+	return &x.recs
 }
 
 // positions builds x.pos if it is not.
@@ -115,21 +166,95 @@ func (x *index) positions() {
 	if x.pos != nil {
 		return
 	}
-	x.pos = make(map[string]int32, max(len(x.recs), 256))
-	for i, o := range x.recs {
-		x.pos[o.id] = int32(i)
+	// x's ids are distinct: one insert each, unless two share a hash.
+	n := x.nrecs()
+	x.pos = newPositions(n)
+	i := int32(0)
+	for _, s := range x.parts() {
+		for _, o := range s {
+			x.pos.byHash[idHash(o.id)] = i
+			i++
+		}
+	}
+	if len(x.pos.byHash) == n {
+		return
+	}
+	x.pos = newPositions(n)
+	i = 0
+	for _, s := range x.parts() {
+		for _, o := range s {
+			x.pos.set(x, o.id, i)
+			i++
+		}
 	}
 }
 
-// push appends r to x.recs, doubling it when full: append grows a big
-// slice by a quarter, which copied the records of a 100 MB file five times
-// over.
-func (x *index) push(r rec) {
-	if len(x.recs) == cap(x.recs) {
-		x.recs = append(make([]rec, 0, max(256, 2*cap(x.recs))), x.recs...)
-	}
-	x.recs = append(x.recs, r)
+// positions maps record ids to their place in recs by a 64-bit hash of
+// the id: an insert of a string key (hashed, its bytes compared on every
+// probe) was a tenth of a first read; a hash rarely compares an id at all.
+// Ids whose hash an earlier id has are kept by their string.
+type positions struct {
+	byHash map[uint64]int32
+	more   map[string]int32 // ids whose hash another id has; nil when none
 }
+
+var idSeed = maphash.MakeSeed()
+
+// idHash hashes a record id; a variable so that tests can make ids collide.
+var idHash = func(id string) uint64 { return maphash.String(idSeed, id) }
+
+func newPositions(n int) *positions {
+	return &positions{byHash: make(map[uint64]int32, n)}
+}
+
+// get is where id is in recs.
+func (p *positions) get(x *index, id string) (int32, bool) {
+	i, ok := p.byHash[idHash(id)]
+	if !ok || x.at(i).id == id {
+		return i, ok
+	}
+	i, ok = p.more[id]
+	return i, ok
+}
+
+// set records that id, not in p, is at i.
+func (p *positions) set(x *index, id string, i int32) {
+	h := idHash(id)
+	if j, ok := p.byHash[h]; ok && x.at(j).id != id {
+		if p.more == nil {
+			p.more = map[string]int32{}
+		}
+		p.more[id] = i
+		return
+	}
+	p.byHash[h] = i
+}
+
+func (p *positions) clone() *positions {
+	if p == nil {
+		return nil
+	}
+	return &positions{byHash: maps.Clone(p.byHash), more: maps.Clone(p.more)}
+}
+
+// push appends r to x's records: to a new part when the last is full (of
+// twice its size, up to maxSeg), so that none is copied to grow.
+func (x *index) push(r rec) {
+	l := x.last()
+	if len(*l) == cap(*l) {
+		if cap(x.recs) == 0 {
+			x.recs = make([]rec, 0, 256)
+			l = &x.recs
+		} else {
+			x.segs = append(x.segs, make([]rec, 0, min(2*cap(*l), maxSeg)))
+			l = &x.segs[len(x.segs)-1]
+		}
+	}
+	*l = append(*l, r)
+}
+
+// maxSeg bounds a part of the records: at 100 bytes a record, 6 MB.
+const maxSeg = 1 << 16
 
 func (h *Header) patch(p Header) {
 	if h.SessionID == "" {
@@ -157,13 +282,31 @@ func (x *index) Merge(y *index) {
 		x.clearRecs()
 	}
 	x.positions()
-	for _, r := range y.recs {
-		r.line += shift
-		if i, ok := x.pos[r.id]; ok {
-			x.recs[i] = r
-			continue
+	y.flat()
+	if !slices.ContainsFunc(y.recs, func(r rec) bool { _, ok := x.pos.get(x, r.id); return ok }) {
+		// The common case (parts of one file hold different records): y's
+		// records follow x's where they are, placed among x's lines (y's
+		// own: a part is merged once, then dropped).
+		recs := y.recs
+		if y.self != y {
+			recs = slices.Clone(recs)
 		}
-		x.push(r)
+		for i := range recs {
+			recs[i].line += shift
+		}
+		if len(recs) > 0 {
+			x.segs = append(x.segs, recs)
+		}
+	} else {
+		x.flat()
+		for _, r := range y.recs {
+			r.line += shift
+			if i, ok := x.pos.get(x, r.id); ok {
+				x.recs[i] = r
+				continue
+			}
+			x.push(r)
+		}
 	}
 	// Not kept up to date with what was appended (the serial part of a
 	// parallel replay): built again by the next put or Merge, if any.
@@ -172,11 +315,19 @@ func (x *index) Merge(y *index) {
 
 // AppendFacts appends the replayed state (jsonl.Codec).
 func (x *index) AppendFacts(b []byte) []byte {
+	b = slices.Grow(b, x.factsSize()) // one allocation, not a doubling per MB of facts
 	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
 		b = appendString(b, s)
 	}
-	b = binary.AppendUvarint(b, uint64(len(x.recs)))
-	for _, r := range x.recs {
+	b = binary.AppendUvarint(b, uint64(x.nrecs()))
+	for _, s := range x.parts() {
+		b = appendRecs(b, s)
+	}
+	return b
+}
+
+func appendRecs(b []byte, recs []rec) []byte {
+	for _, r := range recs {
 		b = appendString(b, r.id)
 		b = binary.AppendUvarint(b, uint64(r.line))
 		b = binary.AppendUvarint(b, uint64(r.start))
@@ -201,6 +352,38 @@ func (x *index) AppendFacts(b []byte) []byte {
 	return b
 }
 
+// factsSize is the length of what AppendFacts appends.
+func (x *index) factsSize() int {
+	n := 0
+	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
+		n += stringSize(s)
+	}
+	n += uvarintSize(uint64(x.nrecs()))
+	for _, s := range x.parts() {
+		n += recsSize(s)
+	}
+	return n
+}
+
+func recsSize(recs []rec) int {
+	n := 0
+	for _, r := range recs {
+		n += stringSize(r.id) + uvarintSize(uint64(r.line)) + uvarintSize(uint64(r.start)) + uvarintSize(uint64(r.n)) + 4
+		n += stringSize(r.info.prompt) + 1
+		for _, l := range [][]string{r.info.responses, r.info.calls} {
+			n += uvarintSize(uint64(len(l)))
+			for _, s := range l {
+				n += stringSize(s)
+			}
+		}
+	}
+	return n
+}
+
+func uvarintSize(v uint64) int { return max(1, (bits.Len64(v)+6)/7) }
+
+func stringSize(s string) int { return uvarintSize(uint64(len(s))) + len(s) }
+
 func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
@@ -220,7 +403,7 @@ func (x *index) ReadFacts(b []byte) error {
 	lines := x.Lines()
 	// Ids are not checked for repeats: AppendFacts writes none, and the
 	// CRC of the persisted index vouches for what it wrote.
-	x.recs, x.pos, x.self = make([]rec, 0, n), nil, x
+	x.recs, x.segs, x.pos, x.self = make([]rec, 0, n), nil, nil, x
 	for range n {
 		id := r.string()
 		line, start, size := r.uvarint(), r.uvarint(), r.uvarint()

@@ -98,3 +98,30 @@ func TestPersistedIndex(t *testing.T) {
 		t.Fatal("grown file replayed whole")
 	}
 }
+
+// TestFactsSize: factsSize is the length of AppendFacts' output, which
+// takes one allocation (not a doubling per MB of a big file's facts), for
+// every test file and a big one.
+func TestFactsSize(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	paths := []string{writeBig(t, home, ws, "0b000000-0000-4000-8000-000000000001", 1<<20)}
+	for _, name := range []string{"session.jsonl", "reset.jsonl", "phantom.jsonl", "load.jsonl", "resumed.jsonl"} {
+		paths = append(paths, filepath.Join("testdata", name))
+	}
+	for _, p := range paths {
+		x, _ := indexView(t, p, nil)
+		if len(x.recs) == 0 {
+			t.Fatalf("%s: no records", p)
+		}
+		if b, n := x.AppendFacts(nil), x.factsSize(); len(b) != n {
+			t.Errorf("%s: %d bytes of facts, factsSize %d", p, len(b), n)
+		}
+		// Against a buffer of the size (what else AppendFacts allocates):
+		// one allocation more, two under -race.
+		buf := make([]byte, 0, x.factsSize())
+		sized := testing.AllocsPerRun(3, func() { x.AppendFacts(buf) })
+		if a := testing.AllocsPerRun(3, func() { x.AppendFacts(nil) }); a > sized+2 {
+			t.Errorf("%s: AppendFacts made %v allocations, %v into a buffer of its size", p, a, sized)
+		}
+	}
+}

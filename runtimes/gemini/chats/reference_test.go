@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/bench/geminigen"
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
@@ -257,4 +258,108 @@ func TestMergeEqualsReference(t *testing.T) {
 			sameView(t, fmt.Sprintf("%s cut at %d", name, cut), m.snapshot(whole), want)
 		}
 	}
+}
+
+// TestReplayWithHashCollisions: the replay and the merge of parts equal
+// the reference when record ids share hashes (positions keeps those by
+// their string): with every id hashed to one of two values.
+func TestReplayWithHashCollisions(t *testing.T) {
+	defer func(h func(string) uint64) { idHash = h }(idHash)
+	idHash = func(id string) uint64 { return uint64(len(id) % 2) }
+	TestReplayEqualsReference(t)
+	TestMergeEqualsReference(t)
+	TestMergeThreeParts(t)
+	TestReplayManyRecords(t)
+}
+
+// TestMergeThreeParts: a file replayed in three parts merged as jsonl
+// merges them (the later parts' records kept where their scans put them)
+// equals the reference; so do its facts read back, and its replay
+// extended by lines appended after (its records joined then).
+func TestMergeThreeParts(t *testing.T) {
+	for _, name := range []string{"session.jsonl", "reset.jsonl", "load.jsonl", "resumed.jsonl"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, b...)
+		var cuts []int // line starts
+		for i := range b {
+			if i == 0 || b[i-1] == '\n' {
+				cuts = append(cuts, i)
+			}
+		}
+		dir := t.TempDir()
+		write := func(name string, b []byte) string {
+			p := dir + "/" + name
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		for i, c1 := range cuts {
+			for _, c2 := range cuts[i:min(i+4, len(cuts))] {
+				whole := write("whole.jsonl", b)
+				full, _ := indexView(t, whole, nil)
+				xy, _ := indexView(t, write("xy.jsonl", b[:c2]), nil)
+				x, _ := indexView(t, write("x.jsonl", b[:c1]), nil)
+				y, _ := indexView(t, write("y.jsonl", b[c1:c2]), nil)
+				z, _ := indexView(t, write("z.jsonl", b[c2:]), nil)
+				what := fmt.Sprintf("%s cut at %d, %d", name, c1, c2)
+				// As jsonl leaves x before each Merge: the lines so far.
+				m := &index{Index: xy.Index, header: x.header, recs: x.recs, pos: x.pos, reset: x.reset}
+				m.Merge(y)
+				m.Index = full.Index
+				m.Merge(z)
+				sameView(t, what, m.snapshot(whole), refView(t, whole))
+				facts := m.AppendFacts(nil)
+				if len(facts) != m.factsSize() {
+					t.Fatalf("%s: %d bytes of facts, factsSize %d", what, len(facts), m.factsSize())
+				}
+				r := &index{Index: full.Index}
+				if err := r.ReadFacts(facts); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				sameView(t, what+" read back", r.snapshot(whole), refView(t, whole))
+				appendFile(t, whole, `{"id":"late","type":"user","content":"late"}`+"\n"+string(b[:c1]))
+				_, v := indexView(t, whole, m)
+				sameView(t, what+" grown", v, refView(t, whole))
+				sameView(t, what+" kept", m.snapshot(whole), r.snapshot(whole))
+			}
+		}
+	}
+}
+
+// TestReplayManyRecords: a replay of records in several parts (push
+// starts a new one when one is full) equals the reference, records written
+// again far from their first version (in an earlier part) included, as do
+// its facts read back and its replay extended.
+func TestReplayManyRecords(t *testing.T) {
+	g := geminigen.New("0b000000-0000-4000-8000-000000000001", "/ws")
+	var b []byte
+	for _, l := range g.Header() {
+		b = append(b, l+"\n"...)
+	}
+	for i := 0; g.Messages() < 3000; i++ {
+		for _, l := range g.Turn() {
+			b = append(b, l+"\n"...)
+		}
+		if i%97 == 0 { // an early record written again
+			b = append(b, fmt.Sprintf(`{"id":"u-%d","type":"user","content":"again %d"}`+"\n", i/3, i)...)
+		}
+	}
+	checkReplay(t, b, len(b)/3)
+	p := t.TempDir() + "/c.jsonl"
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x, want := indexView(t, p, nil)
+	if len(x.segs) < 2 {
+		t.Fatalf("%d records in %d parts", x.nrecs(), 1+len(x.segs))
+	}
+	r := &index{Index: x.Index}
+	if err := r.ReadFacts(x.AppendFacts(nil)); err != nil {
+		t.Fatal(err)
+	}
+	sameView(t, "read back", r.snapshot(p), want)
 }
