@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/fswatch/fswatchtest"
 	"github.com/cdevd/cdevd/runtimes"
 )
 
@@ -118,16 +119,6 @@ func TestListResultShared(t *testing.T) {
 	}
 }
 
-// openFDs counts this process's open file descriptors.
-func openFDs(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd")
-	}
-	return len(fds)
-}
-
 // TestListWatchReleased: the folder's watch is released once List leaves
 // it unused (the idle timer fires) and when the Store closes: no inotify
 // instance, descriptor or goroutine (goleak) is left.
@@ -135,7 +126,7 @@ func TestListWatchReleased(t *testing.T) {
 	if fswatch.Instances() != 0 {
 		t.Fatal("an inotify instance before the test")
 	}
-	fds := openFDs(t)
+	fds := fswatchtest.OpenFDs(t)
 	s, d := newStore(t)
 	var fire []func()
 	s.afterFunc = func(d time.Duration, f func()) *time.Timer {
@@ -154,7 +145,7 @@ func TestListWatchReleased(t *testing.T) {
 	if n := fswatch.Instances(); n != 0 {
 		t.Fatalf("%d inotify instances after the idle release", n)
 	}
-	if got := openFDs(t); got != fds {
+	if got := fswatchtest.OpenFDs(t); got != fds {
 		t.Fatalf("%d descriptors after the idle release, %d before", got, fds)
 	}
 	// Watched again by the next List, and released by Close.
@@ -168,7 +159,7 @@ func TestListWatchReleased(t *testing.T) {
 	if n := fswatch.Instances(); n != 0 {
 		t.Fatalf("%d inotify instances after Close", n)
 	}
-	if got := openFDs(t); got != fds {
+	if got := fswatchtest.OpenFDs(t); got != fds {
 		t.Fatalf("%d descriptors after Close, %d before", got, fds)
 	}
 	// Closed, it still lists, watching nothing.

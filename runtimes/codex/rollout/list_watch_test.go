@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/fswatch/fswatchtest"
 )
 
 // listOf lists ws and returns the thread ids with their message counts and
@@ -250,16 +251,6 @@ func TestListSeesEveryWrite(t *testing.T) {
 	}
 }
 
-// openFDs counts this process's open file descriptors.
-func openFDs(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd")
-	}
-	return len(fds)
-}
-
 // TestListWatchReleased: the tree's watches are released once List leaves
 // them unused (the idle timer fires) and when the Store closes: no inotify
 // instance, descriptor or goroutine (goleak) is left.
@@ -267,7 +258,7 @@ func TestListWatchReleased(t *testing.T) {
 	if fswatch.Instances() != 0 {
 		t.Fatal("an inotify instance before the test")
 	}
-	fds := openFDs(t)
+	fds := fswatchtest.OpenFDs(t)
 	home, ws := t.TempDir(), t.TempDir()
 	install(t, home, "exec.jsonl", "2026/11/22", threadA, ws)
 	install(t, home, "exec.jsonl", "2026/11/23", threadB, ws)
@@ -292,7 +283,7 @@ func TestListWatchReleased(t *testing.T) {
 	if n := fswatch.Instances(); n != 0 {
 		t.Fatalf("%d inotify instances after the idle release", n)
 	}
-	if got := openFDs(t); got != fds {
+	if got := fswatchtest.OpenFDs(t); got != fds {
 		t.Fatalf("%d descriptors after the idle release, %d before", got, fds)
 	}
 	// Watched again by the next List, and released by Close.
@@ -306,7 +297,7 @@ func TestListWatchReleased(t *testing.T) {
 	if n := fswatch.Instances(); n != 0 {
 		t.Fatalf("%d inotify instances after Close", n)
 	}
-	if got := openFDs(t); got != fds {
+	if got := fswatchtest.OpenFDs(t); got != fds {
 		t.Fatalf("%d descriptors after Close, %d before", got, fds)
 	}
 	// Closed, it still lists, watching nothing.
