@@ -220,14 +220,22 @@ func userInfo(c []byte) (info, bool) {
 		}
 	case c[0] == '[':
 		typeErr, bad := false, false
-		ok := elements(c, func(_ int, e []byte) {
-			if isNull(e) {
-				parts = append(parts, fpart{})
-				return
+		ok := elementsAt(c, func(i int) int {
+			if c[i] != '{' {
+				e := valueLen(c[i:])
+				if e <= 0 {
+					return -1
+				}
+				if isNull(c[i : i+e]) {
+					parts = append(parts, fpart{})
+				} else {
+					typeErr = true // not an object
+				}
+				return i + e
 			}
 			var p fpart
 			var text, thought, resp []byte
-			if !jsonl.Members(e, func(k, v []byte) {
+			end := object(c, i, func(k, v []byte) {
 				switch string(k) {
 				case "text":
 					bad = bad || !take(&text, v)
@@ -238,9 +246,9 @@ func userInfo(c []byte) (info, bool) {
 				default:
 					bad = bad || odd(k, partKeys)
 				}
-			}) {
-				typeErr = true // not an object (a valid line's only way here)
-				return
+			})
+			if end < 0 {
+				return -1
 			}
 			if text != nil && !isNull(text) {
 				var ok bool
@@ -278,6 +286,7 @@ func userInfo(c []byte) (info, bool) {
 				p.hasRespID = true
 			}
 			parts = append(parts, p)
+			return end
 		})
 		if !ok || bad {
 			return info{}, false
@@ -320,9 +329,12 @@ func geminiInfo(c, thoughts, calls []byte) (info, bool) {
 	case c[0] == '[':
 		bad := false
 		// Decoded part by part, a part of the wrong type left zero.
-		ok := elements(c, func(_ int, e []byte) {
+		ok := elementsAt(c, func(i int) int {
+			if c[i] != '{' {
+				return i + valueLen(c[i:]) // a part of the wrong type: no text
+			}
 			var t, th []byte
-			jsonl.Members(e, func(k, v []byte) {
+			end := object(c, i, func(k, v []byte) {
 				switch string(k) {
 				case "text":
 					bad = bad || !take(&t, v)
@@ -335,6 +347,7 @@ func geminiInfo(c, thoughts, calls []byte) (info, bool) {
 			if len(t) > 2 && t[0] == '"' && string(th) != "true" {
 				text = true
 			}
+			return end
 		})
 		if !ok || bad {
 			return info{}, false
@@ -348,15 +361,20 @@ func geminiInfo(c, thoughts, calls []byte) (info, bool) {
 	}
 	if len(calls) > 0 && calls[0] == '[' {
 		bad := false
-		ok := elements(calls, func(_ int, e []byte) {
+		ok := elementsAt(calls, func(i int) int {
 			var id []byte
-			jsonl.Members(e, func(k, v []byte) {
-				if string(k) == "id" {
-					bad = bad || !take(&id, v)
-				} else {
-					bad = bad || odd(k, callKeys)
-				}
-			})
+			var end int
+			if calls[i] != '{' {
+				end = i + valueLen(calls[i:]) // not an object: a call without an id
+			} else {
+				end = object(calls, i, func(k, v []byte) {
+					if string(k) == "id" {
+						bad = bad || !take(&id, v)
+					} else {
+						bad = bad || odd(k, callKeys)
+					}
+				})
+			}
 			s := ""
 			if id != nil && !isNull(id) {
 				var ok bool
@@ -365,6 +383,7 @@ func geminiInfo(c, thoughts, calls []byte) (info, bool) {
 				}
 			}
 			in.calls = append(in.calls, s)
+			return end
 		})
 		if !ok || bad {
 			return info{}, false
@@ -431,17 +450,31 @@ func fastSet(set, t []byte, lead int) (Line, bool) {
 // elements calls fn with the offset in arr and the bytes of each element of
 // the JSON array arr; false when arr is not an array of that shape.
 func elements(arr []byte, fn func(at int, e []byte)) bool {
+	return elementsAt(arr, func(i int) int {
+		e := valueLen(arr[i:])
+		if e <= 0 {
+			return -1
+		}
+		fn(i, arr[i:i+e])
+		return i + e
+	})
+}
+
+// elementsAt calls fn with the offset in arr of each element of the JSON
+// array arr; fn reads the element and returns where it ends, or -1 when it
+// is not of a shape the caller handles. False when arr is not an array of
+// that shape.
+func elementsAt(arr []byte, fn func(at int) int) bool {
 	i := skipWS(arr, 1)
 	if i < len(arr) && arr[i] == ']' {
 		return skipWS(arr, i+1) == len(arr)
 	}
 	for i < len(arr) {
-		e := valueLen(arr[i:])
-		if e <= 0 {
+		e := fn(i)
+		if e <= i {
 			return false
 		}
-		fn(i, arr[i:i+e])
-		i = skipWS(arr, i+e)
+		i = skipWS(arr, e)
 		if i >= len(arr) {
 			return false
 		}
@@ -455,6 +488,54 @@ func elements(arr []byte, fn func(at int, e []byte)) bool {
 		}
 	}
 	return false
+}
+
+// object calls fn with the key (as written) and raw value of each member of
+// the JSON object at b[i], returning where it ends, or -1 when it is not an
+// object of that shape. An array's object elements are read by it in the
+// pass that finds where they end: measuring one first, then reading its
+// members, went over its long strings twice. Unlike valueLen, a scalar
+// holding a bracket fails here; either way such a line is not valid JSON.
+func object(b []byte, i int, fn func(k, v []byte)) int {
+	if i >= len(b) || b[i] != '{' {
+		return -1
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		kn := stringLen(b[i:])
+		if kn == 0 {
+			return -1
+		}
+		k := b[i+1 : i+kn-1]
+		i = skipWS(b, i+kn)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		i = skipWS(b, i+1)
+		vn := valueLen(b[i:])
+		if vn <= 0 {
+			return -1
+		}
+		fn(k, b[i:i+vn])
+		i = skipWS(b, i+vn)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
 }
 
 func skipWS(b []byte, i int) int {

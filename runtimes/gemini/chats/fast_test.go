@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // lineSeeds are the lines of every testdata chat file, and lines of the
@@ -96,4 +98,35 @@ func FuzzFastLine(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(checkFast)
+}
+
+// TestObject: object reads the members of an object inside an array and
+// says where it ends, as jsonl.Members reads the object alone.
+func TestObject(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		keys string
+		end  int
+	}{
+		{`{}]`, "", 2},
+		{`{ "a" : [1,{"b":"}"}] , "c\"":"x\\"}, 5]`, `a=[1,{"b":"}"}];c\"="x\\";`, 36},
+		{`{"a":1]`, "a=1;", -1},
+		{`{"a" 1}`, "", -1},
+		{`{"a":}`, "", -1},
+		{`{"a":1,}`, "a=1;", -1},
+		{`{"a":"x`, "", -1},
+		{`[1]`, "", -1},
+	} {
+		keys := ""
+		end := object([]byte(c.in), 0, func(k, v []byte) { keys += string(k) + "=" + string(v) + ";" })
+		if end != c.end || (end > 0 && keys != c.keys) {
+			t.Errorf("object(%s) = %d with %q; want %d with %q", c.in, end, keys, c.end, c.keys)
+		}
+		if end > 0 {
+			var want string
+			if !jsonl.Members([]byte(c.in[:end]), func(k, v []byte) { want += string(k) + "=" + string(v) + ";" }) || want != keys {
+				t.Errorf("object(%s) read %q; jsonl.Members %q", c.in, keys, want)
+			}
+		}
+	}
 }
