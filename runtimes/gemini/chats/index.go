@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -183,7 +184,7 @@ func (x *index) clearRecs() {
 // add replays one line, reporting whether it holds records (its Span is
 // then the next of Lines).
 func (x *index) add(b []byte) bool {
-	l, err := lineOf(b)
+	l, err := lineOf(b, true) // upsert copies what it keeps of a record
 	if err != nil {
 		return false // unparsable: skipped
 	}
@@ -321,7 +322,7 @@ func (p *positions) add(x *index, id string, i int32) (int32, bool) {
 	if p.more == nil {
 		p.more = map[string]int32{}
 	}
-	p.more[id] = i
+	p.more[strings.Clone(id)] = i // id may be a part of the line (lineOf)
 	return i, false
 }
 

@@ -151,7 +151,7 @@ func checkReplay(t *testing.T, content []byte, cut int) {
 // only lines on which the replays may differ (see lineOf).
 func validLines(b []byte) bool {
 	for _, l := range bytes.Split(b, []byte("\n")) {
-		if _, ok := fastLine(l); ok && !json.Valid(l) {
+		if _, ok := fastLine(l, false); ok && !json.Valid(l) {
 			return false
 		}
 	}
@@ -270,6 +270,7 @@ func TestReplayWithHashCollisions(t *testing.T) {
 	TestMergeEqualsReference(t)
 	TestMergeThreeParts(t)
 	TestReplayManyRecords(t)
+	TestReplayKeepsNoPartOfLine(t)
 }
 
 // TestMergeThreeParts: a file replayed in three parts merged as jsonl
