@@ -391,7 +391,6 @@ func (x *index) Merge(y *index) {
 		x.clearRecs()
 	}
 	x.positions()
-	y.flat()
 	// y's strings follow x's.
 	base := uint32(len(x.strs))
 	x.strs = append(x.strs, y.strs...)
@@ -401,29 +400,36 @@ func (x *index) Merge(y *index) {
 		r.prompt.off += base
 		r.lists.off += base
 	}
-	if !slices.ContainsFunc(y.recs, func(r rec) bool { _, ok := x.pos.get(x, y.str(r.id)); return ok }) {
+	ys := y.parts()
+	if !slices.ContainsFunc(ys, func(s []rec) bool {
+		return slices.ContainsFunc(s, func(r rec) bool { _, ok := x.pos.get(x, y.str(r.id)); return ok })
+	}) {
 		// The common case (parts of one file hold different records): y's
-		// records follow x's where they are, placed among x's lines (y's
-		// own: a part is merged once, then dropped).
-		recs := y.recs
-		if y.self != y {
-			recs = slices.Clone(recs)
-		}
-		for i := range recs {
-			rebase(&recs[i])
-		}
-		if len(recs) > 0 {
-			x.segs = append(x.segs, recs)
+		// records follow x's where they are, in y's parts (not joined:
+		// a copy), placed among x's lines (y's own: a part is merged once,
+		// then dropped).
+		for _, recs := range ys {
+			if y.self != y {
+				recs = slices.Clone(recs)
+			}
+			for i := range recs {
+				rebase(&recs[i])
+			}
+			if len(recs) > 0 {
+				x.segs = append(x.segs, recs)
+			}
 		}
 	} else {
 		x.flat()
-		for _, r := range y.recs {
-			rebase(&r)
-			if i, ok := x.pos.get(x, x.str(r.id)); ok {
-				x.recs[i] = r
-				continue
+		for _, s := range ys {
+			for _, r := range s {
+				rebase(&r)
+				if i, ok := x.pos.get(x, x.str(r.id)); ok {
+					x.recs[i] = r
+					continue
+				}
+				x.push(r)
 			}
-			x.push(r)
 		}
 	}
 	// Not kept up to date with what was appended (the serial part of a
