@@ -237,4 +237,13 @@ func BenchmarkFirstPageBench(b *testing.B) {
 			page(New(home, nil).WithCacheDir(b.TempDir()))
 		}
 	})
+	b.Run("restart", func(b *testing.B) {
+		cache := b.TempDir()
+		s := New(home, nil).WithCacheDir(cache)
+		page(s) // saves the index
+		s.Close()
+		for b.Loop() {
+			page(New(home, nil).WithCacheDir(cache))
+		}
+	})
 }

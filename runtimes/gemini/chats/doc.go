@@ -24,7 +24,9 @@
 // long strings are skipped, not decoded), a big file in parts on every core
 // (index.Merge). Records are never copied to grow or to merge (they are
 // kept in parts, joined only when a later read changes them), and found by
-// a 64-bit hash of their id; a file that only grew is read from where the last read
+// a 64-bit hash of their id; they hold no pointer (their strings are spans
+// of one byte slice per replay, which a persisted replay is loaded into as
+// is); a file that only grew is read from where the last read
 // stopped, any other change replays it whole. With a cache directory the
 // replays of big files are persisted (jsonl.Cache.Persist), so that a
 // restarted daemon does not replay them again.

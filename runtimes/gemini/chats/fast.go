@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
@@ -18,8 +19,12 @@ import (
 // goes to parseLine. Unlike parseLine, a line whose nested values are not
 // valid JSON can be taken: Gemini does not write one, and a record that
 // does not decode is left out of its page (see ToMessage).
-func lineOf(b []byte) (Line, error) {
-	if l, ok := fastLine(b); ok {
+//
+// With borrow, a record's strings without escapes (id, prompt, response and
+// call ids) are parts of b, not copies: for a caller that keeps none of
+// them past its use of b.
+func lineOf(b []byte, borrow bool) (Line, error) {
+	if l, ok := fastLine(b, borrow); ok {
 		return l, nil
 	}
 	return parseLine(b)
@@ -65,6 +70,19 @@ func str(raw []byte) (string, bool) {
 	return s, true
 }
 
+// strOf is str, its string a part of raw when borrow is set and it needs
+// no decoding: a replay copies what it keeps (into index.strs), and a
+// string allocated for each id and prompt was a twentieth of a first read.
+func strOf(raw []byte, borrow bool) (string, bool) {
+	if borrow && len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		in := raw[1 : len(raw)-1]
+		if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			return unsafe.String(unsafe.SliceData(in), len(in)), true
+		}
+	}
+	return str(raw)
+}
+
 func isNull(raw []byte) bool { return string(raw) == "null" }
 
 // take sets *dst to v unless a member of that name was seen already: which
@@ -78,7 +96,7 @@ func take(dst *[]byte, v []byte) bool {
 }
 
 // fastLine is lineOf's fast path; ok is false when the line needs parseLine.
-func fastLine(b []byte) (Line, bool) {
+func fastLine(b []byte, borrow bool) (Line, bool) {
 	t := bytes.TrimSpace(b)
 	if len(t) == 0 || t[0] != '{' {
 		return Line{}, false
@@ -93,7 +111,7 @@ func fastLine(b []byte) (Line, bool) {
 	}
 	switch {
 	case m.set != nil:
-		return fastSet(m.set, t, lead)
+		return fastSet(m.set, t, lead, borrow)
 	case m.sid != nil || m.ph != nil:
 		if m.sid == nil || m.ph == nil {
 			break // a record that has one of them
@@ -109,7 +127,7 @@ func fastLine(b []byte) (Line, bool) {
 		}
 		return Line{Kind: KindHeader, Header: h}, true
 	}
-	r, ok := fastRecord(&m, t)
+	r, ok := fastRecord(&m, t, borrow)
 	if !ok || r.ID == "" {
 		return Line{}, false
 	}
@@ -172,8 +190,8 @@ func (m *members) read(obj []byte) bool {
 
 // fastRecord is the Record of the message record obj (Raw and Start left
 // for the caller to place); ok is false when it needs encoding/json.
-func fastRecord(m *members, obj []byte) (Record, bool) {
-	id, ok := str(m.id)
+func fastRecord(m *members, obj []byte, borrow bool) (Record, bool) {
+	id, ok := strOf(m.id, borrow)
 	if !ok {
 		return Record{}, false
 	}
@@ -192,15 +210,15 @@ func fastRecord(m *members, obj []byte) (Record, bool) {
 	r := Record{ID: id, Type: typ, Raw: obj}
 	switch typ {
 	case "user":
-		r.info, ok = userInfo(m.content)
+		r.info, ok = userInfo(m.content, borrow)
 	case "gemini":
-		r.info, ok = geminiInfo(m.content, m.thoughts, m.calls)
+		r.info, ok = geminiInfo(m.content, m.thoughts, m.calls, borrow)
 	}
 	return r, ok
 }
 
 // userInfo is infoOf for a user record whose content is c.
-func userInfo(c []byte) (info, bool) {
+func userInfo(c []byte, borrow bool) (info, bool) {
 	type fpart struct {
 		text, respID       string
 		hasText, hasRespID bool
@@ -211,7 +229,7 @@ func userInfo(c []byte) (info, bool) {
 	case c == nil:
 		return info{}, true
 	case c[0] == '"':
-		s, ok := str(c)
+		s, ok := strOf(c, borrow)
 		if !ok {
 			return info{}, false
 		}
@@ -220,14 +238,22 @@ func userInfo(c []byte) (info, bool) {
 		}
 	case c[0] == '[':
 		typeErr, bad := false, false
-		ok := elements(c, func(_ int, e []byte) {
-			if isNull(e) {
-				parts = append(parts, fpart{})
-				return
+		ok := elementsAt(c, func(i int) int {
+			if c[i] != '{' {
+				e := valueLen(c[i:])
+				if e <= 0 {
+					return -1
+				}
+				if isNull(c[i : i+e]) {
+					parts = append(parts, fpart{})
+				} else {
+					typeErr = true // not an object
+				}
+				return i + e
 			}
 			var p fpart
 			var text, thought, resp []byte
-			if !jsonl.Members(e, func(k, v []byte) {
+			end := object(c, i, func(k, v []byte) {
 				switch string(k) {
 				case "text":
 					bad = bad || !take(&text, v)
@@ -238,13 +264,13 @@ func userInfo(c []byte) (info, bool) {
 				default:
 					bad = bad || odd(k, partKeys)
 				}
-			}) {
-				typeErr = true // not an object (a valid line's only way here)
-				return
+			})
+			if end < 0 {
+				return -1
 			}
 			if text != nil && !isNull(text) {
 				var ok bool
-				if p.text, ok = str(text); !ok {
+				if p.text, ok = strOf(text, borrow); !ok {
 					typeErr = true
 				}
 				p.hasText = true
@@ -268,7 +294,7 @@ func userInfo(c []byte) (info, bool) {
 				}
 				if id != nil && !isNull(id) {
 					var ok bool
-					if p.respID, ok = str(id); !ok {
+					if p.respID, ok = strOf(id, borrow); !ok {
 						typeErr = true
 					}
 				}
@@ -278,6 +304,7 @@ func userInfo(c []byte) (info, bool) {
 				p.hasRespID = true
 			}
 			parts = append(parts, p)
+			return end
 		})
 		if !ok || bad {
 			return info{}, false
@@ -310,7 +337,7 @@ var (
 )
 
 // geminiInfo is infoOf for a gemini record.
-func geminiInfo(c, thoughts, calls []byte) (info, bool) {
+func geminiInfo(c, thoughts, calls []byte, borrow bool) (info, bool) {
 	var in info
 	text := false
 	switch {
@@ -320,9 +347,12 @@ func geminiInfo(c, thoughts, calls []byte) (info, bool) {
 	case c[0] == '[':
 		bad := false
 		// Decoded part by part, a part of the wrong type left zero.
-		ok := elements(c, func(_ int, e []byte) {
+		ok := elementsAt(c, func(i int) int {
+			if c[i] != '{' {
+				return i + valueLen(c[i:]) // a part of the wrong type: no text
+			}
 			var t, th []byte
-			jsonl.Members(e, func(k, v []byte) {
+			end := object(c, i, func(k, v []byte) {
 				switch string(k) {
 				case "text":
 					bad = bad || !take(&t, v)
@@ -335,6 +365,7 @@ func geminiInfo(c, thoughts, calls []byte) (info, bool) {
 			if len(t) > 2 && t[0] == '"' && string(th) != "true" {
 				text = true
 			}
+			return end
 		})
 		if !ok || bad {
 			return info{}, false
@@ -348,23 +379,29 @@ func geminiInfo(c, thoughts, calls []byte) (info, bool) {
 	}
 	if len(calls) > 0 && calls[0] == '[' {
 		bad := false
-		ok := elements(calls, func(_ int, e []byte) {
+		ok := elementsAt(calls, func(i int) int {
 			var id []byte
-			jsonl.Members(e, func(k, v []byte) {
-				if string(k) == "id" {
-					bad = bad || !take(&id, v)
-				} else {
-					bad = bad || odd(k, callKeys)
-				}
-			})
+			var end int
+			if calls[i] != '{' {
+				end = i + valueLen(calls[i:]) // not an object: a call without an id
+			} else {
+				end = object(calls, i, func(k, v []byte) {
+					if string(k) == "id" {
+						bad = bad || !take(&id, v)
+					} else {
+						bad = bad || odd(k, callKeys)
+					}
+				})
+			}
 			s := ""
 			if id != nil && !isNull(id) {
 				var ok bool
-				if s, ok = str(id); !ok {
+				if s, ok = strOf(id, borrow); !ok {
 					bad = true
 				}
 			}
 			in.calls = append(in.calls, s)
+			return end
 		})
 		if !ok || bad {
 			return info{}, false
@@ -376,7 +413,7 @@ func geminiInfo(c, thoughts, calls []byte) (info, bool) {
 
 // fastSet is the Line of a $set line t (led by lead bytes) whose value is
 // set.
-func fastSet(set, t []byte, lead int) (Line, bool) {
+func fastSet(set, t []byte, lead int, borrow bool) (Line, bool) {
 	var m members
 	if len(set) == 0 || set[0] != '{' || !m.read(set) {
 		return Line{}, false
@@ -413,7 +450,7 @@ func fastSet(set, t []byte, lead int) (Line, bool) {
 		if em.id == nil || isNull(em.id) {
 			return // no id: skipped
 		}
-		r, ok := fastRecord(&em, e)
+		r, ok := fastRecord(&em, e, borrow)
 		if !ok {
 			bad = true
 			return
@@ -431,17 +468,31 @@ func fastSet(set, t []byte, lead int) (Line, bool) {
 // elements calls fn with the offset in arr and the bytes of each element of
 // the JSON array arr; false when arr is not an array of that shape.
 func elements(arr []byte, fn func(at int, e []byte)) bool {
+	return elementsAt(arr, func(i int) int {
+		e := valueLen(arr[i:])
+		if e <= 0 {
+			return -1
+		}
+		fn(i, arr[i:i+e])
+		return i + e
+	})
+}
+
+// elementsAt calls fn with the offset in arr of each element of the JSON
+// array arr; fn reads the element and returns where it ends, or -1 when it
+// is not of a shape the caller handles. False when arr is not an array of
+// that shape.
+func elementsAt(arr []byte, fn func(at int) int) bool {
 	i := skipWS(arr, 1)
 	if i < len(arr) && arr[i] == ']' {
 		return skipWS(arr, i+1) == len(arr)
 	}
 	for i < len(arr) {
-		e := valueLen(arr[i:])
-		if e <= 0 {
+		e := fn(i)
+		if e <= i {
 			return false
 		}
-		fn(i, arr[i:i+e])
-		i = skipWS(arr, i+e)
+		i = skipWS(arr, e)
 		if i >= len(arr) {
 			return false
 		}
@@ -455,6 +506,54 @@ func elements(arr []byte, fn func(at int, e []byte)) bool {
 		}
 	}
 	return false
+}
+
+// object calls fn with the key (as written) and raw value of each member of
+// the JSON object at b[i], returning where it ends, or -1 when it is not an
+// object of that shape. An array's object elements are read by it in the
+// pass that finds where they end: measuring one first, then reading its
+// members, went over its long strings twice. Unlike valueLen, a scalar
+// holding a bracket fails here; either way such a line is not valid JSON.
+func object(b []byte, i int, fn func(k, v []byte)) int {
+	if i >= len(b) || b[i] != '{' {
+		return -1
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		kn := stringLen(b[i:])
+		if kn == 0 {
+			return -1
+		}
+		k := b[i+1 : i+kn-1]
+		i = skipWS(b, i+kn)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		i = skipWS(b, i+1)
+		vn := valueLen(b[i:])
+		if vn <= 0 {
+			return -1
+		}
+		fn(k, b[i:i+vn])
+		i = skipWS(b, i+vn)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
 }
 
 func skipWS(b []byte, i int) int {

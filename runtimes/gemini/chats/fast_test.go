@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // lineSeeds are the lines of every testdata chat file, and lines of the
@@ -65,9 +67,12 @@ func lineSeeds(t testing.TB) [][]byte {
 // validate nested values (see lineOf).
 func checkFast(t *testing.T, b []byte) {
 	t.Helper()
-	got, ok := fastLine(b)
+	got, ok := fastLine(b, false)
 	if !ok || !json.Valid(b) {
 		return
+	}
+	if borrowed, _ := fastLine(b, true); !reflect.DeepEqual(borrowed, got) {
+		t.Fatalf("%q: borrowing %#v\ncopying %#v", b, borrowed, got)
 	}
 	want, err := parseLine(b)
 	if err != nil {
@@ -82,7 +87,7 @@ func TestFastLineEqualsParseLine(t *testing.T) {
 	taken := 0
 	for _, b := range lineSeeds(t) {
 		checkFast(t, b)
-		if _, ok := fastLine(b); ok {
+		if _, ok := fastLine(b, false); ok {
 			taken++
 		}
 	}
@@ -96,4 +101,74 @@ func FuzzFastLine(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(checkFast)
+}
+
+// TestObject: object reads the members of an object inside an array and
+// says where it ends, as jsonl.Members reads the object alone.
+func TestObject(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		keys string
+		end  int
+	}{
+		{`{}]`, "", 2},
+		{`{ "a" : [1,{"b":"}"}] , "c\"":"x\\"}, 5]`, `a=[1,{"b":"}"}];c\"="x\\";`, 36},
+		{`{"a":1]`, "a=1;", -1},
+		{`{"a" 1}`, "", -1},
+		{`{"a":}`, "", -1},
+		{`{"a":1,}`, "a=1;", -1},
+		{`{"a":"x`, "", -1},
+		{`[1]`, "", -1},
+	} {
+		keys := ""
+		end := object([]byte(c.in), 0, func(k, v []byte) { keys += string(k) + "=" + string(v) + ";" })
+		if end != c.end || (end > 0 && keys != c.keys) {
+			t.Errorf("object(%s) = %d with %q; want %d with %q", c.in, end, keys, c.end, c.keys)
+		}
+		if end > 0 {
+			var want string
+			if !jsonl.Members([]byte(c.in[:end]), func(k, v []byte) { want += string(k) + "=" + string(v) + ";" }) || want != keys {
+				t.Errorf("object(%s) read %q; jsonl.Members %q", c.in, keys, want)
+			}
+		}
+	}
+}
+
+// TestReplayKeepsNoPartOfLine: a replay's records say the same when each
+// line's bytes are overwritten after it is replayed (lineOf borrows them).
+// Each file is replayed twice, so that its records are found again by id
+// (by their string too, under TestReplayWithHashCollisions).
+func TestReplayKeepsNoPartOfLine(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, b...)
+		twice := filepath.Join(t.TempDir(), "twice.jsonl")
+		if err := os.WriteFile(twice, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		x, _ := indexView(t, twice, nil)
+		y := &index{}
+		for _, l := range strings.Split(string(b), "\n") {
+			buf := []byte(l)
+			y.add(buf)
+			for i := range buf {
+				buf[i] = '#'
+			}
+		}
+		if x.nrecs() != y.nrecs() || x.nrecs() == 0 {
+			t.Fatalf("%s: %d records, %d replayed line by line", name, x.nrecs(), y.nrecs())
+		}
+		for i := range int32(x.nrecs()) {
+			a, b := x.at(i), y.at(i)
+			for _, sp := range [][2]span{{a.id, b.id}, {a.prompt, b.prompt}, {a.lists, b.lists}} {
+				if x.str(sp[0]) != y.str(sp[1]) {
+					t.Fatalf("%s: record %d: %q, %q once its line is overwritten", name, i, x.str(sp[0]), y.str(sp[1]))
+				}
+			}
+		}
+	}
 }

@@ -29,19 +29,23 @@ func (v *view) called(id string) bool { return v.calls[id] }
 
 // snapshot makes the view of x, the index of the file at path.
 func (x *index) snapshot(path string) *view {
-	n := 0
+	n := 0 // records with lists: about as many as tool calls
 	parts := x.parts()
 	for _, s := range parts {
-		for _, r := range s {
-			n += len(r.info.calls)
+		for i := range s {
+			if s[i].lists.n > 0 {
+				n++
+			}
 		}
 	}
 	v := &view{x: x, header: x.header, calls: make(map[string]bool, n), mtime: x.Info().ModTime().UnixNano()}
 	for _, s := range parts {
-		for _, r := range s {
-			for _, c := range r.info.calls {
-				v.calls[c] = true
-			}
+		for i := range s {
+			x.eachList(&s[i], func(call bool, id string) {
+				if call {
+					v.calls[id] = true
+				}
+			})
 		}
 	}
 	lines := x.Lines()
@@ -50,13 +54,13 @@ func (x *index) snapshot(path string) *view {
 	for _, s := range parts {
 		for i := range s {
 			r := &s[i]
-			if !r.info.isMessage(v.called) {
+			if !x.isMessage(r, v.called) {
 				continue
 			}
-			es = append(es, entry{id: r.id, path: path, off: lines[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum})
+			es = append(es, entry{id: x.str(r.id), path: path, off: lines[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum})
 			v.msgs = append(v.msgs, &es[len(es)-1])
 			if v.prompt == "" {
-				v.prompt = r.info.prompt
+				v.prompt = x.str(r.prompt)
 			}
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"hash/maphash"
 	"maps"
+	"math"
 	"math/bits"
 	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
@@ -19,17 +22,90 @@ var (
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, lineOf, infoOf or the facts saved change, so that indexes
 // saved by an older cdevd are replayed again rather than trusted.
-const indexVersion = "gemini-chats-1"
+const indexVersion = "gemini-chats-2"
 
 // rec is where a record's latest version is, and what List and a page's
-// count need of it.
+// count need of it (its info). It holds no pointer: its strings are spans
+// of its index's strs, so that the GC neither scans records nor slows
+// their copies (it was a tenth of a first read), and a persisted replay is
+// loaded without a string or list allocated for each record.
 type rec struct {
-	id    string
-	line  int32 // its line's place in Lines()
-	start int32 // where it begins in the line (a $set holds several)
-	n     int32
-	sum   uint32
-	info  info
+	id     span
+	prompt span  // info.prompt
+	lists  span  // info.responses, then info.calls (see addLists)
+	line   int32 // its line's place in Lines()
+	start  int32 // where it begins in the line (a $set holds several)
+	n      int32
+	sum    uint32
+	flags  uint8 // info.context, info.visible
+}
+
+const (
+	flagContext = 1 << iota
+	flagVisible
+)
+
+// span is a string of an index's strs: where it begins, its length.
+type span struct{ off, n uint32 }
+
+// str is the string s of x.strs, not a copy: bytes of strs below its
+// length are never written again (appends only; own clips a shared strs).
+func (x *index) str(s span) string {
+	if s.n == 0 {
+		return ""
+	}
+	b := x.strs[s.off : s.off+s.n]
+	return unsafe.String(&b[0], len(b))
+}
+
+// addStr appends s to x.strs; x is its own.
+func (x *index) addStr(s string) span {
+	off := len(x.strs)
+	x.strs = append(x.strs, s...)
+	return span{uint32(off), uint32(len(s))}
+}
+
+// addLists appends a record's lists to x.strs: each a count, then its
+// strings, each led by its length; none when both are empty.
+func (x *index) addLists(responses, calls []string) span {
+	if len(responses) == 0 && len(calls) == 0 {
+		return span{}
+	}
+	off := len(x.strs)
+	x.strs = binary.AppendUvarint(x.strs, uint64(len(responses)))
+	for _, id := range responses {
+		x.strs = appendString(x.strs, id)
+	}
+	x.strs = binary.AppendUvarint(x.strs, uint64(len(calls)))
+	for _, id := range calls {
+		x.strs = appendString(x.strs, id)
+	}
+	return span{uint32(off), uint32(len(x.strs) - off)}
+}
+
+// eachList calls fn with each id of r's lists: its function responses
+// (call false), then its tool calls (call true).
+func (x *index) eachList(r *rec, fn func(call bool, id string)) {
+	if r.lists.n == 0 {
+		return
+	}
+	d := factReader{s: x.str(r.lists)}
+	for _, call := range [2]bool{false, true} {
+		n := d.uvarint()
+		for i := uint64(0); i < n && !d.bad; i++ {
+			fn(call, d.string())
+		}
+	}
+}
+
+// isMessage is info.isMessage for r.
+func (x *index) isMessage(r *rec, called func(id string) bool) bool {
+	if r.flags&flagVisible != 0 {
+		return true
+	}
+	msg := false
+	x.eachList(r, func(call bool, id string) { msg = msg || (!call && !called(id)) })
+	return msg
 }
 
 // index is a chat file replayed: the patch log's state, each record by
@@ -38,6 +114,7 @@ type index struct {
 	jsonl.Index
 	header Header // first header's ids; times from the latest header or $set
 	recs   []rec  // in order of their first version
+	strs   []byte // the records' strings (see rec)
 	// segs follow recs: records are never copied to grow (a copy of
 	// records, pointers in each, was most of a replay's growth and of a
 	// parallel replay's merge): a full part is followed by a new one, and a
@@ -58,6 +135,7 @@ func (x *index) own() {
 	}
 	x.recs = slices.Concat(append([][]rec{x.recs}, x.segs...)...)
 	x.segs = nil
+	x.strs = slices.Clip(x.strs) // an append copies: readers' strings stay
 	x.pos = x.pos.clone()
 	x.self = x
 }
@@ -106,7 +184,7 @@ func (x *index) clearRecs() {
 // add replays one line, reporting whether it holds records (its Span is
 // then the next of Lines).
 func (x *index) add(b []byte) bool {
-	l, err := lineOf(b)
+	l, err := lineOf(b, true) // upsert copies what it keeps of a record
 	if err != nil {
 		return false // unparsable: skipped
 	}
@@ -133,24 +211,32 @@ func (x *index) add(b []byte) bool {
 	return false
 }
 
-// upsert replaces the record with r's id in place, or appends it.
+// upsert replaces the record with r's id in place, or appends it; x is
+// its own.
 func (x *index) upsert(line int32, r Record) {
-	x.put(rec{id: r.ID, line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw), info: r.info})
-}
-
-// put replaces the record with r's id in place, or appends r; x is its own.
-func (x *index) put(r rec) {
-	if l := x.last(); len(*l) > 0 && (*l)[len(*l)-1].id == r.id {
-		(*l)[len(*l)-1] = r // Gemini writes a record again as it grows
+	var flags uint8
+	if r.info.context {
+		flags |= flagContext
+	}
+	if r.info.visible {
+		flags |= flagVisible
+	}
+	rc := rec{line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw), flags: flags}
+	rc.prompt = x.addStr(r.info.prompt)
+	rc.lists = x.addLists(r.info.responses, r.info.calls)
+	if l := x.last(); len(*l) > 0 && x.str((*l)[len(*l)-1].id) == r.ID {
+		rc.id = (*l)[len(*l)-1].id
+		(*l)[len(*l)-1] = rc // Gemini writes a record again as it grows
 		return
 	}
 	x.positions()
-	if i, ok := x.pos.get(x, r.id); ok {
-		*x.at(i) = r
+	if i, ok := x.pos.add(x, r.ID, int32(x.nrecs())); ok {
+		rc.id = x.at(i).id
+		*x.at(i) = rc
 		return
 	}
-	x.pos.set(x, r.id, int32(x.nrecs()))
-	x.push(r)
+	rc.id = x.addStr(r.ID)
+	x.push(rc)
 }
 
 // last is the part of x's records that ends them.
@@ -172,7 +258,7 @@ func (x *index) positions() {
 	i := int32(0)
 	for _, s := range x.parts() {
 		for _, o := range s {
-			x.pos.byHash[idHash(o.id)] = i
+			x.pos.byHash[idHash(x.str(o.id))] = i
 			i++
 		}
 	}
@@ -183,7 +269,7 @@ func (x *index) positions() {
 	i = 0
 	for _, s := range x.parts() {
 		for _, o := range s {
-			x.pos.set(x, o.id, i)
+			x.pos.set(x, x.str(o.id), i)
 			i++
 		}
 	}
@@ -210,17 +296,40 @@ func newPositions(n int) *positions {
 // get is where id is in recs.
 func (p *positions) get(x *index, id string) (int32, bool) {
 	i, ok := p.byHash[idHash(id)]
-	if !ok || x.at(i).id == id {
+	if !ok || x.str(x.at(i).id) == id {
 		return i, ok
 	}
 	i, ok = p.more[id]
 	return i, ok
 }
 
+// add is where id is in recs if it is there; else it records that id is at
+// i. One hash of id and one lookup, not get's then set's (a replay's
+// lookups were 8% of a first read).
+func (p *positions) add(x *index, id string, i int32) (int32, bool) {
+	h := idHash(id)
+	j, ok := p.byHash[h]
+	if !ok {
+		p.byHash[h] = i
+		return i, false
+	}
+	if x.str(x.at(j).id) == id {
+		return j, true
+	}
+	if j, ok := p.more[id]; ok {
+		return j, true
+	}
+	if p.more == nil {
+		p.more = map[string]int32{}
+	}
+	p.more[strings.Clone(id)] = i // id may be a part of the line (lineOf)
+	return i, false
+}
+
 // set records that id, not in p, is at i.
 func (p *positions) set(x *index, id string, i int32) {
 	h := idHash(id)
-	if j, ok := p.byHash[h]; ok && x.at(j).id != id {
+	if j, ok := p.byHash[h]; ok && x.str(x.at(j).id) != id {
 		if p.more == nil {
 			p.more = map[string]int32{}
 		}
@@ -282,30 +391,45 @@ func (x *index) Merge(y *index) {
 		x.clearRecs()
 	}
 	x.positions()
-	y.flat()
-	if !slices.ContainsFunc(y.recs, func(r rec) bool { _, ok := x.pos.get(x, r.id); return ok }) {
+	// y's strings follow x's.
+	base := uint32(len(x.strs))
+	x.strs = append(x.strs, y.strs...)
+	rebase := func(r *rec) {
+		r.line += shift
+		r.id.off += base
+		r.prompt.off += base
+		r.lists.off += base
+	}
+	ys := y.parts()
+	if !slices.ContainsFunc(ys, func(s []rec) bool {
+		return slices.ContainsFunc(s, func(r rec) bool { _, ok := x.pos.get(x, y.str(r.id)); return ok })
+	}) {
 		// The common case (parts of one file hold different records): y's
-		// records follow x's where they are, placed among x's lines (y's
-		// own: a part is merged once, then dropped).
-		recs := y.recs
-		if y.self != y {
-			recs = slices.Clone(recs)
-		}
-		for i := range recs {
-			recs[i].line += shift
-		}
-		if len(recs) > 0 {
-			x.segs = append(x.segs, recs)
+		// records follow x's where they are, in y's parts (not joined:
+		// a copy), placed among x's lines (y's own: a part is merged once,
+		// then dropped).
+		for _, recs := range ys {
+			if y.self != y {
+				recs = slices.Clone(recs)
+			}
+			for i := range recs {
+				rebase(&recs[i])
+			}
+			if len(recs) > 0 {
+				x.segs = append(x.segs, recs)
+			}
 		}
 	} else {
 		x.flat()
-		for _, r := range y.recs {
-			r.line += shift
-			if i, ok := x.pos.get(x, r.id); ok {
-				x.recs[i] = r
-				continue
+		for _, s := range ys {
+			for _, r := range s {
+				rebase(&r)
+				if i, ok := x.pos.get(x, x.str(r.id)); ok {
+					x.recs[i] = r
+					continue
+				}
+				x.push(r)
 			}
-			x.push(r)
 		}
 	}
 	// Not kept up to date with what was appended (the serial part of a
@@ -313,7 +437,9 @@ func (x *index) Merge(y *index) {
 	x.pos = nil
 }
 
-// AppendFacts appends the replayed state (jsonl.Codec).
+// AppendFacts appends the replayed state (jsonl.Codec): the header, then
+// each record's numbers and its strings, which ReadFacts keeps where they
+// are in one copy of the facts (its strs) rather than a string each.
 func (x *index) AppendFacts(b []byte) []byte {
 	b = slices.Grow(b, x.factsSize()) // one allocation, not a doubling per MB of facts
 	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
@@ -321,32 +447,16 @@ func (x *index) AppendFacts(b []byte) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(x.nrecs()))
 	for _, s := range x.parts() {
-		b = appendRecs(b, s)
-	}
-	return b
-}
-
-func appendRecs(b []byte, recs []rec) []byte {
-	for _, r := range recs {
-		b = appendString(b, r.id)
-		b = binary.AppendUvarint(b, uint64(r.line))
-		b = binary.AppendUvarint(b, uint64(r.start))
-		b = binary.AppendUvarint(b, uint64(r.n))
-		b = binary.LittleEndian.AppendUint32(b, r.sum)
-		b = appendString(b, r.info.prompt)
-		var flags byte
-		if r.info.context {
-			flags |= 1
-		}
-		if r.info.visible {
-			flags |= 2
-		}
-		b = append(b, flags)
-		for _, l := range [][]string{r.info.responses, r.info.calls} {
-			b = binary.AppendUvarint(b, uint64(len(l)))
-			for _, s := range l {
-				b = appendString(b, s)
-			}
+		for i := range s {
+			r := &s[i]
+			b = binary.AppendUvarint(b, uint64(r.line))
+			b = binary.AppendUvarint(b, uint64(r.start))
+			b = binary.AppendUvarint(b, uint64(r.n))
+			b = binary.LittleEndian.AppendUint32(b, r.sum)
+			b = append(b, r.flags)
+			b = appendString(b, x.str(r.id))
+			b = appendString(b, x.str(r.prompt))
+			b = appendString(b, x.str(r.lists))
 		}
 	}
 	return b
@@ -360,20 +470,11 @@ func (x *index) factsSize() int {
 	}
 	n += uvarintSize(uint64(x.nrecs()))
 	for _, s := range x.parts() {
-		n += recsSize(s)
-	}
-	return n
-}
-
-func recsSize(recs []rec) int {
-	n := 0
-	for _, r := range recs {
-		n += stringSize(r.id) + uvarintSize(uint64(r.line)) + uvarintSize(uint64(r.start)) + uvarintSize(uint64(r.n)) + 4
-		n += stringSize(r.info.prompt) + 1
-		for _, l := range [][]string{r.info.responses, r.info.calls} {
-			n += uvarintSize(uint64(len(l)))
-			for _, s := range l {
-				n += stringSize(s)
+		for i := range s {
+			r := &s[i]
+			n += uvarintSize(uint64(r.line)) + uvarintSize(uint64(r.start)) + uvarintSize(uint64(r.n)) + 4 + 1
+			for _, sp := range [...]span{r.id, r.prompt, r.lists} {
+				n += uvarintSize(uint64(sp.n)) + int(sp.n)
 			}
 		}
 	}
@@ -391,33 +492,43 @@ func appendString(b []byte, s string) []byte {
 var errFacts = errors.New("bad chat file facts")
 
 // ReadFacts reads what AppendFacts wrote, into an index whose Lines are
-// loaded: a record must lie within its line.
+// loaded: a record must lie within its line. Its strings stay where they
+// are in strs, one copy of b: loading allocates nothing per record (a
+// string and lists each were most of a restart's ReadFacts).
 func (x *index) ReadFacts(b []byte) error {
-	// One string for all: ids and prompts are parts of it, not a copy each.
-	r := factReader{s: string(b)}
-	x.header = Header{r.string(), r.string(), r.string(), r.string()}
+	x.strs = slices.Clone(b)
+	all := unsafe.String(unsafe.SliceData(x.strs), len(x.strs))
+	r := factReader{s: all}
+	str := func() span {
+		n := r.uvarint()
+		if n > uint64(len(r.s)) {
+			r.fail()
+			return span{}
+		}
+		sp := span{uint32(len(all) - len(r.s)), uint32(n)}
+		r.s = r.s[n:]
+		return sp
+	}
+	x.header = Header{x.str(str()), x.str(str()), x.str(str()), x.str(str())}
 	n := r.uvarint()
-	if n > uint64(len(r.s)) {
+	if r.bad || n > uint64(len(r.s)) || len(all) > math.MaxUint32 {
 		return errFacts
 	}
 	lines := x.Lines()
 	// Ids are not checked for repeats: AppendFacts writes none, and the
 	// CRC of the persisted index vouches for what it wrote.
-	x.recs, x.segs, x.pos, x.self = make([]rec, 0, n), nil, nil, x
-	for range n {
-		id := r.string()
+	x.recs, x.segs, x.pos, x.self = make([]rec, n), nil, nil, x
+	for i := range x.recs {
 		line, start, size := r.uvarint(), r.uvarint(), r.uvarint()
-		rc := rec{id: id, line: int32(line), start: int32(start), n: int32(size), sum: r.uint32()}
-		rc.info.prompt = r.string()
+		sum := r.uint32()
 		flags := r.byte()
-		rc.info.context, rc.info.visible = flags&1 != 0, flags&2 != 0
-		rc.info.responses, rc.info.calls = r.strings(), r.strings()
-		if r.bad || id == "" || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
+		rc := rec{id: str(), prompt: str(), lists: str(), line: int32(line), start: int32(start), n: int32(size), sum: sum, flags: flags}
+		if r.bad || rc.id.n == 0 || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
 			return errFacts
 		}
-		x.recs = append(x.recs, rc)
+		x.recs[i] = rc
 	}
-	if r.bad || len(r.s) != 0 {
+	if len(r.s) != 0 {
 		return errFacts
 	}
 	return nil
@@ -474,18 +585,4 @@ func (r *factReader) byte() byte {
 	c := r.s[0]
 	r.s = r.s[1:]
 	return c
-}
-
-// strings reads a list; nil when empty, as replay leaves it.
-func (r *factReader) strings() []string {
-	n := r.uvarint()
-	if n > uint64(len(r.s)) {
-		r.fail()
-		return nil
-	}
-	var out []string
-	for range n {
-		out = append(out, r.string())
-	}
-	return out
 }

@@ -151,7 +151,7 @@ func checkReplay(t *testing.T, content []byte, cut int) {
 // only lines on which the replays may differ (see lineOf).
 func validLines(b []byte) bool {
 	for _, l := range bytes.Split(b, []byte("\n")) {
-		if _, ok := fastLine(l); ok && !json.Valid(l) {
+		if _, ok := fastLine(l, false); ok && !json.Valid(l) {
 			return false
 		}
 	}
@@ -253,7 +253,7 @@ func TestMergeEqualsReference(t *testing.T) {
 			x, _ := indexView(t, first, nil)
 			y, _ := indexView(t, second, nil)
 			// x as jsonl leaves it before Merge: the lines of both parts.
-			m := &index{Index: full.Index, header: x.header, recs: x.recs, pos: x.pos, reset: x.reset}
+			m := &index{Index: full.Index, header: x.header, recs: x.recs, strs: x.strs, pos: x.pos, reset: x.reset}
 			m.Merge(y)
 			sameView(t, fmt.Sprintf("%s cut at %d", name, cut), m.snapshot(whole), want)
 		}
@@ -270,6 +270,7 @@ func TestReplayWithHashCollisions(t *testing.T) {
 	TestMergeEqualsReference(t)
 	TestMergeThreeParts(t)
 	TestReplayManyRecords(t)
+	TestReplayKeepsNoPartOfLine(t)
 }
 
 // TestMergeThreeParts: a file replayed in three parts merged as jsonl
@@ -307,7 +308,7 @@ func TestMergeThreeParts(t *testing.T) {
 				z, _ := indexView(t, write("z.jsonl", b[c2:]), nil)
 				what := fmt.Sprintf("%s cut at %d, %d", name, c1, c2)
 				// As jsonl leaves x before each Merge: the lines so far.
-				m := &index{Index: xy.Index, header: x.header, recs: x.recs, pos: x.pos, reset: x.reset}
+				m := &index{Index: xy.Index, header: x.header, recs: x.recs, strs: x.strs, pos: x.pos, reset: x.reset}
 				m.Merge(y)
 				m.Index = full.Index
 				m.Merge(z)
