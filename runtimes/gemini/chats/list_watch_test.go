@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/fswatch/fswatchtest"
 )
 
 // chatBody is a chat file of session id of workspace ws with n turns.
@@ -168,16 +169,6 @@ func TestListSeesEveryWrite(t *testing.T) {
 	}
 }
 
-// openFDs counts this process's open file descriptors.
-func openFDs(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd")
-	}
-	return len(fds)
-}
-
 // TestListWatchReleased: the watches are released once List leaves them
 // unused (the idle timer fires) and when the Store closes: no inotify
 // instance, descriptor or goroutine (goleak) is left.
@@ -185,7 +176,7 @@ func TestListWatchReleased(t *testing.T) {
 	if fswatch.Instances() != 0 {
 		t.Fatal("an inotify instance before the test")
 	}
-	fds := openFDs(t)
+	fds := fswatchtest.OpenFDs(t)
 	home, ws := filepath.Join(t.TempDir(), ".gemini"), t.TempDir()
 	writeChat(t, filepath.Join(home, "tmp", filepath.Base(ws), "chats"), sid('a', 0), ws, 1, time.Now())
 	writeChat(t, filepath.Join(home, "tmp", "other", "chats"), sid('o', 0), "/elsewhere", 1, time.Now())
@@ -211,7 +202,7 @@ func TestListWatchReleased(t *testing.T) {
 	if n := fswatch.Instances(); n != 0 {
 		t.Fatalf("%d inotify instances after the idle release", n)
 	}
-	if got := openFDs(t); got != fds {
+	if got := fswatchtest.OpenFDs(t); got != fds {
 		t.Fatalf("%d descriptors after the idle release, %d before", got, fds)
 	}
 	// Watched again by the next List, and released by Close.
@@ -225,7 +216,7 @@ func TestListWatchReleased(t *testing.T) {
 	if n := fswatch.Instances(); n != 0 {
 		t.Fatalf("%d inotify instances after Close", n)
 	}
-	if got := openFDs(t); got != fds {
+	if got := fswatchtest.OpenFDs(t); got != fds {
 		t.Fatalf("%d descriptors after Close, %d before", got, fds)
 	}
 	// Closed, it still lists, watching nothing.
