@@ -76,8 +76,9 @@ func (d *disk) name(path string) string {
 	return filepath.Join(d.dir, hex.EncodeToString(h[:16])+".idx")
 }
 
-// encode is the persisted form of x, an index of the file f at path.
-func encode(x *Index, facts []byte, path, version string, f *os.File) ([]byte, error) {
+// encode is the persisted form of x, an index of the file at path whose
+// tailLen bytes before x's position sum to tail (tailSum).
+func encode(x *Index, facts []byte, path, version string, tail uint32) ([]byte, error) {
 	dev, ino, ok := fileKey(x.fi)
 	if !ok {
 		return nil, errors.New("no file identity")
@@ -85,10 +86,6 @@ func encode(x *Index, facts []byte, path, version string, f *os.File) ([]byte, e
 	// The index is saved as of its last complete line: a torn last line is
 	// read again after a load.
 	pos := x.split.Pos
-	tail, err := tailSum(f, pos)
-	if err != nil {
-		return nil, err
-	}
 	b := append([]byte(nil), persistMagic...)
 	b = binary.AppendUvarint(b, persistFormat)
 	b = appendString(b, version)

@@ -2,7 +2,9 @@ package jsonl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,14 +69,50 @@ func (e *persistEnv) lines(n int) string {
 	return b.String()
 }
 
-// cache is a new Cache, as after a restart, persisting under version.
+// cache is a new Cache, as after a restart, persisting under version. It
+// is closed at once, so that it saves in line and each test sees the
+// directory as a read left it (TestSaveAfterTheRead covers the saves made
+// apart from the read).
 func (e *persistEnv) cache(version string) *Cache[factIndex, *factIndex] {
+	c := e.openCache(version)
+	c.Close()
+	return c
+}
+
+func (e *persistEnv) openCache(version string) *Cache[factIndex, *factIndex] {
 	return NewCache((*factIndex).add, func(sc Scan) {
 		if sc.Full {
 			e.fullScans++
 		}
 		e.bytesRead += sc.Bytes
 	}, zap.NewNop(), "test").Persist(e.dir, version)
+}
+
+// TestSaveAfterTheRead: an index is saved apart from the request that built
+// it, once that request is done reading (not while it still holds the
+// index), and Close waits for the save: a restart after it does not scan.
+func TestSaveAfterTheRead(t *testing.T) {
+	e := newPersistEnv(t)
+	c := e.openCache("v1")
+	f, err := os.Open(e.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = c.Read(context.Background(), e.path, f, func(x *factIndex) error {
+		if _, err := os.Stat(c.disk.name(e.path)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("index saved while its first reader still reads (%v)", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := os.Stat(c.disk.name(e.path)); err != nil {
+		t.Fatalf("no index saved once Close returned: %v", err)
+	}
+	e.restart("v1", false)
 }
 
 // read indexes the file with c and fails unless the index is exactly what

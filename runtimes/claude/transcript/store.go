@@ -257,6 +257,7 @@ func (s *Store) Close() error {
 	for _, g := range gens {
 		g.Close()
 	}
+	s.cache.Close() // the index saves under way
 	return nil
 }
 

@@ -395,8 +395,8 @@ func TestPersistedIndexRestart(t *testing.T) {
 		return fmt.Sprint(uuids(page)), list
 	}
 	first := New(projects, nil).WithCacheDir(cache)
-	defer first.Close()
 	page1, list1 := serve(first)
+	first.Close() // as the daemon stops: the index saves under way end
 	second := New(projects, nil).WithCacheDir(cache)
 	defer second.Close()
 	page2, list2 := serve(second)

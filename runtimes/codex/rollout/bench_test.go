@@ -190,9 +190,11 @@ func BenchmarkRestartPage(b *testing.B) {
 	home, ws, ids := bigRollouts(b)
 	cache := b.TempDir()
 	for i, size := range bigSizes {
-		if _, _, err := newStore(b, home).WithCacheDir(cache).Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil {
+		s := newStore(b, home).WithCacheDir(cache)
+		if _, _, err := s.Messages(context.Background(), ws, ids[i], 0, 50, true); err != nil {
 			b.Fatal(err)
 		}
+		s.Close() // the index saved
 		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
 			cpu := cpuMeter(b)
 			for b.Loop() {
@@ -234,7 +236,9 @@ func BenchmarkListCold(b *testing.B) {
 		cpu()
 	})
 	cache := b.TempDir()
-	list(b, newStore(b, home).WithCacheDir(cache))
+	primed := newStore(b, home).WithCacheDir(cache)
+	list(b, primed)
+	primed.Close() // the indexes saved
 	b.Run("restart", func(b *testing.B) {
 		cpu := cpuMeter(b)
 		for b.Loop() {

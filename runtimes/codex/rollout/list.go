@@ -223,6 +223,7 @@ func (s *Store) Close() error {
 	gens := s.dropLocked()
 	s.lmu.Unlock()
 	closeAll(gens)
+	s.cache.Close() // the index saves under way
 	return nil
 }
 

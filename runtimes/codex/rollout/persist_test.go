@@ -31,6 +31,7 @@ func served(t *testing.T, s *Store, ws string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Close() // as the daemon stops: the index saves under way end
 	return fmt.Sprint(total, ids, list)
 }
 

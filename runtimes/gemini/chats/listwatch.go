@@ -273,7 +273,6 @@ func (s *Store) release(t *time.Timer) {
 // The daemon calls it when it shuts down.
 func (s *Store) Close() error {
 	s.lmu.Lock()
-	defer s.lmu.Unlock()
 	s.lw.closed = true
 	if s.lw.timer != nil {
 		s.lw.timer.Stop()
@@ -281,5 +280,7 @@ func (s *Store) Close() error {
 	}
 	s.unwatchLocked(nil)
 	s.lw.lists = nil
+	s.lmu.Unlock()
+	s.cache.Close() // the index saves under way; outside lmu, which a reader may hold
 	return nil
 }

@@ -23,6 +23,7 @@ func TestPersistedIndex(t *testing.T) {
 		if err != nil || total == 0 {
 			t.Fatalf("%v, %d messages", err, total)
 		}
+		s.Close() // as the daemon stops: the index saves under way end
 		return ids(msgs)
 	}
 	want := page(New(home, nil).WithCacheDir(cache))
