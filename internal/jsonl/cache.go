@@ -25,7 +25,7 @@ type Cache[T any, P Indexed[T]] struct {
 	entries map[string]*cached[P] // by path
 	closed  bool                  // saves run in line (Close)
 	saving  sync.WaitGroup        // saves under way
-	saved   func()                // tests: told when a save that ran apart is done
+	hold    chan struct{}         // tests: a save that runs apart waits for it to close
 }
 
 // cached is the index of one path; mu serializes its refreshes and covers
@@ -35,6 +35,10 @@ type cached[P any] struct {
 	idx    P     // nil until first scanned
 	loaded bool  // the persisted index was looked for
 	saved  int64 // how much of the file the persisted index covers
+	// epoch moves when the index stops growing from the one before it: a
+	// full scan, a drop as stale, the path forgotten. A save that ran apart
+	// writes its index only if the epoch is still the one it was made in.
+	epoch uint64
 }
 
 // Persist makes c keep the indexes of big files in dir too, so that a new
@@ -88,6 +92,9 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 		return err
 	}
 	e.idx = x
+	if sc.Full {
+		e.epoch++
+	}
 	if c.disk != nil && x.base().split.Pos >= persistMin && (sc.Full || x.base().split.Pos >= e.saved+e.saved/4) {
 		// Saved again when it has grown by a quarter: a file that grows by
 		// a line a turn is not rewritten every turn, and what a restart
@@ -103,9 +110,11 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 // (Gemini) per 100 MB of a first page. The checksum of the file's last
 // indexed bytes is taken now, from f, the version x describes. The rest
 // runs on a goroutine that takes e's lock, so it waits for the request's
-// own reading, and does nothing if a newer index replaced x meanwhile (the
-// refresh that made it decides again). Close waits for it; after Close,
-// saves run in line.
+// own reading. x is saved even if an index that extends it replaced it
+// meanwhile (a load extends an index of a prefix of the file), but not once
+// the epoch moved (a full scan, a drop as stale, the path forgotten): it
+// would then overwrite a truer save, or bring back a removed one. Close
+// waits for it; after Close, saves run in line.
 func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 	tail, err := tailSum(f, x.base().split.Pos)
 	if err != nil {
@@ -119,18 +128,18 @@ func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 		return
 	}
 	c.saving.Add(1)
-	done := c.saved
 	c.mu.Unlock()
+	epoch, hold := e.epoch, c.hold
 	go func() {
 		defer c.saving.Done()
+		if hold != nil {
+			<-hold
+		}
 		e.mu.Lock()
-		if e.idx == x {
+		if e.epoch == epoch {
 			c.save(path, e, x, tail)
 		}
 		e.mu.Unlock()
-		if done != nil {
-			done()
-		}
 	}()
 }
 
@@ -217,6 +226,7 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 	var s staleError
 	if errors.As(err, &s) {
 		e.idx = nil
+		e.epoch++
 		return s.err
 	}
 	return err
@@ -235,8 +245,14 @@ func (e staleError) Unwrap() error { return e.err }
 // Forget drops the index of path (a file that is gone), persisted too.
 func (c *Cache[T, P]) Forget(path string) {
 	c.mu.Lock()
+	e := c.entries[path]
 	delete(c.entries, path)
 	c.mu.Unlock()
+	if e != nil { // a save under way must not bring the removed one back
+		e.mu.Lock()
+		e.epoch++
+		e.mu.Unlock()
+	}
 	if c.disk != nil {
 		c.disk.remove(path)
 	}

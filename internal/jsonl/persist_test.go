@@ -115,6 +115,27 @@ func TestSaveAfterTheRead(t *testing.T) {
 	e.restart("v1", false)
 }
 
+// TestSaveAfterForget: a save still to run when its path is forgotten (the
+// file is gone) does not bring the removed index back.
+func TestSaveAfterForget(t *testing.T) {
+	e := newPersistEnv(t)
+	c := e.openCache("v1")
+	c.hold = make(chan struct{})
+	fi, err := os.Stat(e.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(context.Background(), e.path, fi); err != nil {
+		t.Fatal(err)
+	}
+	c.Forget(e.path)
+	close(c.hold)
+	c.Close()
+	if _, err := os.Stat(c.disk.name(e.path)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("index of a forgotten path saved after all (%v)", err)
+	}
+}
+
 // read indexes the file with c and fails unless the index is exactly what
 // a scan of the file as it is now gives.
 func (e *persistEnv) read(c *Cache[factIndex, *factIndex]) {
