@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +53,10 @@ func TestSuiteCatchesBrokenAdapters(t *testing.T) {
 		{"busy-accepted", "Busy", "Send during a turn: <nil>, want ErrBusy"},
 		{"respond-unknown-accepted", "Turns", "Respond to an unknown id: <nil>, want ErrNoRequest"},
 		{"idle-after-terminal", "Turns", "the terminal event does not follow ActivityChanged idle"},
-		{"double-terminal", "Turns", "events after a turn's terminal event, outside any turn: [completed(end_turn)]"},
+		// The duplicate is seen between the turns, or, when the next turn
+		// was sent before it was recorded (under load), as that turn's
+		// first event: either way the suite names it.
+		{"double-terminal", "Turns", "events after a turn's terminal event, outside any turn: [completed(end_turn)]|the turn begins with completed(end_turn)"},
 		{"event-after-exit", "Turns/AfterExit", "ProcessExited is not the last event"},
 		{"close-returns-early", "Turns/AfterExit", "Done is open after Close returned"},
 		{"watch-silent", "Turns/Watch", "Watch never reported session"},
@@ -68,7 +72,8 @@ func TestSuiteCatchesBrokenAdapters(t *testing.T) {
 			cmd.Env = append(os.Environ(), mutantEnv+"="+tc.mutant, "GORACE=atexit_sleep_ms=0")
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
-			if !errors.As(err, &exit) || !strings.Contains(string(out), tc.want) {
+			caught := slices.ContainsFunc(strings.Split(tc.want, "|"), func(w string) bool { return strings.Contains(string(out), w) })
+			if !errors.As(err, &exit) || !caught {
 				t.Errorf("the suite did not fail %s with %q (%v):\n%s", tc.check, tc.want, err, out)
 			}
 		})
