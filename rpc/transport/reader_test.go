@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A request answered on the reading goroutine with a deep call does not
@@ -81,12 +82,20 @@ func TestIdleReaderWaitsOnSocket(t *testing.T) {
 	if got := settledConnGoroutines(1); got != 1 {
 		t.Fatalf("an idle connection runs %d goroutines, want 1", got)
 	}
-	buf := make([]byte, 1<<20)
-	stacks := string(buf[:runtime.Stack(buf, true)])
+	// The client has the reply as soon as its bytes are sent: the reader
+	// may still be returning from that write before it hands over, so the
+	// stacks are read until the hand-over shows, or the wait runs out.
 	var reader string
-	for _, g := range strings.Split(stacks, "\n\n") {
-		if strings.Contains(g, "rpc/transport.(*Conn)") {
-			reader = g
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(wait); ; runtime.Gosched() {
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		for _, g := range strings.Split(stacks, "\n\n") {
+			if strings.Contains(g, "rpc/transport.(*Conn)") {
+				reader = g
+			}
+		}
+		if strings.Contains(reader, "(*FD).RawRead") || time.Now().After(deadline) {
+			break
 		}
 	}
 	if !strings.Contains(reader, "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).handle") {
