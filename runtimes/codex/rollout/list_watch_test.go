@@ -280,12 +280,7 @@ func TestListWatchReleased(t *testing.T) {
 		t.Fatalf("%d release timers, want 1", len(fire))
 	}
 	fire[0]() // unused for s.idle
-	if n := fswatch.Instances(); n != 0 {
-		t.Fatalf("%d inotify instances after the idle release", n)
-	}
-	if got := fswatchtest.OpenFDs(t); got != fds {
-		t.Fatalf("%d descriptors after the idle release, %d before", got, fds)
-	}
+	fswatchtest.Released(t, fds, "after the idle release")
 	// Watched again by the next List, and released by Close.
 	if got := listOf(t, s, ws); got != want {
 		t.Fatalf("List %s, want %s", got, want)
@@ -294,12 +289,7 @@ func TestListWatchReleased(t *testing.T) {
 		t.Fatalf("%d inotify instances, want 1", n)
 	}
 	s.Close()
-	if n := fswatch.Instances(); n != 0 {
-		t.Fatalf("%d inotify instances after Close", n)
-	}
-	if got := fswatchtest.OpenFDs(t); got != fds {
-		t.Fatalf("%d descriptors after Close, %d before", got, fds)
-	}
+	fswatchtest.Released(t, fds, "after Close")
 	// Closed, it still lists, watching nothing.
 	if got := listOf(t, s, ws); got != want || fswatch.Instances() != 0 {
 		t.Fatalf("after Close: List %s (want %s), %d instances", got, want, fswatch.Instances())
