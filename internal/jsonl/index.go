@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -106,7 +107,7 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 	b.fi = fi
 	skipped := b.split.Skipped
 	from := b.split.Pos + b.split.Partial
-	n, err := scanPart(ctx, x, f, from, fi.Size(), add)
+	n, err := scanPart(ctx, x, f, from, fi.Size(), 0, add)
 	if err != nil {
 		return nil, Scan{Bytes: n}, err
 	}
@@ -114,9 +115,21 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 	return x, Scan{Bytes: n}, nil
 }
 
+// Expecter is an index type told, once early in a big scan, how much more
+// is to come, so that it sizes what it gathers once rather than growing
+// it: the copies of a growing slice, and the fresh pages each touches (a
+// fault each, costly in a VM), were a fifth of a first read. part is the
+// bytes of the part this index scans over those read so far; total the
+// same for the bytes whose lines it will end up holding (a scan's first
+// part takes in the others: Merge).
+type Expecter interface {
+	Expect(part, total float64)
+}
+
 // scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
-// complete line into x with add, and returns how many bytes it read.
-func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to int64, add func(x P, line []byte) bool) (int64, error) {
+// complete line into x with add, and returns how many bytes it read. into
+// is how many bytes of lines x will hold once merged (0: no estimate).
+func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, add func(x P, line []byte) bool) (int64, error) {
 	b := x.base()
 	r := io.NewSectionReader(f, from, to-from)
 	// Sized to the work when small (the common case: a few appended lines),
@@ -124,6 +137,12 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 	buf := make([]byte, min(ChunkSize, r.Size()+1))
 	keep := func(off int64, line []byte) {
 		if add(x, line) {
+			if len(b.lines) == cap(b.lines) {
+				// Doubled, not grown by a quarter as append grows a big
+				// slice: its copies were a fifth of a first read's
+				// allocations, each new page a fault.
+				b.lines = slices.Grow(b.lines, max(len(b.lines), 256))
+			}
 			b.lines = append(b.lines, Span{off, int64(len(line))})
 		}
 	}
@@ -135,12 +154,31 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 		n, err := r.Read(buf)
 		b.split.Feed(buf[:n], keep)
 		read += int64(n)
+		if read == int64(n) && into > 0 && to-from >= 4*ChunkSize && n > 0 {
+			expect(x, float64(to-from)/float64(read), float64(into)/float64(read), into)
+		}
 		if err == io.EOF {
 			return read, nil
 		}
 		if err != nil {
 			return read, err
 		}
+	}
+}
+
+// expect sizes x's lines, and what x gathers if it is an Expecter, for a
+// scan that has read 1/part of its part and 1/total of the into bytes
+// whose lines x will hold.
+func expect[T any, P Indexed[T]](x P, part, total float64, into int64) {
+	b := x.base()
+	// Bounded by a line of 16 bytes at least: a head of short lines does
+	// not reserve much for a file of long ones.
+	want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16
+	if want > cap(b.lines) {
+		b.lines = slices.Grow(b.lines, want-len(b.lines))
+	}
+	if e, ok := any(x).(Expecter); ok {
+		e.Expect(part, total)
 	}
 }
 
@@ -225,6 +263,13 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	var first atomic.Int64
 	first.Store(maxParts)
 	_, pieced := any(P(new(T))).(Pieced)
+	// The first part takes in the others' lines (and what they gathered).
+	into := func(i int) int64 {
+		if i == 0 {
+			return fi.Size()
+		}
+		return cuts[i+1] - cuts[i]
+	}
 	var wg sync.WaitGroup
 	for i := range xs {
 		xs[i] = P(new(T))
@@ -232,7 +277,7 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		if pieced && len(xs) > 1 {
 			any(xs[i]).(Pieced).SetPiece(&Piece{int64(i), &first})
 		}
-		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], add) })
+		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into(i), add) })
 	}
 	wg.Wait()
 	sc := Scan{Full: true}

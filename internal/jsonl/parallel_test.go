@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"go.uber.org/zap"
 )
@@ -140,5 +141,66 @@ func TestFullScanFirstFound(t *testing.T) {
 		if x.first != want || x.searched != 0 || x.piece != nil {
 			t.Errorf("first at %d: kept %q, want %q; %d lines looked at late; piece %v", at, x.first, want, x.searched, x.piece)
 		}
+	}
+}
+
+// expectIndex keeps every line and records what a scan expects (Expecter).
+type expectIndex struct {
+	Index
+	expects []expected
+}
+
+// expected is one Expect call, and where the index's lines were then.
+type expected struct {
+	part, total float64
+	lines       *Span
+}
+
+func (x *expectIndex) add([]byte) bool { return true }
+
+func (x *expectIndex) Merge(y *expectIndex) { x.expects = append(x.expects, y.expects...) }
+
+func (x *expectIndex) Expect(part, total float64) {
+	x.expects = append(x.expects, expected{part, total, unsafe.SliceData(x.Lines())})
+}
+
+// TestScanExpects: each part of a big scan is told once, after its first
+// chunk, how much of its part and of the whole it has read, and its lines
+// are reserved from that rather than grown: the first part, which takes in
+// the others' lines, holds them all where it reserved them, never copied to
+// grow or to merge.
+func TestScanExpects(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.jsonl")
+	var b strings.Builder
+	for i := 0; b.Len() < 6<<20; i++ {
+		fmt.Fprintf(&b, "line %08d %s\n", i, strings.Repeat("x", 40+i%50))
+	}
+	writeFile(t, p, b.String())
+	defer func(m int64, n int) { parallelMin = m; runtime.GOMAXPROCS(n) }(parallelMin, runtime.GOMAXPROCS(2))
+	parallelMin = 1 << 20
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	x, _, err := Refresh(context.Background(), nil, f, fi, (*expectIndex).add, zap.NewNop(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.expects) != 2 {
+		t.Fatalf("told %d times, want once per part (2): %v", len(x.expects), x.expects)
+	}
+	first := x.expects[0]
+	if got := first.total * ChunkSize; got != float64(fi.Size()) {
+		t.Errorf("first part told the whole is %.0f bytes, want %d", got, fi.Size())
+	}
+	for i, e := range x.expects {
+		if e.part < 4 || e.part > e.total {
+			t.Errorf("part %d told part %.2f, total %.2f", i, e.part, e.total)
+		}
+	}
+	if n := len(x.Lines()); n < 60000 || unsafe.SliceData(x.Lines()) != first.lines {
+		t.Errorf("%d lines copied after the first part reserved room for them (%d now)", n, cap(x.Lines()))
 	}
 }

@@ -17,6 +17,7 @@ import (
 var (
 	_ jsonl.Merger[*index] = (*index)(nil)
 	_ jsonl.Codec          = (*index)(nil)
+	_ jsonl.Expecter       = (*index)(nil)
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
@@ -58,8 +59,18 @@ func (x *index) str(s span) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// grow makes room in x.strs for n more bytes, doubling it: append grows a
+// big slice by a quarter, and those copies (each new page a fault) were a
+// fifth of a first read's allocations.
+func (x *index) grow(n int) {
+	if cap(x.strs)-len(x.strs) < n {
+		x.strs = slices.Grow(x.strs, max(n, len(x.strs), 4096))
+	}
+}
+
 // addStr appends s to x.strs; x is its own.
 func (x *index) addStr(s string) span {
+	x.grow(len(s))
 	off := len(x.strs)
 	x.strs = append(x.strs, s...)
 	return span{uint32(off), uint32(len(s))}
@@ -71,6 +82,14 @@ func (x *index) addLists(responses, calls []string) span {
 	if len(responses) == 0 && len(calls) == 0 {
 		return span{}
 	}
+	n := 2 * binary.MaxVarintLen64
+	for _, id := range responses {
+		n += binary.MaxVarintLen64 + len(id)
+	}
+	for _, id := range calls {
+		n += binary.MaxVarintLen64 + len(id)
+	}
+	x.grow(n)
 	off := len(x.strs)
 	x.strs = binary.AppendUvarint(x.strs, uint64(len(responses)))
 	for _, id := range responses {
@@ -247,26 +266,26 @@ func (x *index) last() *[]rec {
 	return &x.recs
 }
 
+// Expect sizes x's strings for total times those gathered so far, and its
+// positions for part times its records (see jsonl.Expecter).
+func (x *index) Expect(part, total float64) {
+	if x.self != x {
+		return // not a scan's own index
+	}
+	x.grow(int(float64(len(x.strs))*(total*1.1-1)) + 64)
+	if x.pos != nil {
+		x.pos.reserve(int(float64(x.nrecs())*part*1.1) + 16)
+	}
+}
+
 // positions builds x.pos if it is not.
 func (x *index) positions() {
 	if x.pos != nil {
 		return
 	}
-	// x's ids are distinct: one insert each, unless two share a hash.
-	n := x.nrecs()
-	x.pos = newPositions(n)
+	// x's ids are distinct: a hash found taken is one that two share.
+	x.pos = newPositions(x.nrecs())
 	i := int32(0)
-	for _, s := range x.parts() {
-		for _, o := range s {
-			x.pos.byHash[idHash(x.str(o.id))] = i
-			i++
-		}
-	}
-	if len(x.pos.byHash) == n {
-		return
-	}
-	x.pos = newPositions(n)
-	i = 0
 	for _, s := range x.parts() {
 		for _, o := range s {
 			x.pos.set(x, x.str(o.id), i)
@@ -278,10 +297,22 @@ func (x *index) positions() {
 // positions maps record ids to their place in recs by a 64-bit hash of
 // the id: an insert of a string key (hashed, its bytes compared on every
 // probe) was a tenth of a first read; a hash rarely compares an id at all.
-// Ids whose hash an earlier id has are kept by their string.
+// Ids whose hash an earlier id has are kept by their string. The hashes are
+// in a table of their own (open addressing, linear probing): Go's map of
+// them still cost 140 ns an insert, most of it growth, a tenth of a replay.
 type positions struct {
-	byHash map[uint64]int32
-	more   map[string]int32 // ids whose hash another id has; nil when none
+	slots []slot           // a power of two of them, at most half full
+	n     int              // slots in use
+	more  map[string]int32 // ids whose hash another id has; nil when none
+}
+
+// slot is an id's hash (0: empty) and the place of the first id that has
+// it. It keeps 32 bits of the hash, the table's place the others: a slot of
+// 8 bytes keeps a part's table in the core's cache (a probe was a cache
+// miss, most of an insert), and ids that share them are kept in more.
+type slot struct {
+	h uint32
+	i int32
 }
 
 var idSeed = maphash.MakeSeed()
@@ -289,17 +320,65 @@ var idSeed = maphash.MakeSeed()
 // idHash hashes a record id; a variable so that tests can make ids collide.
 var idHash = func(id string) uint64 { return maphash.String(idSeed, id) }
 
+// slotHash is what the table keeps of h: its top 32 bits, 0 marking an
+// empty slot (kept as 1: two ids then share it, which more handles).
+func slotHash(h uint64) uint32 { return max(uint32(h>>32), 1) }
+
 func newPositions(n int) *positions {
-	return &positions{byHash: make(map[uint64]int32, n)}
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	return &positions{slots: make([]slot, size)}
+}
+
+// find is the slot that holds h, or the empty one where it would go.
+func (p *positions) find(h uint32) *slot {
+	mask := uint32(len(p.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		if s := &p.slots[j]; s.h == h || s.h == 0 {
+			return s
+		}
+	}
+}
+
+// put keeps i for h, which is not in p.
+func (p *positions) put(h uint32, i int32) {
+	if 2*(p.n+1) > len(p.slots) {
+		p.reserve(p.n + 1)
+	}
+	*p.find(h) = slot{h, i}
+	p.n++
+}
+
+// reserve makes room for n ids without growing again.
+func (p *positions) reserve(n int) {
+	size := len(p.slots)
+	for size < 2*n {
+		size *= 2
+	}
+	if size == len(p.slots) {
+		return
+	}
+	old := p.slots
+	p.slots = make([]slot, size)
+	for _, s := range old {
+		if s.h != 0 {
+			*p.find(s.h) = s
+		}
+	}
 }
 
 // get is where id is in recs.
 func (p *positions) get(x *index, id string) (int32, bool) {
-	i, ok := p.byHash[idHash(id)]
-	if !ok || x.str(x.at(i).id) == id {
-		return i, ok
+	s := p.find(slotHash(idHash(id)))
+	if s.h == 0 {
+		return 0, false
 	}
-	i, ok = p.more[id]
+	if x.str(x.at(s.i).id) == id {
+		return s.i, true
+	}
+	i, ok := p.more[id]
 	return i, ok
 }
 
@@ -307,14 +386,14 @@ func (p *positions) get(x *index, id string) (int32, bool) {
 // i. One hash of id and one lookup, not get's then set's (a replay's
 // lookups were 8% of a first read).
 func (p *positions) add(x *index, id string, i int32) (int32, bool) {
-	h := idHash(id)
-	j, ok := p.byHash[h]
-	if !ok {
-		p.byHash[h] = i
+	h := slotHash(idHash(id))
+	s := p.find(h)
+	if s.h == 0 {
+		p.put(h, i)
 		return i, false
 	}
-	if x.str(x.at(j).id) == id {
-		return j, true
+	if x.str(x.at(s.i).id) == id {
+		return s.i, true
 	}
 	if j, ok := p.more[id]; ok {
 		return j, true
@@ -328,22 +407,22 @@ func (p *positions) add(x *index, id string, i int32) (int32, bool) {
 
 // set records that id, not in p, is at i.
 func (p *positions) set(x *index, id string, i int32) {
-	h := idHash(id)
-	if j, ok := p.byHash[h]; ok && x.str(x.at(j).id) != id {
+	h := slotHash(idHash(id))
+	if s := p.find(h); s.h != 0 {
 		if p.more == nil {
 			p.more = map[string]int32{}
 		}
 		p.more[id] = i
 		return
 	}
-	p.byHash[h] = i
+	p.put(h, i)
 }
 
 func (p *positions) clone() *positions {
 	if p == nil {
 		return nil
 	}
-	return &positions{byHash: maps.Clone(p.byHash), more: maps.Clone(p.more)}
+	return &positions{slots: slices.Clone(p.slots), n: p.n, more: maps.Clone(p.more)}
 }
 
 // push appends r to x's records: to a new part when the last is full (of
