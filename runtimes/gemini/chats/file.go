@@ -3,6 +3,8 @@ package chats
 import (
 	"hash/crc32"
 	"io"
+	"sync"
+	"sync/atomic"
 )
 
 // entry is one record's latest version: where it is, not what it says,
@@ -16,13 +18,22 @@ type entry struct {
 }
 
 // view is an immutable snapshot of a chat file: its messages in order.
+// Only their number is counted when it is made: a page near either end
+// finds its entries by walking the records from that end (page), and the
+// list of them all (all) is made once something needs it. Making that list
+// of a big file was most of the time a first page spent after its replay.
 type view struct {
-	x      *index // made from
+	x      *index // made from; nil for a view made with msgs (tests)
+	path   string
 	header Header
-	msgs   []*entry
+	n      int             // messages
 	calls  map[string]bool // tool call ids of the gemini records
 	prompt string          // the first real user text; "" in a phantom
 	mtime  int64           // the file's modification time (UnixNano)
+
+	once  sync.Once
+	ready atomic.Bool // msgs is made
+	msgs  []*entry    // every message, in order (see all)
 }
 
 func (v *view) called(id string) bool { return v.calls[id] }
@@ -38,7 +49,7 @@ func (x *index) snapshot(path string) *view {
 			}
 		}
 	}
-	v := &view{x: x, header: x.header, calls: make(map[string]bool, n), mtime: x.Info().ModTime().UnixNano()}
+	v := &view{x: x, path: path, header: x.header, calls: make(map[string]bool, n), mtime: x.Info().ModTime().UnixNano()}
 	for _, s := range parts {
 		for i := range s {
 			x.eachList(&s[i], func(call bool, id string) {
@@ -48,23 +59,102 @@ func (x *index) snapshot(path string) *view {
 			})
 		}
 	}
-	lines := x.Lines()
-	es := make([]entry, 0, x.nrecs()) // one allocation; never grown
-	v.msgs = make([]*entry, 0, x.nrecs())
 	for _, s := range parts {
 		for i := range s {
 			r := &s[i]
 			if !x.isMessage(r, v.called) {
 				continue
 			}
-			es = append(es, entry{id: x.str(r.id), path: path, off: lines[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum})
-			v.msgs = append(v.msgs, &es[len(es)-1])
+			v.n++
 			if v.prompt == "" {
 				v.prompt = x.str(r.prompt)
 			}
 		}
 	}
 	return v
+}
+
+// entryOf is the entry of v's record r.
+func (v *view) entryOf(r *rec) entry {
+	x := v.x
+	return entry{id: x.str(r.id), path: v.path, off: x.Lines()[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum}
+}
+
+// all is every message of v, in order.
+func (v *view) all() []*entry {
+	if v.x == nil {
+		return v.msgs
+	}
+	v.once.Do(func() {
+		es := make([]entry, 0, v.n) // one allocation; never grown
+		msgs := make([]*entry, 0, v.n)
+		for _, s := range v.x.parts() {
+			for i := range s {
+				if r := &s[i]; v.x.isMessage(r, v.called) {
+					es = append(es, v.entryOf(r))
+					msgs = append(msgs, &es[len(es)-1])
+				}
+			}
+		}
+		v.msgs = msgs
+		v.ready.Store(true)
+	})
+	return v.msgs
+}
+
+// walkMax is how deep a page is found by walking the records from an end
+// rather than from the list of every message.
+const walkMax = 1000
+
+// page is messages [from, to) of v (0 ≤ from ≤ to ≤ v.n), counted from the
+// newest when desc, in that order.
+func (v *view) page(from, to int, desc bool) []*entry {
+	out := make([]*entry, 0, to-from)
+	if from >= to {
+		return out
+	}
+	if v.x == nil || v.ready.Load() || to > walkMax {
+		all := v.all()
+		for i := from; i < to; i++ {
+			j := i
+			if desc {
+				j = v.n - 1 - i
+			}
+			out = append(out, all[j])
+		}
+		return out
+	}
+	parts := v.x.parts()
+	k := 0 // messages met so far
+	visit := func(r *rec) bool {
+		if !v.x.isMessage(r, v.called) {
+			return true
+		}
+		if k >= from {
+			e := v.entryOf(r)
+			out = append(out, &e)
+		}
+		k++
+		return k < to
+	}
+	if desc {
+		for p := len(parts) - 1; p >= 0; p-- {
+			for i := len(parts[p]) - 1; i >= 0; i-- {
+				if !visit(&parts[p][i]) {
+					return out
+				}
+			}
+		}
+		return out
+	}
+	for _, s := range parts {
+		for i := range s {
+			if !visit(&s[i]) {
+				return out
+			}
+		}
+	}
+	return out
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

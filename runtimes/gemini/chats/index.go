@@ -480,9 +480,7 @@ func (x *index) Merge(y *index) {
 		r.lists.off += base
 	}
 	ys := y.parts()
-	if !slices.ContainsFunc(ys, func(s []rec) bool {
-		return slices.ContainsFunc(s, func(r rec) bool { _, ok := x.pos.get(x, y.str(r.id)); return ok })
-	}) {
+	if !x.shares(y) {
 		// The common case (parts of one file hold different records): y's
 		// records follow x's where they are, in y's parts (not joined:
 		// a copy), placed among x's lines (y's own: a part is merged once,
@@ -514,6 +512,38 @@ func (x *index) Merge(y *index) {
 	// Not kept up to date with what was appended (the serial part of a
 	// parallel replay): built again by the next put or Merge, if any.
 	x.pos = nil
+}
+
+// shares reports whether y has a record whose id one of x's has (x.pos
+// built). It goes through y's table of positions, not y's records: a
+// fingerprint x's table lacks is an id x lacks, and no id is hashed again
+// (hashing and looking up each of y's ids were most of a merge, which
+// follows the parallel part of a first read).
+func (x *index) shares(y *index) bool {
+	y.positions()
+	yp := y.pos
+	for _, s := range yp.slots {
+		if s.h == 0 {
+			continue
+		}
+		t := x.pos.find(s.h)
+		if t.h == 0 {
+			continue // no id of x has this fingerprint
+		}
+		id := y.str(y.at(s.i).id)
+		if x.str(x.at(t.i).id) == id {
+			return true
+		}
+		if _, ok := x.pos.more[id]; ok {
+			return true
+		}
+	}
+	for id := range yp.more {
+		if _, ok := x.pos.get(x, id); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // AppendFacts appends the replayed state (jsonl.Codec): the header, then

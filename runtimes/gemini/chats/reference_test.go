@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -66,6 +67,7 @@ func (s *refState) snapshot() *view {
 	for _, id := range s.order {
 		if in := s.infos[id]; in.isMessage(v.called) {
 			v.msgs = append(v.msgs, s.recs[id])
+			v.n++
 			if v.prompt == "" {
 				v.prompt = in.prompt
 			}
@@ -113,12 +115,13 @@ func sameView(t testing.TB, what string, got, want *view) {
 	if got.header != want.header || got.prompt != want.prompt || !reflect.DeepEqual(got.calls, want.calls) {
 		t.Fatalf("%s: header %+v prompt %q calls %v, want %+v %q %v", what, got.header, got.prompt, got.calls, want.header, want.prompt, want.calls)
 	}
-	if len(got.msgs) != len(want.msgs) {
-		t.Fatalf("%s: %d messages, want %d", what, len(got.msgs), len(want.msgs))
+	gotAll, wantAll := got.all(), want.all()
+	if len(gotAll) != len(wantAll) || got.n != len(wantAll) {
+		t.Fatalf("%s: %d messages (counted %d), want %d", what, len(gotAll), got.n, len(wantAll))
 	}
-	for i := range got.msgs {
-		if *got.msgs[i] != *want.msgs[i] {
-			t.Fatalf("%s: message %d is %+v, want %+v", what, i, *got.msgs[i], *want.msgs[i])
+	for i := range gotAll {
+		if *gotAll[i] != *wantAll[i] {
+			t.Fatalf("%s: message %d is %+v, want %+v", what, i, *gotAll[i], *wantAll[i])
 		}
 	}
 }
@@ -363,4 +366,46 @@ func TestReplayManyRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameView(t, "read back", r.snapshot(p), want)
+}
+
+// TestPageEqualsAll: a page found by walking the records from either end
+// is the same part of the list of every message, in the page's order, for
+// pages at every place and of every size, over a file whose messages are
+// interleaved with records that are not (the context, a tool call's first
+// version, function responses).
+func TestPageEqualsAll(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "session-2026-11-23T00-00-0b000001.jsonl")
+	g := geminigen.New("0b000001-0000-4000-8000-000000000001", t.TempDir())
+	if err := g.Write(p, 0, 400); err != nil {
+		t.Fatal(err)
+	}
+	x, v := indexView(t, p, nil)
+	all := v.all()
+	if len(all) != g.Messages() || v.n != len(all) {
+		t.Fatalf("%d messages, counted %d; the generator wrote %d", len(all), v.n, g.Messages())
+	}
+	for from := 0; from <= v.n; from += 7 {
+		for _, size := range []int{0, 1, 3, 50, v.n} {
+			to := min(from+size, v.n)
+			for _, desc := range []bool{false, true} {
+				fresh := x.snapshot(p) // its list not made: the page is walked
+				got := fresh.page(from, to, desc)
+				if fresh.ready.Load() {
+					t.Fatalf("page %d–%d made the whole list", from, to)
+				}
+				if len(got) != to-from {
+					t.Fatalf("page %d–%d desc %t: %d entries", from, to, desc, len(got))
+				}
+				for i, e := range got {
+					j := from + i
+					if desc {
+						j = v.n - 1 - j
+					}
+					if *e != *all[j] {
+						t.Fatalf("page %d–%d desc %t, entry %d: %+v, want %+v", from, to, desc, i, *e, *all[j])
+					}
+				}
+			}
+		}
+	}
 }

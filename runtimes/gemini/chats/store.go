@@ -330,13 +330,22 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 	return out, nil
 }
 
+// count is how many messages the session has (see messages).
+func (ss *session) count() int {
+	if len(ss.real) == 1 {
+		return ss.real[0].v.n
+	}
+	msgs, _ := ss.messages()
+	return len(msgs)
+}
+
 // messages is the session's messages: those of its files with a user
 // message, in order of start time, a record id seen in an earlier file
 // kept where it was first (its last version wins).
 func (ss *session) messages() ([]*entry, func(string) bool) {
 	if len(ss.real) == 1 {
 		v := ss.real[0].v
-		return v.msgs, v.called
+		return v.all(), v.called
 	}
 	called := func(id string) bool {
 		for _, f := range ss.real {
@@ -349,7 +358,7 @@ func (ss *session) messages() ([]*entry, func(string) bool) {
 	var out []*entry
 	at := map[string]int{}
 	for _, f := range ss.real {
-		for _, e := range f.v.msgs {
+		for _, e := range f.v.all() {
 			id := e.id
 			if i, ok := at[id]; ok {
 				out[i] = e
@@ -386,12 +395,11 @@ func (s *Store) list(ctx context.Context, dir string) ([]runtimes.Summary, error
 		if len(ss.real) == 0 {
 			continue // a phantom
 		}
-		msgs, _ := ss.messages()
 		t := ss.lastUpdated()
 		out = append(out, listed{runtimes.Summary{
 			SessionID:    ss.id,
 			Summary:      shorten(strings.TrimSpace(ss.real[0].v.prompt), 100),
-			MessageCount: len(msgs),
+			MessageCount: ss.count(),
 			LastUpdated:  time.Unix(0, t).UTC().Format(timeFormat),
 		}, t})
 	}
@@ -464,10 +472,25 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	if err != nil {
 		return nil, 0, err
 	}
-	msgs, called := ss.messages()
-	total := len(msgs)
+	total := ss.count()
 	from := min(offset, total)
 	to := from + min(limit, total-from) // offset+limit could overflow
+	var es []*entry
+	var called func(string) bool
+	if len(ss.real) == 1 {
+		v := ss.real[0].v
+		es, called = v.page(from, to, desc), v.called
+	} else {
+		var msgs []*entry
+		msgs, called = ss.messages()
+		for i := from; i < to; i++ {
+			j := i
+			if desc {
+				j = total - 1 - i
+			}
+			es = append(es, msgs[j])
+		}
+	}
 	page := make([]rpc.Message, 0, to-from)
 	fallback := ss.real[0].v.header.StartTime
 	open := map[string]*os.File{}
@@ -476,12 +499,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 			f.Close()
 		}
 	}()
-	for i := from; i < to; i++ {
-		j := i
-		if desc {
-			j = total - 1 - i
-		}
-		e := msgs[j]
+	for _, e := range es {
 		f := open[e.path]
 		if f == nil {
 			if f, err = os.Open(e.path); err != nil {

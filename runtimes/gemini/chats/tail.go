@@ -73,7 +73,7 @@ func (t *tailer) seed(v *view, path string) {
 	if err == nil {
 		defer f.Close()
 	}
-	for _, e := range v.msgs {
+	for _, e := range v.all() {
 		if _, ok := t.seen[e.id]; !ok {
 			t.seen[e.id] = e.sum
 		}
