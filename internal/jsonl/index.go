@@ -126,6 +126,12 @@ type Expecter interface {
 	Expect(part, total float64)
 }
 
+// Finisher is an index type that ends each scan of its lines with Finish:
+// what it put off while taking them, it does then.
+type Finisher interface {
+	Finish()
+}
+
 // scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
 // complete line into x with add, and returns how many bytes it read. into
 // is how many bytes of lines x will hold once merged (0: no estimate).
@@ -158,6 +164,9 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 			expect(x, float64(to-from)/float64(read), float64(into)/float64(read), into)
 		}
 		if err == io.EOF {
+			if fin, ok := any(x).(Finisher); ok {
+				fin.Finish()
+			}
 			return read, nil
 		}
 		if err != nil {

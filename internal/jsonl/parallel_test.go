@@ -147,7 +147,8 @@ func TestFullScanFirstFound(t *testing.T) {
 // expectIndex keeps every line and records what a scan expects (Expecter).
 type expectIndex struct {
 	Index
-	expects []expected
+	expects  []expected
+	finished int // scans ended (Finisher)
 }
 
 // expected is one Expect call, and where the index's lines were then.
@@ -158,7 +159,12 @@ type expected struct {
 
 func (x *expectIndex) add([]byte) bool { return true }
 
-func (x *expectIndex) Merge(y *expectIndex) { x.expects = append(x.expects, y.expects...) }
+func (x *expectIndex) Merge(y *expectIndex) {
+	x.expects = append(x.expects, y.expects...)
+	x.finished += y.finished
+}
+
+func (x *expectIndex) Finish() { x.finished++ }
 
 func (x *expectIndex) Expect(part, total float64) {
 	x.expects = append(x.expects, expected{part, total, unsafe.SliceData(x.Lines())})
@@ -168,7 +174,8 @@ func (x *expectIndex) Expect(part, total float64) {
 // chunk, how much of its part and of the whole it has read, and its lines
 // are reserved from that rather than grown: the first part, which takes in
 // the others' lines, holds them all where it reserved them, never copied to
-// grow or to merge.
+// grow or to merge. Each part's scan, and each later one of what was
+// appended, ends with Finish.
 func TestScanExpects(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f.jsonl")
 	var b strings.Builder
@@ -202,5 +209,14 @@ func TestScanExpects(t *testing.T) {
 	}
 	if n := len(x.Lines()); n < 60000 || unsafe.SliceData(x.Lines()) != first.lines {
 		t.Errorf("%d lines copied after the first part reserved room for them (%d now)", n, cap(x.Lines()))
+	}
+	if x.finished != 2 {
+		t.Errorf("%d scans finished, want 2 (one per part)", x.finished)
+	}
+	appendFile(t, p, "line appended\n")
+	fi, _ = f.Stat()
+	y, sc, err := Refresh(context.Background(), x, f, fi, (*expectIndex).add, zap.NewNop(), "test")
+	if err != nil || sc.Full || y.finished != 3 {
+		t.Errorf("append: scan %+v, %v, %d scans finished; want 3", sc, err, y.finished)
 	}
 }

@@ -159,6 +159,7 @@ func TestReplayKeepsNoPartOfLine(t *testing.T) {
 				buf[i] = '#'
 			}
 		}
+		y.Finish() // as a scan ends
 		if x.nrecs() != y.nrecs() || x.nrecs() == 0 {
 			t.Fatalf("%s: %d records, %d replayed line by line", name, x.nrecs(), y.nrecs())
 		}

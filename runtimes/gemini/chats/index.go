@@ -18,6 +18,7 @@ var (
 	_ jsonl.Merger[*index] = (*index)(nil)
 	_ jsonl.Codec          = (*index)(nil)
 	_ jsonl.Expecter       = (*index)(nil)
+	_ jsonl.Finisher       = (*index)(nil)
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
@@ -44,6 +45,7 @@ type rec struct {
 const (
 	flagContext = 1 << iota
 	flagVisible
+	flagDead // a version positions moved to its id's first place
 )
 
 // span is a string of an index's strs: where it begins, its length.
@@ -197,7 +199,7 @@ func (x *index) at(i int32) *rec {
 // clearRecs drops every record (a $set of the message list); x is its own.
 func (x *index) clearRecs() {
 	x.recs, x.segs, x.reset = x.recs[:0], nil, true
-	x.pos = newPositions(0)
+	x.pos = nil
 }
 
 // add replays one line, reporting whether it holds records (its Span is
@@ -248,15 +250,22 @@ func (x *index) upsert(line int32, r Record) {
 		(*l)[len(*l)-1] = rc // Gemini writes a record again as it grows
 		return
 	}
-	x.positions()
-	if i, ok := x.pos.add(x, r.ID, int32(x.nrecs())); ok {
-		rc.id = x.at(i).id
-		*x.at(i) = rc
-		return
+	if x.pos != nil {
+		if i, ok := x.pos.add(x, r.ID, int32(x.nrecs())); ok {
+			rc.id = x.at(i).id
+			*x.at(i) = rc
+			return
+		}
 	}
+	// Without a table (a scan's), a record whose id came before is found
+	// by positions, which the scan ends with (Finish).
 	rc.id = x.addStr(r.ID)
 	x.push(rc)
 }
+
+// Finish ends a scan (see jsonl.Finisher): it finds the records whose ids
+// came before, if any.
+func (x *index) Finish() { x.positions() }
 
 // last is the part of x's records that ends them.
 func (x *index) last() *[]rec {
@@ -278,19 +287,41 @@ func (x *index) Expect(part, total float64) {
 	}
 }
 
-// positions builds x.pos if it is not.
+// positions builds x.pos if it is not. Records taken without it (a scan
+// takes each new one without looking its id up: looking up, a cache miss
+// each among the many lines scanned in between, was a tenth of a scan;
+// here the inserts follow one another) can repeat an id: the later version
+// takes the earlier one's place, as upsert would have.
 func (x *index) positions() {
 	if x.pos != nil {
 		return
 	}
-	// x's ids are distinct: a hash found taken is one that two share.
 	x.pos = newPositions(x.nrecs())
-	i := int32(0)
+	i, dead := int32(0), false
 	for _, s := range x.parts() {
-		for _, o := range s {
-			x.pos.set(x, x.str(o.id), i)
+		for k := range s {
+			r := &s[k]
+			if j, ok := x.pos.add(x, x.str(r.id), i); ok {
+				kept := x.at(j)
+				r.id = kept.id
+				*kept = *r
+				r.flags |= flagDead
+				dead = true
+			}
 			i++
 		}
+	}
+	if dead {
+		// x is its own (only a scan's records repeat ids): each part loses
+		// its moved versions where it is, none is joined or copied.
+		isDead := func(r rec) bool { return r.flags&flagDead != 0 }
+		x.recs = slices.DeleteFunc(x.recs, isDead)
+		for i := range x.segs {
+			x.segs[i] = slices.DeleteFunc(x.segs[i], isDead)
+		}
+		x.segs = slices.DeleteFunc(x.segs, func(s []rec) bool { return len(s) == 0 })
+		x.pos = nil
+		x.positions()
 	}
 }
 
