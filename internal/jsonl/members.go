@@ -12,47 +12,72 @@ import "bytes"
 // and a caller that needs certainty falls back to a real decoder then. A line
 // that is not valid JSON inside a nested value can still report ok.
 func Members(line []byte, fn func(key, val []byte)) (ok bool) {
-	i := skipSpace(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		return false
+	end := Object(line, skipSpace(line, 0), func(key []byte, at int) int {
+		e := valueEnd(line, at)
+		if e >= 0 {
+			fn(key, line[at:e])
+		}
+		return e
+	})
+	return end >= 0 && skipSpace(line, end) == len(line)
+}
+
+// Object walks the members of the JSON object that starts at b[i], as
+// Members does, calling fn with each key (as written) and where its value
+// starts in b; fn returns where the value ends: ValueEnd for a value it
+// skips, or the end of its own reading of it, so that a member read is gone
+// over once (measuring a value, then reading it, went over its long strings
+// twice or three times). fn returns -1 to stop the walk. Object returns
+// where the object ends, or -1 when it is not an object of that shape or
+// fn stopped it.
+func Object(b []byte, i int, fn func(key []byte, at int) int) int {
+	if i >= len(b) || b[i] != '{' {
+		return -1
 	}
-	i = skipSpace(line, i+1)
-	if i < len(line) && line[i] == '}' {
-		return skipSpace(line, i+1) == len(line)
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
 	}
 	for {
-		if i >= len(line) || line[i] != '"' {
-			return false
+		if i >= len(b) || b[i] != '"' {
+			return -1
 		}
-		ke := stringEnd(line, i+1)
+		ke := stringEnd(b, i+1)
 		if ke < 0 {
-			return false
+			return -1
 		}
-		key := line[i+1 : ke]
-		i = skipSpace(line, ke+1)
-		if i >= len(line) || line[i] != ':' {
-			return false
+		key := b[i+1 : ke]
+		i = skipSpace(b, ke+1)
+		if i >= len(b) || b[i] != ':' {
+			return -1
 		}
-		vs := skipSpace(line, i+1)
-		ve := valueEnd(line, vs)
-		if ve < 0 {
-			return false
+		vs := skipSpace(b, i+1)
+		if vs >= len(b) {
+			return -1
 		}
-		fn(key, line[vs:ve])
-		i = skipSpace(line, ve)
-		if i >= len(line) {
-			return false
+		ve := fn(key, vs)
+		if ve <= vs {
+			return -1
 		}
-		switch line[i] {
+		i = skipSpace(b, ve)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
 		case ',':
-			i = skipSpace(line, i+1)
+			i = skipSpace(b, i+1)
 		case '}':
-			return skipSpace(line, i+1) == len(line)
+			return i + 1
 		default:
-			return false
+			return -1
 		}
 	}
 }
+
+// ValueEnd is the index just after the JSON value that starts at b[i], or
+// -1 when it is cut short or empty; nested values are balanced by their
+// brackets, not checked (see Members).
+func ValueEnd(b []byte, i int) int { return valueEnd(b, i) }
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {

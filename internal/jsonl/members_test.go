@@ -116,3 +116,35 @@ func BenchmarkMembers(b *testing.B) {
 		})
 	}
 }
+
+// TestObject: a value read where it is, by a nested Object, says what
+// Members says of it measured first; Object returns where the object ends
+// inside a longer slice, and -1 once its reader stops it.
+func TestObject(t *testing.T) {
+	line := []byte(`{"a":{"b":"}{","c":[1,{"d":"]"}]},"e":"x"} tail`)
+	var got []string
+	end := Object(line, 0, func(k []byte, at int) int {
+		if string(k) != "a" {
+			return ValueEnd(line, at)
+		}
+		return Object(line, at, func(k []byte, at int) int {
+			e := ValueEnd(line, at)
+			got = append(got, string(k)+"="+string(line[at:e]))
+			return e
+		})
+	})
+	if want := `{"a":{"b":"}{","c":[1,{"d":"]"}]},"e":"x"}`; end != len(want) {
+		t.Fatalf("Object ends at %d, want %d", end, len(want))
+	}
+	want, ok := members(`{"b":"}{","c":[1,{"d":"]"}]}`)
+	if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("read in place %v, measured first %v", got, want)
+	}
+	calls := 0
+	if e := Object(line, 0, func([]byte, int) int { calls++; return -1 }); e != -1 || calls != 1 {
+		t.Errorf("a stopped walk: end %d after %d calls, want -1 after 1", e, calls)
+	}
+	if e := Object([]byte(`{"a":1,}`), 0, func(_ []byte, at int) int { return at + 1 }); e != -1 {
+		t.Errorf("trailing comma: end %d", e)
+	}
+}

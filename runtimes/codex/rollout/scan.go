@@ -45,52 +45,138 @@ func (f *facts) isMessage() bool {
 // escapes. For valid JSON, an ok answer is what ParseLine and isMessage say
 // (FuzzClassify); a line invalid inside a value classify skips can still be
 // ok.
+//
+// The line is gone over once: a payload (and its item) is read where it is
+// when the type before it says it will be, as Codex writes them. Measuring
+// the payload first and then reading it went over its long strings (a
+// command's output, an answer) two or three times, which was most of a
+// first read. A payload met before its line's type is read afterwards.
 func classify(b []byte) (f facts, ok bool) {
-	var payload []byte
-	ok = members(b, []string{"type", "payload"}, func(k int, val []byte) (good bool) {
-		if k == 0 {
-			f.typ, good = str(val)
-			return good
+	read := false // the payload was read where it is
+	end := membersAt(b, skipSpace(b, 0), []string{"type", "payload"}, func(k, at int) int {
+		if k == 1 && holdsMessages(f.typ) && b[at] == '{' {
+			e := f.payloadAt(b, at)
+			if e >= 0 {
+				f.payload, read = b[at:e], true
+			}
+			return e
 		}
-		payload = val
-		return true
+		e := jsonl.ValueEnd(b, at)
+		if e < 0 {
+			return -1
+		}
+		if k == 1 {
+			f.payload = b[at:e]
+			return e
+		}
+		var good bool
+		if f.typ, good = str(b[at:e]); !good {
+			return -1
+		}
+		return e
 	})
-	if !ok {
+	if end < 0 || skipSpace(b, end) != len(b) {
 		return f, false
 	}
-	f.payload = payload
-	switch string(f.typ) {
-	case "event_msg", "response_item":
-	default:
-		return f, true
-	}
-	if payload == nil || payload[0] != '{' {
+	if read || !holdsMessages(f.typ) || f.payload == nil || f.payload[0] != '{' {
 		return f, true // absent, null or another type: a zero payload
 	}
+	return f, f.payloadAt(f.payload, 0) == len(f.payload)
+}
+
+// holdsMessages reports whether a line of type typ can hold a message: its
+// payload is read.
+func holdsMessages(typ []byte) bool {
+	return string(typ) == "event_msg" || string(typ) == "response_item"
+}
+
+// payloadAt reads the facts of the payload object at b[at] (its line's type
+// read) and returns where it ends, or -1 when only a decoder can tell.
+func (f *facts) payloadAt(b []byte, at int) int {
 	var item []byte
-	ok = members(payload, []string{"type", "item"}, func(k int, val []byte) (good bool) {
-		if k == 0 {
-			f.ptyp, good = str(val)
-			return good
+	end := membersAt(b, at, []string{"type", "item"}, func(k, vat int) int {
+		if k == 1 && string(f.typ) == "event_msg" && string(f.ptyp) == "item_completed" && b[vat] == '{' {
+			f.item = true // an object gives a non-nil Item
+			return membersAt(b, vat, []string{"type"}, func(_, tat int) int {
+				e := jsonl.ValueEnd(b, tat)
+				var good bool
+				if e < 0 {
+					return -1
+				}
+				if f.ityp, good = str(b[tat:e]); !good {
+					return -1
+				}
+				return e
+			})
 		}
-		item = val
-		return true
+		e := jsonl.ValueEnd(b, vat)
+		if e < 0 {
+			return -1
+		}
+		if k == 1 {
+			item = b[vat:e]
+			return e
+		}
+		var good bool
+		if f.ptyp, good = str(b[vat:e]); !good {
+			return -1
+		}
+		return e
 	})
-	if !ok || string(f.typ) != "event_msg" || string(f.ptyp) != "item_completed" || item == nil {
-		return f, ok
+	if end < 0 || f.item || string(f.typ) != "event_msg" || string(f.ptyp) != "item_completed" || item == nil {
+		return end
 	}
+	// An item met before the payload's type, or not an object.
 	if string(item) == "null" {
-		return f, true
+		return end
 	}
 	f.item = true // any other value gives a non-nil Item
 	if item[0] != '{' {
-		return f, true
+		return end
 	}
-	ok = members(item, []string{"type"}, func(_ int, val []byte) (good bool) {
-		f.ityp, good = str(val)
-		return good
+	if membersAt(item, 0, []string{"type"}, func(_, tat int) int {
+		e := jsonl.ValueEnd(item, tat)
+		var good bool
+		if e < 0 {
+			return -1
+		}
+		if f.ityp, good = str(item[tat:e]); !good {
+			return -1
+		}
+		return e
+	}) != len(item) {
+		return -1
+	}
+	return end
+}
+
+// membersAt is members for the object at b[i], read where it is: fn gets
+// the index in keys and where the value of each member whose key is one of
+// keys starts, and returns where it ends, or -1 when only a decoder can
+// tell. It returns where the object ends, or -1.
+func membersAt(b []byte, i int, keys []string, fn func(k, at int) int) int {
+	var seen uint
+	return jsonl.Object(b, i, func(key []byte, at int) int {
+		k := slicesIndex(keys, key)
+		if k < 0 {
+			if folds(key, keys) {
+				return -1
+			}
+			return jsonl.ValueEnd(b, at)
+		}
+		if seen&(1<<k) != 0 {
+			return -1
+		}
+		seen |= 1 << k
+		return fn(k, at)
 	})
-	return f, ok
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // members calls fn with the index in keys and the value of each member of

@@ -72,6 +72,12 @@ var classifyCases = []struct {
 	{`{"type":"session_meta","payload":{"id":"t","CWD":"/w"}}`, true, false}, // classify vouches; sessionMeta defers
 	{`{"type":"session_meta","payload":{"id":"t","cwd":"/w","cwd":"/v"}}`, true, false},
 	{`{"type":"session_meta","payload":{"id":"t","cwd":"C:\\w"}}`, true, false},
+	// Read where they are (the type first): strings holding brackets and
+	// quotes, and repeats inside the item or the payload.
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","text":"}{\"type\":\"x\""},"extra":[1,{"a":"]"}]}}`, true, true},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","type":"Reasoning"}}}`, false, false},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage"},"item":null}}`, false, false},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage"}},"payload":{"x":1}}`, false, true},
 	{`[1]`, false, false},
 	{``, false, false},
 }
