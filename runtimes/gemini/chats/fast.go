@@ -606,7 +606,7 @@ func valueLen(b []byte) int {
 // included, or 0 when it does not end.
 func stringLen(b []byte) int {
 	for i := 1; ; {
-		j := bytes.IndexByte(b[i:], '"')
+		j := jsonl.IndexQuote(b[i:])
 		if j < 0 {
 			return 0
 		}
