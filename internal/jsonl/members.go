@@ -42,6 +42,28 @@ func Object(b []byte, i int, fn func(key []byte, at int) int) int {
 	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
+	return objectMembers(b, i, fn)
+}
+
+// ObjectFrom is Object for the rest of an object whose members before b[i]
+// were read otherwise: b[i] (after spaces) is the ',' before its next
+// member or the '}' that ends it.
+func ObjectFrom(b []byte, i int, fn func(key []byte, at int) int) int {
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case ',':
+		return objectMembers(b, skipSpace(b, i+1), fn)
+	case '}':
+		return i + 1
+	}
+	return -1
+}
+
+// objectMembers is Object from the key of a member, b[i].
+func objectMembers(b []byte, i int, fn func(key []byte, at int) int) int {
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return -1

@@ -56,6 +56,23 @@ func lineSeeds(t testing.TB) [][]byte {
 		"\f{\"id\":\"x\",\"type\":\"user\",\"content\":\"lead\"}",
 		`{"id":"x","type":"user","content":"a","id":"y"}`,
 		`[]`, `{}`, ``, `{"id":"x"`,
+		// Gemini's own shapes, known by their bytes (fastLine's $set, head),
+		// and near misses that must be walked or refused.
+		`{"$set":{"lastUpdated":"2026-11-23T00:00:00.003Z"}}`,
+		`{"$set":{"lastUpdated":"a\"b"}}`,
+		`{"$set":{"lastUpdated":"a\u0041"}}`,
+		"{\"$set\":{\"lastUpdated\":\"a\tb\"}}",
+		`{"$set":{"lastUpdated":"x"}} `,
+		`{"$set":{"lastUpdated":"x"},"$set":{"lastUpdated":"y"}}`,
+		`{"$set":{"lastUpdated":"x","messages":[]}}`,
+		`{"id":"u-1","timestamp":"t","type":"user","content":[{"text":"hi"}]}`,
+		`{"id":"u-1","timestamp":"t","type":"user","content":[{"text":"hi"}],"id":"u-2"}`,
+		`{"id":"u-1","timestamp":"t","type":"user","content":"a","type":"gemini"}`,
+		`{"id":"u-1","timestamp":5,"type":"user","content":"a"}`,
+		`{"id":"u-1","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":"c"}],"model":"m"}`,
+		`{"id":"u-1", "timestamp":"t","type":"user","content":"a"}`,
+		`{"id":7,"type":"user","content":"a"}`,
+		`{"id":"u-1","timestamp":"t","type":"user","content":`,
 	} {
 		out = append(out, []byte(l))
 	}
