@@ -133,7 +133,7 @@ func fastLine(b []byte, borrow bool) (Line, bool) {
 		}
 	}
 	var m members
-	if !m.read(t) {
+	if !m.read(t, borrow) {
 		return Line{}, false
 	}
 	switch {
@@ -173,12 +173,40 @@ func optStr(raw []byte) (string, bool) {
 // members are the raw values of the top-level members a replay reads.
 type members struct {
 	set, sid, ph, start, last, id, typ, content, thoughts, calls, msgs []byte
+
+	// What read learnt of a record's content and calls as it went over
+	// them (see read): the info of a user record's parts (userRead), the
+	// ids of the tool calls (callsRead).
+	user      info
+	callIDs   []string
+	userRead  bool
+	callsRead bool
+}
+
+// readContent measures, or reads where it is, the content value at obj[at]:
+// a user record's parts are read as they are gone over when the type came
+// first (Gemini's order). It returns where the value ends, or -1.
+func (m *members) readContent(obj []byte, at int, borrow bool) int {
+	if at >= len(obj) {
+		return -1
+	}
+	if m.content == nil && string(m.typ) == `"user"` && obj[at] == '[' {
+		if in, e, ok := userPartsAt(obj, at, borrow); ok {
+			m.user, m.userRead = in, true
+			return e
+		}
+	}
+	n := valueLen(obj[at:])
+	if n <= 0 {
+		return -1
+	}
+	return at + n
 }
 
 // read takes obj's members; false when obj is not an object of the shape
 // fastLine handles. The members Gemini begins a record with are taken by
 // their bytes (see head), the others found and named one by one.
-func (m *members) read(obj []byte) bool {
+func (m *members) read(obj []byte, borrow bool) bool {
 	bad := false
 	put := func(k, v []byte) {
 		var dst *[]byte
@@ -214,6 +242,22 @@ func (m *members) read(obj []byte) bool {
 		bad = bad || !take(dst, v)
 	}
 	fn := func(k []byte, at int) int {
+		if string(k) == "content" {
+			e := m.readContent(obj, at, borrow)
+			if e >= 0 {
+				put(k, obj[at:e])
+			}
+			return e
+		}
+		if string(k) == "toolCalls" && m.calls == nil && obj[at] == '[' {
+			// Read where they are: measuring the list first, then reading
+			// it, went over a call's arguments and result twice.
+			if ids, e, ok := callsAt(obj, at, borrow); ok {
+				m.callIDs, m.callsRead = ids, true
+				put(k, obj[at:e])
+				return e
+			}
+		}
 		e := valueLen(obj[at:])
 		if e <= 0 {
 			return -1
@@ -222,7 +266,7 @@ func (m *members) read(obj []byte) bool {
 		return at + e
 	}
 	var end int
-	if i := m.head(obj); i > 0 {
+	if i := m.head(obj, borrow); i > 0 {
 		end = jsonl.ObjectFrom(obj, i, fn)
 	} else {
 		end = jsonl.Object(obj, skipWS(obj, 0), fn)
@@ -235,7 +279,7 @@ func (m *members) read(obj []byte) bool {
 // finding each key and naming it was a fifth of a replay. It returns
 // where the last member it took ends (read goes on from there), or 0 when
 // obj does not begin so.
-func (m *members) head(obj []byte) int {
+func (m *members) head(obj []byte, borrow bool) int {
 	const idKey = `{"id":`
 	if !bytes.HasPrefix(obj, []byte(idKey)) {
 		return 0
@@ -257,14 +301,19 @@ func (m *members) head(obj []byte) int {
 			return i
 		}
 		at := i + len(k.key)
-		n := valueLen(obj[at:])
-		if n <= 0 {
+		var e int
+		if k.dst == &m.content {
+			e = m.readContent(obj, at, borrow)
+		} else if n := valueLen(obj[at:]); n > 0 {
+			e = at + n
+		}
+		if e <= 0 {
 			return i
 		}
 		if k.dst != nil {
-			*k.dst = obj[at : at+n]
+			*k.dst = obj[at:e]
 		}
-		i = at + n
+		i = e
 	}
 	return i
 }
@@ -291,21 +340,19 @@ func fastRecord(m *members, obj []byte, borrow bool) (Record, bool) {
 	r := Record{ID: id, Type: typ, Raw: obj}
 	switch typ {
 	case "user":
-		r.info, ok = userInfo(m.content, borrow)
+		if m.userRead {
+			r.info = m.user
+		} else {
+			r.info, ok = userInfo(m.content, borrow)
+		}
 	case "gemini":
-		r.info, ok = geminiInfo(m.content, m.thoughts, m.calls, borrow)
+		r.info, ok = geminiInfo(m, borrow)
 	}
 	return r, ok
 }
 
 // userInfo is infoOf for a user record whose content is c.
 func userInfo(c []byte, borrow bool) (info, bool) {
-	type fpart struct {
-		text, respID       string
-		hasText, hasRespID bool
-	}
-	var buf [4]fpart // most user records have one part
-	parts := buf[:0]
 	switch {
 	case c == nil:
 		return info{}, true
@@ -314,91 +361,30 @@ func userInfo(c []byte, borrow bool) (info, bool) {
 		if !ok {
 			return info{}, false
 		}
-		if s != "" {
-			parts = append(parts, fpart{text: s, hasText: true})
+		if s == "" {
+			return info{}, true
 		}
+		return partsInfo([]fpart{{text: s, hasText: true}}), true
 	case c[0] == '[':
-		typeErr, bad := false, false
-		ok := elementsAt(c, func(i int) int {
-			if c[i] != '{' {
-				e := valueLen(c[i:])
-				if e <= 0 {
-					return -1
-				}
-				if isNull(c[i : i+e]) {
-					parts = append(parts, fpart{})
-				} else {
-					typeErr = true // not an object
-				}
-				return i + e
-			}
-			var p fpart
-			var text, thought, resp []byte
-			end := object(c, i, func(k, v []byte) {
-				switch string(k) {
-				case "text":
-					bad = bad || !take(&text, v)
-				case "thought":
-					bad = bad || !take(&thought, v)
-				case "functionResponse":
-					bad = bad || !take(&resp, v)
-				default:
-					bad = bad || odd(k, partKeys)
-				}
-			})
-			if end < 0 {
-				return -1
-			}
-			if text != nil && !isNull(text) {
-				var ok bool
-				if p.text, ok = strOf(text, borrow); !ok {
-					typeErr = true
-				}
-				p.hasText = true
-			}
-			if thought != nil && !isNull(thought) && string(thought) != "true" && string(thought) != "false" {
-				typeErr = true
-			}
-			if resp != nil && !isNull(resp) {
-				var id, name []byte
-				if !jsonl.Members(resp, func(k, v []byte) {
-					switch string(k) {
-					case "id":
-						bad = bad || !take(&id, v)
-					case "name":
-						bad = bad || !take(&name, v)
-					default:
-						bad = bad || odd(k, respKeys)
-					}
-				}) {
-					typeErr = true
-				}
-				if id != nil && !isNull(id) {
-					var ok bool
-					if p.respID, ok = strOf(id, borrow); !ok {
-						typeErr = true
-					}
-				}
-				if name != nil && !isNull(name) && name[0] != '"' {
-					typeErr = true
-				}
-				p.hasRespID = true
-			}
-			parts = append(parts, p)
-			return end
-		})
-		if !ok || bad {
-			return info{}, false
-		}
-		if typeErr {
-			parts = nil // encoding/json fails the whole list
-		}
+		in, end, ok := userPartsAt(c, 0, borrow)
+		return in, ok && end == len(c)
 	}
+	return info{}, true // another type: no parts
+}
+
+// fpart is what infoOf reads of a user record's part.
+type fpart struct {
+	text, respID       string
+	hasText, hasRespID bool
+}
+
+// partsInfo is infoOf for a user record with parts.
+func partsInfo(parts []fpart) info {
 	var in info
 	for _, p := range parts {
 		switch {
 		case p.hasText && strings.HasPrefix(p.text, contextPrefix):
-			return info{context: true}, true
+			return info{context: true}
 		case p.hasText && p.text != "":
 			if in.prompt == "" {
 				in.prompt = p.text
@@ -408,7 +394,130 @@ func userInfo(c []byte, borrow bool) (info, bool) {
 			in.responses = append(in.responses, p.respID)
 		}
 	}
-	return in, true
+	return in
+}
+
+// userPartsAt is infoOf for a user record whose content is the list of
+// parts at b[at], read where it is (a function response's output, most of
+// such a line, was gone over three times when measured first): the info,
+// where the list ends, and false when the record needs encoding/json.
+func userPartsAt(b []byte, at int, borrow bool) (info, int, bool) {
+	var buf [4]fpart // most user records have one part
+	parts := buf[:0]
+	typeErr, bad := false, false
+	end := arrayEnd(b, at, func(i int) int {
+		if b[i] != '{' {
+			e := valueLen(b[i:])
+			if e <= 0 {
+				return -1
+			}
+			if isNull(b[i : i+e]) {
+				parts = append(parts, fpart{})
+			} else {
+				typeErr = true // not an object
+			}
+			return i + e
+		}
+		var p fpart
+		var text, thought []byte
+		resp := false
+		end := jsonl.Object(b, i, func(k []byte, at int) int {
+			if string(k) == "functionResponse" {
+				bad = bad || resp // repeated: encoding/json's to merge
+				resp = true
+				e, typeOK, odd := p.response(b, at, borrow)
+				typeErr = typeErr || !typeOK
+				bad = bad || odd
+				return e
+			}
+			e := valueLen(b[at:])
+			if e <= 0 {
+				return -1
+			}
+			v := b[at : at+e]
+			switch string(k) {
+			case "text":
+				bad = bad || !take(&text, v)
+			case "thought":
+				bad = bad || !take(&thought, v)
+			default:
+				bad = bad || odd(k, partKeys)
+			}
+			return at + e
+		})
+		if end < 0 {
+			return -1
+		}
+		if text != nil && !isNull(text) {
+			var ok bool
+			if p.text, ok = strOf(text, borrow); !ok {
+				typeErr = true
+			}
+			p.hasText = true
+		}
+		if thought != nil && !isNull(thought) && string(thought) != "true" && string(thought) != "false" {
+			typeErr = true
+		}
+		parts = append(parts, p)
+		return end
+	})
+	if end < 0 || bad {
+		return info{}, -1, false
+	}
+	if typeErr {
+		parts = nil // encoding/json fails the whole list
+	}
+	return partsInfo(parts), end, true
+}
+
+// response reads the functionResponse value at b[at] into p, where it is:
+// where it ends; typeOK is false when encoding/json fails the parts on its
+// type, bad when the record needs encoding/json (a key written oddly or
+// twice).
+func (p *fpart) response(b []byte, at int, borrow bool) (end int, typeOK, bad bool) {
+	if b[at] != '{' {
+		n := valueLen(b[at:])
+		if n <= 0 {
+			return -1, false, false
+		}
+		return at + n, isNull(b[at : at+n]), false // null: no response
+	}
+	p.hasRespID = true
+	var id, name []byte
+	end = jsonl.Object(b, at, func(k []byte, at int) int {
+		e := valueLen(b[at:])
+		if e <= 0 {
+			return -1
+		}
+		v := b[at : at+e]
+		switch string(k) {
+		case "id":
+			bad = bad || !take(&id, v)
+		case "name":
+			bad = bad || !take(&name, v)
+		default:
+			bad = bad || odd(k, respKeys)
+		}
+		return at + e
+	})
+	if end < 0 {
+		// Not an object of that shape: measured as a value, a type error.
+		n := valueLen(b[at:])
+		if n <= 0 {
+			return -1, false, bad
+		}
+		return at + n, false, bad
+	}
+	typeOK = true
+	if id != nil && !isNull(id) {
+		if p.respID, typeOK = strOf(id, borrow); !typeOK {
+			p.respID = ""
+		}
+	}
+	if name != nil && !isNull(name) && name[0] != '"' {
+		typeOK = false
+	}
+	return end, typeOK, bad
 }
 
 var (
@@ -418,8 +527,9 @@ var (
 )
 
 // geminiInfo is infoOf for a gemini record.
-func geminiInfo(c, thoughts, calls []byte, borrow bool) (info, bool) {
+func geminiInfo(m *members, borrow bool) (info, bool) {
 	var in info
+	c, thoughts := m.content, m.thoughts
 	text := false
 	switch {
 	case c == nil:
@@ -456,33 +566,11 @@ func geminiInfo(c, thoughts, calls []byte, borrow bool) (info, bool) {
 	// (walking its elements to count them was a seventh of an answer's
 	// line). Their values are not read here, as no other nested value is.
 	thought := len(thoughts) > 0 && thoughts[0] == '[' && thoughts[skipWS(thoughts, 1)] != ']'
-	if len(calls) > 0 && calls[0] == '[' {
-		bad := false
-		ok := elementsAt(calls, func(i int) int {
-			var id []byte
-			var end int
-			if calls[i] != '{' {
-				end = i + valueLen(calls[i:]) // not an object: a call without an id
-			} else {
-				end = object(calls, i, func(k, v []byte) {
-					if string(k) == "id" {
-						bad = bad || !take(&id, v)
-					} else {
-						bad = bad || odd(k, callKeys)
-					}
-				})
-			}
-			s := ""
-			if id != nil && !isNull(id) {
-				var ok bool
-				if s, ok = strOf(id, borrow); !ok {
-					bad = true
-				}
-			}
-			in.calls = append(in.calls, s)
-			return end
-		})
-		if !ok || bad {
+	in.calls = m.callIDs
+	if calls := m.calls; !m.callsRead && len(calls) > 0 && calls[0] == '[' {
+		var end int
+		var ok bool
+		if in.calls, end, ok = callsAt(calls, 0, borrow); !ok || end != len(calls) {
 			return info{}, false
 		}
 	}
@@ -490,11 +578,50 @@ func geminiInfo(c, thoughts, calls []byte, borrow bool) (info, bool) {
 	return in, true
 }
 
+// callsAt reads the ids of the tool calls listed at b[at] ("" for a call
+// without one): the ids, where the list ends, and false when the record
+// needs encoding/json.
+func callsAt(b []byte, at int, borrow bool) (ids []string, end int, ok bool) {
+	bad := false
+	end = arrayEnd(b, at, func(i int) int {
+		var id []byte
+		var end int
+		if b[i] != '{' {
+			n := valueLen(b[i:]) // not an object: a call without an id
+			if n <= 0 {
+				return -1
+			}
+			end = i + n
+		} else {
+			end = object(b, i, func(k, v []byte) {
+				if string(k) == "id" {
+					bad = bad || !take(&id, v)
+				} else {
+					bad = bad || odd(k, callKeys)
+				}
+			})
+		}
+		s := ""
+		if id != nil && !isNull(id) {
+			var ok bool
+			if s, ok = strOf(id, borrow); !ok {
+				bad = true
+			}
+		}
+		ids = append(ids, s)
+		return end
+	})
+	if end < 0 || bad {
+		return nil, -1, false
+	}
+	return ids, end, true
+}
+
 // fastSet is the Line of a $set line t (led by lead bytes) whose value is
 // set.
 func fastSet(set, t []byte, lead int, borrow bool) (Line, bool) {
 	var m members
-	if len(set) == 0 || set[0] != '{' || !m.read(set) {
+	if len(set) == 0 || set[0] != '{' || !m.read(set, borrow) {
 		return Line{}, false
 	}
 	var h Header
@@ -522,7 +649,7 @@ func fastSet(set, t []byte, lead int, borrow bool) (Line, bool) {
 			return // not an object: skipped, as parseSet does
 		}
 		var em members
-		if !em.read(e) {
+		if !em.read(e, borrow) {
 			bad = true
 			return
 		}
@@ -562,29 +689,39 @@ func elements(arr []byte, fn func(at int, e []byte)) bool {
 // is not of a shape the caller handles. False when arr is not an array of
 // that shape.
 func elementsAt(arr []byte, fn func(at int) int) bool {
-	i := skipWS(arr, 1)
-	if i < len(arr) && arr[i] == ']' {
-		return skipWS(arr, i+1) == len(arr)
+	end := arrayEnd(arr, 0, fn)
+	return end >= 0 && skipWS(arr, end) == len(arr)
+}
+
+// arrayEnd is elementsAt for the array at b[at], read where it is: where
+// it ends, or -1.
+func arrayEnd(b []byte, at int, fn func(i int) int) int {
+	if at >= len(b) || b[at] != '[' {
+		return -1
 	}
-	for i < len(arr) {
+	i := skipWS(b, at+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for i < len(b) {
 		e := fn(i)
 		if e <= i {
-			return false
+			return -1
 		}
-		i = skipWS(arr, e)
-		if i >= len(arr) {
-			return false
+		i = skipWS(b, e)
+		if i >= len(b) {
+			return -1
 		}
-		switch arr[i] {
+		switch b[i] {
 		case ',':
-			i = skipWS(arr, i+1)
+			i = skipWS(b, i+1)
 		case ']':
-			return skipWS(arr, i+1) == len(arr)
+			return i + 1
 		default:
-			return false
+			return -1
 		}
 	}
-	return false
+	return -1
 }
 
 // object calls fn with the key (as written) and raw value of each member of
