@@ -61,17 +61,12 @@ func classify(b []byte) (f facts, ok bool) {
 			}
 			return e
 		}
+		if k == 0 {
+			return strAt(b, at, &f.typ)
+		}
 		e := jsonl.ValueEnd(b, at)
-		if e < 0 {
-			return -1
-		}
-		if k == 1 {
+		if e >= 0 {
 			f.payload = b[at:e]
-			return e
-		}
-		var good bool
-		if f.typ, good = str(b[at:e]); !good {
-			return -1
 		}
 		return e
 	})
@@ -95,31 +90,16 @@ func holdsMessages(typ []byte) bool {
 func (f *facts) payloadAt(b []byte, at int) int {
 	var item []byte
 	end := membersAt(b, at, []string{"type", "item"}, func(k, vat int) int {
-		if k == 1 && string(f.typ) == "event_msg" && string(f.ptyp) == "item_completed" && b[vat] == '{' {
+		if k == 0 {
+			return strAt(b, vat, &f.ptyp)
+		}
+		if string(f.typ) == "event_msg" && string(f.ptyp) == "item_completed" && b[vat] == '{' {
 			f.item = true // an object gives a non-nil Item
-			return membersAt(b, vat, []string{"type"}, func(_, tat int) int {
-				e := jsonl.ValueEnd(b, tat)
-				var good bool
-				if e < 0 {
-					return -1
-				}
-				if f.ityp, good = str(b[tat:e]); !good {
-					return -1
-				}
-				return e
-			})
+			return f.itemAt(b, vat)
 		}
 		e := jsonl.ValueEnd(b, vat)
-		if e < 0 {
-			return -1
-		}
-		if k == 1 {
+		if e >= 0 {
 			item = b[vat:e]
-			return e
-		}
-		var good bool
-		if f.ptyp, good = str(b[vat:e]); !good {
-			return -1
 		}
 		return e
 	})
@@ -131,23 +111,31 @@ func (f *facts) payloadAt(b []byte, at int) int {
 		return end
 	}
 	f.item = true // any other value gives a non-nil Item
-	if item[0] != '{' {
-		return end
-	}
-	if membersAt(item, 0, []string{"type"}, func(_, tat int) int {
-		e := jsonl.ValueEnd(item, tat)
-		var good bool
-		if e < 0 {
-			return -1
-		}
-		if f.ityp, good = str(item[tat:e]); !good {
-			return -1
-		}
-		return e
-	}) != len(item) {
+	if item[0] == '{' && f.itemAt(item, 0) != len(item) {
 		return -1
 	}
 	return end
+}
+
+// itemAt reads the type of the item object at b[at] and returns where it
+// ends, or -1 when only a decoder can tell.
+func (f *facts) itemAt(b []byte, at int) int {
+	return membersAt(b, at, []string{"type"}, func(_, tat int) int { return strAt(b, tat, &f.ityp) })
+}
+
+// strAt sets *dst to str of the value at b[at] and returns where it ends,
+// or -1 when it is cut short or only a decoder can read it.
+func strAt(b []byte, at int, dst *[]byte) int {
+	e := jsonl.ValueEnd(b, at)
+	if e < 0 {
+		return -1
+	}
+	s, good := str(b[at:e])
+	if !good {
+		return -1
+	}
+	*dst = s
+	return e
 }
 
 // membersAt is members for the object at b[i], read where it is: fn gets
