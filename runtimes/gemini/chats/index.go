@@ -275,16 +275,14 @@ func (x *index) last() *[]rec {
 	return &x.recs
 }
 
-// Expect sizes x's strings for total times those gathered so far, and its
-// positions for part times its records (see jsonl.Expecter).
-func (x *index) Expect(part, total float64) {
+// Expect sizes x's strings for total times those gathered so far (see
+// jsonl.Expecter); its positions are made once its scan ends (Finish), at
+// their size.
+func (x *index) Expect(_, total float64) {
 	if x.self != x {
 		return // not a scan's own index
 	}
 	x.grow(int(float64(len(x.strs))*(total*1.1-1)) + 64)
-	if x.pos != nil {
-		x.pos.reserve(int(float64(x.nrecs())*part*1.1) + 16)
-	}
 }
 
 // positions builds x.pos if it is not. Records taken without it (a scan
@@ -338,9 +336,9 @@ type positions struct {
 }
 
 // slot is an id's hash (0: empty) and the place of the first id that has
-// it. It keeps 32 bits of the hash, the table's place the others: a slot of
-// 8 bytes keeps a part's table in the core's cache (a probe was a cache
-// miss, most of an insert), and ids that share them are kept in more.
+// it. It keeps the hash's top 32 bits, which also place it in the table: a
+// slot of 8 bytes keeps a part's table mostly in the core's cache, and ids
+// that share those bits are kept in more.
 type slot struct {
 	h uint32
 	i int32
