@@ -24,7 +24,8 @@ import (
 // call ids) are parts of b, not copies: for a caller that keeps none of
 // them past its use of b.
 func lineOf(b []byte, borrow bool) (Line, error) {
-	if l, ok := fastLine(b, borrow); ok {
+	var l Line
+	if fastLine(b, borrow, &l) {
 		return l, nil
 	}
 	return parseLine(b)
@@ -114,31 +115,32 @@ func plainString(s []byte) bool {
 }
 
 // fastLine is lineOf's fast path; ok is false when the line needs parseLine.
-func fastLine(b []byte, borrow bool) (Line, bool) {
+func fastLine(b []byte, borrow bool, l *Line) bool {
 	if t, ok := bytes.CutPrefix(b, []byte(setHead)); ok && bytes.HasSuffix(t, []byte(setTail)) {
 		// A fifth of a chat file's lines: known by its bytes, not walked.
 		ts := t[:len(t)-len(setTail)]
 		if plainString(ts) {
-			return Line{Kind: KindSet, Set: Header{LastUpdated: string(ts)}}, true
+			*l = Line{Kind: KindSet, Set: Header{LastUpdated: string(ts)}}
+			return true
 		}
 	}
 	t := bytes.TrimSpace(b)
 	if len(t) == 0 || t[0] != '{' {
-		return Line{}, false
+		return false
 	}
 	lead := cap(b) - cap(t) // t is a part of b
 	for _, c := range b[:lead] {
 		if c != ' ' && c != '\t' && c != '\r' {
-			return Line{}, false // led by other spaces: parseLine's business
+			return false // led by other spaces: parseLine's business
 		}
 	}
 	var m members
 	if !m.read(t, borrow) {
-		return Line{}, false
+		return false
 	}
 	switch {
 	case m.set != nil:
-		return fastSet(m.set, t, lead, borrow)
+		return fastSet(m.set, t, lead, borrow, l)
 	case m.sid != nil || m.ph != nil:
 		if m.sid == nil || m.ph == nil {
 			break // a record that has one of them
@@ -150,16 +152,20 @@ func fastLine(b []byte, borrow bool) (Line, bool) {
 		h.StartTime, ok[2] = optStr(m.start)
 		h.LastUpdated, ok[3] = optStr(m.last)
 		if ok != [4]bool{true, true, true, true} {
-			return Line{}, false
+			return false
 		}
-		return Line{Kind: KindHeader, Header: h}, true
+		*l = Line{Kind: KindHeader, Header: h}
+		return true
 	}
-	r, ok := fastRecord(&m, t, borrow)
-	if !ok || r.ID == "" {
-		return Line{}, false
+	// Filled where it is: a line and a record, copied from call to call,
+	// were a tenth of a short line's reading.
+	l.Kind = KindRecord
+	if !fastRecord(&m, t, borrow, &l.Record) || l.Record.ID == "" {
+		*l = Line{}
+		return false
 	}
-	r.Start = lead
-	return Line{Kind: KindRecord, Record: r}, true
+	l.Record.Start = lead
+	return true
 }
 
 // optStr decodes a string member that may be absent.
@@ -320,10 +326,10 @@ func (m *members) head(obj []byte, borrow bool) int {
 
 // fastRecord is the Record of the message record obj (Raw and Start left
 // for the caller to place); ok is false when it needs encoding/json.
-func fastRecord(m *members, obj []byte, borrow bool) (Record, bool) {
+func fastRecord(m *members, obj []byte, borrow bool, r *Record) bool {
 	id, ok := strOf(m.id, borrow)
 	if !ok {
-		return Record{}, false
+		return false
 	}
 	var typ string
 	switch string(m.typ) { // no allocation for the types Gemini writes
@@ -334,10 +340,10 @@ func fastRecord(m *members, obj []byte, borrow bool) (Record, bool) {
 	default:
 		typ, ok = optStr(m.typ)
 		if !ok && !isNull(m.typ) {
-			return Record{}, false
+			return false
 		}
 	}
-	r := Record{ID: id, Type: typ, Raw: obj}
+	r.ID, r.Type, r.Raw = id, typ, obj
 	switch typ {
 	case "user":
 		if m.userRead {
@@ -348,7 +354,7 @@ func fastRecord(m *members, obj []byte, borrow bool) (Record, bool) {
 	case "gemini":
 		r.info, ok = geminiInfo(m, borrow)
 	}
-	return r, ok
+	return ok
 }
 
 // userInfo is infoOf for a user record whose content is c.
@@ -619,10 +625,10 @@ func callsAt(b []byte, at int, borrow bool) (ids []string, end int, ok bool) {
 
 // fastSet is the Line of a $set line t (led by lead bytes) whose value is
 // set.
-func fastSet(set, t []byte, lead int, borrow bool) (Line, bool) {
+func fastSet(set, t []byte, lead int, borrow bool, out *Line) bool {
 	var m members
 	if len(set) == 0 || set[0] != '{' || !m.read(set, borrow) {
-		return Line{}, false
+		return false
 	}
 	var h Header
 	var ok [4]bool
@@ -631,15 +637,17 @@ func fastSet(set, t []byte, lead int, borrow bool) (Line, bool) {
 	h.StartTime, ok[2] = optStr(m.start)
 	h.LastUpdated, ok[3] = optStr(m.last)
 	if ok != [4]bool{true, true, true, true} {
-		return Line{}, false
+		return false
 	}
 	l := Line{Kind: KindSet, Set: h}
 	if m.msgs == nil {
-		return l, true
+		*out = l
+		return true
 	}
 	l.HasMsgs, l.SetMsgs = true, []Record{}
 	if m.msgs[0] != '[' {
-		return l, true
+		*out = l
+		return true
 	}
 	// Where the list is in t: its elements are placed by their offsets.
 	base := cap(t) - cap(m.msgs)
@@ -656,8 +664,8 @@ func fastSet(set, t []byte, lead int, borrow bool) (Line, bool) {
 		if em.id == nil || isNull(em.id) {
 			return // no id: skipped
 		}
-		r, ok := fastRecord(&em, e, borrow)
-		if !ok {
+		var r Record
+		if !fastRecord(&em, e, borrow, &r) {
 			bad = true
 			return
 		}
@@ -666,9 +674,10 @@ func fastSet(set, t []byte, lead int, borrow bool) (Line, bool) {
 			l.SetMsgs = append(l.SetMsgs, r)
 		}
 	}) || bad {
-		return Line{}, false
+		return false
 	}
-	return l, true
+	*out = l
+	return true
 }
 
 // elements calls fn with the offset in arr and the bytes of each element of

@@ -205,9 +205,14 @@ func (x *index) clearRecs() {
 // add replays one line, reporting whether it holds records (its Span is
 // then the next of Lines).
 func (x *index) add(b []byte) bool {
-	l, err := lineOf(b, true) // upsert copies what it keeps of a record
-	if err != nil {
-		return false // unparsable: skipped
+	// lineOf, without a copy of the line it returns; borrowing, as upsert
+	// copies what it keeps of a record.
+	var l Line
+	if !fastLine(b, true, &l) {
+		var err error
+		if l, err = parseLine(b); err != nil {
+			return false // unparsable: skipped
+		}
 	}
 	line := int32(len(x.Lines()))
 	switch l.Kind {
@@ -220,13 +225,13 @@ func (x *index) add(b []byte) bool {
 		}
 		x.own()
 		x.clearRecs()
-		for _, r := range l.SetMsgs {
-			x.upsert(line, r)
+		for i := range l.SetMsgs {
+			x.upsert(line, &l.SetMsgs[i])
 		}
 		return true
 	case KindRecord:
 		x.own()
-		x.upsert(line, l.Record)
+		x.upsert(line, &l.Record)
 		return true
 	}
 	return false
@@ -234,7 +239,7 @@ func (x *index) add(b []byte) bool {
 
 // upsert replaces the record with r's id in place, or appends it; x is
 // its own.
-func (x *index) upsert(line int32, r Record) {
+func (x *index) upsert(line int32, r *Record) {
 	var flags uint8
 	if r.info.context {
 		flags |= flagContext

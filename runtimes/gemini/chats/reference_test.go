@@ -154,7 +154,7 @@ func checkReplay(t *testing.T, content []byte, cut int) {
 // only lines on which the replays may differ (see lineOf).
 func validLines(b []byte) bool {
 	for _, l := range bytes.Split(b, []byte("\n")) {
-		if _, ok := fastLine(l, false); ok && !json.Valid(l) {
+		if _, ok := fastLineOf(l, false); ok && !json.Valid(l) {
 			return false
 		}
 	}
