@@ -255,14 +255,12 @@ func (m *members) read(obj []byte, borrow bool) bool {
 			}
 			return e
 		}
-		if string(k) == "toolCalls" && m.calls == nil && obj[at] == '[' {
-			// Read where they are: measuring the list first, then reading
-			// it, went over a call's arguments and result twice.
-			if ids, e, ok := callsAt(obj, at, borrow); ok {
-				m.callIDs, m.callsRead = ids, true
+		if string(k) == "toolCalls" {
+			e := m.readCalls(obj, at, borrow)
+			if e >= 0 {
 				put(k, obj[at:e])
-				return e
 			}
+			return e
 		}
 		e := valueLen(obj[at:])
 		if e <= 0 {
@@ -321,7 +319,50 @@ func (m *members) head(obj []byte, borrow bool) int {
 		}
 		i = e
 	}
+	// Then a gemini record's, each taken if it comes next in Gemini's order.
+	for _, k := range [...]struct {
+		key string
+		dst *[]byte
+	}{{`,"toolCalls":`, &m.calls}, {`,"thoughts":`, &m.thoughts}, {`,"tokens":`, nil}, {`,"model":`, nil}} {
+		if !bytes.HasPrefix(obj[i:], []byte(k.key)) {
+			continue
+		}
+		at := i + len(k.key)
+		e := -1
+		if k.dst == &m.calls {
+			e = m.readCalls(obj, at, borrow)
+		} else if n := valueLen(obj[at:]); n > 0 {
+			e = at + n
+		}
+		if e <= 0 {
+			return i
+		}
+		if k.dst != nil {
+			*k.dst = obj[at:e]
+		}
+		i = e
+	}
 	return i
+}
+
+// readCalls measures, or reads where it is, the toolCalls value at
+// obj[at]: measuring the list first, then reading it, went over a call's
+// arguments and result twice. It returns where the value ends, or -1.
+func (m *members) readCalls(obj []byte, at int, borrow bool) int {
+	if at >= len(obj) {
+		return -1
+	}
+	if m.calls == nil && obj[at] == '[' {
+		if ids, e, ok := callsAt(obj, at, borrow); ok {
+			m.callIDs, m.callsRead = ids, true
+			return e
+		}
+	}
+	n := valueLen(obj[at:])
+	if n <= 0 {
+		return -1
+	}
+	return at + n
 }
 
 // fastRecord is the Record of the message record obj (Raw and Start left

@@ -73,6 +73,12 @@ func lineSeeds(t testing.TB) [][]byte {
 		`{"id":"u-1", "timestamp":"t","type":"user","content":"a"}`,
 		`{"id":7,"type":"user","content":"a"}`,
 		`{"id":"u-1","timestamp":"t","type":"user","content":`,
+		`{"id":"a","timestamp":"t","type":"gemini","content":"hi","thoughts":[{"subject":"s"}],"tokens":{"input":1},"model":"m"}`,
+		`{"id":"a","timestamp":"t","type":"gemini","content":"","thoughts":[],"tokens":{},"model":"m","thoughts":[1]}`,
+		`{"id":"a","timestamp":"t","type":"gemini","content":"","tokens":{},"thoughts":[{}],"model":"m"}`,
+		`{"id":"a","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":"c1"},{"id":"c2"}],"model":"m","toolCalls":[]}`,
+		`{"id":"a","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":"c1","ID":"x"}],"model":"m"}`,
+		`{"id":"a","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":"c1"}],"model":`,
 	} {
 		out = append(out, []byte(l))
 	}
