@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -147,7 +146,7 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 				// Doubled, not grown by a quarter as append grows a big
 				// slice: its copies were a fifth of a first read's
 				// allocations, each new page a fault.
-				b.lines = slices.Grow(b.lines, max(len(b.lines), 256))
+				b.lines = Grow(b.lines, max(len(b.lines), 256))
 			}
 			b.lines = append(b.lines, Span{off, int64(len(line))})
 		}
@@ -184,11 +183,24 @@ func expect[T any, P Indexed[T]](x P, part, total float64, into int64) {
 	// not reserve much for a file of long ones.
 	want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16
 	if want > cap(b.lines) {
-		b.lines = slices.Grow(b.lines, want-len(b.lines))
+		b.lines = Grow(b.lines, want-len(b.lines))
 	}
 	if e, ok := any(x).(Expecter); ok {
 		e.Expect(part, total)
 	}
+}
+
+// Grow is slices.Grow without writing the room it makes: slices.Grow
+// zeroes it, touching every page of a reservation (a fault each) whether
+// it is filled or not, while memory new from the system is zero already and
+// is touched only as it is filled.
+func Grow[S ~[]E, E any](s S, n int) S {
+	if n <= cap(s)-len(s) {
+		return s
+	}
+	g := make(S, len(s), len(s)+n)
+	copy(g, s)
+	return g
 }
 
 func warnSkipped(log *zap.Logger, what string, f *os.File, n int) {

@@ -66,7 +66,7 @@ func (x *index) str(s span) string {
 // fifth of a first read's allocations.
 func (x *index) grow(n int) {
 	if cap(x.strs)-len(x.strs) < n {
-		x.strs = slices.Grow(x.strs, max(n, len(x.strs), 4096))
+		x.strs = jsonl.Grow(x.strs, max(n, len(x.strs), 4096))
 	}
 }
 
