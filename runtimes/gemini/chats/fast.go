@@ -279,10 +279,12 @@ func (m *members) read(obj []byte, borrow bool) bool {
 }
 
 // head takes the members Gemini begins a record with, in its order and
-// spelling, {"id":…,"timestamp":…,"type":…,"content":…, comparing bytes:
-// finding each key and naming it was a fifth of a replay. It returns
-// where the last member it took ends (read goes on from there), or 0 when
-// obj does not begin so.
+// spelling, {"id":…,"timestamp":…,"type":…,"content":…, then those of
+// "toolCalls", "thoughts", "tokens" and "model" that follow in that order,
+// comparing bytes: finding each key and naming it was a fifth of a replay.
+// It returns where the last member it took ends (read goes on from there,
+// so a key repeated later is still caught), or 0 when obj does not begin
+// so.
 func (m *members) head(obj []byte, borrow bool) int {
 	const idKey = `{"id":`
 	if !bytes.HasPrefix(obj, []byte(idKey)) {
