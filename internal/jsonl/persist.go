@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -88,8 +87,8 @@ func encode(x *Index, facts []byte, path, version string, tail uint32) ([]byte, 
 	pos := x.split.Pos
 	b := append([]byte(nil), persistMagic...)
 	b = binary.AppendUvarint(b, persistFormat)
-	b = appendString(b, version)
-	b = appendString(b, path)
+	b = AppendString(b, version)
+	b = AppendString(b, path)
 	b = binary.AppendUvarint(b, dev)
 	b = binary.AppendUvarint(b, ino)
 	b = binary.AppendVarint(b, pos)
@@ -103,7 +102,7 @@ func encode(x *Index, facts []byte, path, version string, tail uint32) ([]byte, 
 		b = binary.AppendUvarint(b, uint64(sp.N))
 		end = sp.Off + sp.N
 	}
-	b = appendString(b, string(facts))
+	b = AppendString(b, string(facts))
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
 }
 
@@ -121,32 +120,38 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, errors.New("checksum mismatch")
 	}
-	r := reader{b: body[len(persistMagic):]}
-	if r.uvarint() != persistFormat || r.string() != version || r.string() != path {
+	r := FactReader{B: body[len(persistMagic):]}
+	if r.Uvarint() != persistFormat || string(r.Bytes()) != version || string(r.Bytes()) != path {
 		return nil, errors.New("another format, version or file")
 	}
-	dev, ino := r.uvarint(), r.uvarint()
-	pos, mtime := r.varint(), r.varint()
-	skipped := r.uvarint()
-	tail := r.uint32()
-	n := r.uvarint()
-	if r.err != nil || n > uint64(len(r.b)) || pos < 0 {
-		return nil, cmp.Or(r.err, errors.New("bad header"))
+	dev, ino := r.Uvarint(), r.Uvarint()
+	pos, mtime := r.Varint(), r.Varint()
+	skipped := r.Uvarint()
+	tail := r.Uint32()
+	n := r.Uvarint()
+	if r.Bad {
+		return nil, errTruncated
+	}
+	if n > uint64(len(r.B)) || pos < 0 {
+		return nil, errors.New("bad header")
 	}
 	lines := make([]Span, 0, n)
 	end := int64(0)
 	for range n {
-		sp := Span{Off: end + int64(r.uvarint())}
-		sp.N = int64(r.uvarint())
+		sp := Span{Off: end + int64(r.Uvarint())}
+		sp.N = int64(r.Uvarint())
 		end = sp.Off + sp.N
 		if sp.Off < 0 || end > pos {
 			return nil, errors.New("line out of range")
 		}
 		lines = append(lines, sp)
 	}
-	facts = []byte(r.string())
-	if r.err != nil || len(r.b) != 0 {
-		return nil, cmp.Or(r.err, errors.New("trailing bytes"))
+	facts = bytes.Clone(r.Bytes())
+	if r.Bad {
+		return nil, errTruncated
+	}
+	if len(r.B) != 0 {
+		return nil, errors.New("trailing bytes")
 	}
 	// The file it describes must still be there, at least as long, with the
 	// same last indexed bytes; a file of exactly that length must not have
@@ -259,60 +264,5 @@ func (d *disk) trim() error {
 
 func (d *disk) remove(path string) { os.Remove(d.name(path)) }
 
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
-// reader decodes what encode wrote, remembering the first error.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) uint32() uint32 {
-	if len(r.b) < 4 {
-		r.fail()
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return v
-}
-
-func (r *reader) string() string {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return ""
-	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
-}
-
-func (r *reader) fail() {
-	if r.err == nil {
-		r.err = fmt.Errorf("truncated index")
-	}
-	r.b = nil
-}
+// errTruncated is a persisted index cut short (FactReader.Bad).
+var errTruncated = errors.New("truncated index")

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"encoding/binary"
 	"errors"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -21,8 +20,7 @@ const indexVersion = "claude-transcript-1"
 // AppendFacts appends what x gathered besides its lines (jsonl.Codec).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.customTitle, x.aiTitle, x.summary, x.prompt, x.branch} {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+		b = jsonl.AppendString(b, s)
 	}
 	var flags byte
 	for i, f := range []bool{x.hasCustom, x.hasAI, x.hasSummary} {
@@ -35,17 +33,15 @@ func (x *index) AppendFacts(b []byte) []byte {
 
 // ReadFacts reads what AppendFacts wrote.
 func (x *index) ReadFacts(b []byte) error {
+	r := jsonl.FactReader{B: b}
 	for _, s := range []*string{&x.customTitle, &x.aiTitle, &x.summary, &x.prompt, &x.branch} {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > uint64(len(b)-k) {
-			return errors.New("bad transcript facts")
-		}
-		*s, b = string(b[k:k+int(n)]), b[k+int(n):]
+		*s = r.String()
 	}
-	if len(b) != 1 {
+	flags := r.Byte()
+	if r.Bad || len(r.B) != 0 {
 		return errors.New("bad transcript facts")
 	}
-	x.hasCustom, x.hasAI, x.hasSummary = b[0]&1 != 0, b[0]&2 != 0, b[0]&4 != 0
+	x.hasCustom, x.hasAI, x.hasSummary = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	return nil
 }
 

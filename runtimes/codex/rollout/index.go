@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"encoding/binary"
 	"errors"
 	"path/filepath"
 
@@ -83,22 +82,18 @@ func (x *index) Merge(y *index) {
 // AppendFacts appends what x gathered besides its lines (jsonl.Codec).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.id, x.cwd, x.prompt} {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+		b = jsonl.AppendString(b, s)
 	}
 	return b
 }
 
 // ReadFacts reads what AppendFacts wrote.
 func (x *index) ReadFacts(b []byte) error {
+	r := jsonl.FactReader{B: b}
 	for _, s := range []*string{&x.id, &x.cwd, &x.prompt} {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > uint64(len(b)-k) {
-			return errors.New("bad rollout facts")
-		}
-		*s, b = string(b[k:k+int(n)]), b[k+int(n):]
+		*s = r.String()
 	}
-	if len(b) != 0 {
+	if r.Bad || len(r.B) != 0 {
 		return errors.New("bad rollout facts")
 	}
 	return nil

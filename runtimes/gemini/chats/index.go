@@ -53,11 +53,13 @@ type span struct{ off, n uint32 }
 
 // str is the string s of x.strs, not a copy: bytes of strs below its
 // length are never written again (appends only; own clips a shared strs).
-func (x *index) str(s span) string {
-	if s.n == 0 {
+func (x *index) str(s span) string { return borrowed(x.strs[s.off : s.off+s.n]) }
+
+// borrowed is b as a string, not a copy: for bytes never written again.
+func borrowed(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	b := x.strs[s.off : s.off+s.n]
 	return unsafe.String(&b[0], len(b))
 }
 
@@ -95,11 +97,11 @@ func (x *index) addLists(responses, calls []string) span {
 	off := len(x.strs)
 	x.strs = binary.AppendUvarint(x.strs, uint64(len(responses)))
 	for _, id := range responses {
-		x.strs = appendString(x.strs, id)
+		x.strs = jsonl.AppendString(x.strs, id)
 	}
 	x.strs = binary.AppendUvarint(x.strs, uint64(len(calls)))
 	for _, id := range calls {
-		x.strs = appendString(x.strs, id)
+		x.strs = jsonl.AppendString(x.strs, id)
 	}
 	return span{uint32(off), uint32(len(x.strs) - off)}
 }
@@ -110,11 +112,11 @@ func (x *index) eachList(r *rec, fn func(call bool, id string)) {
 	if r.lists.n == 0 {
 		return
 	}
-	d := factReader{s: x.str(r.lists)}
+	d := jsonl.FactReader{B: x.strs[r.lists.off : r.lists.off+r.lists.n]}
 	for _, call := range [2]bool{false, true} {
-		n := d.uvarint()
-		for i := uint64(0); i < n && !d.bad; i++ {
-			fn(call, d.string())
+		n := d.Uvarint()
+		for i := uint64(0); i < n && !d.Bad; i++ {
+			fn(call, borrowed(d.Bytes()))
 		}
 	}
 }
@@ -586,7 +588,7 @@ func (x *index) shares(y *index) bool {
 func (x *index) AppendFacts(b []byte) []byte {
 	b = slices.Grow(b, x.factsSize()) // one allocation, not a doubling per MB of facts
 	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
-		b = appendString(b, s)
+		b = jsonl.AppendString(b, s)
 	}
 	b = binary.AppendUvarint(b, uint64(x.nrecs()))
 	for _, s := range x.parts() {
@@ -597,9 +599,9 @@ func (x *index) AppendFacts(b []byte) []byte {
 			b = binary.AppendUvarint(b, uint64(r.n))
 			b = binary.LittleEndian.AppendUint32(b, r.sum)
 			b = append(b, r.flags)
-			b = appendString(b, x.str(r.id))
-			b = appendString(b, x.str(r.prompt))
-			b = appendString(b, x.str(r.lists))
+			b = jsonl.AppendString(b, x.str(r.id))
+			b = jsonl.AppendString(b, x.str(r.prompt))
+			b = jsonl.AppendString(b, x.str(r.lists))
 		}
 	}
 	return b
@@ -628,10 +630,6 @@ func uvarintSize(v uint64) int { return max(1, (bits.Len64(v)+6)/7) }
 
 func stringSize(s string) int { return uvarintSize(uint64(len(s))) + len(s) }
 
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
 var errFacts = errors.New("bad chat file facts")
 
 // ReadFacts reads what AppendFacts wrote, into an index whose Lines are
@@ -640,21 +638,14 @@ var errFacts = errors.New("bad chat file facts")
 // string and lists each were most of a restart's ReadFacts).
 func (x *index) ReadFacts(b []byte) error {
 	x.strs = slices.Clone(b)
-	all := unsafe.String(unsafe.SliceData(x.strs), len(x.strs))
-	r := factReader{s: all}
+	r := jsonl.FactReader{B: x.strs}
 	str := func() span {
-		n := r.uvarint()
-		if n > uint64(len(r.s)) {
-			r.fail()
-			return span{}
-		}
-		sp := span{uint32(len(all) - len(r.s)), uint32(n)}
-		r.s = r.s[n:]
-		return sp
+		s := r.Bytes()
+		return span{uint32(len(x.strs) - len(r.B) - len(s)), uint32(len(s))}
 	}
 	x.header = Header{x.str(str()), x.str(str()), x.str(str()), x.str(str())}
-	n := r.uvarint()
-	if r.bad || n > uint64(len(r.s)) || len(all) > math.MaxUint32 {
+	n := r.Uvarint()
+	if r.Bad || n > uint64(len(r.B)) || len(x.strs) > math.MaxUint32 {
 		return errFacts
 	}
 	lines := x.Lines()
@@ -662,70 +653,17 @@ func (x *index) ReadFacts(b []byte) error {
 	// CRC of the persisted index vouches for what it wrote.
 	x.recs, x.segs, x.pos, x.self = make([]rec, n), nil, nil, x
 	for i := range x.recs {
-		line, start, size := r.uvarint(), r.uvarint(), r.uvarint()
-		sum := r.uint32()
-		flags := r.byte()
+		line, start, size := r.Uvarint(), r.Uvarint(), r.Uvarint()
+		sum := r.Uint32()
+		flags := r.Byte()
 		rc := rec{id: str(), prompt: str(), lists: str(), line: int32(line), start: int32(start), n: int32(size), sum: sum, flags: flags}
-		if r.bad || rc.id.n == 0 || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
+		if r.Bad || rc.id.n == 0 || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
 			return errFacts
 		}
 		x.recs[i] = rc
 	}
-	if len(r.s) != 0 {
+	if len(r.B) != 0 {
 		return errFacts
 	}
 	return nil
-}
-
-// factReader decodes AppendFacts' encoding, remembering a failure.
-type factReader struct {
-	s   string
-	bad bool
-}
-
-func (r *factReader) fail() { r.bad, r.s = true, "" }
-
-func (r *factReader) uvarint() uint64 {
-	var v uint64
-	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
-		c := r.s[i]
-		v |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			r.s = r.s[i+1:]
-			return v
-		}
-	}
-	r.fail()
-	return 0
-}
-
-func (r *factReader) string() string {
-	n := r.uvarint()
-	if n > uint64(len(r.s)) {
-		r.fail()
-		return ""
-	}
-	s := r.s[:n]
-	r.s = r.s[n:]
-	return s
-}
-
-func (r *factReader) uint32() uint32 {
-	if len(r.s) < 4 {
-		r.fail()
-		return 0
-	}
-	v := uint32(r.s[0]) | uint32(r.s[1])<<8 | uint32(r.s[2])<<16 | uint32(r.s[3])<<24
-	r.s = r.s[4:]
-	return v
-}
-
-func (r *factReader) byte() byte {
-	if len(r.s) < 1 {
-		r.fail()
-		return 0
-	}
-	c := r.s[0]
-	r.s = r.s[1:]
-	return c
 }
