@@ -533,12 +533,7 @@ func (p *fpart) response(b []byte, at int, borrow bool) (end int, typeOK, bad bo
 	}
 	p.hasRespID = true
 	var id, name []byte
-	end = jsonl.Object(b, at, func(k []byte, at int) int {
-		e := valueLen(b[at:])
-		if e <= 0 {
-			return -1
-		}
-		v := b[at : at+e]
+	end = object(b, at, func(k, v []byte) {
 		switch string(k) {
 		case "id":
 			bad = bad || !take(&id, v)
@@ -547,7 +542,6 @@ func (p *fpart) response(b []byte, at int, borrow bool) (end int, typeOK, bad bo
 		default:
 			bad = bad || odd(k, respKeys)
 		}
-		return at + e
 	})
 	if end < 0 {
 		// Not an object of that shape: measured as a value, a type error.
@@ -778,50 +772,18 @@ func arrayEnd(b []byte, at int, fn func(i int) int) int {
 
 // object calls fn with the key (as written) and raw value of each member of
 // the JSON object at b[i], returning where it ends, or -1 when it is not an
-// object of that shape. An array's object elements are read by it in the
-// pass that finds where they end: measuring one first, then reading its
-// members, went over its long strings twice. Unlike valueLen, a scalar
-// holding a bracket fails here; either way such a line is not valid JSON.
+// object of that shape (jsonl.Object, each value measured by valueLen).
+// Unlike valueLen, a scalar holding a bracket fails here; either way such a
+// line is not valid JSON.
 func object(b []byte, i int, fn func(k, v []byte)) int {
-	if i >= len(b) || b[i] != '{' {
-		return -1
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
+	return jsonl.Object(b, i, func(k []byte, at int) int {
+		n := valueLen(b[at:])
+		if n <= 0 {
 			return -1
 		}
-		kn := stringLen(b[i:])
-		if kn == 0 {
-			return -1
-		}
-		k := b[i+1 : i+kn-1]
-		i = skipWS(b, i+kn)
-		if i >= len(b) || b[i] != ':' {
-			return -1
-		}
-		i = skipWS(b, i+1)
-		vn := valueLen(b[i:])
-		if vn <= 0 {
-			return -1
-		}
-		fn(k, b[i:i+vn])
-		i = skipWS(b, i+vn)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
-	}
+		fn(k, b[at:at+n])
+		return at + n
+	})
 }
 
 func skipWS(b []byte, i int) int {
