@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -24,6 +25,7 @@ type Cache[T any, P Indexed[T]] struct {
 	mu      sync.Mutex
 	entries map[string]*cached[P] // by path
 	closed  bool                  // saves run in line (Close)
+	closing chan struct{}         // closed by Close: saves waiting for saveDelay go at once
 	saving  sync.WaitGroup        // saves under way
 	hold    chan struct{}         // tests: a save that runs apart waits for it to close
 }
@@ -62,7 +64,7 @@ func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(
 	if onScan == nil {
 		onScan = func(Scan) {}
 	}
-	return &Cache[T, P]{add: add, onScan: onScan, log: log, what: what, entries: map[string]*cached[P]{}}
+	return &Cache[T, P]{add: add, onScan: onScan, log: log, what: what, entries: map[string]*cached[P]{}, closing: make(chan struct{})}
 }
 
 // entry returns the entry of path, creating it.
@@ -109,8 +111,9 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 // and writing a big index on the reply's path cost 2 ms (Claude) to 30 ms
 // (Gemini) per 100 MB of a first page. The checksum of the file's last
 // indexed bytes is taken now, from f, the version x describes. The rest
-// runs on a goroutine that takes e's lock, so it waits for the request's
-// own reading. x is saved even if an index that extends it replaced it
+// runs on a goroutine that waits saveDelay, then takes e's lock: started
+// at once, it took a core (and its faults, the collector's work) from the
+// reply's last steps on a 2-core machine. x is saved even if an index that extends it replaced it
 // meanwhile (a load extends an index of a prefix of the file), but not once
 // the epoch moved (a full scan, a drop as stale, the path forgotten): it
 // would then overwrite a truer save, or bring back a removed one. Close
@@ -135,6 +138,12 @@ func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 		if hold != nil {
 			<-hold
 		}
+		t := time.NewTimer(saveDelay)
+		select {
+		case <-t.C:
+		case <-c.closing:
+			t.Stop()
+		}
 		e.mu.Lock()
 		if e.epoch == epoch {
 			c.save(path, e, x, tail)
@@ -143,11 +152,20 @@ func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 	}()
 }
 
-// Close waits for the saves under way; the cache stays usable, and any
+// saveDelay is how long a save that runs apart waits before it starts:
+// long enough for the reply of the request that read the file to be
+// written, short enough that a restart soon after finds the index. A
+// variable for tests.
+var saveDelay = 200 * time.Millisecond
+
+// Close waits for the saves under way (starting those that wait); the cache stays usable, and any
 // later save runs in line. Owners close their caches when they close.
 func (c *Cache[T, P]) Close() {
 	c.mu.Lock()
-	c.closed = true
+	if !c.closed {
+		c.closed = true
+		close(c.closing)
+	}
 	c.mu.Unlock()
 	c.saving.Wait()
 }

@@ -90,8 +90,11 @@ func (e *persistEnv) openCache(version string) *Cache[factIndex, *factIndex] {
 
 // TestSaveAfterTheRead: an index is saved apart from the request that built
 // it, once that request is done reading (not while it still holds the
-// index), and Close waits for the save: a restart after it does not scan.
+// index), and Close starts the save at once rather than after saveDelay,
+// and waits for it: a restart after it does not scan.
 func TestSaveAfterTheRead(t *testing.T) {
+	defer func(d time.Duration) { saveDelay = d }(saveDelay)
+	saveDelay = time.Hour // the test's timeout, if Close waited for it
 	e := newPersistEnv(t)
 	c := e.openCache("v1")
 	f, err := os.Open(e.path)
