@@ -316,18 +316,32 @@ func (x *index) positions() {
 			i++
 		}
 	}
-	if dead {
-		// x is its own (only a scan's records repeat ids): each part loses
-		// its moved versions where it is, none is joined or copied.
-		isDead := func(r rec) bool { return r.flags&flagDead != 0 }
-		x.recs = slices.DeleteFunc(x.recs, isDead)
-		for i := range x.segs {
-			x.segs[i] = slices.DeleteFunc(x.segs[i], isDead)
-		}
-		x.segs = slices.DeleteFunc(x.segs, func(s []rec) bool { return len(s) == 0 })
-		x.pos = nil
-		x.positions()
+	if !dead {
+		return
 	}
+	// x is its own (only a scan's records repeat ids): each part loses its
+	// moved versions where it is, none is joined or copied. The table only
+	// holds first versions, which stay: their places are renumbered, not
+	// found again (hashing every id twice was half of positions' time, and
+	// Gemini writes every tool call twice).
+	place := make([]int32, i) // by place before
+	k, live := 0, int32(0)
+	for _, s := range x.parts() {
+		for j := range s {
+			place[k] = live
+			if s[j].flags&flagDead == 0 {
+				live++
+			}
+			k++
+		}
+	}
+	isDead := func(r rec) bool { return r.flags&flagDead != 0 }
+	x.recs = slices.DeleteFunc(x.recs, isDead)
+	for i := range x.segs {
+		x.segs[i] = slices.DeleteFunc(x.segs[i], isDead)
+	}
+	x.segs = slices.DeleteFunc(x.segs, func(s []rec) bool { return len(s) == 0 })
+	x.pos.renumber(place)
 }
 
 // positions maps record ids to their place in recs by a 64-bit hash of
@@ -452,6 +466,18 @@ func (p *positions) set(x *index, id string, i int32) {
 		return
 	}
 	p.put(h, i)
+}
+
+// renumber moves every id at place i to place[i].
+func (p *positions) renumber(place []int32) {
+	for j := range p.slots {
+		if s := &p.slots[j]; s.h != 0 {
+			s.i = place[s.i]
+		}
+	}
+	for id, i := range p.more {
+		p.more[id] = place[i]
+	}
 }
 
 func (p *positions) clone() *positions {
