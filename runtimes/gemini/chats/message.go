@@ -18,17 +18,21 @@ type record struct {
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"` // user: parts; gemini: a string or parts
-	Thoughts  []struct {
-		Subject     string `json:"subject"`
-		Description string `json:"description"`
-	} `json:"thoughts"`
-	ToolCalls []toolCall `json:"toolCalls"`
-	Tokens    *struct {
-		Input  int64 `json:"input"`
-		Output int64 `json:"output"`
-		Cached int64 `json:"cached"`
-	} `json:"tokens"`
-	Model string `json:"model"`
+	Thoughts  []thought       `json:"thoughts"`
+	ToolCalls []toolCall      `json:"toolCalls"`
+	Tokens    *tokens         `json:"tokens"`
+	Model     string          `json:"model"`
+}
+
+type thought struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+}
+
+type tokens struct {
+	Input  int64 `json:"input"`
+	Output int64 `json:"output"`
+	Cached int64 `json:"cached"`
 }
 
 type toolCall struct {
@@ -53,6 +57,9 @@ type functionResponse struct {
 
 // decode reads a record; fields of unexpected types are left zero.
 func decode(raw []byte) record {
+	if r, ok := quickRecord(raw); ok {
+		return r
+	}
 	var r record
 	// A field of an unexpected type is left zero and the rest decoded; the
 	// record was parsed before, so its JSON is valid.
@@ -63,6 +70,17 @@ func decode(raw []byte) record {
 // userParts returns a user record's parts; content written as a plain
 // string is one text part.
 func (r record) userParts() []part {
+	if len(r.Content) > 0 && r.Content[0] == '"' {
+		if s, ok := str(r.Content); ok {
+			if s == "" {
+				return nil
+			}
+			return []part{{Text: &s}}
+		}
+	}
+	if parts, ok := quickParts(r.Content); ok {
+		return parts
+	}
 	var parts []part
 	if json.Unmarshal(r.Content, &parts) == nil {
 		return parts
@@ -78,12 +96,14 @@ func (r record) userParts() []part {
 // string, but as a list of parts when it rewrites a resumed conversation
 // (the $set of messages that `gemini --resume` writes).
 func (r record) geminiText() string {
-	var s string
-	if json.Unmarshal(r.Content, &s) == nil {
+	if len(r.Content) > 0 && r.Content[0] == '"' {
+		s, _ := str(r.Content)
 		return s
 	}
-	var parts []part
-	_ = json.Unmarshal(r.Content, &parts)
+	parts, ok := quickParts(r.Content)
+	if !ok {
+		_ = json.Unmarshal(r.Content, &parts)
+	}
 	var b strings.Builder
 	for _, p := range parts {
 		if p.Text != nil && !p.Thought {
@@ -221,11 +241,8 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 // error: Gemini's tools answer {"output": …} or {"error": …}; anything
 // else is passed on as its JSON text.
 func responseText(resp json.RawMessage) (string, bool) {
-	var r struct {
-		Output *string `json:"output"`
-		Error  *string `json:"error"`
-	}
-	if json.Unmarshal(resp, &r) == nil {
+	r, ok := quickResponse(resp)
+	if ok || json.Unmarshal(resp, &r) == nil {
 		switch {
 		case r.Error != nil:
 			return *r.Error, true
