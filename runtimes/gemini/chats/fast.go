@@ -64,6 +64,9 @@ func str(raw []byte) (string, bool) {
 	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
 		return string(in), true
 	}
+	if s, ok := jsonl.Unquote(in); ok {
+		return s, true
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false
