@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -14,7 +15,8 @@ import (
 // type and none null; anything else (ok false) goes to encoding/json. And
 // like fastLine they do not validate what they skip, so a record whose
 // unread members are not valid JSON is shown (the index counted it) where
-// encoding/json would have dropped it.
+// encoding/json would have dropped it; what a page passes on raw (a tool
+// call's arguments) is validated.
 
 var (
 	recordKeys   = []string{"id", "timestamp", "type", "content", "thoughts", "toolCalls", "tokens", "model"}
@@ -168,7 +170,13 @@ func quickCall(b []byte, at int, c *toolCall) int {
 		case "name":
 			return quickString(b, at, &c.Name)
 		case "args":
-			return quickRaw(b, at, (*[]byte)(&c.Args))
+			// Passed on as the tool_use block's input, so valid or refused:
+			// a page that holds invalid JSON cannot be encoded.
+			e := quickRaw(b, at, (*[]byte)(&c.Args))
+			if e > 0 && !json.Valid(c.Args) {
+				return -1
+			}
+			return e
 		case "result":
 			return quickArray(b, at, func() { c.Result = []part{} }, func(at int) int {
 				var p part

@@ -46,6 +46,8 @@ func quickSeeds(t testing.TB) [][]byte {
 		`{"id":"a\u0041","type":"user","content":"\u003c"}`,
 		` {"id":"a","type":"user","content":""} `,
 		`{"id":"a","type":"user","content":"x","émoji":1}`,
+		`{"id":"a","type":"gemini","content":"","toolCalls":[{"id":"c","args":{"a":tru}}]}`,
+		`{"id":"a","type":"gemini","content":"","toolCalls":[{"id":"c","args":{"a":"\x"}}],"junk":{"b":tru}}`,
 	} {
 		out = append(out, []byte(l))
 	}
@@ -59,6 +61,12 @@ func quickSeeds(t testing.TB) [][]byte {
 func checkQuick(t *testing.T, b []byte) (took bool) {
 	t.Helper()
 	if !json.Valid(b) {
+		// Taken or not, its message must encode: a page is one reply.
+		if m, ok := ToMessage("s", b, func(string) bool { return false }, ""); ok {
+			if _, err := json.Marshal(m); err != nil {
+				t.Fatalf("%s: message does not encode: %v", b, err)
+			}
+		}
 		return false
 	}
 	got, ok := quickRecord(b)
