@@ -34,27 +34,6 @@ func lineOf(b []byte, borrow bool) (Line, error) {
 // lineKeys are the top-level members a replay reads.
 var lineKeys = []string{"$set", "sessionId", "projectHash", "startTime", "lastUpdated", "id", "type", "content", "thoughts", "toolCalls", "messages"}
 
-// odd reports whether key (as written) is one encoding/json could match to
-// one of known other than by its exact spelling.
-func odd(key []byte, known []string) bool {
-	if bytes.IndexByte(key, '\\') >= 0 {
-		return true
-	}
-	for _, k := range known {
-		if len(k) == len(key) && string(key) != k && strings.EqualFold(string(key), k) {
-			return true
-		}
-	}
-	// Folding can change a key's length in UTF-8 (the Kelvin sign, the
-	// long s): any non-ASCII key is left to encoding/json.
-	for _, c := range key {
-		if c >= utf8.RuneSelf {
-			return true
-		}
-	}
-	return false
-}
-
 // str decodes the JSON string raw; ok is false for any other value.
 func str(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
@@ -245,7 +224,7 @@ func (m *members) read(obj []byte, borrow bool) bool {
 		case "timestamp", "model", "tokens", "kind":
 			return // other members Gemini writes on every line: not odd
 		default:
-			bad = bad || odd(k, lineKeys)
+			bad = bad || jsonl.Folds(k, lineKeys)
 			return
 		}
 		bad = bad || !take(dst, v)
@@ -493,7 +472,7 @@ func userPartsAt(b []byte, at int, borrow bool) (info, int, bool) {
 			case "thought":
 				bad = bad || !take(&thought, v)
 			default:
-				bad = bad || odd(k, partKeys)
+				bad = bad || jsonl.Folds(k, partKeys)
 			}
 			return at + e
 		})
@@ -543,7 +522,7 @@ func (p *fpart) response(b []byte, at int, borrow bool) (end int, typeOK, bad bo
 		case "name":
 			bad = bad || !take(&name, v)
 		default:
-			bad = bad || odd(k, respKeys)
+			bad = bad || jsonl.Folds(k, respKeys)
 		}
 	})
 	if end < 0 {
@@ -596,7 +575,7 @@ func geminiInfo(m *members, borrow bool) (info, bool) {
 				case "thought":
 					bad = bad || !take(&th, v)
 				default:
-					bad = bad || odd(k, partKeys)
+					bad = bad || jsonl.Folds(k, partKeys)
 				}
 			})
 			if len(t) > 2 && t[0] == '"' && string(th) != "true" {
@@ -643,7 +622,7 @@ func callsAt(b []byte, at int, borrow bool) (ids []string, end int, ok bool) {
 				if string(k) == "id" {
 					bad = bad || !take(&id, v)
 				} else {
-					bad = bad || odd(k, callKeys)
+					bad = bad || jsonl.Folds(k, callKeys)
 				}
 			})
 		}
