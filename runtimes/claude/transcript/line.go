@@ -202,29 +202,36 @@ func appendBlock(out []rpc.ContentBlock, b apiBlock) []rpc.ContentBlock {
 // take four (each validates the bytes it is given again). Paging spends
 // nearly all its time decoding (pprof of BenchmarkMessagesPage).
 type decodedLine struct {
-	Type        string `json:"type"`
-	UUID        string `json:"uuid"`
-	Timestamp   string `json:"timestamp"`
-	IsMeta      bool   `json:"isMeta"`
-	IsSidechain bool   `json:"isSidechain"`
-	Message     *struct {
-		ID      string     `json:"id"`
-		Role    string     `json:"role"`
-		Model   string     `json:"model"`
-		Content []apiBlock `json:"content"`
-		Usage   *rpc.Usage `json:"usage"`
-	} `json:"message"`
+	Type        string          `json:"type"`
+	UUID        string          `json:"uuid"`
+	Timestamp   string          `json:"timestamp"`
+	IsMeta      bool            `json:"isMeta"`
+	IsSidechain bool            `json:"isSidechain"`
+	Message     *decodedMessage `json:"message"`
+}
+
+type decodedMessage struct {
+	ID      string     `json:"id"`
+	Role    string     `json:"role"`
+	Model   string     `json:"model"`
+	Content []apiBlock `json:"content"`
+	Usage   *rpc.Usage `json:"usage"`
 }
 
 // decodeMessage is ToMessage(sessionID, ParseLine(b)) for a non-empty
-// sessionID, in one decoding pass when it can be: when b has the shape
-// classify vouches for (so no repeated "message" member, which one pass
-// would merge where ParseLine keeps the last) and decodes without any error
+// sessionID, in one decoding pass when it can be: when quickLine takes b,
+// or b has the shape classify vouches for (so no repeated "message"
+// member, which one pass would merge where ParseLine keeps the last; nor
+// does quickLine take one) and encoding/json decodes it without any error,
 // into a message. Anything else (a prompt typed as a string, a field of an
 // unexpected type, a line that is not a message) takes the long way.
 func decodeMessage(sessionID string, b []byte) (rpc.Message, bool) {
-	var l decodedLine
-	if _, ok := classify(b); ok && json.Unmarshal(b, &l) == nil && l.Message != nil &&
+	l, ok := quickLine(b)
+	if !ok {
+		_, ok = classify(b)
+		ok = ok && json.Unmarshal(b, &l) == nil
+	}
+	if ok && l.Message != nil &&
 		(l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain {
 		am := l.Message
 		out := make([]rpc.ContentBlock, 0, len(am.Content))
