@@ -27,10 +27,7 @@ type Payload struct {
 	// event_msg/item_completed
 	Item *Item `json:"item"`
 	// response_item: reasoning
-	Summary []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"summary"`
+	Summary []textPart `json:"summary"`
 	// response_item: function_call, custom_tool_call and their outputs
 	Name      string          `json:"name"`
 	Arguments string          `json:"arguments"`
@@ -39,14 +36,17 @@ type Payload struct {
 	Output    json.RawMessage `json:"output"`
 }
 
+// textPart is a part of a reasoning summary or of an item's content.
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
 // Item is the thread item an event_msg/item_completed line carries.
 type Item struct {
-	Type    string `json:"type"`
-	ID      string `json:"id"`
-	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
+	Type    string     `json:"type"`
+	ID      string     `json:"id"`
+	Content []textPart `json:"content"`
 	// CommandExecution
 	Command          []string `json:"command"`
 	Status           string   `json:"status"`

@@ -408,14 +408,14 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 		total = len(x.Lines())
 		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
 		return x.ReadPage(f, offset, limit, desc, func(off int64, b []byte) error {
-			l, err := ParseLine(b)
+			l, err := pageLine(b)
 			m, ok := ToMessage(id, off, l)
 			if err != nil || !ok {
 				if f, fok := classify(b); fok && f.isMessage() {
-					// The line the index counted, but not valid JSON inside
-					// (the CLI never writes one; a damaged file can hold
-					// one): left out of its page, so that it does not fail
-					// every read of the pages around it.
+					// The line the index counted, but not valid JSON where
+					// it is read (the CLI never writes one; a damaged file
+					// can hold one): left out of its page, so that it does
+					// not fail every read of the pages around it.
 					return nil
 				}
 				// Otherwise only a file rewritten in place, keeping its size
