@@ -133,14 +133,16 @@ func Bool(b []byte, at int, dst *bool) int {
 }
 
 // Array calls fn with the offset of each element of the array at b[at];
-// fn returns where the element ends, or -1 to refuse it. empty is called
-// first (encoding/json makes an empty, not nil, slice of []). It returns
-// where the array ends, or -1.
+// fn returns where the element ends, or -1 to refuse it. empty, unless
+// nil, is called first (encoding/json makes an empty, not nil, slice of
+// []). It returns where the array ends, or -1.
 func Array(b []byte, at int, empty func(), fn func(at int) int) int {
 	if at >= len(b) || b[at] != '[' {
 		return -1
 	}
-	empty()
+	if empty != nil {
+		empty()
+	}
 	i := skipSpace(b, at+1)
 	if i < len(b) && b[i] == ']' {
 		return i + 1

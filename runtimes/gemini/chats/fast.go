@@ -436,7 +436,7 @@ func userPartsAt(b []byte, at int, borrow bool) (info, int, bool) {
 	var buf [4]fpart // most user records have one part
 	parts := buf[:0]
 	typeErr, bad := false, false
-	end := arrayEnd(b, at, func(i int) int {
+	end := jsonl.Array(b, at, nil, func(i int) int {
 		if b[i] != '{' {
 			e := valueLen(b[i:])
 			if e <= 0 {
@@ -608,7 +608,7 @@ func geminiInfo(m *members, borrow bool) (info, bool) {
 // needs encoding/json.
 func callsAt(b []byte, at int, borrow bool) (ids []string, end int, ok bool) {
 	bad := false
-	end = arrayEnd(b, at, func(i int) int {
+	end = jsonl.Array(b, at, nil, func(i int) int {
 		var id []byte
 		var end int
 		if b[i] != '{' {
@@ -717,39 +717,7 @@ func elements(arr []byte, fn func(at int, e []byte)) bool {
 // is not of a shape the caller handles. False when arr is not an array of
 // that shape.
 func elementsAt(arr []byte, fn func(at int) int) bool {
-	end := arrayEnd(arr, 0, fn)
-	return end >= 0 && skipWS(arr, end) == len(arr)
-}
-
-// arrayEnd is elementsAt for the array at b[at], read where it is: where
-// it ends, or -1.
-func arrayEnd(b []byte, at int, fn func(i int) int) int {
-	if at >= len(b) || b[at] != '[' {
-		return -1
-	}
-	i := skipWS(b, at+1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1
-	}
-	for i < len(b) {
-		e := fn(i)
-		if e <= i {
-			return -1
-		}
-		i = skipWS(b, e)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case ']':
-			return i + 1
-		default:
-			return -1
-		}
-	}
-	return -1
+	return jsonl.Whole(arr, jsonl.Array(arr, 0, nil, fn))
 }
 
 // object calls fn with the key (as written) and raw value of each member of
