@@ -172,14 +172,19 @@ func (s *session) Respond(_ context.Context, id string, a runtimes.Answer) error
 		}
 		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{
 			Selected: &sdk.RequestPermissionOutcomeSelected{Outcome: "selected", OptionId: o.OptionId}}}, nil
-	}, func(msg any) error { return s.reply(req, msg) })
+	}, func(msg any) error {
+		// The refused call's result goes out before the answer: sent
+		// after it, it raced the agent, which may end the turn at once,
+		// and came after the turn's end.
+		if refused != "" {
+			s.notRun(refused, "The user rejected this tool call.")
+		}
+		return s.reply(req, msg)
+	})
 	if err == nil {
 		s.mu.Lock()
 		delete(s.prompts, id)
 		s.mu.Unlock()
-		if refused != "" {
-			s.notRun(refused, "The user rejected this tool call.")
-		}
 	}
 	if errors.Is(err, stdiorpc.ErrClosed) {
 		return fmt.Errorf("%s: answer %s: %w", s.a.spec.ID, id, runtimes.ErrExited)
