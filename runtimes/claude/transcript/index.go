@@ -10,6 +10,7 @@ var (
 	_ jsonl.Merger[*index] = (*index)(nil)
 	_ jsonl.Codec          = (*index)(nil)
 	_ jsonl.Pieced         = (*index)(nil)
+	_ jsonl.Finisher       = (*index)(nil)
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
@@ -54,6 +55,13 @@ type index struct {
 	// Whether a line set each title (to "" too): what Merge needs.
 	hasCustom, hasAI, hasSummary bool
 
+	// The keys of the lines a scan read (see jsonl.Shape), from its
+	// shapeAfter-th line on, until its end (Finish): a short file would
+	// spend more on remembering them than it saves, and an index kept for
+	// each of a thousand sessions must not keep them.
+	shape *jsonl.Shape
+	read  int
+
 	// The piece of a full scan x indexes, while it does (jsonl.Pieced):
 	// only the first prompt of the earliest piece that has one is kept,
 	// and looking for one decodes every user message until found (most of
@@ -88,7 +96,12 @@ func (x *index) Merge(y *index) {
 // Lines are classified without decoding them; only titles, a first prompt
 // still to find, and lines classify cannot vouch for are decoded.
 func (x *index) add(b []byte) bool {
-	if f, ok := classify(b); ok {
+	if x.shape == nil {
+		if x.read++; x.read > shapeAfter {
+			x.shape = new(jsonl.Shape)
+		}
+	}
+	if f, ok := classifyIn(x.shape, b); ok {
 		t := string(f.typ)
 		msg := f.isMessage()
 		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
@@ -102,6 +115,12 @@ func (x *index) add(b []byte) bool {
 	}
 	return x.addDecoded(b)
 }
+
+// shapeAfter is how many lines a scan reads before it remembers their keys.
+const shapeAfter = 64
+
+// Finish ends a scan (jsonl.Finisher): it forgets the keys it remembered.
+func (x *index) Finish() { x.shape, x.read = nil, 0 }
 
 // addDecoded is add by way of ParseLine.
 func (x *index) addDecoded(b []byte) bool {

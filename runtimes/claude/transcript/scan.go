@@ -33,31 +33,33 @@ var factKeys = [...]string{"type", "isMeta", "isSidechain", "message", "gitBranc
 // it exactly (it folds case, and decodes escapes), a fact repeated, or a
 // string fact with escapes. For valid JSON, an ok answer is exactly what
 // ParseLine and isMessage say; FuzzClassify holds it to that.
-func classify(b []byte) (f facts, ok bool) {
+func classify(b []byte) (f facts, ok bool) { return classifyIn(nil, b) }
+
+// classifyIn is classify with the keys of the lines read before b
+// remembered in sh (nil: none), as a scan has them.
+func classifyIn(sh *jsonl.Shape, b []byte) (f facts, ok bool) {
 	var seen uint
 	ok = true // until a member says otherwise
-	ok = jsonl.Members(b, func(key, val []byte) {
-		k := factKey(key)
-		if k < 0 {
-			if foldsToFact(key) {
-				ok = false
-			}
-			return
+	end := sh.Object(b, skipSpace(b), factID, func(k, at int) int {
+		e := jsonl.ValueEnd(b, at)
+		if e < 0 || k == notFact {
+			return e
 		}
-		if seen&(1<<k) != 0 {
+		if k == foldsToFactKey || seen&(1<<k) != 0 {
 			ok = false
-			return
+			return e
 		}
 		seen |= 1 << k
+		val := b[at:e]
 		switch k {
 		case 0, 4: // type, gitBranch: a string; any other value leaves it ""
 			if len(val) < 2 || val[0] != '"' {
-				return
+				return e
 			}
 			s := val[1 : len(val)-1]
 			if bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) { // decoded otherwise
 				ok = false
-				return
+				return e
 			}
 			if k == 0 {
 				f.typ = s
@@ -71,8 +73,35 @@ func classify(b []byte) (f facts, ok bool) {
 		case 3:
 			f.message = string(val) != "null"
 		}
-	}) && ok
-	return f, ok
+		return e
+	})
+	return f, ok && jsonl.Whole(b, end)
+}
+
+// The ids factID gives keys that are not in factKeys.
+const (
+	notFact        = -1 // a key no decoder takes for a fact
+	foldsToFactKey = -2 // see foldsToFact
+)
+
+// factID is the index of key in factKeys, notFact, or foldsToFactKey.
+func factID(key []byte) int {
+	if k := factKey(key); k >= 0 {
+		return k
+	}
+	if foldsToFact(key) {
+		return foldsToFactKey
+	}
+	return notFact
+}
+
+// skipSpace is the index of b's first byte that is not JSON space.
+func skipSpace(b []byte) int {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // factKey is the index of key in factKeys, or -1: by length first, since

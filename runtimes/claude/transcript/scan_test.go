@@ -1,23 +1,38 @@
 package transcript
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 )
 
 // checkClassify fails when classify vouches for a valid JSON line and says
-// other than ParseLine and isMessage would.
+// other than ParseLine and isMessage would, or when a scan's classify, which
+// remembers the keys of the lines before (the real CLI's, the cases here,
+// and b itself), says other than classify.
 func checkClassify(t *testing.T, b []byte) {
 	t.Helper()
 	f, ok := classify(b)
+	sh := new(jsonl.Shape)
+	for _, l := range shapeLines {
+		classifyIn(sh, l)
+	}
+	for range 2 {
+		if sf, sok := classifyIn(sh, b); sok != ok || !reflect.DeepEqual(sf, f) {
+			t.Fatalf("%q: a scan's classify %+v, %v; classify %+v, %v", b, sf, sok, f, ok)
+		}
+	}
 	if !ok || !json.Valid(b) {
 		return
 	}
@@ -30,6 +45,21 @@ func checkClassify(t *testing.T, b []byte) {
 			f.isMessage(), f.typ, f.branch, isMessage(l), l.Type, l.GitBranch)
 	}
 }
+
+// shapeLines are the lines of the real CLI's transcripts and the cases
+// below, which checkClassify's Shape has seen before each line it checks.
+var shapeLines = func() [][]byte {
+	files, _ := filepath.Glob(filepath.Join("testdata", "lines", "*.jsonl"))
+	var ls [][]byte
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		ls = append(ls, bytes.Split(b, []byte("\n"))...)
+	}
+	for _, c := range classifyCases {
+		ls = append(ls, []byte(c.line))
+	}
+	return ls
+}()
 
 // classifyCases are lines where a scan that does not decode could go wrong.
 var classifyCases = []struct {
@@ -45,6 +75,7 @@ var classifyCases = []struct {
 	{`{"type":"user","message":{},"isMeta":"true"}`, true, true},    // a type error leaves it false
 	{`{"type":"user","message":{},"isSidechain":null}`, true, true}, // null leaves it false
 	{`{"type":5,"message":{}}`, true, false},
+	{`{"types":"user","message":{}}`, true, false},                // begins as a fact key does
 	{`{"message":{"type":"user"},"type":"summary"}`, true, false}, // only the top level counts
 	{`{"x":"\"type\":\"user\"","type":"attachment","message":{}}`, true, false},
 	{`{"x":"a\\","type":"user","message":{"s":"}{]["}}`, true, true}, // backslash runs, brackets in strings

@@ -1,0 +1,118 @@
+package jsonl
+
+// Shape remembers the top-level keys of the objects a walker has read, by
+// their place in the object, with what the walker's id function made of
+// each: a CLI writes each kind of line with the same keys in the same order,
+// so the key at a place is most often one already seen there, and is then
+// known by one comparison of its bytes. Finding its closing quote, matching
+// it and checking that no decoder could fold it onto a wanted key were, for
+// the dozen short members of a Claude Code line, a third of its walk. The
+// zero value is ready, and a nil *Shape remembers nothing; a Shape is for
+// one goroutine.
+type Shape struct {
+	at [][shapeWays]shapeKey // the keys seen at each place
+}
+
+// shapeWays is how many keys a Shape remembers at one place: a transcript
+// interleaves a few kinds of lines (prompts, answers, tool results and the
+// CLI's bookkeeping), whose keys differ from a place on.
+const shapeWays = 4
+
+// shapeMaxAt bounds the places remembered: the keys after it are found
+// afresh each time, so that an object with thousands of keys costs no
+// memory.
+const shapeMaxAt = 32
+
+type shapeKey struct {
+	tok string // the key with its quotes, as written; "" for none
+	id  int
+}
+
+// Object is the Object walk of the object at b[i], with each key given to
+// fn as id(key) rather than as bytes: id is called only for a key not
+// remembered at its place, and must depend on nothing but the key's bytes
+// (as written, escapes not decoded). fn returns where the member's value
+// ends, or -1 to stop the walk; Object returns where the object ends, or -1.
+func (s *Shape) Object(b []byte, i int, id func(key []byte) int, fn func(k, at int) int) int {
+	if i >= len(b) || b[i] != '{' {
+		return -1
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for n := 0; ; n++ {
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		k, ke := s.key(b, i, n, id)
+		if ke < 0 {
+			return -1
+		}
+		i = skipSpace(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		vs := skipSpace(b, i+1)
+		if vs >= len(b) {
+			return -1
+		}
+		ve := fn(k, vs)
+		if ve <= vs {
+			return -1
+		}
+		i = skipSpace(b, ve)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// key is the id of the key whose opening quote is b[i], the n-th of its
+// object, and the index just after its closing quote (-1: cut short).
+func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) (int, int) {
+	rest := b[i:]
+	if s != nil && n < len(s.at) {
+		ways := &s.at[n]
+		for w := range ways {
+			// A remembered key has no quote or backslash inside: b holds
+			// the same string when it starts with the same bytes.
+			if t := ways[w].tok; t != "" && len(rest) >= len(t) && string(rest[:len(t)]) == t {
+				return ways[w].id, i + len(t)
+			}
+		}
+	}
+	e := stringEnd(b, i+1)
+	if e < 0 {
+		return 0, -1
+	}
+	key := b[i+1 : e]
+	k := id(key)
+	if s != nil && n < shapeMaxAt && !hasByte(key, '\\') {
+		for len(s.at) <= n {
+			s.at = append(s.at, [shapeWays]shapeKey{})
+		}
+		// The newest first: the one just seen is the likeliest next.
+		ways := &s.at[n]
+		copy(ways[1:], ways[:shapeWays-1])
+		ways[0] = shapeKey{string(b[i : e+1]), k}
+	}
+	return k, e + 1
+}
+
+func hasByte(b []byte, c byte) bool {
+	for _, x := range b {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
