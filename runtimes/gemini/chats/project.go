@@ -47,8 +47,10 @@ func (s *Store) project(p string, fi os.FileInfo) (project string, ok bool) {
 			return h.project, true
 		}
 		if fi.Size() >= int64(len(h.line)) && firstBytesAre(p, h.line) {
-			h.size, h.mtime = fi.Size(), fi.ModTime()
-			s.remember(p, h)
+			// A new head, not h changed: another List may be reading h.
+			nh := *h
+			nh.size, nh.mtime = fi.Size(), fi.ModTime()
+			s.remember(p, &nh)
 			return h.project, true
 		}
 	}
