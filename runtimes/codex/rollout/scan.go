@@ -18,6 +18,28 @@ type facts struct {
 	item bool   // "payload"."item" is there and not null
 	// payload is "payload"'s value, or nil.
 	payload []byte
+
+	sh *shapes // where keys are remembered, or nil
+}
+
+// shapes are the keys a scan's classify remembers (see jsonl.Shape): one
+// Shape for each level it reads, a line, its payload and a payload's item,
+// each walked with its own keys.
+type shapes [3]jsonl.Shape
+
+// The levels of shapes.
+const (
+	lineLevel = iota
+	payloadLevel
+	itemLevel
+)
+
+// at is the Shape of level, or nil for a nil s.
+func (s *shapes) at(level int) *jsonl.Shape {
+	if s == nil {
+		return nil
+	}
+	return &s[level]
 }
 
 // isMessage is isMessage(ParseLine(b)) for a line classify understood.
@@ -51,9 +73,21 @@ func (f *facts) isMessage() bool {
 // the payload first and then reading it went over its long strings (a
 // command's output, an answer) two or three times, which was most of a
 // first read. A payload met before its line's type is read afterwards.
-func classify(b []byte) (f facts, ok bool) {
+func classify(b []byte) (f facts, ok bool) { return classifyIn(nil, b) }
+
+// Keys classify reads at each level.
+var (
+	lineKeys    = []string{"type", "payload"}
+	payloadKeys = []string{"type", "item"}
+	itemKeys    = []string{"type"}
+)
+
+// classifyIn is classify with the keys of the lines read before b
+// remembered in sh (nil: none), as a scan has them.
+func classifyIn(sh *shapes, b []byte) (f facts, ok bool) {
+	f.sh = sh
 	read := false // the payload was read where it is
-	end := membersAt(b, skipSpace(b, 0), []string{"type", "payload"}, func(k, at int) int {
+	end := membersAt(sh.at(lineLevel), b, skipSpace(b, 0), lineKeys, func(k, at int) int {
 		if k == 1 && holdsMessages(f.typ) && b[at] == '{' {
 			e := f.payloadAt(b, at)
 			if e >= 0 {
@@ -89,7 +123,7 @@ func holdsMessages(typ []byte) bool {
 // read) and returns where it ends, or -1 when only a decoder can tell.
 func (f *facts) payloadAt(b []byte, at int) int {
 	var item []byte
-	end := membersAt(b, at, []string{"type", "item"}, func(k, vat int) int {
+	end := membersAt(f.sh.at(payloadLevel), b, at, payloadKeys, func(k, vat int) int {
 		if k == 0 {
 			return strAt(b, vat, &f.ptyp)
 		}
@@ -120,7 +154,7 @@ func (f *facts) payloadAt(b []byte, at int) int {
 // itemAt reads the type of the item object at b[at] and returns where it
 // ends, or -1 when only a decoder can tell.
 func (f *facts) itemAt(b []byte, at int) int {
-	return membersAt(b, at, []string{"type"}, func(_, tat int) int { return strAt(b, tat, &f.ityp) })
+	return membersAt(f.sh.at(itemLevel), b, at, itemKeys, func(_, tat int) int { return strAt(b, tat, &f.ityp) })
 }
 
 // strAt sets *dst to str of the value at b[at] and returns where it ends,
@@ -141,24 +175,36 @@ func strAt(b []byte, at int, dst *[]byte) int {
 // membersAt is members for the object at b[i], read where it is: fn gets
 // the index in keys and where the value of each member whose key is one of
 // keys starts, and returns where it ends, or -1 when only a decoder can
-// tell. It returns where the object ends, or -1.
-func membersAt(b []byte, i int, keys []string, fn func(k, at int) int) int {
+// tell. It returns where the object ends, or -1. The keys met are
+// remembered in sh, which must be walked with these keys only (nil: none).
+func membersAt(sh *jsonl.Shape, b []byte, i int, keys []string, fn func(k, at int) int) int {
 	var seen uint
-	return jsonl.Object(b, i, func(key []byte, at int) int {
-		k := slicesIndex(keys, key)
-		if k < 0 {
-			if folds(key, keys) {
-				return -1
-			}
-			return jsonl.ValueEnd(b, at)
+	id := func(key []byte) int {
+		if k := slicesIndex(keys, key); k >= 0 {
+			return k
 		}
-		if seen&(1<<k) != 0 {
+		if folds(key, keys) {
+			return foldsKey
+		}
+		return otherKey
+	}
+	return sh.Object(b, i, id, func(k, at int) int {
+		switch {
+		case k == otherKey:
+			return jsonl.ValueEnd(b, at)
+		case k == foldsKey || seen&(1<<k) != 0:
 			return -1
 		}
 		seen |= 1 << k
 		return fn(k, at)
 	})
 }
+
+// The ids membersAt gives keys that are not among those it reads.
+const (
+	otherKey = -1 // one no decoder takes for them
+	foldsKey = -2 // one a decoder may take for one of them (see folds)
+)
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -13,6 +14,19 @@ import (
 func checkClassify(t *testing.T, b []byte) {
 	t.Helper()
 	f, ok := classify(b)
+	// A scan's classify, which remembers the keys of the lines before (the
+	// real CLI's, the cases here, and b itself), says what classify says.
+	sh := new(shapes)
+	for _, l := range shapeLines {
+		classifyIn(sh, l)
+	}
+	for range 2 {
+		sf, sok := classifyIn(sh, b)
+		sf.sh = nil
+		if f.sh != nil || sok != ok || !reflect.DeepEqual(sf, f) {
+			t.Fatalf("%q: a scan's classify %+v, %v; classify %+v, %v", b, sf, sok, f, ok)
+		}
+	}
 	if !ok || !json.Valid(b) {
 		return
 	}
@@ -30,6 +44,20 @@ func checkClassify(t *testing.T, b []byte) {
 		t.Fatalf("sessionMeta: %q, %q; ParseLine: %q, %q", id, cwd, l.Payload.ID, l.Payload.Cwd)
 	}
 }
+
+// shapeLines are the lines of the rollouts in testdata and the cases
+// below, which checkClassify's shapes have seen before each line it checks.
+var shapeLines = func() [][]byte {
+	var ls [][]byte
+	for _, name := range []string{"exec.jsonl", "synthetic.jsonl"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", name))
+		ls = append(ls, bytes.Split(b, []byte("\n"))...)
+	}
+	for _, c := range classifyCases {
+		ls = append(ls, []byte(c.line))
+	}
+	return ls
+}()
 
 // classifyCases are lines where a scan that does not decode could go wrong.
 var classifyCases = []struct {
@@ -52,6 +80,8 @@ var classifyCases = []struct {
 	{`{"type":"response_item","payload":null}`, true, false},
 	{`{"type":"response_item","payload":{"type":5}}`, true, false},
 	{`{"type":5,"payload":{"type":"reasoning"}}`, true, false},
+	{`{"types":"response_item","payload":{"type":"reasoning"}}`, true, false}, // keys that begin as read ones do
+	{`{"type":"response_item","payload":{"typed":"message","type":"reasoning"}}`, true, true},
 	{`{"payload":{"type":"reasoning"}}`, true, false},
 	{`{"type":"session_meta","payload":{"type":"reasoning"}}`, true, false}, // only two types hold messages
 	{`{"x":"a\\","type":"response_item","payload":{"s":"}{][","type":"reasoning"}}`, true, true},
