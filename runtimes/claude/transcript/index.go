@@ -55,12 +55,8 @@ type index struct {
 	// Whether a line set each title (to "" too): what Merge needs.
 	hasCustom, hasAI, hasSummary bool
 
-	// The keys of the lines a scan read (see jsonl.Shape), from its
-	// shapeAfter-th line on, until its end (Finish): a short file would
-	// spend more on remembering them than it saves, and an index kept for
-	// each of a thousand sessions must not keep them.
-	shape *jsonl.Shape
-	read  int
+	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
+	shape jsonl.PerScan[jsonl.Shape]
 
 	// The piece of a full scan x indexes, while it does (jsonl.Pieced):
 	// only the first prompt of the earliest piece that has one is kept,
@@ -96,12 +92,7 @@ func (x *index) Merge(y *index) {
 // Lines are classified without decoding them; only titles, a first prompt
 // still to find, and lines classify cannot vouch for are decoded.
 func (x *index) add(b []byte) bool {
-	if x.shape == nil {
-		if x.read++; x.read > shapeAfter {
-			x.shape = new(jsonl.Shape)
-		}
-	}
-	if f, ok := classifyIn(x.shape, b); ok {
+	if f, ok := classifyIn(x.shape.Line(), b); ok {
 		t := string(f.typ)
 		msg := f.isMessage()
 		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
@@ -116,11 +107,8 @@ func (x *index) add(b []byte) bool {
 	return x.addDecoded(b)
 }
 
-// shapeAfter is how many lines a scan reads before it remembers their keys.
-const shapeAfter = 64
-
 // Finish ends a scan (jsonl.Finisher): it forgets the keys it remembered.
-func (x *index) Finish() { x.shape, x.read = nil, 0 }
+func (x *index) Finish() { x.shape.Drop() }
 
 // addDecoded is add by way of ParseLine.
 func (x *index) addDecoded(b []byte) bool {

@@ -24,31 +24,19 @@ type index struct {
 	jsonl.Index
 	id, cwd, prompt string
 
-	// The keys of the lines a scan read (see jsonl.Shape), from its
-	// shapeAfter-th line on, until its end (Finish): a short file would
-	// spend more on remembering them than it saves, and an index kept for
-	// each of a thousand sessions must not keep them.
-	shapes *shapes
-	read   int
+	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
+	shapes jsonl.PerScan[shapes]
 }
 
-// shapeAfter is how many lines a scan reads before it remembers their keys.
-const shapeAfter = 64
-
 // Finish ends a scan (jsonl.Finisher): it forgets the keys it remembered.
-func (x *index) Finish() { x.shapes, x.read = nil, 0 }
+func (x *index) Finish() { x.shapes.Drop() }
 
 // add takes one line into the index, reporting whether it is a message.
 // Lines are classified without decoding them (a session_meta's id and cwd
 // too); only the first prompt still to find, and lines classify cannot
 // vouch for, are decoded.
 func (x *index) add(b []byte) bool {
-	if x.shapes == nil {
-		if x.read++; x.read > shapeAfter {
-			x.shapes = new(shapes)
-		}
-	}
-	f, ok := classifyIn(x.shapes, b)
+	f, ok := classifyIn(x.shapes.Line(), b)
 	switch {
 	case !ok:
 	case x.cwd == "" && string(f.typ) == "session_meta":
