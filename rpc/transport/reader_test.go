@@ -27,8 +27,8 @@ func TestIdleReaderStackStaysSmall(t *testing.T) {
 			t.Fatalf("deep: %+v", resp.Error)
 		}
 	}
-	if got := settledConnGoroutines(n); got != n {
-		t.Fatalf("%d idle connections run %d goroutines, want %d", n, got, n)
+	if got, handedOver := settledConnGoroutines(n); got != n || handedOver != n {
+		t.Fatalf("%d idle connections run %d goroutines, %d of them handed-over readers; want %d readers only", n, got, handedOver, n)
 	}
 	var after runtime.MemStats
 	runtime.GC()
@@ -79,12 +79,11 @@ func TestIdleReaderWaitsOnSocket(t *testing.T) {
 	if resp := decodeResponse(t, roundTrip(t, ws, `{"jsonrpc":"2.0","id":1,"method":"echo"}`)); resp.Error != nil {
 		t.Fatalf("echo: %+v", resp.Error)
 	}
-	if got := settledConnGoroutines(1); got != 1 {
-		t.Fatalf("an idle connection runs %d goroutines, want 1", got)
+	if got, handedOver := settledConnGoroutines(1); got != 1 || handedOver != 1 {
+		t.Fatalf("an idle connection runs %d goroutines, %d of them a handed-over reader; want that reader only", got, handedOver)
 	}
-	// The client has the reply as soon as its bytes are sent: the reader
-	// may still be returning from that write before it hands over, so the
-	// stacks are read until the hand-over shows, or the wait runs out.
+	// The reader handed over to may not have reached its wait yet, so the
+	// stacks are read until it shows, or the wait runs out.
 	var reader string
 	buf := make([]byte, 1<<20)
 	for deadline := time.Now().Add(wait); ; runtime.Gosched() {
