@@ -56,9 +56,9 @@ func TestIdleConnHasOnlyItsReader(t *testing.T) {
 
 // settledConnGoroutines returns connGoroutines once the want connections
 // have each handed over to their next reader and run nothing else, or what
-// it is after wait. The count alone can be want too early: the
-// client has its reply once the bytes are sent, and the first reader may
-// still be returning from that write, not yet handed over (seen in CI).
+// it is after wait. The count alone can be want too early: the client has
+// its reply once the bytes are sent, and the first reader may still be
+// returning from that write, not yet handed over (seen in CI).
 func settledConnGoroutines(want int) (total, handedOver int) {
 	deadline := time.Now().Add(wait)
 	for {
