@@ -13,10 +13,9 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// connGoroutines counts the goroutines running a Conn method, or started
-// by one, read from every goroutine's stack, and how many of them are
-// readers the first reader handed over to.
-func connGoroutines() (total, handedOver int) {
+// connStacks returns the stacks of the goroutines running a Conn method,
+// or started by one, read from every goroutine's stack.
+func connStacks() []string {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
@@ -26,15 +25,28 @@ func connGoroutines() (total, handedOver int) {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+	var stacks []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if strings.Contains(g, "rpc/transport.(*Conn)") {
-			total++
-			if strings.Contains(g, "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).handle") {
-				handedOver++
-			}
+			stacks = append(stacks, g)
 		}
 	}
-	return total, handedOver
+	return stacks
+}
+
+// handedOverMark is in the stack of a reader the first reader handed over to.
+const handedOverMark = "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).handle"
+
+// connGoroutines counts connStacks, and how many of them are readers the
+// first reader handed over to.
+func connGoroutines() (total, handedOver int) {
+	stacks := connStacks()
+	for _, g := range stacks {
+		if strings.Contains(g, handedOverMark) {
+			handedOver++
+		}
+	}
+	return len(stacks), handedOver
 }
 
 // An idle connection costs one goroutine, its reader: no writer waits for

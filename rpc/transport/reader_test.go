@@ -85,19 +85,15 @@ func TestIdleReaderWaitsOnSocket(t *testing.T) {
 	// The reader handed over to may not have reached its wait yet, so the
 	// stacks are read until it shows, or the wait runs out.
 	var reader string
-	buf := make([]byte, 1<<20)
 	for deadline := time.Now().Add(wait); ; runtime.Gosched() {
-		stacks := string(buf[:runtime.Stack(buf, true)])
-		for _, g := range strings.Split(stacks, "\n\n") {
-			if strings.Contains(g, "rpc/transport.(*Conn)") {
-				reader = g
-			}
+		if stacks := connStacks(); len(stacks) > 0 {
+			reader = stacks[len(stacks)-1]
 		}
 		if strings.Contains(reader, "(*FD).RawRead") || time.Now().After(deadline) {
 			break
 		}
 	}
-	if !strings.Contains(reader, "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).handle") {
+	if !strings.Contains(reader, handedOverMark) {
 		t.Errorf("the idle reader was not started after the first message:\n%s", reader)
 	}
 	if !strings.Contains(reader, "(*FD).RawRead") || strings.Contains(reader, "NextReader") {
