@@ -15,10 +15,10 @@ import (
 
 	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/daemon"
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // These tests drive the console in headless Chromium (Debian's chromium,

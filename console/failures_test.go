@@ -14,15 +14,15 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/cdevd/cdevd/client"
+	client "github.com/cdevd/cdevd/clients/go"
 	"github.com/cdevd/cdevd/daemon"
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/scripted"
 	"github.com/cdevd/cdevd/sessions"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // cutter is a TCP relay between the page and cdevd that the test can cut:

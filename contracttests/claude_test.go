@@ -18,12 +18,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/cdevd/cdevd/daemon"
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/claude/transcript"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // These tests run the real Claude Code CLI (node_modules/.bin/claude; a

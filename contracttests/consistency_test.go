@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/daemon"
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/transcript"
 	"github.com/cdevd/cdevd/runtimes/scripted"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // Read-your-writes: once a client has received a message, or the

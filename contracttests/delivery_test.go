@@ -9,7 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/cdevd/cdevd/client"
+	client "github.com/cdevd/cdevd/clients/go"
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/scripted"

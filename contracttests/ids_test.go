@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/daemon"
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/scripted"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // A transcript named like a flag (--permission-mode=bypassPermissions.jsonl)

@@ -17,9 +17,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
-	"github.com/cdevd/cdevd/internal/fakegemini"
-	"github.com/cdevd/cdevd/internal/fakeopenai"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
@@ -28,6 +25,9 @@ import (
 	"github.com/cdevd/cdevd/runtimes/codex/codextest"
 	"github.com/cdevd/cdevd/runtimes/gemini"
 	"github.com/cdevd/cdevd/runtimes/gemini/geminitest"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
+	"github.com/cdevd/cdevd/testdoubles/fakegemini"
+	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 )
 
 // The runtimes the scenario suite (scenarios_test.go) runs against. Adding

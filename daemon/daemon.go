@@ -19,10 +19,10 @@ import (
 	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/registry"
-	"github.com/cdevd/cdevd/rpc/server"
-	"github.com/cdevd/cdevd/rpc/transport"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/server"
 	"github.com/cdevd/cdevd/sessions"
+	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
 )
 

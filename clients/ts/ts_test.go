@@ -25,9 +25,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/proc/proctest"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

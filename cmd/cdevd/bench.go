@@ -14,7 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/cdevd/cdevd/internal/bench"
+	"github.com/cdevd/cdevd/cmd/cdevd/internal/bench"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/scripted"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdevd/cdevd/internal/bench"
+	"github.com/cdevd/cdevd/cmd/cdevd/internal/bench"
 	"github.com/cdevd/cdevd/internal/clitest"
 )
 

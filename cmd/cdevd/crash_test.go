@@ -18,11 +18,11 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/contracttests"
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/proc/proctest"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // serveProc is `cdevd serve` running as a process of its own (this test

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdevd/cdevd/internal/bench/claudegen"
+	"github.com/cdevd/cdevd/testdoubles/claudegen"
 )
 
 // members is what Members reports, as "key=value" strings.

@@ -19,17 +19,17 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/cdevd/cdevd/internal/fakegemini"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/gemini/geminitest"
 	"github.com/cdevd/cdevd/runtimes/kit"
 	"github.com/cdevd/cdevd/runtimes/stdiorpc"
+	"github.com/cdevd/cdevd/testdoubles/fakegemini"
 )
 
 // Goldens of what the Gemini CLI sends over ACP. For each of geminiCases,
 // testdata/gemini/<case>.jsonl holds the stdout lines of a real
-// `gemini --acp` (the pinned version, against internal/fakegemini), one
+// `gemini --acp` (the pinned version, against testdoubles/fakegemini), one
 // line per line, run-specific values replaced by placeholders. Only
 //
 //	go test -run TestCaptureGemini -capture ./runtimes/acp/

@@ -9,10 +9,10 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/adaptertest"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // The prompts the conformance suite sends; the fake API answers each as

@@ -14,10 +14,10 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // These tests run the real Claude Code CLI against the fake API.

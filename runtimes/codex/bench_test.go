@@ -10,9 +10,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/cdevd/cdevd/internal/fakeopenai"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/codex/codextest"
+	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 )
 
 // BenchmarkFirstEvent measures what a user waits for: from nothing to the

@@ -9,11 +9,11 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/cdevd/cdevd/internal/fakeopenai"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/adaptertest"
 	"github.com/cdevd/cdevd/runtimes/codex/codextest"
+	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 )
 
 // The prompts the conformance suite sends; the fake API answers each as

@@ -19,11 +19,11 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/cdevd/cdevd/internal/fakeopenai"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/codex/codextest"
 	"github.com/cdevd/cdevd/runtimes/proc/proctest"
+	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 )
 
 // These tests run the real Codex CLI (node_modules/.bin/codex, or

@@ -11,9 +11,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/cdevd/cdevd/internal/fakegemini"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/gemini/geminitest"
+	"github.com/cdevd/cdevd/testdoubles/fakegemini"
 )
 
 // BenchmarkFirstEvent measures what a user waits for: from nothing to the

@@ -10,10 +10,10 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/cdevd/cdevd/internal/fakegemini"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/adaptertest"
 	"github.com/cdevd/cdevd/runtimes/gemini/geminitest"
+	"github.com/cdevd/cdevd/testdoubles/fakegemini"
 )
 
 // TestConformance runs the adapter conformance suite on the real CLI. Its

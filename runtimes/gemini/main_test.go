@@ -10,10 +10,10 @@ import (
 	"go.uber.org/goleak"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/cdevd/cdevd/internal/fakegemini"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/gemini/geminitest"
+	"github.com/cdevd/cdevd/testdoubles/fakegemini"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdevd/cdevd/internal/fakeopenai"
+	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 	"go.uber.org/goleak"
 )
 

@@ -1,6 +1,6 @@
 // Package codextest is the harness for tests that run the real Codex CLI:
 // where the pinned binary is, and a clean, hermetic environment that points
-// it at a fake Responses API on loopback (internal/fakeopenai). A missing CLI
+// it at a fake Responses API on loopback (testdoubles/fakeopenai). A missing CLI
 // fails the test rather than skipping it, so that CI cannot pass without
 // exercising it.
 package codextest

@@ -7,7 +7,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/cdevd/cdevd/internal/fakeopenai"
+	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 )
 
 // TestExecJSON runs `codex exec --json` against the fake: the one-shot path

@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cdevd/cdevd/internal/fakeopenai"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/codex/codextest"
+	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 )
 
 // TestRealExecRollout has the real CLI write a rollout with `codex exec`:

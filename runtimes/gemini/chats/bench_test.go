@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdevd/cdevd/internal/bench/geminigen"
+	"github.com/cdevd/cdevd/testdoubles/geminigen"
 )
 
 // writeBig writes a chat file of about size bytes for workspace ws, shaped
@@ -212,7 +212,7 @@ func BenchmarkListColdBesideBig(b *testing.B) {
 }
 
 // BenchmarkFirstPageBench is BenchmarkFirstPage/cold on the chat file
-// `cdevd bench` measures (internal/bench/geminigen, ~1 KB pads: more,
+// `cdevd bench` measures (testdoubles/geminigen, ~1 KB pads: more,
 // smaller records than writeBig's), without and with a cache directory
 // (the daemon has one, so the first read also persists the replay).
 func BenchmarkFirstPageBench(b *testing.B) {

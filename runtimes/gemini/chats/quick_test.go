@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/cdevd/cdevd/internal/bench/geminigen"
+	"github.com/cdevd/cdevd/testdoubles/geminigen"
 )
 
 // quickSeeds are lineSeeds, the lines of a few generated turns (tool

@@ -12,8 +12,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/cdevd/cdevd/internal/bench/geminigen"
 	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/testdoubles/geminigen"
 )
 
 // refState is the replay as it was before the index: every line decoded

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdevd/cdevd/internal/fakegemini"
 	"github.com/cdevd/cdevd/runtimes/proc/proctest"
+	"github.com/cdevd/cdevd/testdoubles/fakegemini"
 )
 
 // msg is one line of gemini --acp's newline-delimited JSON-RPC: a reply (ID

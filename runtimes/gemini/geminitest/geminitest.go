@@ -1,6 +1,6 @@
 // Package geminitest is the harness for tests that run the real Gemini CLI:
 // where the pinned binary is, and a clean, hermetic environment that points
-// it at a fake Gemini API on loopback (internal/fakegemini). A missing CLI
+// it at a fake Gemini API on loopback (testdoubles/fakegemini). A missing CLI
 // fails the test rather than skipping it, so that CI cannot pass without
 // exercising it.
 package geminitest

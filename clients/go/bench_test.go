@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/cdevd/cdevd/client"
+	client "github.com/cdevd/cdevd/clients/go"
 	"github.com/cdevd/cdevd/contracttests"
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/runtimes"

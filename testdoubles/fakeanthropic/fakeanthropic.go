@@ -9,7 +9,7 @@
 package fakeanthropic
 
 import (
-	"github.com/cdevd/cdevd/internal/fakeapi"
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 
 	"encoding/json"
 	"fmt"

@@ -13,9 +13,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/cdevd/cdevd/internal/bench/claudegen"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/claude"
+	"github.com/cdevd/cdevd/testdoubles/claudegen"
 )
 
 // scriptedID is the agent_type of the scripted runtime that

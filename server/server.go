@@ -20,8 +20,8 @@ import (
 
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
-	"github.com/cdevd/cdevd/rpc/transport"
 	"github.com/cdevd/cdevd/sessions"
+	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
 )
 

@@ -11,7 +11,7 @@
 package fakegemini
 
 import (
-	"github.com/cdevd/cdevd/internal/fakeapi"
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 
 	"encoding/json"
 	"fmt"

@@ -1,5 +1,8 @@
 // Package client is a Go client for cdevd: JSON-RPC 2.0 over a WebSocket,
-// with the types of package rpc.
+// with the types of package rpc. Its folder is named for its language,
+// beside the TypeScript client (clients/ts); import it as
+//
+//	client "github.com/cdevd/cdevd/clients/go"
 //
 // Dial connects with the token, sends initialize and waits for its reply,
 // as the protocol asks. Calls are typed and concurrent (their replies may

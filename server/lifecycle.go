@@ -9,8 +9,8 @@ import (
 
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
-	"github.com/cdevd/cdevd/rpc/transport"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/transport"
 )
 
 func (s *Server) initialize(ctx context.Context, c *client, raw json.RawMessage) (any, error) {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cdevd/cdevd/client"
+	client "github.com/cdevd/cdevd/clients/go"
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"

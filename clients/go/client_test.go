@@ -15,7 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 	"go.uber.org/goleak"
 
-	"github.com/cdevd/cdevd/client"
+	client "github.com/cdevd/cdevd/clients/go"
 	"github.com/cdevd/cdevd/contracttests"
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/rpc"

@@ -27,7 +27,7 @@ func connStacks() []string {
 	}
 	var stacks []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "rpc/transport.(*Conn)") {
+		if strings.Contains(g, "cdevd/transport.(*Conn)") {
 			stacks = append(stacks, g)
 		}
 	}
@@ -35,7 +35,7 @@ func connStacks() []string {
 }
 
 // handedOverMark is in the stack of a reader the first reader handed over to.
-const handedOverMark = "created by github.com/cdevd/cdevd/rpc/transport.(*Conn).handle"
+const handedOverMark = "created by github.com/cdevd/cdevd/transport.(*Conn).handle"
 
 // connGoroutines counts connStacks, and how many of them are readers the
 // first reader handed over to.

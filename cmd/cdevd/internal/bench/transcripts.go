@@ -9,14 +9,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cdevd/cdevd/internal/bench/claudegen"
-	"github.com/cdevd/cdevd/internal/bench/codexgen"
-	"github.com/cdevd/cdevd/internal/bench/geminigen"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/transcript"
 	"github.com/cdevd/cdevd/runtimes/codex"
 	"github.com/cdevd/cdevd/runtimes/gemini"
+	"github.com/cdevd/cdevd/testdoubles/claudegen"
+	"github.com/cdevd/cdevd/testdoubles/codexgen"
+	"github.com/cdevd/cdevd/testdoubles/geminigen"
 )
 
 // fixtures are what figures set up once and share; each is made on first

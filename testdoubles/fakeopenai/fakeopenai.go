@@ -9,7 +9,7 @@
 package fakeopenai
 
 import (
-	"github.com/cdevd/cdevd/internal/fakeapi"
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 
 	"encoding/json"
 	"fmt"
