@@ -6,4 +6,8 @@
 // CLI in the CLI's structured mode, writes turns and answers to it, and turns
 // its output into Events. The sessions engine owns everything else (state,
 // replay, fan-out, the one-terminal-event-per-turn rule, idle reaping).
+//
+// Adding a runtime: docs/architecture.md ("Adding a runtime") lists every
+// file to touch, from runtimes/<name>/ and its registration in cmd/cdevd to
+// the scenario suite's entry and docs/runtimes.md.
 package runtimes
