@@ -224,12 +224,14 @@ func TestReconnectReplays(t *testing.T) {
 		return ev.Type() == rpc.EventClaudeMessage && ev.Decode(&m) == nil && len(m.Message.Content) > 0 &&
 			m.Message.Content[0].Text == "second"
 	})
+	// OnReconnect runs once restore has returned, which may be after the
+	// replayed events were delivered: wait for it, bounded.
 	select {
 	case err := <-reconnected:
 		if err != nil {
 			t.Fatalf("reconnection: %v", err)
 		}
-	default:
+	case <-time.After(10 * time.Second):
 		t.Fatal("the events came without a reconnection")
 	}
 	// Every session event once, in order, with no gap across the break.
