@@ -7,6 +7,17 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 )
 
+func (s *Server) historyMethods() family {
+	return family{
+		rpc.MethodHistory:  plain(s.history),
+		rpc.MethodMessages: plain(s.messages),
+		rpc.MethodWatch:    withClient(s.watch),
+		rpc.MethodUnwatch:  withClient(s.unwatch),
+		rpc.MethodActivate: plain(s.activate),
+		rpc.MethodDelete:   plain(s.delete),
+	}
+}
+
 func (s *Server) watch(ctx context.Context, c *client, p rpc.WatchParams) (any, error) {
 	if err := required("workspace_id", p.WorkspaceID); err != nil {
 		return nil, err

@@ -13,11 +13,19 @@ import (
 	"github.com/cdevd/cdevd/transport"
 )
 
-func (s *Server) initialize(ctx context.Context, c *client, raw json.RawMessage) (any, error) {
-	var p rpc.InitializeParams
-	if err := decode(raw, &p); err != nil {
-		return nil, err
+func (s *Server) lifecycleMethods() family {
+	initialize := withClient(s.initialize)
+	initialize.beforeInit = true
+	return family{
+		rpc.MethodInitialize:  initialize,
+		rpc.MethodInitialized: {beforeInit: true, handle: func(context.Context, *client, json.RawMessage) (any, error) { return nil, nil }},
+		rpc.MethodDiscover: lookup(plain(func(context.Context, rpc.DiscoverParams) (json.RawMessage, error) {
+			return s.cfg.Discover, nil
+		})),
 	}
+}
+
+func (s *Server) initialize(ctx context.Context, c *client, p rpc.InitializeParams) (transport.Encoded, error) {
 	c.mu.Lock()
 	if c.initialized {
 		c.mu.Unlock()

@@ -1,6 +1,7 @@
 // Package server implements cdevd's JSON-RPC methods on top of the
 // transport: one file per method family (lifecycle, workspaces, sessions,
-// workspace session data), one dispatch switch, and one value per
+// workspace session data), each contributing its handlers to one dispatch
+// table (methods.go), and one value per
 // connection that holds what the protocol makes per-connection
 // (initialization, opted-out notifications, watched sessions).
 package server
@@ -45,6 +46,8 @@ type Server struct {
 	engine  *sessions.Engine
 	started time.Time
 
+	methods map[string]method // the dispatch table, built once by New
+
 	mu      sync.Mutex
 	clients map[*transport.Conn]*client
 
@@ -59,8 +62,10 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
+	s := &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
 		engine: cfg.Engine, started: time.Now(), clients: map[*transport.Conn]*client{}}
+	s.methods = s.table()
+	return s
 }
 
 // client is one connection's protocol state. It is the sessions.Watcher
@@ -114,109 +119,29 @@ func (s *Server) client(conn *transport.Conn) *client {
 	return s.clients[conn]
 }
 
-// Inline implements transport.Inliner: these methods are lookups under
-// short locks, answered on the connection's reading goroutine. initialize
-// is one once it can no longer wait for a runtime's first detection.
-func (s *Server) Inline(_ *transport.Conn, method string) bool {
-	switch method {
-	case rpc.MethodInitialize:
+// Inline implements transport.Inliner: the table's lookups, and
+// initialize once it can no longer wait for a runtime's first detection.
+func (s *Server) Inline(_ *transport.Conn, name string) bool {
+	if name == rpc.MethodInitialize {
 		return s.regWarm.Load()
-	case rpc.MethodInitialized, rpc.MethodDiscover, rpc.MethodWorkspaceList, rpc.MethodWorkspaceGet,
-		rpc.MethodWorkspaceSubscriptions, rpc.MethodSessionState:
-		return true
 	}
-	return false
+	return s.methods[name].inline
 }
 
-// Handle implements transport.Handler: the one dispatch switch.
-func (s *Server) Handle(ctx context.Context, conn *transport.Conn, method string, params json.RawMessage) (any, error) {
+// Handle implements transport.Handler: one look-up in the method table.
+func (s *Server) Handle(ctx context.Context, conn *transport.Conn, name string, params json.RawMessage) (any, error) {
 	c := s.client(conn)
 	if c == nil {
 		return nil, errors.New("connection is closing")
 	}
-	if method == rpc.MethodInitialize {
-		return s.initialize(ctx, c, params)
+	m, ok := s.methods[name]
+	if !ok {
+		return nil, methodNotFound(name)
 	}
-	if method == rpc.MethodInitialized {
-		return nil, nil
-	}
-	if !c.isInitialized() {
-		if !rpc.IsMethod(method) {
-			return nil, methodNotFound(method)
-		}
+	if !m.beforeInit && !c.isInitialized() {
 		return nil, rpc.NotInitialized
 	}
-	switch method {
-	case rpc.MethodDiscover:
-		return s.cfg.Discover, nil
-
-	case rpc.MethodWorkspaceList:
-		return call(ctx, params, s.workspaceList)
-	case rpc.MethodWorkspaceAdd:
-		return call(ctx, params, s.workspaceAdd)
-	case rpc.MethodWorkspaceRemove:
-		return call(ctx, params, s.workspaceRemove)
-	case rpc.MethodWorkspaceGet:
-		return call(ctx, params, s.workspaceGet)
-	case rpc.MethodWorkspaceSubscribe:
-		return callc(ctx, c, params, s.workspaceSubscribe)
-	case rpc.MethodWorkspaceUnsubscribe:
-		return callc(ctx, c, params, s.workspaceUnsubscribe)
-	case rpc.MethodWorkspaceSubscriptions:
-		return callc(ctx, c, params, s.workspaceSubscriptions)
-	case rpc.MethodWorkspaceSubscribeAll:
-		return callc(ctx, c, params, s.workspaceSubscribeAll)
-
-	case rpc.MethodSessionStart:
-		return callc(ctx, c, params, s.sessionStart)
-	case rpc.MethodSessionSend:
-		return callc(ctx, c, params, s.sessionSend)
-	case rpc.MethodSessionStop:
-		return call(ctx, params, s.sessionStop)
-	case rpc.MethodSessionInput:
-		return callc(ctx, c, params, s.sessionInput)
-	case rpc.MethodSessionRespond:
-		return callc(ctx, c, params, s.sessionRespond)
-	case rpc.MethodSessionState:
-		return call(ctx, params, s.sessionState)
-
-	case rpc.MethodHistory:
-		return call(ctx, params, s.history)
-	case rpc.MethodMessages:
-		return call(ctx, params, s.messages)
-	case rpc.MethodWatch:
-		return callc(ctx, c, params, s.watch)
-	case rpc.MethodUnwatch:
-		return callc(ctx, c, params, s.unwatch)
-	case rpc.MethodActivate:
-		return call(ctx, params, s.activate)
-	case rpc.MethodDelete:
-		return call(ctx, params, s.delete)
-	}
-	return nil, methodNotFound(method)
-}
-
-func methodNotFound(method string) error {
-	return &rpc.Error{Code: rpc.CodeMethodNotFound, Message: "method not found: " + method,
-		Data: map[string]any{"method": method}}
-}
-
-// call decodes params into P and calls f.
-func call[P, R any](ctx context.Context, raw json.RawMessage, f func(context.Context, P) (R, error)) (any, error) {
-	var p P
-	if err := decode(raw, &p); err != nil {
-		return nil, err
-	}
-	return f(ctx, p)
-}
-
-// callc is call for methods that need the calling client.
-func callc[P, R any](ctx context.Context, c *client, raw json.RawMessage, f func(context.Context, *client, P) (R, error)) (any, error) {
-	var p P
-	if err := decode(raw, &p); err != nil {
-		return nil, err
-	}
-	return f(ctx, c, p)
+	return m.handle(ctx, c, params)
 }
 
 // decode unmarshals by-name params, turning type errors into InvalidParams

@@ -7,6 +7,17 @@ import (
 	"github.com/cdevd/cdevd/sessions"
 )
 
+func (s *Server) sessionMethods() family {
+	return family{
+		rpc.MethodSessionStart:   withClient(s.sessionStart),
+		rpc.MethodSessionSend:    withClient(s.sessionSend),
+		rpc.MethodSessionStop:    plain(s.sessionStop),
+		rpc.MethodSessionInput:   withClient(s.sessionInput),
+		rpc.MethodSessionRespond: withClient(s.sessionRespond),
+		rpc.MethodSessionState:   lookup(plain(s.sessionState)),
+	}
+}
+
 var permissionModes = []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionAcceptEdits,
 	rpc.PermissionBypass, rpc.PermissionPlan, rpc.PermissionInteractive}
 

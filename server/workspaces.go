@@ -9,6 +9,19 @@ import (
 	"github.com/cdevd/cdevd/workspaces"
 )
 
+func (s *Server) workspaceMethods() family {
+	return family{
+		rpc.MethodWorkspaceList:          lookup(plain(s.workspaceList)),
+		rpc.MethodWorkspaceAdd:           plain(s.workspaceAdd),
+		rpc.MethodWorkspaceRemove:        plain(s.workspaceRemove),
+		rpc.MethodWorkspaceGet:           lookup(plain(s.workspaceGet)),
+		rpc.MethodWorkspaceSubscribe:     withClient(s.workspaceSubscribe),
+		rpc.MethodWorkspaceUnsubscribe:   withClient(s.workspaceUnsubscribe),
+		rpc.MethodWorkspaceSubscriptions: lookup(withClient(s.workspaceSubscriptions)),
+		rpc.MethodWorkspaceSubscribeAll:  withClient(s.workspaceSubscribeAll),
+	}
+}
+
 func (s *Server) toWire(w workspaces.Workspace) rpc.Workspace {
 	live := s.engine.WorkspaceSessions(w.ID)
 	activeID, activeAgent := s.engine.ActiveSession(w.ID)
