@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -178,19 +177,13 @@ func (e *Engine) Start(ctx context.Context, w Watcher, o StartOptions) (rpc.Sess
 	}
 	dir := ws.Path
 	if o.Cwd != "" {
-		if !filepath.IsAbs(o.Cwd) {
-			o.Cwd = filepath.Join(ws.Path, o.Cwd)
-		}
-		if dir, err = workspaces.Canonical(o.Cwd); err != nil {
-			return rpc.SessionStartResult{}, rpc.InvalidPath(o.Cwd, "does not exist")
-		}
-		if !ws.Contains(dir) {
-			return rpc.SessionStartResult{}, rpc.PathOutside(o.Cwd)
+		if dir, err = ws.Resolve(o.Cwd); err != nil {
+			return rpc.SessionStartResult{}, err
 		}
 		// Checked here, not left to the process start, whose failure
 		// would read as the runtime's (-32603).
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return rpc.SessionStartResult{}, rpc.InvalidPath(o.Cwd, "not a directory")
+			return rpc.SessionStartResult{}, rpc.InvalidPath(dir, "not a directory")
 		}
 	}
 	if o.SessionID != "" {

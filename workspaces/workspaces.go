@@ -1,5 +1,7 @@
-// Package workspaces keeps the directories the user allowed sessions to run
-// in. Paths are canonical (absolute, symlinks resolved) so that one
+// Package workspaces is the workspace service: it keeps the directories
+// the user allowed sessions to run in, and owns the path boundary inside
+// them (paths.go: Resolve), which every workspace-level feature (a
+// session's cwd; files, git and search as they come) goes through. Paths are canonical (absolute, symlinks resolved) so that one
 // directory has one id however it is named, ids are derived from the path so
 // they survive restarts and re-adds, and the list is persisted with atomic
 // writes so a crash never leaves a half-written file.
@@ -61,34 +63,6 @@ func Open(file string) (*Store, error) {
 func IDFor(path string) string {
 	sum := sha256.Sum256([]byte(path))
 	return "ws_" + hex.EncodeToString(sum[:8])
-}
-
-// expandHome turns a leading "~/" into the user's home directory.
-func expandHome(path string) (string, error) {
-	if !strings.HasPrefix(path, "~/") {
-		return path, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, path[2:]), nil
-}
-
-// Canonical returns the absolute, symlink-free form of path.
-func Canonical(path string) (string, error) {
-	if path == "" {
-		return "", errors.New("path is empty")
-	}
-	path, err := expandHome(path)
-	if err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(abs)
 }
 
 // Add adds the directory at path (creating it when create is set) and
@@ -181,16 +155,6 @@ func (s *Store) List() []Workspace {
 		return strings.Compare(a.Path, b.Path)
 	})
 	return list
-}
-
-// Contains reports whether path (canonicalized) lies inside workspace w.
-func (w Workspace) Contains(path string) bool {
-	canon, err := Canonical(path)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(w.Path, canon)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // saveLocked writes the store atomically: a temp file in the same
