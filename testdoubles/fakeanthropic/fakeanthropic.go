@@ -9,14 +9,12 @@
 package fakeanthropic
 
 import (
-	"github.com/cdevd/cdevd/testdoubles/fakeapi"
-
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 )
 
 // Server is a running fake API on 127.0.0.1.
@@ -50,13 +48,12 @@ func (s *Server) MessageRequests() []Request {
 func Echo(r Request) Reply { return Text("echo: " + r.LastUserText()) }
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
-	body, err := io.ReadAll(hr.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	base, ok := fakeapi.ReadRequest(w, hr)
+	if !ok {
 		return
 	}
-	req := Request{Method: hr.Method, Path: hr.URL.Path, RawQuery: hr.URL.RawQuery,
-		Header: hr.Header.Clone(), Body: body}
+	req := Request{HTTPRequest: base}
+	body := base.Body
 	var decodeErr error
 	if req.IsMessages() || req.Path == "/v1/messages/count_tokens" {
 		decodeErr = json.Unmarshal(body, &req)
@@ -79,10 +76,10 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		if req.Stream {
 			s.stream(w, hr, req, msgID, reply)
 		} else {
-			writeJSON(w, http.StatusOK, message(req, msgID, reply))
+			fakeapi.WriteJSON(w, http.StatusOK, message(req, msgID, reply))
 		}
 	case req.Path == "/v1/messages/count_tokens":
-		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": inputTokens(req)})
+		fakeapi.WriteJSON(w, http.StatusOK, map[string]int{"input_tokens": inputTokens(req)})
 	case req.Path == "/" && (req.Method == http.MethodHead || req.Method == http.MethodGet):
 		w.WriteHeader(http.StatusOK)
 	default:
@@ -91,15 +88,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 func writeError(w http.ResponseWriter, e *APIError) {
 	w.Header().Set("request-id", "req_fake")
-	writeJSON(w, e.Status, map[string]any{
+	fakeapi.WriteJSON(w, e.Status, map[string]any{
 		"type":  "error",
 		"error": map[string]string{"type": e.Type, "message": e.Message},
 	})
@@ -114,12 +105,4 @@ func inputTokens(r Request) int {
 		}
 	}
 	return n/4 + 1
-}
-
-// chunks splits text into word-sized deltas, so that a client sees several.
-func chunks(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return strings.SplitAfter(text, " ")
 }

@@ -2,9 +2,10 @@ package fakeanthropic
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 )
 
 // Reply is the scripted answer to one Messages request. Its blocks are sent
@@ -71,7 +72,7 @@ func (r Reply) blocks(msgID string) []block {
 			start: map[string]any{"type": "thinking", "thinking": "", "signature": ""},
 			final: map[string]any{"type": "thinking", "thinking": r.Thinking, "signature": "sig_fake"},
 		}
-		for _, c := range chunks(r.Thinking) {
+		for _, c := range fakeapi.Words(r.Thinking) {
 			b.deltas = append(b.deltas, map[string]any{"type": "thinking_delta", "thinking": c})
 		}
 		b.deltas = append(b.deltas, map[string]any{"type": "signature_delta", "signature": "sig_fake"})
@@ -82,7 +83,7 @@ func (r Reply) blocks(msgID string) []block {
 			start: map[string]any{"type": "text", "text": ""},
 			final: map[string]any{"type": "text", "text": r.Text},
 		}
-		for _, c := range chunks(r.Text) {
+		for _, c := range fakeapi.Words(r.Text) {
 			b.deltas = append(b.deltas, map[string]any{"type": "text_delta", "text": c})
 		}
 		out = append(out, b)
@@ -142,35 +143,12 @@ func message(req Request, id string, r Reply) map[string]any {
 
 // stream sends the reply as the Messages API's server-sent events.
 func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, id string, r Reply) {
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	st := s.Stream(w, hr, r.Delay)
 	send := func(event string, data map[string]any) bool {
 		data["type"] = event
-		b, _ := json.Marshal(data)
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
+		return st.Event(event, data)
 	}
-	wait := func() bool {
-		if r.Delay <= 0 {
-			return true
-		}
-		t := time.NewTimer(r.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-hr.Context().Done():
-		case <-s.Closing():
-		}
-		return false
-	}
+	wait := st.Wait
 
 	in := inputTokens(req)
 	if !send("message_start", map[string]any{"message": map[string]any{

@@ -4,15 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 )
 
 // Request is one recorded HTTP request; for /v1/messages its body is decoded.
 type Request struct {
-	Method   string      `json:"-"`
-	Path     string      `json:"-"`
-	RawQuery string      `json:"-"`
-	Header   http.Header `json:"-"`
-	Body     []byte      `json:"-"`
+	fakeapi.HTTPRequest
 
 	Model     string          `json:"model"`
 	MaxTokens int             `json:"max_tokens"`

@@ -1,4 +1,4 @@
-// Package fakeapi is what the fake model APIs (fakeanthropic, fakeopenai,
+// Package fakeapi is the server every fake model API (fakeanthropic, fakeopenai,
 // fakegemini) share: an httptest server on loopback closed with the test,
 // a replaceable responder with a default, the record of every request, and
 // a channel that ends slow streams so that closing never waits for them.

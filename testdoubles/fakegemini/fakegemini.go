@@ -11,15 +11,12 @@
 package fakegemini
 
 import (
-	"github.com/cdevd/cdevd/testdoubles/fakeapi"
-
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 )
 
 // Server is a running fake API on 127.0.0.1.
@@ -71,13 +68,12 @@ const (
 )
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
-	body, err := io.ReadAll(hr.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	base, ok := fakeapi.ReadRequest(w, hr)
+	if !ok {
 		return
 	}
-	req := Request{Method: hr.Method, Path: hr.URL.Path, RawQuery: hr.URL.RawQuery,
-		Header: hr.Header.Clone(), Body: body}
+	req := Request{HTTPRequest: base}
+	body := base.Body
 	var decodeErr error
 	if req.IsGenerate() {
 		req.Model = strings.TrimSuffix(strings.TrimPrefix(req.Path, modelsPrefix), streamSuffix)
@@ -115,14 +111,7 @@ func writeError(w http.ResponseWriter, e *APIError) {
 // stream sends the reply as SSE chunks: the thought, one per word of text,
 // then the function call, the last chunk carrying finishReason and usageMetadata.
 func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, r Reply) {
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	// Headers out at once, so that a slow stream's client sees it start.
-	if flusher != nil {
-		flusher.Flush()
-	}
+	st := s.Stream(w, hr, r.Delay)
 	send := func(parts []map[string]any, last bool) bool {
 		cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
 		chunk := map[string]any{"candidates": []any{cand}, "modelVersion": req.Model}
@@ -130,29 +119,9 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, r 
 			cand["finishReason"] = "STOP"
 			chunk["usageMetadata"] = r.usage(req)
 		}
-		b, _ := json.Marshal(chunk)
-		if _, err := fmt.Fprintf(w, "data: %s\r\n\r\n", b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
+		return st.Data(chunk)
 	}
-	wait := func() bool {
-		if r.Delay <= 0 {
-			return true
-		}
-		t := time.NewTimer(r.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-hr.Context().Done():
-		case <-s.Closing():
-		}
-		return false
-	}
+	wait := st.Wait
 
 	var chunks [][]map[string]any
 	// A thought is one part, as the API sends a thought summary: the CLI
@@ -161,7 +130,7 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, r 
 	if r.Thought != "" {
 		chunks = append(chunks, []map[string]any{{"text": r.Thought, "thought": true}})
 	}
-	for _, wd := range words(r.Text) {
+	for _, wd := range fakeapi.Words(r.Text) {
 		chunks = append(chunks, []map[string]any{{"text": wd}})
 	}
 	if r.Call != nil {
@@ -179,13 +148,4 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, r 
 			return
 		}
 	}
-}
-
-// words splits text into word-sized pieces, so that a client sees several
-// chunks.
-func words(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return strings.SplitAfter(text, " ")
 }

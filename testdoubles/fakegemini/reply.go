@@ -1,6 +1,10 @@
 package fakegemini
 
-import "time"
+import (
+	"time"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
+)
 
 // Reply is the scripted answer to one request. It streams its thought, then
 // its text, then its function call; a Reply with Err is an HTTP error
@@ -57,7 +61,7 @@ func Fail(status int, code, msg string) Reply {
 
 func (r Reply) usage(req Request) map[string]int {
 	in := len(req.Body)/4 + 1
-	out := len(words(r.Text))
+	out := len(fakeapi.Words(r.Text))
 	if r.Thought != "" {
 		out++
 	}

@@ -4,17 +4,15 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 )
 
 // Request is one recorded HTTP request; for streamGenerateContent its body
 // (a GenerateContentRequest) is decoded and Model is taken from the path.
 type Request struct {
-	Method   string      `json:"-"`
-	Path     string      `json:"-"`
-	RawQuery string      `json:"-"`
-	Header   http.Header `json:"-"`
-	Body     []byte      `json:"-"`
-	Model    string      `json:"-"`
+	fakeapi.HTTPRequest
+	Model string `json:"-"`
 
 	Contents          []Content `json:"contents"`
 	SystemInstruction *Content  `json:"systemInstruction"`

@@ -9,14 +9,12 @@
 package fakeopenai
 
 import (
-	"github.com/cdevd/cdevd/testdoubles/fakeapi"
-
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 )
 
 // Server is a running fake API on 127.0.0.1.
@@ -65,13 +63,12 @@ func (s *Server) Unexpected() []Request {
 func Echo(r Request) Reply { return Text("echo: " + r.LastUserText()) }
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
-	body, err := io.ReadAll(hr.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	base, ok := fakeapi.ReadRequest(w, hr)
+	if !ok {
 		return
 	}
-	req := Request{Method: hr.Method, Path: hr.URL.Path, RawQuery: hr.URL.RawQuery,
-		Header: hr.Header.Clone(), Body: body}
+	req := Request{HTTPRequest: base}
+	body := base.Body
 	var decodeErr error
 	if req.IsResponses() {
 		decodeErr = json.Unmarshal(body, &req)
@@ -97,19 +94,13 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	if req.Stream {
 		s.stream(w, hr, req, respID, id, reply)
 	} else {
-		writeJSON(w, http.StatusOK, response(req, respID, "completed", reply.items(id), reply.usage(req)))
+		fakeapi.WriteJSON(w, http.StatusOK, response(req, respID, "completed", reply.items(id), reply.usage(req)))
 	}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 func writeError(w http.ResponseWriter, e *APIError) {
 	w.Header().Set("x-request-id", "req_fake")
-	writeJSON(w, e.Status, map[string]any{
+	fakeapi.WriteJSON(w, e.Status, map[string]any{
 		"error": map[string]any{"type": e.Type, "message": e.Message, "code": e.Code, "param": nil},
 	})
 }
@@ -121,12 +112,4 @@ func inputTokens(r Request) int {
 		n += len(it.Content) + len(it.Arguments) + len(it.Output)
 	}
 	return n/4 + 1
-}
-
-// chunks splits text into word-sized deltas, so that a client sees several.
-func chunks(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return strings.SplitAfter(text, " ")
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeapi"
 )
 
 // Reply is the scripted answer to one Responses request. Its output items are
@@ -75,14 +77,14 @@ func (r Reply) items(n int) []item {
 	var out []item
 	if r.Reasoning != "" {
 		id := fmt.Sprintf("rs_fake_%d", n)
-		out = append(out, item{kind: "reasoning", id: id, deltas: chunks(r.Reasoning),
+		out = append(out, item{kind: "reasoning", id: id, deltas: fakeapi.Words(r.Reasoning),
 			start: map[string]any{"type": "reasoning", "id": id, "summary": []any{}},
 			final: map[string]any{"type": "reasoning", "id": id,
 				"summary": []any{map[string]any{"type": "summary_text", "text": r.Reasoning}}}})
 	}
 	if r.Text != "" || (r.Reasoning == "" && r.Call == nil) {
 		id := fmt.Sprintf("msg_fake_%d", n)
-		out = append(out, item{kind: "message", id: id, deltas: chunks(r.Text),
+		out = append(out, item{kind: "message", id: id, deltas: fakeapi.Words(r.Text),
 			start: map[string]any{"type": "message", "id": id, "status": "in_progress",
 				"role": "assistant", "content": []any{}},
 			final: map[string]any{"type": "message", "id": id, "status": "completed", "role": "assistant",
@@ -137,38 +139,15 @@ func response(req Request, id, status string, items []item, usage map[string]any
 
 // stream sends the reply as the Responses API's server-sent events.
 func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, respID string, n int, r Reply) {
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	st := s.Stream(w, hr, r.Delay)
 	seq := 0
 	send := func(event string, data map[string]any) bool {
 		data["type"] = event
 		data["sequence_number"] = seq
 		seq++
-		b, _ := json.Marshal(data)
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
+		return st.Event(event, data)
 	}
-	wait := func() bool {
-		if r.Delay <= 0 {
-			return true
-		}
-		t := time.NewTimer(r.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-hr.Context().Done():
-		case <-s.Closing():
-		}
-		return false
-	}
+	wait := st.Wait
 
 	items := r.items(n)
 	if !send("response.created", map[string]any{"response": response(req, respID, "in_progress", nil, nil)}) {
