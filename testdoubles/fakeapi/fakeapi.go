@@ -1,8 +1,9 @@
-// Package fakeapi is the server every fake model API (fakeanthropic, fakeopenai,
-// fakegemini) share: an httptest server on loopback closed with the test,
-// a replaceable responder with a default, the record of every request, and
-// a channel that ends slow streams so that closing never waits for them.
-// Each fake keeps only its own wire: routes, request and reply shapes.
+// Package fakeapi is the server every fake model API (fakeanthropic,
+// fakeopenai, fakegemini) stands on: an httptest server on loopback closed
+// with the test, a replaceable responder with a default, the record of every
+// request, reading requests and writing JSON and server-sent events (with a
+// delay that closing never waits for). Each fake keeps only its own wire:
+// routes, request and reply shapes.
 package fakeapi
 
 import (
