@@ -159,14 +159,14 @@ func claudeWatch(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, 
 }
 
 // messageEvents decodes the claude_message events among ns.
-func messageEvents(t *testing.T, ns []Notification) []rpc.ClaudeMessageEvent {
+func messageEvents(t *testing.T, ns []Notification) []rpc.MessageEvent {
 	t.Helper()
-	var out []rpc.ClaudeMessageEvent
+	var out []rpc.MessageEvent
 	for _, n := range ns {
-		if n.Type() != rpc.EventClaudeMessage {
+		if n.Type() != rpc.EventMessage {
 			continue
 		}
-		var m rpc.ClaudeMessageEvent
+		var m rpc.MessageEvent
 		if err := n.Decode(&m); err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func messageEvents(t *testing.T, ns []Notification) []rpc.ClaudeMessageEvent {
 }
 
 // saidLive lists "type: text" for each message with text, in order.
-func saidLive(ms []rpc.ClaudeMessageEvent) []string {
+func saidLive(ms []rpc.MessageEvent) []string {
 	var out []string
 	for _, m := range ms {
 		if s := text(m.Message); s != "" {

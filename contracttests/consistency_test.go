@@ -26,7 +26,7 @@ import (
 // newTurn sends prompt as the first turn of a new session in w (as the iOS
 // app does: session/send mode new), and returns the session id and the
 // messages c received for the turn once its turn_completed arrived.
-func newTurn(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, agent, prompt string) (string, []rpc.ClaudeMessageEvent) {
+func newTurn(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, agent, prompt string) (string, []rpc.MessageEvent) {
 	t.Helper()
 	var res rpc.SessionSendResult
 	c.MustCall(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{WorkspaceID: w.ID, Mode: rpc.SendNew,
@@ -38,7 +38,7 @@ func newTurn(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, agen
 }
 
 // nextTurn sends prompt to session id and returns the messages of that turn.
-func nextTurn(t *testing.T, ctx context.Context, c *Client, id, agent, prompt string) []rpc.ClaudeMessageEvent {
+func nextTurn(t *testing.T, ctx context.Context, c *Client, id, agent, prompt string) []rpc.MessageEvent {
 	t.Helper()
 	after := lastSeq(c, id)
 	var res rpc.SessionSendResult
@@ -56,7 +56,7 @@ func lastSeq(c *Client, id string) int64 {
 
 // turnMessages waits for the turn_completed after seq after and returns the
 // messages received between the two.
-func turnMessages(t *testing.T, ctx context.Context, c *Client, id string, after int64) []rpc.ClaudeMessageEvent {
+func turnMessages(t *testing.T, ctx context.Context, c *Client, id string, after int64) []rpc.MessageEvent {
 	t.Helper()
 	var done int64
 	if err := c.Until(ctx, func(ns []Notification) bool {
@@ -82,7 +82,7 @@ func turnMessages(t *testing.T, ctx context.Context, c *Client, id string, after
 
 // checkStored asserts, right away, that messages and history hold every
 // message received so far, each once, in the order received.
-func checkStored(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, id, agent, summary string, seen []rpc.ClaudeMessageEvent) {
+func checkStored(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, id, agent, summary string, seen []rpc.MessageEvent) {
 	t.Helper()
 	var all rpc.MessagesResult
 	c.MustCall(ctx, rpc.MethodMessages, rpc.MessagesParams{WorkspaceID: w.ID, SessionID: id, AgentType: agent,

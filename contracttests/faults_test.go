@@ -91,10 +91,10 @@ func TestFaults(t *testing.T) {
 			evs := c.SessionEvents(id)
 			var turn []Notification
 			for _, n := range evs {
-				if n.Type() == rpc.EventClaudeMessage && n.Field("type") == "user" && len(turn) > 0 {
+				if n.Type() == rpc.EventMessage && n.Field("type") == "user" && len(turn) > 0 {
 					break // the next turn's prompt
 				}
-				if n.Type() == rpc.EventClaudeMessage || len(turn) > 0 {
+				if n.Type() == rpc.EventMessage || len(turn) > 0 {
 					turn = append(turn, n)
 				}
 			}

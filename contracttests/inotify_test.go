@@ -77,7 +77,7 @@ func TestOneInotifyInstance(t *testing.T) {
 	for i := range workspaces {
 		await(t, ctx, sub, rpc.EventSessionUpdated, ids[i])
 		if i < tails {
-			await(t, ctx, watcher, rpc.EventClaudeMessage, ids[i])
+			await(t, ctx, watcher, rpc.EventMessage, ids[i])
 		}
 	}
 	sub.Close()

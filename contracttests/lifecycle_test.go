@@ -272,7 +272,7 @@ func TestOptOutNotifications(t *testing.T) {
 	if n := count(evs, Event(rpc.EventMessageDelta, id)); n != 0 {
 		t.Errorf("got %d message_delta events after opting out", n)
 	}
-	if n := count(evs, Event(rpc.EventClaudeMessage, id)); n != 2 {
+	if n := count(evs, Event(rpc.EventMessage, id)); n != 2 {
 		t.Errorf("got %d claude_message events, want the prompt and the answer", n)
 	}
 }

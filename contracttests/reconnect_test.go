@@ -337,9 +337,9 @@ func TestReconnectRandomlyThroughLongStream(t *testing.T) {
 		t.Errorf("the deltas seen across reconnections make %d bytes, want the %d scripted (first difference at %d)",
 			len(got), len(want), firstDiff(got, want))
 	}
-	var last rpc.ClaudeMessageEvent
+	var last rpc.MessageEvent
 	for _, n := range f.events {
-		if n.Type() == rpc.EventClaudeMessage {
+		if n.Type() == rpc.EventMessage {
 			_ = n.Decode(&last)
 		}
 	}

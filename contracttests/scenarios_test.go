@@ -708,7 +708,7 @@ func scenarioReadYourWrites(t *testing.T, r *scenarioRig) {
 // is stored under the same id. Every runtime under the suite echoes its
 // prompts with their stored ids (Info().EchoesPrompts); one that did not
 // would fail here, as its prompts would be listed twice.
-func (r *scenarioRig) checkStored(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, id, summary string, seen []rpc.ClaudeMessageEvent) {
+func (r *scenarioRig) checkStored(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, id, summary string, seen []rpc.MessageEvent) {
 	t.Helper()
 	if !r.adapter.Info().EchoesPrompts {
 		t.Errorf("%s does not echo its prompts with the ids its transcript keeps", r.rt.id)

@@ -70,7 +70,7 @@ func TestFullSession(t *testing.T) {
 	// What the first turn said, in order: the user's message, thinking,
 	// the answer streamed and then complete, idle.
 	var deltas strings.Builder
-	var msgs []rpc.ClaudeMessageEvent
+	var msgs []rpc.MessageEvent
 	var states []string
 	for _, n := range turn1 {
 		switch n.Type() {
@@ -81,8 +81,8 @@ func TestFullSession(t *testing.T) {
 				t.Errorf("message_delta = %+v", d)
 			}
 			deltas.WriteString(d.Text)
-		case rpc.EventClaudeMessage:
-			var m rpc.ClaudeMessageEvent
+		case rpc.EventMessage:
+			var m rpc.MessageEvent
 			_ = n.Decode(&m)
 			msgs = append(msgs, m)
 		case rpc.EventState:
@@ -215,12 +215,12 @@ func TestPermissionRoundTripTwoClients(t *testing.T) {
 }
 
 // lastMessage is the last claude_message c received for session id.
-func lastMessage(t *testing.T, c *Client, id string) rpc.ClaudeMessageEvent {
+func lastMessage(t *testing.T, c *Client, id string) rpc.MessageEvent {
 	t.Helper()
-	var m rpc.ClaudeMessageEvent
+	var m rpc.MessageEvent
 	evs := c.SessionEvents(id)
 	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type() == rpc.EventClaudeMessage {
+		if evs[i].Type() == rpc.EventMessage {
 			if err := evs[i].Decode(&m); err != nil {
 				t.Fatal(err)
 			}
@@ -267,8 +267,8 @@ func TestSessionInputKeys(t *testing.T) {
 			if r.ResolvedBy != init.ClientID {
 				t.Errorf("resolved_by %q, want %q", r.ResolvedBy, init.ClientID)
 			}
-		case rpc.EventClaudeMessage:
-			var m rpc.ClaudeMessageEvent
+		case rpc.EventMessage:
+			var m rpc.MessageEvent
 			_ = n.Decode(&m)
 			if m.Type == rpc.MessageAssistant {
 				answers = append(answers, text(m.Message))
@@ -397,7 +397,7 @@ func TestStop(t *testing.T) {
 	evs := c.SessionEvents(id)
 	var turn []Notification
 	for _, n := range evs {
-		if n.Type() == rpc.EventClaudeMessage || len(turn) > 0 {
+		if n.Type() == rpc.EventMessage || len(turn) > 0 {
 			turn = append(turn, n)
 		}
 	}

@@ -54,7 +54,7 @@ func TestWorkspaceSubscription(t *testing.T) {
 		switch {
 		case n.Header().SessionID == elsewhere:
 			t.Errorf("got %s of a session in a workspace not subscribed to", n.Type())
-		case n.Type() == rpc.EventClaudeMessage, n.Type() == rpc.EventMessageDelta, n.Type() == rpc.EventTurnCompleted:
+		case n.Type() == rpc.EventMessage, n.Type() == rpc.EventMessageDelta, n.Type() == rpc.EventTurnCompleted:
 			t.Errorf("a subscriber that does not watch got %s", n.Type())
 		}
 	}

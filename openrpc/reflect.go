@@ -86,8 +86,17 @@ func (r *reflector) schemaOf(t reflect.Type) (*schema, error) {
 	return r.inline(t)
 }
 
+// schemaNamer is a wire type whose schema keeps a name other than its Go
+// name, so that renaming the Go type does not rename it for clients.
+type schemaNamer interface{ SchemaName() string }
+
+var schemaNamerType = reflect.TypeFor[schemaNamer]()
+
 func (r *reflector) named(t reflect.Type) (*schema, error) {
 	name := t.Name()
+	if t.Implements(schemaNamerType) {
+		name = reflect.Zero(t).Interface().(schemaNamer).SchemaName()
+	}
 	ref := &schema{Ref: schemaRefPrefix + name}
 	if owner, ok := r.types[name]; ok {
 		if owner != t {

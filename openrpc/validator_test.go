@@ -77,8 +77,8 @@ func sampleInitializeResult() rpc.InitializeResult {
 	}
 }
 
-func sampleMessageEvent() rpc.ClaudeMessageEvent {
-	return rpc.ClaudeMessageEvent{
+func sampleMessageEvent() rpc.MessageEvent {
+	return rpc.MessageEvent{
 		EventHeader: rpc.EventHeader{
 			SessionID: "s1", WorkspaceID: "w1", AgentType: "claude",
 			Timestamp: "2025-01-02T03:04:05.123Z", Seq: 1, Epoch: "e1",
@@ -143,7 +143,7 @@ func TestValidateResultOfEveryShape(t *testing.T) {
 
 func TestValidateNotification(t *testing.T) {
 	v := newTestValidator(t)
-	method := rpc.EventPrefix + rpc.EventClaudeMessage
+	method := rpc.EventPrefix + rpc.EventMessage
 	event := sampleMessageEvent()
 	checkErr(t, v.ValidateNotification(method, marshal(t, event)), "")
 	checkErr(t, v.ValidateNotification(method, edit(t, event, func(m map[string]any) { delete(m, "seq") })), "seq")

@@ -5,7 +5,7 @@ const EventPrefix = "event/"
 
 // Event types (the part after "event/").
 const (
-	EventClaudeMessage      = "claude_message"
+	EventMessage            = "claude_message" // every runtime's: the iOS app knows this name
 	EventMessageDelta       = "message_delta"
 	EventPermission         = "pty_permission"
 	EventPermissionResolved = "pty_permission_resolved"
@@ -30,14 +30,19 @@ type EventHeader struct {
 	Epoch       string `json:"epoch"`
 }
 
-// ClaudeMessageEvent is a complete message, for every runtime despite the name.
-type ClaudeMessageEvent struct {
+// MessageEvent is a complete message, from any runtime. On the wire it is
+// event/claude_message, the name the iOS app knows.
+type MessageEvent struct {
 	EventHeader
 	ID      string      `json:"id"`
 	Type    MessageType `json:"type"`
 	UUID    string      `json:"uuid"`
 	Message MessageBody `json:"message"`
 }
+
+// SchemaName keeps the event's schema under the name generated clients
+// have always had for it, ClaudeMessageEvent.
+func (MessageEvent) SchemaName() string { return "ClaudeMessageEvent" }
 
 // DeltaPhase says what a delta adds to.
 type DeltaPhase string

@@ -92,7 +92,7 @@ var Methods = []MethodSpec{
 
 // Events lists every notification the server sends.
 var Events = []EventSpec{
-	{EventClaudeMessage, "A complete message (every runtime).", ClaudeMessageEvent{}},
+	{EventMessage, "A complete message (every runtime).", MessageEvent{}},
 	{EventMessageDelta, "Live tokens of a message being written.", MessageDeltaEvent{}},
 	{EventPermission, "A permission request.", PermissionEvent{}},
 	{EventPermissionResolved, "A permission request or question was answered or cancelled.", PermissionResolvedEvent{}},

@@ -533,8 +533,8 @@ func (s *session) emitMessageLocked(m rpc.Message) {
 		m.Message.Content = []rpc.ContentBlock{} // required on the wire: never null
 	}
 	s.rememberLocked(m)
-	s.emitAtLocked(rpc.EventClaudeMessage, m.Timestamp, func(h rpc.EventHeader) any {
-		return rpc.ClaudeMessageEvent{EventHeader: h, ID: m.ID, Type: m.Type, UUID: m.UUID, Message: m.Message}
+	s.emitAtLocked(rpc.EventMessage, m.Timestamp, func(h rpc.EventHeader) any {
+		return rpc.MessageEvent{EventHeader: h, ID: m.ID, Type: m.Type, UUID: m.UUID, Message: m.Message}
 	})
 }
 

@@ -220,8 +220,8 @@ func TestReconnectReplays(t *testing.T) {
 	until(t, other, func(ev client.Event) bool { return ev.Type() == rpc.EventTurnCompleted })
 	close(release)
 	after := until(t, c, func(ev client.Event) bool {
-		var m rpc.ClaudeMessageEvent
-		return ev.Type() == rpc.EventClaudeMessage && ev.Decode(&m) == nil && len(m.Message.Content) > 0 &&
+		var m rpc.MessageEvent
+		return ev.Type() == rpc.EventMessage && ev.Decode(&m) == nil && len(m.Message.Content) > 0 &&
 			m.Message.Content[0].Text == "second"
 	})
 	// OnReconnect runs once restore has returned, which may be after the

@@ -44,8 +44,8 @@ func Example() {
 	_, _ = c.Watch(ctx, rpc.WatchParams{WorkspaceID: w.ID, SessionID: s.SessionID})
 	_, _ = c.SessionSend(ctx, rpc.SessionSendParams{SessionID: s.SessionID, Prompt: `{"steps":[{"message":"hi there"}]}`})
 	for ev := range c.Events() {
-		var m rpc.ClaudeMessageEvent
-		if ev.Type() == rpc.EventClaudeMessage && ev.Decode(&m) == nil && m.Type == rpc.MessageAssistant {
+		var m rpc.MessageEvent
+		if ev.Type() == rpc.EventMessage && ev.Decode(&m) == nil && m.Type == rpc.MessageAssistant {
 			fmt.Println("assistant:", m.Message.Content[0].Text)
 		}
 		if ev.Type() == rpc.EventTurnCompleted {

@@ -242,7 +242,7 @@ func daemonDeathMidTurn(t *testing.T, sig syscall.Signal) {
 	evs := c.SessionEvents(id)
 	end := slices.IndexFunc(evs, func(n contracttests.Notification) bool { return n.Type() == rpc.EventTurnCompleted })
 	answer := slices.IndexFunc(evs, func(n contracttests.Notification) bool {
-		return n.Type() == rpc.EventClaudeMessage && strings.Contains(string(n.Params), `"echo: again"`)
+		return n.Type() == rpc.EventMessage && strings.Contains(string(n.Params), `"echo: again"`)
 	})
 	if answer < 0 || answer > end {
 		t.Fatalf("turn_completed came before the answer (at %d, the answer at %d)", end, answer)

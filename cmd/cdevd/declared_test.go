@@ -71,7 +71,7 @@ args = ["--acp"]
 	var started rpc.SessionStartResult
 	c.MustCall(ctx, rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: list.Workspaces[0].ID, AgentType: "fakeacp"}, &started)
 	c.MustCall(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: started.SessionID, Prompt: "hello"}, nil)
-	isMsg := contracttests.Event(rpc.EventClaudeMessage, started.SessionID)
+	isMsg := contracttests.Event(rpc.EventMessage, started.SessionID)
 	if _, err := c.Await(ctx, func(n contracttests.Notification) bool {
 		return isMsg(n) && n.Field("type") == "assistant" && strings.Contains(n.String(), "echo: hello")
 	}); err != nil {

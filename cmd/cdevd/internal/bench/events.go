@@ -534,7 +534,7 @@ func (b *Bench) appendTail(ctx context.Context) (sample, error) {
 				return sample{}, fmt.Errorf("waiting for the appended message: %w", err)
 			}
 			var e event
-			if json.Unmarshal(msg, &e) == nil && e.Method == rpc.EventPrefix+rpc.EventClaudeMessage && e.Params.UUID == uuid {
+			if json.Unmarshal(msg, &e) == nil && e.Method == rpc.EventPrefix+rpc.EventMessage && e.Params.UUID == uuid {
 				break
 			}
 		}
