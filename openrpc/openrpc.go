@@ -368,7 +368,7 @@ func (r *reflector) method(name, summary string, params any) (method, error) {
 		return method{}, fmt.Errorf("%s params: %w", name, err)
 	}
 	m := method{Name: name, Summary: summary, ParamStructure: "by-name", Params: []contentDescriptor{},
-		ParamsSchema: reference{schemaRefPrefix + t.Name()}}
+		ParamsSchema: reference{schemaRefPrefix + schemaName(t)}}
 	// Required params first: OpenRPC forbids a required one after an
 	// optional one (positions matter to by-position clients).
 	slices.SortStableFunc(fields, func(a, b field) int {

@@ -92,11 +92,16 @@ type schemaNamer interface{ SchemaName() string }
 
 var schemaNamerType = reflect.TypeFor[schemaNamer]()
 
-func (r *reflector) named(t reflect.Type) (*schema, error) {
-	name := t.Name()
+// schemaName is the name of named type t's schema.
+func schemaName(t reflect.Type) string {
 	if t.Implements(schemaNamerType) {
-		name = reflect.Zero(t).Interface().(schemaNamer).SchemaName()
+		return reflect.Zero(t).Interface().(schemaNamer).SchemaName()
 	}
+	return t.Name()
+}
+
+func (r *reflector) named(t reflect.Type) (*schema, error) {
+	name := schemaName(t)
 	ref := &schema{Ref: schemaRefPrefix + name}
 	if owner, ok := r.types[name]; ok {
 		if owner != t {
