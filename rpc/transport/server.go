@@ -227,9 +227,14 @@ func New(cfg Config, h Handler) *Server {
 }
 
 // ServeHTTP routes /ws, /healthz, /readyz and /metrics; anything else goes
-// to the console if there is one, else is 404. The Host check applies to every path: a page that rebinds its name
-// to 127.0.0.1 must learn nothing, not even that cdevd runs here.
+// to the console if there is one, else is 404. Whatever answers, the
+// response carries the security headers, and a refusal closes the
+// connection (see guard.go). The Host check applies to every path: a page
+// that rebinds its name to 127.0.0.1 must learn nothing, not even that
+// cdevd runs here.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setSecurityHeaders(w.Header())
+	w = closingWriter{w}
 	if !s.hostAllowed(r.Host) {
 		s.refuse(w, r, "host", http.StatusForbidden)
 		return
