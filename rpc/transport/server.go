@@ -35,8 +35,10 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second // a client that never finishes its headers
 	DefaultReadTimeout       = 30 * time.Second // a whole request, body included (ours have none)
 	DefaultIdleTimeout       = 60 * time.Second // a keep-alive connection between requests
+	DefaultResponseTimeout   = 30 * time.Second // writing a response (ours are small) to a client that reads slowly
 	// DefaultMaxHTTPConns bounds connections that are not WebSockets (yet);
-	// over it, new ones wait to be accepted. Probes and upgrades need few.
+	// a newcomer over it closes an idle one (see limitListener). Probes and
+	// upgrades need few.
 	DefaultMaxHTTPConns = 128
 	// DefaultMaxConns bounds open WebSockets; over it an upgrade gets 503.
 	DefaultMaxConns = 4096
@@ -79,7 +81,8 @@ type Config struct {
 	ReadHeaderTimeout time.Duration        // HTTP: time to send a request's headers
 	ReadTimeout       time.Duration        // HTTP: time to send a whole request
 	IdleTimeout       time.Duration        // HTTP: a keep-alive connection idle this long is closed
-	MaxHTTPConns      int                  // connections not upgraded to WebSocket; more wait to be accepted
+	ResponseTimeout   time.Duration        // HTTP: time to write a response
+	MaxHTTPConns      int                  // connections not upgraded to WebSocket (see limitListener)
 	MaxConns          int                  // open WebSockets; more are refused with 503
 	Ready             func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
 	Registry          *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
@@ -119,6 +122,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.ResponseTimeout <= 0 {
+		cfg.ResponseTimeout = DefaultResponseTimeout
 	}
 	if cfg.MaxHTTPConns <= 0 {
 		cfg.MaxHTTPConns = DefaultMaxHTTPConns
@@ -169,6 +175,10 @@ type Server struct {
 	upgrader  websocket.Upgrader
 	tokenHash [sha256.Size]byte
 	started   time.Time
+
+	// unauthenticated counts requests being served that may not carry
+	// the token (see admitRequest).
+	unauthenticated atomic.Int64
 
 	refusals   *rate.Limiter
 	suppressed atomic.Int64     // refusals not logged since the last line
@@ -239,7 +249,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "host", http.StatusForbidden)
 		return
 	}
+	counted, ok := s.admitRequest(r)
+	if !ok {
+		s.refuse(w, r, "capacity", http.StatusServiceUnavailable)
+		return
+	}
+	if counted {
+		defer s.unauthenticated.Add(-1)
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// unauthenticatedShare is how many of slots may serve requests that do
+// not carry the token at once. A quarter stays for WebSocket upgrades that
+// carry it: requests from anyone who can reach the port, however slow,
+// must not hold every slot and lock the clients out.
+func unauthenticatedShare(slots int) int64 { return int64(slots - slots/4) }
+
+// admitRequest reports whether r may be served, and whether it was
+// counted among the requests without a token (the caller then uncounts
+// it when done). Past their share, only an upgrade with the token is
+// served; the token is looked at only then, which spares the common case
+// a hash.
+func (s *Server) admitRequest(r *http.Request) (counted, ok bool) {
+	if s.unauthenticated.Add(1) <= unauthenticatedShare(s.cfg.MaxHTTPConns) {
+		return true, true
+	}
+	s.unauthenticated.Add(-1)
+	return false, r.URL.Path == "/ws" && s.validToken(credential(r))
 }
 
 // Serve accepts connections on ln until Shutdown, with the HTTP timeouts
@@ -251,7 +288,10 @@ func (s *Server) Serve(ln net.Listener) error {
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
-		ErrorLog:          zap.NewStdLog(s.log.Named("http")),
+		// The upgrade clears this deadline too: it bounds responses only.
+		WriteTimeout: s.cfg.ResponseTimeout,
+		ConnState:    trackConn,
+		ErrorLog:     zap.NewStdLog(s.log.Named("http")),
 	}
 	s.mu.Lock()
 	if s.shutdown || s.http != nil {
@@ -370,7 +410,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		release()
 		return
 	}
-	releaseSlot(ws.NetConn())
 	c := newConn(s, ws)
 	c.setInput(hj.br, ws.NetConn())
 	if !s.add(c) {
