@@ -63,6 +63,8 @@ type Conn struct {
 	hbSeq     atomic.Int64
 
 	pongWait time.Duration // how long the peer may stay silent; set before reading starts
+	// The reading goroutine's deadlines (see message.go).
+	readDeadline, msgDeadline time.Time
 	// br is the WebSocket's read buffer and raw its socket, when known
 	// (setInput): an idle reader waits for input on raw, not in the
 	// library (see readOne).
@@ -409,8 +411,9 @@ func validUTF8(log *zap.Logger, msg []byte) []byte {
 // awaitPeerClose gives the peer closeGrace to read the close frame and
 // answer it. Closing a TCP connection that still holds unread input sends a
 // reset, which can destroy the close frame before the peer reads it; so
-// when reading stopped early (a message over the limit), what the peer
-// still sends is discarded in the meantime.
+// when reading stopped in the middle of a message (over the limit, past
+// its deadline, over the budget), what the peer still sends is discarded
+// in the meantime.
 func (c *Conn) awaitPeerClose() {
 	deadline := time.Now().Add(closeGrace)
 	grace := time.NewTimer(closeGrace)
@@ -420,7 +423,7 @@ func (c *Conn) awaitPeerClose() {
 	case <-grace.C:
 		return
 	}
-	if errors.Is(c.readErr, websocket.ErrReadLimit) {
+	if errors.Is(c.readErr, websocket.ErrReadLimit) || errors.Is(c.readErr, errMessageTimeout) || errors.Is(c.readErr, errOverBudget) {
 		nc := c.ws.NetConn()
 		_ = nc.SetReadDeadline(deadline)
 		_, _ = io.Copy(io.Discard, nc)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"syscall"
-	"time"
 
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
@@ -21,8 +20,8 @@ func (c *Conn) readStart() {
 	cfg := &c.srv.cfg
 	c.pongWait = 2 * cfg.PingInterval
 	c.ws.SetReadLimit(cfg.MaxFrameBytes)
-	_ = c.ws.SetReadDeadline(time.Now().Add(c.pongWait))
-	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(c.pongWait)) })
+	_ = c.extendRead()
+	c.ws.SetPongHandler(func(string) error { return c.extendRead() })
 	go c.read()
 }
 
@@ -81,7 +80,7 @@ func (c *Conn) readOne(fresh bool) bool {
 func (c *Conn) handle(typ int, r io.Reader, err error) bool {
 	var data []byte
 	if err == nil {
-		data, err = io.ReadAll(r)
+		data, err = c.readMessage(r)
 	}
 	if err != nil {
 		c.readErr = err
@@ -89,9 +88,9 @@ func (c *Conn) handle(typ int, r io.Reader, err error) bool {
 		c.end()
 		return false
 	}
-	// Any frame shows the peer alive, not only a pong: a busy client
+	// Any message shows the peer alive, not only a pong: a busy client
 	// that answers pings late but keeps talking must not be dropped.
-	_ = c.ws.SetReadDeadline(time.Now().Add(c.pongWait))
+	_ = c.extendRead()
 	if typ != websocket.TextMessage {
 		c.reject(invalidRequest("binary frames are not accepted; send JSON-RPC as text"))
 	} else {
@@ -128,6 +127,12 @@ func (c *Conn) readFailed(err error) {
 	case errors.Is(err, websocket.ErrReadLimit):
 		// The library has already sent 1009; this records it for the log.
 		c.Close(websocket.CloseMessageTooBig, "message too big")
+	case errors.Is(err, errMessageTimeout):
+		c.log.Info("message not completed in time")
+		c.Close(websocket.ClosePolicyViolation, "message not completed in time")
+	case errors.Is(err, errOverBudget):
+		c.log.Warn("unfinished messages over the daemon's budget: closing a connection that needs more")
+		c.Close(websocket.CloseTryAgainLater, "server busy; retry later")
 	case errors.As(err, &ne) && ne.Timeout():
 		c.log.Info("peer stopped answering pings")
 		c.Close(websocket.CloseGoingAway, "ping timeout")

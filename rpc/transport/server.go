@@ -28,6 +28,16 @@ const (
 	DefaultPingInterval      = 20 * time.Second
 	DefaultHeartbeatInterval = 25 * time.Second // the iOS client gives up after 45 s of silence
 	DefaultWriteTimeout      = 10 * time.Second
+	// DefaultMessageTimeout bounds a message from its first frame to its
+	// final one. Pongs keep a connection alive, not a message: without it,
+	// a client that answers pings could keep MaxFrameBytes of a message it
+	// never finishes buffered for ever, on each of MaxConns connections.
+	// A minute is a 16 MiB message at 2.2 Mbit/s.
+	DefaultMessageTimeout = time.Minute
+	// unfinishedPerFrameLimit sizes the default MaxUnfinishedBytes: room
+	// for this many messages of MaxFrameBytes being received at once
+	// (256 MiB at the defaults).
+	unfinishedPerFrameLimit = 16
 
 	// The HTTP side, before a WebSocket exists. None of these applies to a
 	// WebSocket: the upgrade clears the deadlines net/http set, and the
@@ -68,24 +78,29 @@ const bearerPrefix = "cdevd.bearer."
 
 // Config configures a Server. Zero values take the defaults above.
 type Config struct {
-	Token             string               // required (an empty token refuses everyone); compared in constant time
-	AllowOrigins      []string             // exact Origin values allowed (e.g. "https://app.example"); none by default
-	AllowHosts        []string             // Host names allowed besides loopback IPs and "localhost" (any port)
-	MaxFrameBytes     int64                // a bigger message closes the socket with 1009
-	SendQueue         int                  // per-connection outbound queue (messages); overflow closes with 1013
-	MaxInflight       int                  // per-connection concurrent requests; beyond it: rpc.Overloaded
-	PingInterval      time.Duration        // WebSocket ping; a peer silent for twice this is dropped
-	HeartbeatInterval time.Duration        // event/heartbeat notification; keep it under 30 s
-	WriteTimeout      time.Duration        // bound on writing one frame
-	MaxReplyBytes     int64                // bound on the replies of one batch together (default MaxFrameBytes)
-	ReadHeaderTimeout time.Duration        // HTTP: time to send a request's headers
-	ReadTimeout       time.Duration        // HTTP: time to send a whole request
-	IdleTimeout       time.Duration        // HTTP: a keep-alive connection idle this long is closed
-	ResponseTimeout   time.Duration        // HTTP: time to write a response
-	MaxHTTPConns      int                  // connections not upgraded to WebSocket (see limitListener)
-	MaxConns          int                  // open WebSockets; more are refused with 503
-	Ready             func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
-	Registry          *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
+	Token             string        // required (an empty token refuses everyone); compared in constant time
+	AllowOrigins      []string      // exact Origin values allowed (e.g. "https://app.example"); none by default
+	AllowHosts        []string      // Host names allowed besides loopback IPs and "localhost" (any port)
+	MaxFrameBytes     int64         // a bigger message closes the socket with 1009
+	SendQueue         int           // per-connection outbound queue (messages); overflow closes with 1013
+	MaxInflight       int           // per-connection concurrent requests; beyond it: rpc.Overloaded
+	PingInterval      time.Duration // WebSocket ping; a peer silent for twice this is dropped
+	HeartbeatInterval time.Duration // event/heartbeat notification; keep it under 30 s
+	WriteTimeout      time.Duration // bound on writing one frame
+	MaxReplyBytes     int64         // bound on the replies of one batch together (default MaxFrameBytes)
+	MessageTimeout    time.Duration // from a message's first frame to its last; past it, the socket closes with 1008
+	// MaxUnfinishedBytes bounds the bytes held for messages still being
+	// received, all connections together; a connection that needs more
+	// is closed with 1013. Default: 16 times MaxFrameBytes.
+	MaxUnfinishedBytes int64
+	ReadHeaderTimeout  time.Duration        // HTTP: time to send a request's headers
+	ReadTimeout        time.Duration        // HTTP: time to send a whole request
+	IdleTimeout        time.Duration        // HTTP: a keep-alive connection idle this long is closed
+	ResponseTimeout    time.Duration        // HTTP: time to write a response
+	MaxHTTPConns       int                  // connections not upgraded to WebSocket (see limitListener)
+	MaxConns           int                  // open WebSockets; more are refused with 503
+	Ready              func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
+	Registry           *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
 	// Console, when set, serves every other GET (the web console at /),
 	// and the Origin check then also accepts the page's own origin.
 	Console http.Handler
@@ -107,6 +122,12 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if cfg.MessageTimeout <= 0 {
+		cfg.MessageTimeout = DefaultMessageTimeout
+	}
+	if cfg.MaxUnfinishedBytes <= 0 {
+		cfg.MaxUnfinishedBytes = unfinishedPerFrameLimit * cfg.MaxFrameBytes
 	}
 	if cfg.MaxReplyBytes <= 0 {
 		cfg.MaxReplyBytes = cfg.MaxFrameBytes
@@ -179,6 +200,8 @@ type Server struct {
 	// unauthenticated counts requests being served that may not carry
 	// the token (see admitRequest).
 	unauthenticated atomic.Int64
+	// unfinished is the budget of bytes held for messages being received.
+	unfinished byteBudget
 
 	refusals   *rate.Limiter
 	suppressed atomic.Int64     // refusals not logged since the last line
@@ -200,15 +223,16 @@ func New(cfg Config, h Handler) *Server {
 	// match the same token presented (which is trimmed too).
 	cfg.Token = strings.TrimSpace(cfg.Token)
 	s := &Server{
-		cfg:       cfg,
-		h:         h,
-		log:       cfg.Logger,
-		metrics:   newMetrics(cfg.Registry),
-		tokenHash: sha256.Sum256([]byte(cfg.Token)),
-		started:   time.Now(),
-		conns:     make(map[*Conn]struct{}),
-		refusals:  rate.NewLimiter(refusalLogRate, refusalLogRate),
-		now:       time.Now,
+		cfg:        cfg,
+		h:          h,
+		log:        cfg.Logger,
+		metrics:    newMetrics(cfg.Registry),
+		tokenHash:  sha256.Sum256([]byte(cfg.Token)),
+		started:    time.Now(),
+		conns:      make(map[*Conn]struct{}),
+		unfinished: byteBudget{max: cfg.MaxUnfinishedBytes},
+		refusals:   rate.NewLimiter(refusalLogRate, refusalLogRate),
+		now:        time.Now,
 		upgrader: websocket.Upgrader{
 			// An idle connection keeps only its read buffer; write
 			// buffers are lent, per message, from one pool.
