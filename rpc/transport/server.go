@@ -78,21 +78,18 @@ const bearerPrefix = "cdevd.bearer."
 
 // Config configures a Server. Zero values take the defaults above.
 type Config struct {
-	Token             string        // required (an empty token refuses everyone); compared in constant time
-	AllowOrigins      []string      // exact Origin values allowed (e.g. "https://app.example"); none by default
-	AllowHosts        []string      // Host names allowed besides loopback IPs and "localhost" (any port)
-	MaxFrameBytes     int64         // a bigger message closes the socket with 1009
-	SendQueue         int           // per-connection outbound queue (messages); overflow closes with 1013
-	MaxInflight       int           // per-connection concurrent requests; beyond it: rpc.Overloaded
-	PingInterval      time.Duration // WebSocket ping; a peer silent for twice this is dropped
-	HeartbeatInterval time.Duration // event/heartbeat notification; keep it under 30 s
-	WriteTimeout      time.Duration // bound on writing one frame
-	MaxReplyBytes     int64         // bound on the replies of one batch together (default MaxFrameBytes)
-	MessageTimeout    time.Duration // from a message's first frame to its last; past it, the socket closes with 1008
-	// MaxUnfinishedBytes bounds the bytes held for messages still being
-	// received, all connections together; a connection that needs more
-	// is closed with 1013. Default: 16 times MaxFrameBytes.
-	MaxUnfinishedBytes int64
+	Token              string               // required (an empty token refuses everyone); compared in constant time
+	AllowOrigins       []string             // exact Origin values allowed (e.g. "https://app.example"); none by default
+	AllowHosts         []string             // Host names allowed besides loopback IPs and "localhost" (any port)
+	MaxFrameBytes      int64                // a bigger message closes the socket with 1009
+	SendQueue          int                  // per-connection outbound queue (messages); overflow closes with 1013
+	MaxInflight        int                  // per-connection concurrent requests; beyond it: rpc.Overloaded
+	PingInterval       time.Duration        // WebSocket ping; a peer silent for twice this is dropped
+	HeartbeatInterval  time.Duration        // event/heartbeat notification; keep it under 30 s
+	WriteTimeout       time.Duration        // bound on writing one frame
+	MaxReplyBytes      int64                // bound on the replies of one batch together (default MaxFrameBytes)
+	MessageTimeout     time.Duration        // from a message's first frame to its last; past it, the socket closes with 1008
+	MaxUnfinishedBytes int64                // bytes held for messages still being received, all connections together (default 16 × MaxFrameBytes); a connection that needs more closes with 1013
 	ReadHeaderTimeout  time.Duration        // HTTP: time to send a request's headers
 	ReadTimeout        time.Duration        // HTTP: time to send a whole request
 	IdleTimeout        time.Duration        // HTTP: a keep-alive connection idle this long is closed
