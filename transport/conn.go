@@ -5,11 +5,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"io"
-	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -66,6 +63,8 @@ type Conn struct {
 	hbSeq     atomic.Int64
 
 	pongWait time.Duration // how long the peer may stay silent; set before reading starts
+	// The reading goroutine's deadlines (see message.go).
+	readDeadline, msgDeadline time.Time
 	// br is the WebSocket's read buffer and raw its socket, when known
 	// (setInput): an idle reader waits for input on raw, not in the
 	// library (see readOne).
@@ -241,131 +240,6 @@ func (c *Conn) serve(ended func()) {
 	c.readStart()
 }
 
-// readStart starts the reading goroutine. It is not the one that ran the
-// handshake and Open, and after the first message it hands over once more
-// (see handle): a goroutine's stack does not shrink below 4 KiB once grown,
-// and a connection that has initialized and then idles, the common idle
-// connection, would otherwise keep a stack grown by that work.
-func (c *Conn) readStart() {
-	cfg := &c.srv.cfg
-	c.pongWait = 2 * cfg.PingInterval
-	c.ws.SetReadLimit(cfg.MaxFrameBytes)
-	_ = c.ws.SetReadDeadline(time.Now().Add(c.pongWait))
-	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(c.pongWait)) })
-	go c.read()
-}
-
-// read is the reading goroutine's loop. Only its first wait is on the
-// socket: once a message has been handled on it, its stack has grown
-// anyway, and the probe would be a system call per message for nothing.
-func (c *Conn) read() {
-	for fresh := true; c.readOne(fresh); fresh = false {
-	}
-}
-
-// setInput tells the connection its read buffer and socket, so that an idle
-// reader can wait on the socket itself. Without both (a connection that is
-// not TCP), it waits in the library.
-func (c *Conn) setInput(br *bufio.Reader, nc net.Conn) {
-	if bc, ok := nc.(*batchConn); ok {
-		nc = bc.Conn
-	}
-	if lc, ok := nc.(*limitedConn); ok {
-		nc = lc.Conn
-	}
-	sc, ok := nc.(syscall.Conn)
-	if br == nil || !ok {
-		return
-	}
-	raw, err := sc.SyscallConn()
-	// Made once: a closure made per wait would be allocated per message.
-	readable := inputProbe(&c.peek)
-	if err != nil || readable == nil {
-		return
-	}
-	c.br, c.raw, c.readable = br, raw, readable
-}
-
-// readOne reads and handles one message; it reports false when this
-// goroutine is to stop reading: reading failed and the connection ended, or
-// a new reading goroutine carries on.
-//
-// Idle, it waits for input on the socket when nothing is buffered: the
-// library's read path (NextReader) is deep enough that a goroutine parked
-// in it uses over 1 KiB of stack, and the runtime then starts goroutines,
-// and keeps them, at 4 KiB rather than 2 KiB.
-func (c *Conn) readOne(fresh bool) bool {
-	if fresh && c.raw != nil && c.br.Buffered() == 0 {
-		// A deadline or a close ends the wait; NextReader reports it.
-		_ = c.raw.Read(c.readable)
-	}
-	typ, r, err := c.ws.NextReader()
-	return c.handle(typ, r, err)
-}
-
-// handle reads and dispatches one message; it is apart from readOne to
-// keep readOne's frame, which an idle reader keeps, small.
-//
-//go:noinline
-func (c *Conn) handle(typ int, r io.Reader, err error) bool {
-	var data []byte
-	if err == nil {
-		data, err = io.ReadAll(r)
-	}
-	if err != nil {
-		c.readErr = err
-		c.readFailed(err)
-		c.end()
-		return false
-	}
-	// Any frame shows the peer alive, not only a pong: a busy client
-	// that answers pings late but keeps talking must not be dropped.
-	_ = c.ws.SetReadDeadline(time.Now().Add(c.pongWait))
-	if typ != websocket.TextMessage {
-		c.reject(invalidRequest("binary frames are not accepted; send JSON-RPC as text"))
-	} else {
-		c.dispatch(data)
-	}
-	// Only after the first message: a new goroutine per message would
-	// grow a fresh stack each time, which costs a round trip more than
-	// the memory is worth (workspace/list: 1.35x the echo's p50 → 1.6x).
-	// Messages stay in order: the next reader starts once this one has
-	// dispatched its message.
-	if !c.handedOver {
-		c.handedOver = true
-		go c.read()
-		return false
-	}
-	return true
-}
-
-// end runs once reading has failed: it waits for the closer and every
-// handler, then tells the handler and the server.
-func (c *Conn) end() {
-	close(c.readDone)
-	<-c.closerDone
-	c.handlers.Wait()
-	c.srv.h.Close(c)
-	c.srv.metrics.connsOpen.Dec()
-	c.log.Debug("connection closed")
-	c.ended()
-}
-
-func (c *Conn) readFailed(err error) {
-	var ne net.Error
-	switch {
-	case errors.Is(err, websocket.ErrReadLimit):
-		// The library has already sent 1009; this records it for the log.
-		c.Close(websocket.CloseMessageTooBig, "message too big")
-	case errors.As(err, &ne) && ne.Timeout():
-		c.log.Info("peer stopped answering pings")
-		c.Close(websocket.CloseGoingAway, "ping timeout")
-	default:
-		c.Close(websocket.CloseNormalClosure, "")
-	}
-	c.log.Debug("read ended", zap.Error(err))
-}
-
 // maxBatchBytes bounds what the writer takes from the queue for one write:
 // enough for a burst of small events, little enough that a connection's
 // batch buffer (pooled, only held while writing) stays small.
@@ -432,148 +306,6 @@ func (c *Conn) writeFrames(msgs [][]byte) {
 		c.log.Debug("write failed", zap.Error(err))
 		c.Close(websocket.CloseGoingAway, "write failed")
 	}
-}
-
-// batchConn is the socket under a WebSocket, able to gather what is written
-// between begin and flush into one write. Every write goes through mu, so a
-// frame the library writes on another goroutine meanwhile (a pong, a close
-// frame) goes out whole and in its place: inside the batch if written
-// during it, never before frames batched ahead of it.
-//
-// Data frames do not go through the library: writeText frames them itself,
-// straight into the batch. Through the library each frame cost a pooled
-// buffer (boxed in an interface: an allocation), a copy, its lock and a
-// deadline, which were most of the writer's time in the fan-out profile
-// after batching. The library then writes only control frames, each with
-// one Write, which lets batchConn see a close frame go out (closeSent).
-type batchConn struct {
-	net.Conn
-	mu        sync.Mutex
-	buf       *[]byte   // non-nil between begin and flush
-	deadline  time.Time // for the batch being gathered
-	applied   time.Time // the socket's write deadline
-	closeSent bool      // the library wrote a close frame: no data frame may follow
-}
-
-// batchBufs lends batch buffers: a connection holds one only while writing.
-var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-// closeFrameStart is the first byte of an unfragmented close frame.
-const closeFrameStart = 0x80 | websocket.CloseMessage
-
-func (b *batchConn) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(p) > 0 && p[0] == closeFrameStart {
-		b.closeSent = true
-	}
-	if b.buf != nil {
-		*b.buf = append(*b.buf, p...)
-		return len(p), nil
-	}
-	return b.Conn.Write(p)
-}
-
-// SetWriteDeadline applies at once outside a batch; within one, the last
-// deadline set applies to the batch's write.
-func (b *batchConn) SetWriteDeadline(t time.Time) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf != nil {
-		b.deadline = t
-		return nil
-	}
-	b.applied = t
-	return b.Conn.SetWriteDeadline(t)
-}
-
-// applyDeadline sets the socket's write deadline to d, unless the one it
-// has is not after d and short of it by at most an eighth of the time left:
-// a write then gets between 7/8 and all of its timeout. Moving the deadline
-// resets a timer in the poller, which cost as much as a tenth of a write
-// when done for every batch in the fan-out profile. Called with mu held.
-func (b *batchConn) applyDeadline(d time.Time) error {
-	if !b.applied.After(d) && d.Sub(b.applied) <= time.Until(d)/8 {
-		return nil
-	}
-	b.applied = d
-	return b.Conn.SetWriteDeadline(d)
-}
-
-// begin starts gathering writes.
-func (b *batchConn) begin() {
-	buf := batchBufs.Get().(*[]byte)
-	b.mu.Lock()
-	b.buf, b.deadline = buf, time.Time{}
-	b.mu.Unlock()
-}
-
-// writeText writes msgs as text frames (as a server: unmasked, unfragmented,
-// uncompressed) with one write, by deadline; repaired if not valid UTF-8.
-// Nothing is written once the library has sent a close frame.
-func (b *batchConn) writeText(log *zap.Logger, msgs [][]byte, deadline time.Time) error {
-	b.begin()
-	b.mu.Lock()
-	b.deadline = deadline
-	for _, msg := range msgs {
-		if b.closeSent {
-			break
-		}
-		*b.buf = appendTextFrame(*b.buf, validUTF8(log, msg))
-	}
-	b.mu.Unlock()
-	return b.flush()
-}
-
-// appendTextFrame appends a final, unmasked text frame of payload p
-// (RFC 6455 §5.2): the opcode byte, the length in 7, 7+16 or 7+64 bits.
-func appendTextFrame(buf, p []byte) []byte {
-	buf = append(buf, 0x80|websocket.TextMessage)
-	switch n := len(p); {
-	case n < 126:
-		buf = append(buf, byte(n))
-	case n <= 0xffff:
-		buf = append(buf, 126)
-		buf = binary.BigEndian.AppendUint16(buf, uint16(n))
-	default:
-		buf = append(buf, 127)
-		buf = binary.BigEndian.AppendUint64(buf, uint64(n))
-	}
-	return append(buf, p...)
-}
-
-// flush writes what was gathered since begin, in one write.
-func (b *batchConn) flush() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	buf := b.buf
-	b.buf = nil
-	var err error
-	if !b.deadline.IsZero() {
-		err = b.applyDeadline(b.deadline)
-	}
-	if err == nil && len(*buf) > 0 {
-		_, err = b.Conn.Write(*buf)
-	}
-	if cap(*buf) <= 2*maxBatchBytes {
-		*buf = (*buf)[:0]
-		batchBufs.Put(buf)
-	}
-	return err
-}
-
-// batchWriter hands the WebSocket library a batchConn when it hijacks the
-// HTTP connection.
-type batchWriter struct {
-	http.ResponseWriter
-}
-
-func (w batchWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &batchConn{Conn: nc}, brw, nil
 }
 
 // sendReply queues msg, or writes it on this goroutine when nothing is queued
@@ -679,8 +411,9 @@ func validUTF8(log *zap.Logger, msg []byte) []byte {
 // awaitPeerClose gives the peer closeGrace to read the close frame and
 // answer it. Closing a TCP connection that still holds unread input sends a
 // reset, which can destroy the close frame before the peer reads it; so
-// when reading stopped early (a message over the limit), what the peer
-// still sends is discarded in the meantime.
+// when reading stopped in the middle of a message (over the limit, past
+// its deadline, over the budget), what the peer still sends is discarded
+// in the meantime.
 func (c *Conn) awaitPeerClose() {
 	deadline := time.Now().Add(closeGrace)
 	grace := time.NewTimer(closeGrace)
@@ -690,7 +423,7 @@ func (c *Conn) awaitPeerClose() {
 	case <-grace.C:
 		return
 	}
-	if errors.Is(c.readErr, websocket.ErrReadLimit) {
+	if errors.Is(c.readErr, websocket.ErrReadLimit) || errors.Is(c.readErr, errMessageTimeout) || errors.Is(c.readErr, errOverBudget) {
 		nc := c.ws.NetConn()
 		_ = nc.SetReadDeadline(deadline)
 		_, _ = io.Copy(io.Discard, nc)

@@ -7,7 +7,9 @@
 //
 // Whoever can reach the port can send bytes before any token check, so
 // every cost is bounded: HTTP timeouts and a cap on connections that are
-// not WebSockets (Serve), a cap on WebSockets, the frame size, MaxBatch
+// not WebSockets (Serve), where an idle one gives way to a newcomer and
+// requests without the token hold at most a share (listener.go), a cap on
+// WebSockets, the frame size, MaxBatch
 // requests per batch and MaxReplyBytes per batch reply, requests in flight
 // per connection, and the rate of refusal log lines. Every frame sent is
 // valid UTF-8, whatever the client or a CLI sent.

@@ -92,20 +92,38 @@ func TestHTTPTimeoutsSpareWebSockets(t *testing.T) {
 	}
 }
 
-// Connections that are not WebSockets are capped (more wait to be
-// accepted); WebSockets do not count against that cap, keep working while
-// it is reached, and have a cap of their own (503 beyond it).
+// Connections that are not WebSockets are capped: a newcomer closes the
+// oldest connection that has not sent a request yet, and waits only while
+// every slot serves one. WebSockets do not count against that cap, keep
+// working while it is reached, and have a cap of their own (503 beyond it).
 func TestConnectionCaps(t *testing.T) {
-	s := startServer(t, Config{MaxHTTPConns: 2, MaxConns: 2})
+	entered := make(chan struct{}, 4)
+	release := make(chan struct{})
+	console := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		entered <- struct{}{}
+		<-release
+	})
+	s := startServer(t, Config{MaxHTTPConns: 2, MaxConns: 2, Console: console})
+	t.Cleanup(func() { close(release) }) // before Shutdown, which waits for handlers
 	a, _ := s.rawConn(t)
 	b, _ := s.rawConn(t)
 
-	// Two connections that never finish their headers take both slots.
+	// Two connections that never finish their headers take both slots,
+	// and the oldest makes room for a newcomer.
 	h1 := dialTCP(t, s.addr)
 	write(t, h1, "GET /healthz HTTP/1.1\r\n")
 	h2 := dialTCP(t, s.addr)
 	write(t, h2, "GET /healthz HTTP/1.1\r\n")
+	if resp := getOnFreshConn(t, s.addr, "/healthz"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz with both slots half-sent: %d", resp.StatusCode)
+	}
+	awaitServerClose(t, h1, "the oldest connection without a request")
 
+	// Two requests being served hold both slots: a newcomer waits.
+	for range 2 {
+		write(t, dialTCP(t, s.addr), "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+		await(t, entered, "the console handler")
+	}
 	queued := dialTCP(t, s.addr)
 	write(t, queued, healthz)
 	br := bufio.NewReader(queued)
@@ -119,7 +137,7 @@ func TestConnectionCaps(t *testing.T) {
 			t.Fatalf("websocket %d while the HTTP cap is reached: %+v", i, resp)
 		}
 	}
-	h1.Close()
+	release <- struct{}{}
 	if resp, err := readResponse(t, queued, br, wait); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("queued request once a slot freed: %v %v", resp, err)
 	}

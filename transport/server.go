@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +28,16 @@ const (
 	DefaultPingInterval      = 20 * time.Second
 	DefaultHeartbeatInterval = 25 * time.Second // the iOS client gives up after 45 s of silence
 	DefaultWriteTimeout      = 10 * time.Second
+	// DefaultMessageTimeout bounds a message from its first frame to its
+	// final one. Pongs keep a connection alive, not a message: without it,
+	// a client that answers pings could keep MaxFrameBytes of a message it
+	// never finishes buffered for ever, on each of MaxConns connections.
+	// A minute is a 16 MiB message at 2.2 Mbit/s.
+	DefaultMessageTimeout = time.Minute
+	// unfinishedPerFrameLimit sizes the default MaxUnfinishedBytes: room
+	// for this many messages of MaxFrameBytes being received at once
+	// (256 MiB at the defaults).
+	unfinishedPerFrameLimit = 16
 
 	// The HTTP side, before a WebSocket exists. None of these applies to a
 	// WebSocket: the upgrade clears the deadlines net/http set, and the
@@ -37,8 +45,10 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second // a client that never finishes its headers
 	DefaultReadTimeout       = 30 * time.Second // a whole request, body included (ours have none)
 	DefaultIdleTimeout       = 60 * time.Second // a keep-alive connection between requests
+	DefaultResponseTimeout   = 30 * time.Second // writing a response (ours are small) to a client that reads slowly
 	// DefaultMaxHTTPConns bounds connections that are not WebSockets (yet);
-	// over it, new ones wait to be accepted. Probes and upgrades need few.
+	// a newcomer over it closes an idle one (see limitListener). Probes and
+	// upgrades need few.
 	DefaultMaxHTTPConns = 128
 	// DefaultMaxConns bounds open WebSockets; over it an upgrade gets 503.
 	DefaultMaxConns = 4096
@@ -68,23 +78,26 @@ const bearerPrefix = "cdevd.bearer."
 
 // Config configures a Server. Zero values take the defaults above.
 type Config struct {
-	Token             string               // required (an empty token refuses everyone); compared in constant time
-	AllowOrigins      []string             // exact Origin values allowed (e.g. "https://app.example"); none by default
-	AllowHosts        []string             // Host names allowed besides loopback IPs and "localhost" (any port)
-	MaxFrameBytes     int64                // a bigger message closes the socket with 1009
-	SendQueue         int                  // per-connection outbound queue (messages); overflow closes with 1013
-	MaxInflight       int                  // per-connection concurrent requests; beyond it: rpc.Overloaded
-	PingInterval      time.Duration        // WebSocket ping; a peer silent for twice this is dropped
-	HeartbeatInterval time.Duration        // event/heartbeat notification; keep it under 30 s
-	WriteTimeout      time.Duration        // bound on writing one frame
-	MaxReplyBytes     int64                // bound on the replies of one batch together (default MaxFrameBytes)
-	ReadHeaderTimeout time.Duration        // HTTP: time to send a request's headers
-	ReadTimeout       time.Duration        // HTTP: time to send a whole request
-	IdleTimeout       time.Duration        // HTTP: a keep-alive connection idle this long is closed
-	MaxHTTPConns      int                  // connections not upgraded to WebSocket; more wait to be accepted
-	MaxConns          int                  // open WebSockets; more are refused with 503
-	Ready             func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
-	Registry          *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
+	Token              string               // required (an empty token refuses everyone); compared in constant time
+	AllowOrigins       []string             // exact Origin values allowed (e.g. "https://app.example"); none by default
+	AllowHosts         []string             // Host names allowed besides loopback IPs and "localhost" (any port)
+	MaxFrameBytes      int64                // a bigger message closes the socket with 1009
+	SendQueue          int                  // per-connection outbound queue (messages); overflow closes with 1013
+	MaxInflight        int                  // per-connection concurrent requests; beyond it: rpc.Overloaded
+	PingInterval       time.Duration        // WebSocket ping; a peer silent for twice this is dropped
+	HeartbeatInterval  time.Duration        // event/heartbeat notification; keep it under 30 s
+	WriteTimeout       time.Duration        // bound on writing one frame
+	MaxReplyBytes      int64                // bound on the replies of one batch together (default MaxFrameBytes)
+	MessageTimeout     time.Duration        // from a message's first frame to its last; past it, the socket closes with 1008
+	MaxUnfinishedBytes int64                // bytes held for messages still being received, all connections together (default 16 × MaxFrameBytes); a connection that needs more closes with 1013
+	ReadHeaderTimeout  time.Duration        // HTTP: time to send a request's headers
+	ReadTimeout        time.Duration        // HTTP: time to send a whole request
+	IdleTimeout        time.Duration        // HTTP: a keep-alive connection idle this long is closed
+	ResponseTimeout    time.Duration        // HTTP: time to write a response
+	MaxHTTPConns       int                  // connections not upgraded to WebSocket (see limitListener)
+	MaxConns           int                  // open WebSockets; more are refused with 503
+	Ready              func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
+	Registry           *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
 	// Console, when set, serves every other GET (the web console at /),
 	// and the Origin check then also accepts the page's own origin.
 	Console http.Handler
@@ -107,6 +120,12 @@ func (cfg Config) withDefaults() Config {
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = DefaultHeartbeatInterval
 	}
+	if cfg.MessageTimeout <= 0 {
+		cfg.MessageTimeout = DefaultMessageTimeout
+	}
+	if cfg.MaxUnfinishedBytes <= 0 {
+		cfg.MaxUnfinishedBytes = unfinishedPerFrameLimit * cfg.MaxFrameBytes
+	}
 	if cfg.MaxReplyBytes <= 0 {
 		cfg.MaxReplyBytes = cfg.MaxFrameBytes
 	}
@@ -121,6 +140,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.ResponseTimeout <= 0 {
+		cfg.ResponseTimeout = DefaultResponseTimeout
 	}
 	if cfg.MaxHTTPConns <= 0 {
 		cfg.MaxHTTPConns = DefaultMaxHTTPConns
@@ -172,6 +194,12 @@ type Server struct {
 	tokenHash [sha256.Size]byte
 	started   time.Time
 
+	// unauthenticated counts requests being served that may not carry
+	// the token (see admitRequest).
+	unauthenticated atomic.Int64
+	// unfinished is the budget of bytes held for messages being received.
+	unfinished byteBudget
+
 	refusals   *rate.Limiter
 	suppressed atomic.Int64     // refusals not logged since the last line
 	now        func() time.Time // the refusal log's clock; tests move it
@@ -192,15 +220,16 @@ func New(cfg Config, h Handler) *Server {
 	// match the same token presented (which is trimmed too).
 	cfg.Token = strings.TrimSpace(cfg.Token)
 	s := &Server{
-		cfg:       cfg,
-		h:         h,
-		log:       cfg.Logger,
-		metrics:   newMetrics(cfg.Registry),
-		tokenHash: sha256.Sum256([]byte(cfg.Token)),
-		started:   time.Now(),
-		conns:     make(map[*Conn]struct{}),
-		refusals:  rate.NewLimiter(refusalLogRate, refusalLogRate),
-		now:       time.Now,
+		cfg:        cfg,
+		h:          h,
+		log:        cfg.Logger,
+		metrics:    newMetrics(cfg.Registry),
+		tokenHash:  sha256.Sum256([]byte(cfg.Token)),
+		started:    time.Now(),
+		conns:      make(map[*Conn]struct{}),
+		unfinished: byteBudget{max: cfg.MaxUnfinishedBytes},
+		refusals:   rate.NewLimiter(refusalLogRate, refusalLogRate),
+		now:        time.Now,
 		upgrader: websocket.Upgrader{
 			// An idle connection keeps only its read buffer; write
 			// buffers are lent, per message, from one pool.
@@ -229,14 +258,46 @@ func New(cfg Config, h Handler) *Server {
 }
 
 // ServeHTTP routes /ws, /healthz, /readyz and /metrics; anything else goes
-// to the console if there is one, else is 404. The Host check applies to every path: a page that rebinds its name
-// to 127.0.0.1 must learn nothing, not even that cdevd runs here.
+// to the console if there is one, else is 404. Whatever answers, the
+// response carries the security headers, and a refusal closes the
+// connection (see guard.go). The Host check applies to every path: a page
+// that rebinds its name to 127.0.0.1 must learn nothing, not even that
+// cdevd runs here.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setSecurityHeaders(w.Header())
+	w = closingWriter{w}
 	if !s.hostAllowed(r.Host) {
 		s.refuse(w, r, "host", http.StatusForbidden)
 		return
 	}
+	counted, ok := s.admitRequest(r)
+	if !ok {
+		s.refuse(w, r, "capacity", http.StatusServiceUnavailable)
+		return
+	}
+	if counted {
+		defer s.unauthenticated.Add(-1)
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// unauthenticatedShare is how many of slots may serve requests that do
+// not carry the token at once. A quarter stays for WebSocket upgrades that
+// carry it: requests from anyone who can reach the port, however slow,
+// must not hold every slot and lock the clients out.
+func unauthenticatedShare(slots int) int64 { return int64(slots - slots/4) }
+
+// admitRequest reports whether r may be served, and whether it was
+// counted among the requests without a token (the caller then uncounts
+// it when done). Past their share, only an upgrade with the token is
+// served; the token is looked at only then, which spares the common case
+// a hash.
+func (s *Server) admitRequest(r *http.Request) (counted, ok bool) {
+	if s.unauthenticated.Add(1) <= unauthenticatedShare(s.cfg.MaxHTTPConns) {
+		return true, true
+	}
+	s.unauthenticated.Add(-1)
+	return false, r.URL.Path == "/ws" && s.validToken(credential(r))
 }
 
 // Serve accepts connections on ln until Shutdown, with the HTTP timeouts
@@ -248,7 +309,10 @@ func (s *Server) Serve(ln net.Listener) error {
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
-		ErrorLog:          zap.NewStdLog(s.log.Named("http")),
+		// The upgrade clears this deadline too: it bounds responses only.
+		WriteTimeout: s.cfg.ResponseTimeout,
+		ConnState:    trackConn,
+		ErrorLog:     zap.NewStdLog(s.log.Named("http")),
 	}
 	s.mu.Lock()
 	if s.shutdown || s.http != nil {
@@ -367,7 +431,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		release()
 		return
 	}
-	releaseSlot(ws.NetConn())
 	c := newConn(s, ws)
 	c.setInput(hj.br, ws.NetConn())
 	if !s.add(c) {
@@ -428,95 +491,4 @@ func (s *Server) remove(c *Conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
-}
-
-// hostAllowed defends against DNS rebinding: a page on evil.example that
-// resolves to 127.0.0.1 still sends Host: evil.example.
-func (s *Server) hostAllowed(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	if IsLoopbackHost(host) {
-		return true
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	return host != "" && slices.ContainsFunc(s.cfg.AllowHosts, func(a string) bool { return strings.EqualFold(a, host) })
-}
-
-// IsLoopbackHost reports whether host (without a port) names this machine
-// only: "localhost" in any case, or a loopback IP, IPv6 bracketed or not.
-func IsLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// originAllowed accepts requests without Origin (native clients), browsers
-// on an allowlisted origin, and the console's own pages: the origin that
-// names the very host and port the request was sent to. That one is safe
-// because the Host check has run: a rebinding page's Host is its own name,
-// which is refused before this.
-func (s *Server) originAllowed(r *http.Request) bool {
-	for _, o := range r.Header.Values("Origin") {
-		if !slices.Contains(s.cfg.AllowOrigins, o) && !s.consoleOrigin(r, o) {
-			return false
-		}
-	}
-	return true
-}
-
-// consoleOrigin reports whether o is the origin of the console cdevd serves
-// on the listener r came in on (plain HTTP: cdevd serves no TLS itself).
-func (s *Server) consoleOrigin(r *http.Request, o string) bool {
-	return s.cfg.Console != nil && r.Host != "" && r.TLS == nil && strings.EqualFold(o, "http://"+r.Host)
-}
-
-// validToken compares hashes, so the time taken depends on neither the
-// token's content nor its length.
-func (s *Server) validToken(tok string) bool {
-	h := sha256.Sum256([]byte(tok))
-	return subtle.ConstantTimeCompare(h[:], s.tokenHash[:]) == 1 && s.cfg.Token != ""
-}
-
-// headerToken returns the token of an "Authorization: Bearer" header.
-func headerToken(r *http.Request) (string, bool) {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	return strings.TrimSpace(tok), true
-}
-
-// credential returns the token r presents: the Authorization header's if it
-// has one, else a bearer subprotocol's. The query string is never looked
-// at: URLs end up in logs and histories.
-func credential(r *http.Request) string {
-	if r.Header.Get("Authorization") != "" {
-		tok, _ := headerToken(r)
-		return tok
-	}
-	for _, p := range websocket.Subprotocols(r) {
-		if t, ok := strings.CutPrefix(p, bearerPrefix); ok {
-			return t
-		}
-	}
-	return ""
-}
-
-// selectProtocol picks the subprotocol to answer with: Subprotocol if the
-// client offered it, else none. The bearer subprotocol is never echoed: it
-// holds the token, and response headers end up in proxies' logs and
-// browsers' developer tools. RFC 6455 (§4.1) lets a client accept a
-// response without a subprotocol, but Chromium fails a handshake that
-// offered some and got none back; so browsers offer ["cdevd",
-// "cdevd.bearer.<token>"] and get "cdevd".
-func selectProtocol(r *http.Request) string {
-	if slices.Contains(websocket.Subprotocols(r), Subprotocol) {
-		return Subprotocol
-	}
-	return ""
 }
