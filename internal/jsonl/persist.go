@@ -185,7 +185,7 @@ func tailSum(f *os.File, pos int64) (uint32, error) {
 
 // load reads the persisted index of path, if any still describes f.
 func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, error) {
-	pf, err := os.Open(d.name(path))
+	pf, err := OpenRegular(d.name(path))
 	if err != nil {
 		return nil, err
 	}
