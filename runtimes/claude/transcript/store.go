@@ -119,10 +119,15 @@ func (s *Store) path(dir, sessionID string) (string, error) {
 	return filepath.Join(s.Dir(dir), sessionID+".jsonl"), nil
 }
 
-// noSession wraps runtimes.ErrNoSession for a missing file.
+// noSession wraps runtimes.ErrNoSession for a missing file, and for
+// something that is not a regular file (a FIFO, say) named like one: no
+// transcript either, said so in the message.
 func noSession(sessionID string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
+	}
+	if errors.Is(err, jsonl.ErrNotRegular) {
+		return fmt.Errorf("session %s: %w: %w", sessionID, runtimes.ErrNoSession, err)
 	}
 	return err
 }
@@ -264,9 +269,9 @@ func (s *Store) Close() error {
 // read lists d from the disk (see List).
 func (s *Store) read(ctx context.Context, d string) ([]runtimes.Summary, error) {
 	s.dirReads.Add(1)
-	df, err := os.Open(d)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []runtimes.Summary{}, nil
+	df, err := jsonl.OpenDir(d)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
+		return []runtimes.Summary{}, nil // a FIFO in the folder's place holds no transcripts either
 	}
 	if err != nil {
 		return nil, err
@@ -288,8 +293,8 @@ func (s *Store) read(ctx context.Context, d string) ([]runtimes.Summary, error) 
 		}
 		p := filepath.Join(d, de.Name())
 		sum, mtime, err := s.summarize(ctx, id, p, df, de.Name())
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since ReadDir
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
+			continue // removed since ReadDir, or replaced by a FIFO, say
 		}
 		if err != nil {
 			return nil, err
@@ -382,9 +387,9 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := os.Open(p)
+	f, err := jsonl.OpenRegular(p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
 			s.forget(p)
 		}
 		return nil, 0, noSession(sessionID, err)
