@@ -128,9 +128,9 @@ func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) ([]str
 	var dirs []string
 	var visit func(dir string, depth int) error
 	visit = func(dir string, depth int) error {
-		f, err := os.Open(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed meanwhile, or no sessions yet
+		f, err := jsonl.OpenDir(dir)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
+			return nil // removed meanwhile, no sessions yet, or a FIFO (say) in its place
 		}
 		if err != nil {
 			return err
@@ -235,7 +235,7 @@ func (s *Store) atIDTime(id string) (string, os.FileInfo, bool) {
 	for _, d := range []int{0, -1, 1} {
 		day := t.AddDate(0, 0, d)
 		dir := filepath.Join(s.sessions, day.Format("2006"), day.Format("01"), day.Format("02"))
-		f, err := os.Open(dir)
+		f, err := jsonl.OpenDir(dir)
 		if err != nil {
 			continue
 		}
@@ -375,6 +375,9 @@ func (s *Store) Path(dir, id string) (string, error) {
 		return "", noSession(id)
 	}
 	x, err := s.index(context.Background(), p, fi)
+	if errors.Is(err, jsonl.ErrNotRegular) {
+		return "", fmt.Errorf("%w: %w", noSession(id), err) // a FIFO in its place since it was found, say
+	}
 	if err != nil {
 		return "", err
 	}
@@ -397,7 +400,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := os.Open(p)
+	f, err := jsonl.OpenRegular(p) // a FIFO in its place since it was found must not block
 	if err != nil {
 		return nil, 0, noSession(id)
 	}
