@@ -428,14 +428,17 @@ func appendedTo(f *os.File, pos int64) bool {
 // file version x describes, calling fn with each line's offset and content
 // (valid only during the call) in page order: from the offset-th line on,
 // at most limit lines; with desc, offset counts from the last line and the
-// page runs backwards. It stops at fn's first error and returns it.
+// page runs backwards. It stops before a line that would take the page's
+// bytes past budget (0: no bound), though never before the first: the
+// caller's reply stays one frame of bounded size, and its client goes on
+// from the lines it got. It stops at fn's first error and returns it.
 //
 // A span no scan makes (a negative length, one that is not a whole line),
 // or a panic while reading the page (in fn too), is an error marked Stale
 // and wrapping ErrBadIndex:
 // a Cache drops the index, and the next read scans the file again, rather
 // than failing each page the same way.
-func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, fn func(off int64, line []byte) error) (err error) {
+func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64, fn func(off int64, line []byte) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = Stale(fmt.Errorf("read %s: %w: %v", f.Name(), ErrBadIndex, r))
@@ -444,6 +447,7 @@ func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, fn func(off i
 	total := len(x.lines)
 	from, to := min(offset, total), min(offset+limit, total) // in the page's order
 	var buf []byte
+	var used int64 // bytes of the page's lines
 	for i := from; i < to; i++ {
 		sp := x.lines[i]
 		if desc {
@@ -451,6 +455,9 @@ func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, fn func(off i
 		}
 		if sp.Off < 0 || sp.N < 0 || sp.N > MaxLine {
 			return Stale(fmt.Errorf("read %s: %w: line at %d of %d bytes", f.Name(), ErrBadIndex, sp.Off, sp.N))
+		}
+		if used += sp.N; i > from && budget > 0 && used > budget {
+			return nil
 		}
 		// Read with the newlines around it, in the same read: a span that
 		// is not a whole line (an index planted with right checksums, or a

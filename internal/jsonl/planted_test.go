@@ -163,7 +163,7 @@ func TestReadPageBadIndex(t *testing.T) {
 	bad.lines[len(bad.lines)-2].N = -5 // the second page line, read desc
 	en.idx = &bad
 	err = c.Read(ctx, e.path, f, func(x *factIndex) error {
-		return x.ReadPage(f, 0, 10, true, func(int64, []byte) error { return nil })
+		return x.ReadPage(f, 0, 10, true, 0, func(int64, []byte) error { return nil })
 	})
 	if !errors.Is(err, ErrBadIndex) {
 		t.Fatalf("page read through a bad index: %v, want ErrBadIndex", err)
@@ -178,14 +178,14 @@ func TestReadPageBadIndex(t *testing.T) {
 	bad.lines[len(bad.lines)-2].N++
 	en.idx = &bad
 	err = c.Read(ctx, e.path, f, func(x *factIndex) error {
-		return x.ReadPage(f, 0, 10, true, func(int64, []byte) error { return nil })
+		return x.ReadPage(f, 0, 10, true, 0, func(int64, []byte) error { return nil })
 	})
 	if !errors.Is(err, ErrBadIndex) {
 		t.Fatalf("page read of a span that is not a line: %v, want ErrBadIndex", err)
 	}
 	// A panic in the callback is one too.
 	err = c.Read(ctx, e.path, f, func(x *factIndex) error {
-		return x.ReadPage(f, 0, 10, true, func(int64, []byte) error { panic("boom") })
+		return x.ReadPage(f, 0, 10, true, 0, func(int64, []byte) error { panic("boom") })
 	})
 	if !errors.Is(err, ErrBadIndex) {
 		t.Fatalf("page read that panicked: %v, want ErrBadIndex", err)
@@ -258,7 +258,7 @@ func FuzzPersistedIndex(f *testing.F) {
 			return
 		}
 		for _, desc := range []bool{false, true} {
-			err := x.ReadPage(file, 0, len(x.Lines()), desc, func(off int64, line []byte) error {
+			err := x.ReadPage(file, 0, len(x.Lines()), desc, 16, func(off int64, line []byte) error {
 				if off < 0 || off+int64(len(line)) >= int64(len(content)) || (off > 0 && content[off-1] != '\n') ||
 					content[off:off+int64(len(line))+1] != string(line)+"\n" {
 					t.Fatalf("line %q at %d is not one of the file", line, off)

@@ -378,7 +378,9 @@ func (s *Store) forget(p string) {
 // Messages returns a page of a transcript and the number of messages in it.
 // With desc, offset counts from the newest message and the page is newest
 // first. Only the page's lines are read and parsed, using the file's index
-// of message offsets (built on first use, extended when the file grows).
+// of message offsets (built on first use, extended when the file grows). A
+// page holds at most runtimes.PageBytes of lines (at least one; a bigger
+// one Omitted).
 func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
@@ -400,7 +402,7 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 	err = s.cache.Read(ctx, p, f, func(x *index) error {
 		total = len(x.Lines())
 		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
-		return x.ReadPage(f, offset, limit, desc, func(_ int64, b []byte) error {
+		return x.ReadPage(f, offset, limit, desc, runtimes.PageBytes, func(_ int64, b []byte) error {
 			m, ok := decodeMessage(sessionID, b)
 			if !ok {
 				if f, fok := classify(b); fok && f.isMessage() {
@@ -415,7 +417,7 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 				// rebuilds it.
 				return jsonl.Stale(fmt.Errorf("transcript %s changed while read", p))
 			}
-			page = append(page, m)
+			page = append(page, runtimes.Omitted(m, len(b)))
 			return nil
 		})
 	})

@@ -391,7 +391,8 @@ func (s *Store) Path(dir, id string) (string, error) {
 // messages in it. With desc, offset counts from the newest message and the
 // page is newest first. Only the page's lines are read and parsed, using
 // the rollout's index of message offsets (built on first use, extended when
-// the file grows).
+// the file grows). A page holds at most runtimes.PageBytes of lines (at
+// least one; a bigger one Omitted).
 func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
@@ -410,7 +411,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	err = s.cache.Read(ctx, p, f, func(x *index) error {
 		total = len(x.Lines())
 		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
-		return x.ReadPage(f, offset, limit, desc, func(off int64, b []byte) error {
+		return x.ReadPage(f, offset, limit, desc, runtimes.PageBytes, func(off int64, b []byte) error {
 			l, err := pageLine(b)
 			m, ok := ToMessage(id, off, l)
 			if err != nil || !ok {
@@ -426,7 +427,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 				// call rebuilds it.
 				return jsonl.Stale(fmt.Errorf("rollout %s changed while read", p))
 			}
-			page = append(page, m)
+			page = append(page, runtimes.Omitted(m, len(b)))
 			return nil
 		})
 	})
