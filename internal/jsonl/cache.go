@@ -210,7 +210,7 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !Current(e.idx, fi) {
-		f, err := os.Open(path)
+		f, err := OpenRegular(path) // not a FIFO that took the file's place since fi
 		if err != nil {
 			return nil, err
 		}

@@ -114,8 +114,14 @@ func (t *follower) onError(err error) {
 // open starts following whatever file is at the path now: from its end (the
 // start of a torn last line) when fromEnd, else from its start.
 func (t *follower) open(fromEnd bool) error {
-	f, err := os.Open(t.path)
+	f, err := OpenRegular(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if errors.Is(err, ErrNotRegular) {
+		// A FIFO in the file's place, say: nothing to follow, as if absent,
+		// until a file replaces it.
+		t.log.Warn(t.what+" is not a regular file; not read", zap.Error(err))
 		return nil
 	}
 	if err != nil {

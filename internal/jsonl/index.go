@@ -428,26 +428,60 @@ func appendedTo(f *os.File, pos int64) bool {
 // file version x describes, calling fn with each line's offset and content
 // (valid only during the call) in page order: from the offset-th line on,
 // at most limit lines; with desc, offset counts from the last line and the
-// page runs backwards. It stops at fn's first error and returns it.
-func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, fn func(off int64, line []byte) error) error {
+// page runs backwards. It stops before a line that would take the page's
+// bytes past budget (0: no bound), though never before the first: the
+// caller's reply stays one frame of bounded size, and its client goes on
+// from the lines it got. It stops at fn's first error and returns it.
+//
+// A span no scan makes (a negative length, one that is not a whole line),
+// or a panic while reading the page (in fn too), is an error marked Stale
+// and wrapping ErrBadIndex:
+// a Cache drops the index, and the next read scans the file again, rather
+// than failing each page the same way.
+func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64, fn func(off int64, line []byte) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Stale(fmt.Errorf("read %s: %w: %v", f.Name(), ErrBadIndex, r))
+		}
+	}()
 	total := len(x.lines)
 	from, to := min(offset, total), min(offset+limit, total) // in the page's order
 	var buf []byte
+	var used int64 // bytes of the page's lines
 	for i := from; i < to; i++ {
 		sp := x.lines[i]
 		if desc {
 			sp = x.lines[total-1-i]
 		}
-		if int64(cap(buf)) < sp.N {
-			buf = make([]byte, sp.N)
+		if sp.Off < 0 || sp.N < 0 || sp.N > MaxLine {
+			return Stale(fmt.Errorf("read %s: %w: line at %d of %d bytes", f.Name(), ErrBadIndex, sp.Off, sp.N))
 		}
-		b := buf[:sp.N]
-		if _, err := f.ReadAt(b, sp.Off); err != nil {
+		if used += sp.N; i > from && budget > 0 && used > budget {
+			return nil
+		}
+		// Read with the newlines around it, in the same read: a span that
+		// is not a whole line (an index planted with right checksums, or a
+		// file rewritten in place) shows at once.
+		from, n := sp.Off-1, sp.N+2
+		if sp.Off == 0 {
+			from, n = 0, sp.N+1
+		}
+		if int64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		b := buf[:n]
+		if _, err := f.ReadAt(b, from); err != nil {
 			return fmt.Errorf("read %s: %w", f.Name(), err)
 		}
-		if err := fn(sp.Off, b); err != nil {
+		if b[n-1] != '\n' || (sp.Off > 0 && b[0] != '\n') {
+			return Stale(fmt.Errorf("read %s: %w: no line at %d", f.Name(), ErrBadIndex, sp.Off))
+		}
+		if err := fn(sp.Off, b[sp.Off-from:n-1]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// ErrBadIndex is an index whose lines are not the file's (see ReadPage).
+var ErrBadIndex = errors.New("bad index")

@@ -70,7 +70,7 @@ func (r *refresher) page(offset, limit int, desc bool) []string {
 	}
 	defer f.Close()
 	var out []string
-	err = r.idx.ReadPage(f, offset, limit, desc, func(off int64, b []byte) error {
+	err = r.idx.ReadPage(f, offset, limit, desc, 0, func(off int64, b []byte) error {
 		out = append(out, string(b))
 		return nil
 	})
@@ -208,5 +208,43 @@ func TestRefreshOverlong(t *testing.T) {
 	w := logs.FilterMessage("skipped overlong test lines").All()
 	if len(w) != 1 || w[0].ContextMap()["lines"] != int64(1) {
 		t.Errorf("warnings %+v", logs.All())
+	}
+}
+
+// TestReadPageBudget: a page stops before the line that would take its
+// bytes past the budget, but always holds its first line, however long.
+func TestReadPageBudget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.jsonl")
+	writeFile(t, p, "aaaa\nbb\ncccccc\nd\neeeeeeeeee\nf\n")
+	r := &refresher{t: t, path: p}
+	if _, err := r.refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, c := range []struct {
+		offset int
+		desc   bool
+		budget int64
+		want   []string
+	}{
+		{0, false, 6, []string{"aaaa", "bb"}},
+		{0, false, 5, []string{"aaaa"}},
+		{1, false, 9, []string{"bb", "cccccc", "d"}},
+		{4, false, 3, []string{"eeeeeeeeee"}}, // over the budget alone
+		{0, true, 11, []string{"f", "eeeeeeeeee"}},
+		{0, false, 0, []string{"aaaa", "bb", "cccccc", "d", "eeeeeeeeee", "f"}},
+	} {
+		var got []string
+		err := r.idx.ReadPage(f, c.offset, 10, c.desc, c.budget, func(_ int64, b []byte) error {
+			got = append(got, string(b))
+			return nil
+		})
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("page at %d (desc %v) within %d bytes: %q, %v; want %q", c.offset, c.desc, c.budget, got, err, c.want)
+		}
 	}
 }

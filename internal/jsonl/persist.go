@@ -132,19 +132,12 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if r.Bad {
 		return nil, errTruncated
 	}
-	if n > uint64(len(r.B)) || pos < 0 {
+	if n > uint64(len(r.B)) || pos < 0 || skipped > uint64(pos) {
 		return nil, errors.New("bad header")
 	}
-	lines := make([]Span, 0, n)
-	end := int64(0)
-	for range n {
-		sp := Span{Off: end + int64(r.Uvarint())}
-		sp.N = int64(r.Uvarint())
-		end = sp.Off + sp.N
-		if sp.Off < 0 || end > pos {
-			return nil, errors.New("line out of range")
-		}
-		lines = append(lines, sp)
+	lines, err := decodeSpans(&r, n, pos)
+	if err != nil {
+		return nil, err
 	}
 	facts = bytes.Clone(r.Bytes())
 	if r.Bad {
@@ -169,6 +162,34 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	return facts, nil
 }
 
+// errBadSpan is a persisted index whose lines are not lines of the file
+// it covers: planted or damaged, never written by encode.
+var errBadSpan = errors.New("line out of range")
+
+// decodeSpans reads the n lines that encode wrote, in a file whose lines
+// end by pos. Each span is checked as the scan that made it guarantees:
+// it starts after the line before it and that line's newline, its length
+// is not negative nor over MaxLine, and its own newline is before pos.
+// The varints are compared as read, before any conversion: a wrapped one
+// passed a check made after it, and a span stepping back (the first
+// message served 3,000 times) or of negative length (a panic in every page
+// read) was kept.
+func decodeSpans(r *FactReader, n uint64, pos int64) ([]Span, error) {
+	lines := make([]Span, 0, n)
+	end := int64(0) // where the last line ended, its newline excluded
+	for i := range n {
+		gap, size := r.Uvarint(), r.Uvarint()
+		room := uint64(pos - end) // end <= pos: checked for the line before
+		if (i > 0 && gap == 0) || gap > room || size >= room-gap || size > MaxLine {
+			return nil, errBadSpan
+		}
+		sp := Span{Off: end + int64(gap), N: int64(size)}
+		end = sp.Off + sp.N
+		lines = append(lines, sp)
+	}
+	return lines, nil
+}
+
 // tailSum is the checksum of the tailLen bytes of f before pos, which must
 // end a line.
 func tailSum(f *os.File, pos int64) (uint32, error) {
@@ -185,7 +206,7 @@ func tailSum(f *os.File, pos int64) (uint32, error) {
 
 // load reads the persisted index of path, if any still describes f.
 func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, error) {
-	pf, err := os.Open(d.name(path))
+	pf, err := OpenRegular(d.name(path))
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +227,13 @@ func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, 
 	if _, err := io.ReadFull(pf, data); err != nil {
 		return nil, err
 	}
-	return decode(x, data, path, d.version, f, fi)
+	facts, err := decode(x, data, path, d.version, f, fi)
+	if err != nil {
+		// Stale, damaged or planted: removed, so that no later start
+		// reads it again (the scan that follows saves a true one).
+		os.Remove(d.name(path))
+	}
+	return facts, err
 }
 
 // save writes data as the persisted index of path: to a temporary file

@@ -170,7 +170,7 @@ func (e *persistEnv) read(c *Cache[factIndex, *factIndex]) {
 
 func readLines(t *testing.T, x *factIndex, f *os.File) []string {
 	var out []string
-	if err := x.ReadPage(f, 0, 1000, true, func(_ int64, b []byte) error {
+	if err := x.ReadPage(f, 0, 1000, true, 0, func(_ int64, b []byte) error {
 		out = append(out, string(b))
 		return nil
 	}); err != nil {

@@ -36,11 +36,18 @@ func (l FilePerSession) Path(dir, sessionID string) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(l.Folder(dir), sessionID+l.Ext)
-	if _, err := os.Stat(p); err != nil {
+	fi, err := os.Stat(p)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
 		}
 		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		// A FIFO named like a session, say: no session, and nothing that
+		// Trash may move (a copy across file systems would open it, and
+		// the open of a FIFO waits for a writer).
+		return "", fmt.Errorf("session %s: %w (%s is not a regular file)", sessionID, runtimes.ErrNoSession, p)
 	}
 	return p, nil
 }

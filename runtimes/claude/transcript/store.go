@@ -119,10 +119,15 @@ func (s *Store) path(dir, sessionID string) (string, error) {
 	return filepath.Join(s.Dir(dir), sessionID+".jsonl"), nil
 }
 
-// noSession wraps runtimes.ErrNoSession for a missing file.
+// noSession wraps runtimes.ErrNoSession for a missing file, and for
+// something that is not a regular file (a FIFO, say) named like one: no
+// transcript either, said so in the message.
 func noSession(sessionID string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
+	}
+	if errors.Is(err, jsonl.ErrNotRegular) {
+		return fmt.Errorf("session %s: %w: %w", sessionID, runtimes.ErrNoSession, err)
 	}
 	return err
 }
@@ -264,9 +269,9 @@ func (s *Store) Close() error {
 // read lists d from the disk (see List).
 func (s *Store) read(ctx context.Context, d string) ([]runtimes.Summary, error) {
 	s.dirReads.Add(1)
-	df, err := os.Open(d)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []runtimes.Summary{}, nil
+	df, err := jsonl.OpenDir(d)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
+		return []runtimes.Summary{}, nil // a FIFO in the folder's place holds no transcripts either
 	}
 	if err != nil {
 		return nil, err
@@ -288,8 +293,8 @@ func (s *Store) read(ctx context.Context, d string) ([]runtimes.Summary, error) 
 		}
 		p := filepath.Join(d, de.Name())
 		sum, mtime, err := s.summarize(ctx, id, p, df, de.Name())
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since ReadDir
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
+			continue // removed since ReadDir, or replaced by a FIFO, say
 		}
 		if err != nil {
 			return nil, err
@@ -373,7 +378,9 @@ func (s *Store) forget(p string) {
 // Messages returns a page of a transcript and the number of messages in it.
 // With desc, offset counts from the newest message and the page is newest
 // first. Only the page's lines are read and parsed, using the file's index
-// of message offsets (built on first use, extended when the file grows).
+// of message offsets (built on first use, extended when the file grows). A
+// page holds at most runtimes.PageBytes of lines (at least one; a bigger
+// one Omitted).
 func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
@@ -382,9 +389,9 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := os.Open(p)
+	f, err := jsonl.OpenRegular(p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
 			s.forget(p)
 		}
 		return nil, 0, noSession(sessionID, err)
@@ -395,7 +402,7 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 	err = s.cache.Read(ctx, p, f, func(x *index) error {
 		total = len(x.Lines())
 		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
-		return x.ReadPage(f, offset, limit, desc, func(_ int64, b []byte) error {
+		return x.ReadPage(f, offset, limit, desc, runtimes.PageBytes, func(_ int64, b []byte) error {
 			m, ok := decodeMessage(sessionID, b)
 			if !ok {
 				if f, fok := classify(b); fok && f.isMessage() {
@@ -410,7 +417,7 @@ func (s *Store) Messages(ctx context.Context, dir, sessionID string, offset, lim
 				// rebuilds it.
 				return jsonl.Stale(fmt.Errorf("transcript %s changed while read", p))
 			}
-			page = append(page, m)
+			page = append(page, runtimes.Omitted(m, len(b)))
 			return nil
 		})
 	})

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
 )
 
@@ -411,7 +412,7 @@ func (s *Store) knownCwd(p string, fi os.FileInfo, id fileID) (string, bool) {
 // line, and remembers it; ok is false when only its index can tell (no
 // complete session_meta naming a cwd first).
 func (s *Store) readHead(p string) (string, bool) {
-	f, err := os.Open(p)
+	f, err := jsonl.OpenRegular(p)
 	if err != nil {
 		return "", false
 	}

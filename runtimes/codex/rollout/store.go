@@ -128,9 +128,9 @@ func (s *Store) walk(ctx context.Context, each func(r rolloutFile) error) ([]str
 	var dirs []string
 	var visit func(dir string, depth int) error
 	visit = func(dir string, depth int) error {
-		f, err := os.Open(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed meanwhile, or no sessions yet
+		f, err := jsonl.OpenDir(dir)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
+			return nil // removed meanwhile, no sessions yet, or a FIFO (say) in its place
 		}
 		if err != nil {
 			return err
@@ -235,7 +235,7 @@ func (s *Store) atIDTime(id string) (string, os.FileInfo, bool) {
 	for _, d := range []int{0, -1, 1} {
 		day := t.AddDate(0, 0, d)
 		dir := filepath.Join(s.sessions, day.Format("2006"), day.Format("01"), day.Format("02"))
-		f, err := os.Open(dir)
+		f, err := jsonl.OpenDir(dir)
 		if err != nil {
 			continue
 		}
@@ -375,6 +375,9 @@ func (s *Store) Path(dir, id string) (string, error) {
 		return "", noSession(id)
 	}
 	x, err := s.index(context.Background(), p, fi)
+	if errors.Is(err, jsonl.ErrNotRegular) {
+		return "", fmt.Errorf("%w: %w", noSession(id), err) // a FIFO in its place since it was found, say
+	}
 	if err != nil {
 		return "", err
 	}
@@ -388,7 +391,8 @@ func (s *Store) Path(dir, id string) (string, error) {
 // messages in it. With desc, offset counts from the newest message and the
 // page is newest first. Only the page's lines are read and parsed, using
 // the rollout's index of message offsets (built on first use, extended when
-// the file grows).
+// the file grows). A page holds at most runtimes.PageBytes of lines (at
+// least one; a bigger one Omitted).
 func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
@@ -397,7 +401,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := os.Open(p)
+	f, err := jsonl.OpenRegular(p) // a FIFO in its place since it was found must not block
 	if err != nil {
 		return nil, 0, noSession(id)
 	}
@@ -407,7 +411,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	err = s.cache.Read(ctx, p, f, func(x *index) error {
 		total = len(x.Lines())
 		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
-		return x.ReadPage(f, offset, limit, desc, func(off int64, b []byte) error {
+		return x.ReadPage(f, offset, limit, desc, runtimes.PageBytes, func(off int64, b []byte) error {
 			l, err := pageLine(b)
 			m, ok := ToMessage(id, off, l)
 			if err != nil || !ok {
@@ -423,7 +427,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 				// call rebuilds it.
 				return jsonl.Stale(fmt.Errorf("rollout %s changed while read", p))
 			}
-			page = append(page, m)
+			page = append(page, runtimes.Omitted(m, len(b)))
 			return nil
 		})
 	})

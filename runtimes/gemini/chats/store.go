@@ -463,7 +463,8 @@ func (s *Store) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) err
 
 // Messages returns a page of session id's messages and their number. With
 // desc, offset counts from the newest message and the page is newest
-// first. Only the page's records are converted.
+// first. Only the page's records are converted. A page holds at most
+// runtimes.PageBytes of records (at least one; a bigger one Omitted).
 func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
@@ -491,7 +492,15 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 			es = append(es, msgs[j])
 		}
 	}
-	page := make([]rpc.Message, 0, to-from)
+	// Bounded by bytes too, before any is read: see runtimes.PageBytes.
+	used := 0
+	for i, e := range es {
+		if used += e.n; i > 0 && used > runtimes.PageBytes {
+			es = es[:i]
+			break
+		}
+	}
+	page := make([]rpc.Message, 0, len(es))
 	fallback := ss.real[0].v.header.StartTime
 	open := map[string]*os.File{}
 	defer func() {
@@ -502,7 +511,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	for _, e := range es {
 		f := open[e.path]
 		if f == nil {
-			if f, err = os.Open(e.path); err != nil {
+			if f, err = jsonl.OpenRegular(e.path); err != nil { // a FIFO in its place must not block
 				return nil, 0, noSession(id)
 			}
 			open[e.path] = f
@@ -514,7 +523,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 			return nil, 0, fmt.Errorf("chat file %s changed while read: %w", e.path, err)
 		}
 		if m, ok := ToMessage(id, raw, called, fallback); ok {
-			page = append(page, m)
+			page = append(page, runtimes.Omitted(m, len(raw)))
 		}
 	}
 	return page, total, nil
