@@ -26,10 +26,14 @@ type QueueStats struct {
 // bytes of the lines it holds: push waits for room. Messages count until
 // their handler has returned, since the batch being handled is still held.
 //
-// One exception keeps it deadlock-free: a handler may Call (unless
-// OrderedReplies), and the reply can only be read by the reader. While the
+// One exception keeps it deadlock-free: without OrderedReplies a handler
+// may Call, and the reply can only be read by the reader. While the
 // dispatcher is in a handler and a Call waits (blocked), push does not wait:
-// the queue may then overrun its bound until that reply is in.
+// the queue may then overrun its bound until that reply is in. (A Call from
+// another goroutine lifts the bound too while it waits; Codex's are short:
+// turn/start and turn/interrupt answer at once.) With OrderedReplies the
+// handlers must not wait for replies, and the prompt's Call waits for the
+// whole turn, so the bound always holds.
 type inbox struct {
 	mu       sync.Mutex
 	room     *sync.Cond // signalled when bytes drop or the rules change
@@ -41,6 +45,7 @@ type inbox struct {
 	discard  bool // Discard: nothing more is queued or handled
 	handling bool // the dispatcher is handling a batch
 	waiting  int  // Calls blocked in Wait
+	ordered  bool // OrderedReplies: waiting Calls do not lift the bound
 	wake     chan struct{}
 }
 
@@ -50,8 +55,8 @@ type queued struct {
 	size int
 }
 
-func newInbox(max int) *inbox {
-	q := &inbox{max: max, wake: make(chan struct{}, 1)}
+func newInbox(max int, ordered bool) *inbox {
+	q := &inbox{max: max, ordered: ordered, wake: make(chan struct{}, 1)}
 	q.room = sync.NewCond(&q.mu)
 	return q
 }
@@ -61,7 +66,7 @@ func newInbox(max int) *inbox {
 // message was dropped (Discard).
 func (q *inbox) push(it any, size int) bool {
 	q.mu.Lock()
-	for !q.discard && q.bytes > 0 && q.bytes+size > q.max && !(q.handling && q.waiting > 0) {
+	for !q.discard && q.bytes > 0 && q.bytes+size > q.max && (q.ordered || !q.handling || q.waiting == 0) {
 		q.room.Wait()
 	}
 	if q.discard {

@@ -162,7 +162,7 @@ func New(r io.ReadCloser, w io.WriteCloser, h Handlers, opts Options) *Peer {
 	if opts.MaxQueued <= 0 {
 		opts.MaxQueued = DefaultMaxQueued
 	}
-	p.inbox = newInbox(opts.MaxQueued)
+	p.inbox = newInbox(opts.MaxQueued, p.ordered)
 	if p.log == nil {
 		p.log = zap.NewNop()
 	}
