@@ -14,7 +14,6 @@ import (
 	"github.com/cdevd/cdevd/runtimes/stdiorpc"
 )
 
-
 // An agent answering one prompt with a flood of big chunks: what cdevd
 // holds stays bounded (the peer's inbox, the emitter's queue), the message
 // is cut at kit.MaxMessageText both as deltas and as the closing message,
