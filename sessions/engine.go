@@ -50,10 +50,13 @@ type Config struct {
 
 	// ReplayEvents and ReplayAge: each session keeps at least this many
 	// events or this much time of them (10,000 and 5 minutes by default),
-	// and never more than ReplayMax (100,000).
+	// and never more than ReplayMax (100,000) nor ReplayBytes of frames.
 	ReplayEvents int
 	ReplayAge    time.Duration
 	ReplayMax    int
+	// ReplayBytes bounds the frames each session keeps for replay, whatever
+	// the count and age say (DefaultReplayBytes when zero).
+	ReplayBytes int
 
 	// IdleTimeout ends a session's process after this long without a turn
 	// (the session resumes on the next send). Zero means 30 minutes;
@@ -106,6 +109,9 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.ReplayMax < cfg.ReplayEvents {
 		cfg.ReplayMax = max(100_000, cfg.ReplayEvents)
+	}
+	if cfg.ReplayBytes <= 0 {
+		cfg.ReplayBytes = DefaultReplayBytes
 	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = 30 * time.Minute

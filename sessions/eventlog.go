@@ -41,31 +41,49 @@ func notification(method string, params any) []byte {
 	return b
 }
 
+// DefaultReplayBytes bounds the frames one session's replay buffer holds.
+// The count bound alone let an agent that answered with 200 chunks of 1 MB
+// keep 1 GB alive for ReplayAge after the turn. 16 MiB holds the whole of
+// any real turn (a long answer is ~100 KB of text, sent twice: deltas and
+// the closing message) many times over, so a client that reconnects within
+// ReplayAge still gets a gapless replay; only a flood overruns it, and the
+// late watcher is told so with gap:true, as when the count bound is passed.
+// Eight live sessions per runtime then hold at most 128 MiB each runtime.
+const DefaultReplayBytes = 16 << 20
+
 // eventLog is a session's replay buffer: a ring of the most recent events.
 // It keeps at least minEvents events or everything younger than minAge,
-// whichever is more, up to maxEvents so memory stays bounded.
+// whichever is more, up to maxEvents and maxBytes of frames so memory stays
+// bounded (the newest event is kept whatever its size).
 type eventLog struct {
 	buf       []*Event // ring
 	start     int      // index of the oldest event
 	n         int
+	bytes     int   // frame bytes held
 	floor     int64 // seq of the newest event dropped (0: none yet)
 	minEvents int
 	minAge    time.Duration
 	maxEvents int
+	maxBytes  int
 }
 
-func newEventLog(minEvents, maxEvents int, minAge time.Duration) *eventLog {
-	return &eventLog{minEvents: minEvents, maxEvents: maxEvents, minAge: minAge}
+func newEventLog(minEvents, maxEvents, maxBytes int, minAge time.Duration) *eventLog {
+	return &eventLog{minEvents: minEvents, maxEvents: maxEvents, maxBytes: maxBytes, minAge: minAge}
 }
 
 func (l *eventLog) at(i int) *Event { return l.buf[(l.start+i)%len(l.buf)] }
 
 // add appends ev, first dropping the oldest events that are beyond both
-// limits (or at maxEvents).
+// the count and age limits, or at maxEvents, or that would make the frames
+// held exceed maxBytes. A dropped event raises the floor, so a watcher
+// asking for it is told it has a gap.
 func (l *eventLog) add(ev *Event) {
-	for l.n > 0 && (l.n >= l.maxEvents ||
+	size := len(ev.Frame)
+	for l.n > 0 && (l.n >= l.maxEvents || l.bytes+size > l.maxBytes ||
 		(l.n >= l.minEvents && ev.At.Sub(l.at(0).At) >= l.minAge)) {
-		l.floor = l.buf[l.start].Seq
+		old := l.buf[l.start]
+		l.floor = old.Seq
+		l.bytes -= len(old.Frame)
 		l.buf[l.start] = nil // let the frame be collected
 		l.start = (l.start + 1) % len(l.buf)
 		l.n--
@@ -75,7 +93,11 @@ func (l *eventLog) add(ev *Event) {
 	}
 	l.buf[(l.start+l.n)%len(l.buf)] = ev
 	l.n++
+	l.bytes += size
 }
+
+// heldBytes is the size of the frames the buffer holds.
+func (l *eventLog) heldBytes() int { return l.bytes }
 
 func (l *eventLog) grow() {
 	size := max(2*len(l.buf), 64)
@@ -114,5 +136,5 @@ func (l *eventLog) release() {
 	if l.n > 0 {
 		l.floor = l.at(l.n - 1).Seq
 	}
-	l.buf, l.start, l.n = nil, 0, 0
+	l.buf, l.start, l.n, l.bytes = nil, 0, 0, 0
 }

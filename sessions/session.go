@@ -79,7 +79,7 @@ func (e *Engine) newSession(id string, ws workspaces.Workspace, a runtimes.Adapt
 	return &session{e: e, id: id, workspaceID: ws.ID, dir: ws.Path, agentType: a.Info().ID,
 		adapter: a, opts: o, hadTurn: o.Resume, st: rpc.StatusStarting, activity: rpc.ActivityIdle,
 		startedAt: now, lastActive: now,
-		events:   newEventLog(e.cfg.ReplayEvents, e.cfg.ReplayMax, e.cfg.ReplayAge),
+		events:   newEventLog(e.cfg.ReplayEvents, e.cfg.ReplayMax, e.cfg.ReplayBytes, e.cfg.ReplayAge),
 		watchers: map[Watcher]struct{}{},
 		log:      e.log.With(zap.String("session", id), zap.String("runtime", a.Info().ID))}
 }

@@ -43,6 +43,9 @@ type session struct {
 	peer   *stdiorpc.Peer
 	stdout *io.PipeWriter
 	stop   *kit.Stopper
+	// ending is p, with the peer's backlog dropped first: every stop ends
+	// through it (kit.DiscardOnStop).
+	ending kit.Process
 
 	mu sync.Mutex
 	// loading: a session/load replay is under way; its updates are the
@@ -111,7 +114,11 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, args []s
 		OnNotification: s.onNotification,
 		OnError:        func(err error) { s.log.Warn("agent: skipped a line", zap.Error(err)) },
 	}, stdiorpc.Options{Logger: a.log, OrderedReplies: true})
-	s.stop.Watch(p)
+	s.ending = kit.DiscardOnStop(p, func() {
+		s.peer.Discard()
+		s.em.Release()
+	})
+	s.stop.Watch(s.ending)
 	go s.wait()
 
 	if err := s.handshake(ctx, req, mode); err != nil {
@@ -390,7 +397,7 @@ func (s *session) Interrupt(ctx context.Context) error {
 // delivered. A running turn is cancelled first, so that it ends as what it
 // is.
 func (s *session) Close(ctx context.Context) error {
-	return kit.InterruptThenStop(ctx, s.turn, s.stop, s.p, s.em, s.Interrupt, interruptBeforeStop)
+	return kit.InterruptThenStop(ctx, s.turn, s.stop, s.ending, s.em, s.Interrupt, interruptBeforeStop)
 }
 
 // usageOf reads a prompt reply's token usage: ACP's (unstable) usage, else

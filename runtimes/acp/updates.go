@@ -14,16 +14,22 @@ import (
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 // assembly is an agent message being streamed: ACP chunks carry no message
-// id, so the session makes one per message.
+// id, so the session makes one per message. Its thinking and text share
+// one budget (kit.MaxMessageText): chunks beyond it are neither streamed
+// nor kept, and the closing message says how much was cut.
 type assembly struct {
 	id       string
 	thinking strings.Builder
 	text     strings.Builder
 	tools    []rpc.ContentBlock // tool_use blocks that close it
+	budget   kit.Budget
 }
+
+func newAssembly() *assembly { return &assembly{id: uuid.NewString(), budget: kit.NewBudget()} }
 
 func (m *assembly) empty() bool {
 	return m.thinking.Len() == 0 && m.text.Len() == 0 && len(m.tools) == 0
@@ -32,11 +38,19 @@ func (m *assembly) empty() bool {
 // message is the assembled message as clients see it.
 func (m *assembly) message(sessionID string) rpc.Message {
 	content := []rpc.ContentBlock{}
-	if m.thinking.Len() > 0 {
-		content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: m.thinking.String()})
+	thinking, text := m.thinking.String(), m.text.String()
+	if n := m.budget.Dropped(); n > 0 {
+		if text != "" {
+			text += kit.TruncationNote(n)
+		} else {
+			thinking += kit.TruncationNote(n)
+		}
 	}
-	if m.text.Len() > 0 {
-		content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: m.text.String()})
+	if thinking != "" {
+		content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: thinking})
+	}
+	if text != "" {
+		content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: text})
 	}
 	content = append(content, m.tools...)
 	return rpc.Message{ID: m.id, SessionID: sessionID, Type: rpc.MessageAssistant, UUID: m.id, Timestamp: now(),
@@ -49,6 +63,10 @@ func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
 // (ACP has no other agent-to-client notification). It runs on the peer's
 // dispatch goroutine.
 func (s *session) onNotification(method string, params json.RawMessage) {
+	// A flood waits here, on the dispatch goroutine, holding no lock, until
+	// the events already queued are taken: the peer's bounded inbox then
+	// fills and the agent blocks on its pipe.
+	s.em.WaitRoom()
 	if method != "session/update" {
 		s.log.Debug("agent: notification ignored", zap.String("method", method))
 		return
@@ -110,9 +128,18 @@ func (s *session) chunk(phase rpc.DeltaPhase, text string) {
 	s.echoPrompt()
 	s.mu.Lock()
 	if s.msg == nil {
-		s.msg = &assembly{id: uuid.NewString()}
+		s.msg = newAssembly()
 	}
 	m := s.msg
+	before := m.budget.Dropped()
+	if text = m.budget.Take(text); text == "" {
+		s.mu.Unlock()
+		return
+	}
+	if before == 0 && m.budget.Dropped() > 0 {
+		s.log.Warn("agent: message over the limit; the rest is dropped", zap.String("message", m.id),
+			zap.Int("limit", kit.MaxMessageText))
+	}
 	if phase == rpc.PhaseThinking {
 		m.thinking.WriteString(text)
 	} else {
@@ -179,7 +206,7 @@ func (s *session) toolCall(id, title string, kind *sdk.ToolKind, rawInput any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.msg == nil {
-		s.msg = &assembly{id: uuid.NewString()}
+		s.msg = newAssembly()
 	}
 	s.msg.tools = append(s.msg.tools, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: id, Name: name, Input: input})
 	s.emitMessageLocked()
@@ -217,9 +244,9 @@ func (s *session) emitResult(id string, failed bool, text string) {
 	}
 	out, _ := json.Marshal(text)
 	mid := uuid.NewString()
-	s.em.Emit(runtimes.MessageCompleted{Message: rpc.Message{ID: mid, SessionID: s.id, Type: rpc.MessageUser, UUID: mid,
+	s.em.Emit(runtimes.MessageCompleted{Message: kit.CapMessage(rpc.Message{ID: mid, SessionID: s.id, Type: rpc.MessageUser, UUID: mid,
 		Timestamp: now(), Message: rpc.MessageBody{Role: string(rpc.MessageUser), Content: []rpc.ContentBlock{
-			{Type: rpc.BlockToolResult, ToolUseID: id, Content: out, IsError: failed}}}}})
+			{Type: rpc.BlockToolResult, ToolUseID: id, Content: out, IsError: failed}}}})})
 }
 
 // toolText is a tool call's output as text: its text content, the files
@@ -325,7 +352,7 @@ func (s *session) syncWhere(want func(rpc.Message) bool) (answered bool) {
 		if m.Type == rpc.MessageAssistant {
 			answered = true
 		}
-		s.em.Emit(runtimes.MessageCompleted{Message: m})
+		s.em.Emit(runtimes.MessageCompleted{Message: kit.CapMessage(m)})
 	}
 	return answered
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -42,6 +43,11 @@ type session struct {
 	stream     streamState
 
 	stop *kit.Stopper
+	// ending is p, its output dropped first: every stop ends through it
+	// (kit.DiscardOnStop); discarding is set then, and the stdout reader
+	// skips what still comes.
+	ending     kit.Process
+	discarding atomic.Bool
 	// replies are control responses being written; added to only by the
 	// stdout reader, so they are all counted once the process is done.
 	replies sync.WaitGroup
@@ -76,7 +82,11 @@ func newSession(id string, sink runtimes.Sink, log *zap.Logger) *session {
 func (s *session) run(p *proc.Process) {
 	s.attach(p, p)
 	s.em.Run()
-	s.stop.Watch(p)
+	s.ending = kit.DiscardOnStop(p, func() {
+		s.discarding.Store(true)
+		s.em.Release()
+	})
+	s.stop.Watch(s.ending)
 	go s.wait()
 }
 
@@ -157,7 +167,7 @@ func (s *session) Interrupt(context.Context) error {
 // grace or when ctx ends) and returns once ProcessExited was delivered.
 func (s *session) Close(ctx context.Context) error {
 	s.stop.Because("stopped")
-	err := s.p.Stop(ctx)
+	err := s.ending.Stop(ctx)
 	<-s.em.Done()
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude/transcript"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 // streamState is what reading stdout remembers between lines.
@@ -19,9 +20,15 @@ type streamState struct {
 	// totalCost is the CLI's running total_cost_usd: it reports a total
 	// for the process, and a turn's cost is the difference.
 	totalCost float64
+	// budget is what the streamed message may still carry: deltas beyond
+	// kit.MaxMessageText are dropped, as the message's line is cut, with a
+	// note (kit.CapMessage).
+	budget kit.Budget
 }
 
-func newStreamState() streamState { return streamState{emitted: map[string]bool{}} }
+func newStreamState() streamState {
+	return streamState{emitted: map[string]bool{}, budget: kit.NewBudget()}
+}
 
 // header is what every stdout line is dispatched on.
 type header struct {
@@ -40,6 +47,12 @@ type header struct {
 // stdout pipe and neither would read again.
 func (s *session) handleLine(line []byte) {
 	<-s.ready
+	if s.discarding.Load() {
+		return // being stopped: the output changes nothing now
+	}
+	// A flood waits here, holding no lock, until the events already queued
+	// are taken: this reader then stops and the CLI blocks on its pipe.
+	s.em.WaitRoom()
 	var h header
 	if err := json.Unmarshal(line, &h); err != nil || h.Type == "" {
 		s.log.Warn("ignored a stdout line that is not a stream-json message", zap.ByteString("line", excerpt(line, 200)))
@@ -108,11 +121,27 @@ func (s *session) onStreamEvent(line []byte) {
 	switch {
 	case ev.Type == "message_start":
 		s.stream.messageID = ev.Message.ID
+		s.stream.budget = kit.NewBudget()
 	case ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta":
-		s.em.Emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseText, Text: ev.Delta.Text})
+		if d := s.takeDelta(ev.Delta.Text); d != "" {
+			s.em.Emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseText, Text: d})
+		}
 	case ev.Type == "content_block_delta" && ev.Delta.Type == "thinking_delta":
-		s.em.Emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseThinking, Text: ev.Delta.Thinking})
+		if d := s.takeDelta(ev.Delta.Thinking); d != "" {
+			s.em.Emit(runtimes.MessageDelta{MessageID: s.stream.messageID, Phase: rpc.PhaseThinking, Text: d})
+		}
 	}
+}
+
+// takeDelta is the part of a delta that fits the streamed message's budget.
+func (s *session) takeDelta(d string) string {
+	before := s.stream.budget.Dropped()
+	d = s.stream.budget.Take(d)
+	if before == 0 && s.stream.budget.Dropped() > 0 {
+		s.log.Warn("message over the limit; the rest of its stream is dropped",
+			zap.String("message", s.stream.messageID), zap.Int("limit", kit.MaxMessageText))
+	}
+	return d
 }
 
 // onMessage emits a complete message, converted exactly as the transcript
@@ -129,7 +158,7 @@ func (s *session) onMessage(line []byte) {
 		return
 	}
 	s.stream.emitted[m.ID] = true
-	s.em.Emit(runtimes.MessageCompleted{Message: m})
+	s.em.Emit(runtimes.MessageCompleted{Message: kit.CapMessage(m)})
 }
 
 // onResult ends the turn, unless the CLI ran that turn on its own: the

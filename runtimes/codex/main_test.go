@@ -25,6 +25,12 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// The fake's flood: 2 MiB of deltas, then one item/completed line of 2 MiB
+// (within the line limit): past the message limit. (The queue bounds are
+// stdiorpc's and kit's, tested there; decoding more costs seconds under
+// -race.)
+const floodChunks, floodSize = 8, 256 << 10
+
 // fakeThread is the thread id the fake app-server hands out.
 const fakeThread = "01a20000-0000-7000-8000-00000000fa4e"
 
@@ -33,7 +39,10 @@ const fakeThread = "01a20000-0000-7000-8000-00000000fa4e"
 //   - garbage: a line that is no JSON, then a normal answer and turn end;
 //   - bigline: one line over the runner's limit;
 //   - crash: exit 3 in the middle of the turn;
-//   - hang: start the turn and then print nothing.
+//   - hang: start the turn and then print nothing;
+//   - flood: floodChunks deltas of floodSize bytes, the whole text again
+//     in item/completed, then the turn's end;
+//   - floodforever: deltas of 1 MiB until killed, deaf to turn/interrupt.
 //
 // "--version" prints a version, except in mode badversion, which fails.
 func fakeCLI(mode string) int {
@@ -78,6 +87,19 @@ func fakeCLI(mode string) int {
 			case "crash":
 				return 3
 			case "hang":
+			case "flood":
+				chunk := strings.Repeat("x", floodSize)
+				for range floodChunks {
+					send(`{"method":"item/agentMessage/delta","params":{"threadId":%q,"turnId":"turn-1","itemId":"msg_1","delta":"%s"}}`, fakeThread, chunk)
+				}
+				send(`{"method":"item/completed","params":{"threadId":%q,"turnId":"turn-1","item":{"type":"agentMessage","id":"msg_1","text":"%s"}}}`,
+					fakeThread, strings.Repeat(chunk, floodChunks))
+				send(`{"method":"turn/completed","params":{"threadId":%q,"turn":{"id":"turn-1","status":"completed","durationMs":5}}}`, fakeThread)
+			case "floodforever":
+				chunk := strings.Repeat("x", 1<<20)
+				for {
+					send(`{"method":"item/agentMessage/delta","params":{"threadId":%q,"turnId":"turn-1","itemId":"msg_1","delta":"%s"}}`, fakeThread, chunk)
+				}
 			}
 		}
 	}

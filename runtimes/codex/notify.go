@@ -11,25 +11,37 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/codex/rollout"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 // onNotification maps app-server notifications onto events. It runs on the
 // peer's dispatch goroutine, one notification at a time, in order.
 func (s *session) onNotification(method string, params json.RawMessage) {
+	// A flood waits here, holding no lock, until the events already queued
+	// are taken: the peer's bounded inbox then fills and Codex blocks on its
+	// pipe.
+	s.em.WaitRoom()
 	switch method {
 	case "item/agentMessage/delta":
 		var p deltaParams
 		if s.decode(method, params, &p) && p.Delta != "" {
 			if s.streaming == nil || s.streaming.id != p.ItemID {
-				s.streaming = &partial{id: p.ItemID}
+				s.streaming = &partial{id: p.ItemID, budget: kit.NewBudget()}
 			}
-			s.streaming.text.WriteString(p.Delta)
-			s.em.Emit(runtimes.MessageDelta{MessageID: p.ItemID, Phase: rpc.PhaseText, Text: p.Delta})
+			if d := s.streaming.take(s.log, p.Delta); d != "" {
+				s.streaming.text.WriteString(d)
+				s.em.Emit(runtimes.MessageDelta{MessageID: p.ItemID, Phase: rpc.PhaseText, Text: d})
+			}
 		}
 	case "item/reasoning/summaryTextDelta", "item/reasoning/textDelta":
 		var p deltaParams
 		if s.decode(method, params, &p) && p.Delta != "" {
-			s.em.Emit(runtimes.MessageDelta{MessageID: p.ItemID, Phase: rpc.PhaseThinking, Text: p.Delta})
+			if s.reasoning == nil || s.reasoning.id != p.ItemID {
+				s.reasoning = &partial{id: p.ItemID, budget: kit.NewBudget()}
+			}
+			if d := s.reasoning.take(s.log, p.Delta); d != "" {
+				s.em.Emit(runtimes.MessageDelta{MessageID: p.ItemID, Phase: rpc.PhaseThinking, Text: d})
+			}
 		}
 	case "item/started":
 		var p itemParams
@@ -47,8 +59,11 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 		if s.streaming != nil && s.streaming.id == p.Item.ID {
 			s.streaming = nil
 		}
+		if s.reasoning != nil && s.reasoning.id == p.Item.ID {
+			s.reasoning = nil
+		}
 		if m, ok := liveMessage(s.id, p); ok {
-			s.em.Emit(runtimes.MessageCompleted{Message: m})
+			s.em.Emit(runtimes.MessageCompleted{Message: kit.CapMessage(m)})
 		}
 	case "turn/started":
 		var p turnParams
@@ -241,10 +256,24 @@ func (s *session) turnCompleted(p turnParams) {
 	}
 }
 
-// partial is an agent message streamed so far.
+// partial is an item streamed so far: its text (kept for an agent message
+// only), within kit.MaxMessageText; deltas beyond it are dropped, as the
+// item/completed message is cut, with a note (kit.CapMessage).
 type partial struct {
-	id   string
-	text strings.Builder
+	id     string
+	text   strings.Builder
+	budget kit.Budget
+}
+
+// take is the part of delta that fits the item's budget.
+func (m *partial) take(log *zap.Logger, delta string) string {
+	before := m.budget.Dropped()
+	d := m.budget.Take(delta)
+	if before == 0 && m.budget.Dropped() > 0 {
+		log.Warn("codex: item over the limit; the rest is dropped", zap.String("item", m.id),
+			zap.Int("limit", kit.MaxMessageText))
+	}
+	return d
 }
 
 // closeStreaming completes the message an interrupted or failed turn left
@@ -253,13 +282,17 @@ type partial struct {
 // the rollout: it is live only.
 func (s *session) closeStreaming() {
 	m := s.streaming
-	s.streaming = nil
+	s.streaming, s.reasoning = nil, nil
 	if m == nil || m.text.Len() == 0 {
 		return
 	}
+	text := m.text.String()
+	if n := m.budget.Dropped(); n > 0 {
+		text += kit.TruncationNote(n)
+	}
 	s.em.Emit(runtimes.MessageCompleted{Message: rollout.NewMessage(s.id, m.id, rpc.MessageAssistant,
 		time.Now().UTC().Format(rollout.TimeFormat),
-		[]rpc.ContentBlock{{Type: rpc.BlockText, Text: m.text.String()}})})
+		[]rpc.ContentBlock{{Type: rpc.BlockText, Text: text}})})
 }
 
 // endTurn ends the running turn with terminal, unless turnID names another

@@ -47,6 +47,7 @@ type session struct {
 	// item/completed yet): an interrupt leaves it open, and cdevd closes it.
 	// Touched only on the peer's dispatch goroutine.
 	streaming *partial
+	reasoning *partial // the reasoning item being streamed: its budget only
 
 	mu        sync.Mutex
 	turnID    string        // the running turn's Codex id, once known
@@ -54,7 +55,10 @@ type session struct {
 	ended     map[string]bool
 	usage     rpc.Usage
 
-	stop     *kit.Stopper
+	stop *kit.Stopper
+	// ending is p, with the peer's backlog dropped first: every stop ends
+	// through it (kit.DiscardOnStop).
+	ending   kit.Process
 	exitDone chan struct{} // closed once ProcessExited was emitted
 }
 
@@ -108,7 +112,11 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, pol thre
 		OnNotification: s.onNotification,
 		OnError:        func(err error) { s.log.Warn("codex: skipped a line", zap.Error(err)) },
 	}, stdiorpc.Options{Logger: a.log})
-	s.stop.Watch(p)
+	s.ending = kit.DiscardOnStop(p, func() {
+		s.peer.Discard()
+		s.em.Release()
+	})
+	s.stop.Watch(s.ending)
 	go s.wait()
 
 	id, err := a.handshake(ctx, s, req)
@@ -314,7 +322,7 @@ func (s *session) Interrupt(ctx context.Context) error {
 // shim alone would orphan the native app-server; SIGKILL after the grace or
 // when ctx ends) and returns once ProcessExited was delivered.
 func (s *session) Close(ctx context.Context) error {
-	return kit.InterruptThenStop(ctx, s.turn, s.stop, s.p, s.em, s.Interrupt, interruptBeforeStop)
+	return kit.InterruptThenStop(ctx, s.turn, s.stop, s.ending, s.em, s.Interrupt, interruptBeforeStop)
 }
 
 // interruptBeforeStop bounds how long a stop waits for Codex to close the

@@ -11,7 +11,9 @@ import (
 
 // Emitter queues events and delivers them to a sink from its own goroutine.
 // Emit never blocks on the sink; ProcessExited is the last event delivered
-// and anything emitted after it is dropped.
+// and anything emitted after it is dropped. The queue is bounded by the
+// reader of the CLI's output, which calls WaitRoom before each line
+// (emitroom.go): Emit itself runs under adapters' locks and must not wait.
 type Emitter struct {
 	log *zap.Logger
 
@@ -26,6 +28,12 @@ type Emitter struct {
 	inline            bool // the sink is called inside Emit (tests)
 	queued, delivered int64
 	drained           *sync.Cond // signalled as delivered catches up
+
+	running   bool // Run was called: the queue drains
+	released  bool // Release: WaitRoom no longer waits
+	maxBytes  int  // WaitRoom waits while more are queued
+	bytes     int  // size of the events queued, as eventBytes counts
+	peakBytes int
 }
 
 // NewEmitter returns an emitter for sink. Nothing is delivered before Run;
@@ -35,7 +43,8 @@ func NewEmitter(sink runtimes.Sink, log *zap.Logger) *Emitter {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	e := &Emitter{log: log, sink: sink, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	e := &Emitter{log: log, sink: sink, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		maxBytes: DefaultMaxQueuedBytes}
 	e.drained = sync.NewCond(&e.mu)
 	return e
 }
@@ -67,7 +76,12 @@ func (e *Emitter) Sync() {
 // no goroutine. Safe to call more than once.
 func (e *Emitter) Run() {
 	if !e.inline {
-		e.once.Do(func() { go e.deliver(e.sink) })
+		e.once.Do(func() {
+			e.mu.Lock()
+			e.running = true
+			e.mu.Unlock()
+			go e.deliver(e.sink)
+		})
 	}
 }
 
@@ -91,6 +105,8 @@ func (e *Emitter) Emit(evs ...runtimes.Event) {
 		}
 		e.queue = append(e.queue, ev)
 		e.queued++
+		e.bytes += eventBytes(ev)
+		e.peakBytes = max(e.peakBytes, e.bytes)
 	}
 	select {
 	case e.wake <- struct{}{}:
@@ -115,11 +131,14 @@ func (e *Emitter) deliver(sink runtimes.Sink) {
 		batch, finished := e.queue, e.finished
 		e.queue = nil
 		e.mu.Unlock()
+		size := 0
 		for _, ev := range batch {
 			sink(ev)
+			size += eventBytes(ev)
 		}
 		e.mu.Lock()
 		e.delivered += int64(len(batch))
+		e.bytes -= size
 		e.drained.Broadcast()
 		e.mu.Unlock()
 		if finished {

@@ -118,3 +118,25 @@ func InterruptThenStop(ctx context.Context, t *Turn, s *Stopper, p Process, em *
 	<-em.Done()
 	return err
 }
+
+// DiscardOnStop is p whose Stop first calls discard, which has the session
+// stop handling the CLI's output (drop what is queued and what still comes,
+// release the emitter's WaitRoom). Once cdevd decided to end a process, its
+// output changes nothing a client sees (the turn ends as stopped), and an
+// agent flooding its stdout must not hold the stop up while cdevd works
+// through the backlog: the stop then takes the kill grace at most, whatever
+// the agent prints. Give it to Stopper.Watch and InterruptThenStop, so that
+// every stop, the user's, the daemon's, a stall's, discards first.
+func DiscardOnStop(p Process, discard func()) Process {
+	return discarding{p, discard}
+}
+
+type discarding struct {
+	Process
+	discard func()
+}
+
+func (d discarding) Stop(ctx context.Context) error {
+	d.discard()
+	return d.Process.Stop(ctx)
+}

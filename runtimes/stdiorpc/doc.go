@@ -15,6 +15,11 @@
 // connection. When the CLI's stdout ends, every pending Call fails with an
 // error that wraps ErrClosed and the cause.
 //
+// What was read and not yet handled is bounded (Options.MaxQueued): a CLI
+// that prints faster than its handlers keep up blocks on its pipe rather
+// than grow cdevd's memory, a Call made from a handler still gets its reply
+// (see inbox), and Discard drops the backlog of a CLI being stopped.
+//
 // Why not sourcegraph/jsonrpc2 (used for cdevd's own WebSocket server): its
 // Conn closes the whole connection on a line it cannot decode; its ID type
 // (uint64 or string) cannot echo every id exactly (a negative id comes back as

@@ -69,8 +69,11 @@ type Handlers struct {
 
 // Options tune a Peer; the zero value is usable.
 type Options struct {
-	MaxLine int         // DefaultMaxLine when zero
-	Logger  *zap.Logger // zap.NewNop when nil
+	MaxLine int // DefaultMaxLine when zero
+	// MaxQueued bounds the bytes read and not yet handled
+	// (DefaultMaxQueued when zero); the reader waits for room.
+	MaxQueued int
+	Logger    *zap.Logger // zap.NewNop when nil
 	// OrderedReplies delivers each reply to its Call only after every
 	// message read before it was handled, as the line order says: a
 	// protocol whose reply ends a stream of notifications (ACP's
@@ -132,7 +135,7 @@ type Peer struct {
 	cause   error // set once: why the connection ended
 	done    chan struct{}
 
-	inbox     inbox
+	inbox     *inbox
 	closeOnce sync.Once
 	readDone  chan struct{}
 	dispDone  chan struct{}
@@ -156,10 +159,13 @@ func New(r io.ReadCloser, w io.WriteCloser, h Handlers, opts Options) *Peer {
 	if p.maxLine <= 0 {
 		p.maxLine = DefaultMaxLine
 	}
+	if opts.MaxQueued <= 0 {
+		opts.MaxQueued = DefaultMaxQueued
+	}
+	p.inbox = newInbox(opts.MaxQueued, p.ordered)
 	if p.log == nil {
 		p.log = zap.NewNop()
 	}
-	p.inbox.wake = make(chan struct{}, 1)
 	go p.readLoop()
 	go p.dispatch()
 	return p
@@ -216,6 +222,10 @@ func (p *Peer) Send(method string, params any) (*Pending, error) {
 // Wait waits for the reply, as Call does. Call it once.
 func (pc *Pending) Wait(ctx context.Context, result any) error {
 	p := pc.p
+	// A handler waiting here would otherwise wait for a reader stopped by
+	// the full inbox it is handling (see inbox).
+	p.inbox.blockedCall(1)
+	defer p.inbox.blockedCall(-1)
 	select {
 	case <-ctx.Done():
 		p.forget(pc.id)
@@ -248,6 +258,16 @@ func (p *Peer) Notify(method string, params any) error {
 	return p.write(wireMessage{Method: method, Params: rawParams})
 }
 
+// Discard stops handing the CLI's messages to the handlers: those queued
+// and every later one are dropped unread (replies too, so pending Calls
+// fail only when the connection ends), and the reader keeps draining
+// stdout. For a CLI being stopped: its flood must neither be handled nor
+// hold up the stop.
+func (p *Peer) Discard() { p.inbox.drop() }
+
+// Queue reports the bytes read from the CLI and not yet handled.
+func (p *Peer) Queue() QueueStats { return p.inbox.stats() }
+
 // Done is closed once the connection is over (stdout ended or Close).
 func (p *Peer) Done() <-chan struct{} { return p.done }
 
@@ -264,7 +284,8 @@ func (p *Peer) Err() error {
 
 // Close ends the connection: it closes the CLI's stdin (the CLIs exit on
 // EOF) and its stdout, fails pending Calls, and returns once the handlers
-// have seen every message read before and both goroutines have ended. Safe
+// have seen every message read before (none after Discard) and both
+// goroutines have ended. Safe
 // to call more than once; do not call it from a handler (it waits for them).
 func (p *Peer) Close() error {
 	var err error
@@ -351,9 +372,16 @@ func (p *Peer) readLoop() {
 	for {
 		buf = buf[:0]
 		size, err := p.readLine(br, &buf)
-		if size > p.maxLine {
+		switch {
+		case p.inbox.dropping():
+			// Discarded: not even decoded.
+		case size > p.maxLine:
 			p.report(fmt.Errorf("%w: %d bytes (max %d), skipped", ErrLineTooLong, size, p.maxLine))
-		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
+		default:
+			line := bytes.TrimSpace(buf)
+			if len(line) == 0 {
+				break
+			}
 			p.handleLine(line)
 		}
 		if err != nil {
@@ -395,13 +423,14 @@ func (p *Peer) handleLine(line []byte) {
 		p.report(fmt.Errorf("%w: %v: %s", ErrMalformed, err, excerpt(line)))
 		return
 	}
+	// Each message holds the room of its line until handled.
 	switch {
 	case m.Method != "" && m.ID != nil:
-		p.inbox.push(&Request{ID: m.ID, Method: m.Method, Params: m.Params, peer: p})
+		p.inbox.push(&Request{ID: m.ID, Method: m.Method, Params: m.Params, peer: p}, len(line))
 	case m.Method != "":
-		p.inbox.push(notification{method: m.Method, params: m.Params})
+		p.inbox.push(notification{method: m.Method, params: m.Params}, len(line))
 	case p.ordered:
-		p.inbox.push(m)
+		p.inbox.push(m, len(line))
 	default:
 		p.deliverReply(m)
 	}
@@ -437,8 +466,11 @@ func (p *Peer) dispatch() {
 	defer close(p.dispDone)
 	for {
 		batch, open := p.inbox.take()
-		for _, it := range batch {
-			switch it := it.(type) {
+		for _, q := range batch {
+			if p.inbox.dropping() {
+				break
+			}
+			switch it := q.msg.(type) {
 			case *Request:
 				if p.h.OnRequest != nil {
 					p.h.OnRequest(it)
@@ -453,6 +485,7 @@ func (p *Peer) dispatch() {
 			case wireMessage:
 				p.deliverReply(it)
 			}
+			p.inbox.handled(q.size)
 		}
 		if !open && len(batch) == 0 {
 			if p.ordered {
@@ -460,54 +493,6 @@ func (p *Peer) dispatch() {
 			}
 			return
 		}
-	}
-}
-
-type notification struct {
-	method string
-	params json.RawMessage
-}
-
-// inbox is an unbounded FIFO between the reader and the dispatcher, so a slow
-// handler never stops replies from being read (a handler may Call).
-type inbox struct {
-	mu     sync.Mutex
-	items  []any
-	closed bool
-	wake   chan struct{}
-}
-
-func (q *inbox) push(it any) {
-	q.mu.Lock()
-	q.items = append(q.items, it)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (q *inbox) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-// take waits for messages; open is false once the reader has stopped.
-func (q *inbox) take() (batch []any, open bool) {
-	for {
-		q.mu.Lock()
-		batch, q.items = q.items, nil
-		closed := q.closed
-		q.mu.Unlock()
-		if len(batch) > 0 || closed {
-			return batch, !closed
-		}
-		<-q.wake
 	}
 }
 

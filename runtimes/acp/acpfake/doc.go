@@ -5,7 +5,7 @@
 // A test's TestMain calls Main when IsAgent reports that the process was
 // started as the fake; the test starts os.Args[0] with Env(Options{...})
 // added to its environment. The prompt text picks a script (echo, THINK,
-// TOOL, EDIT, SLOW, HISTORY, FAIL, CRASH, GARBAGE, HANG, BIG, STDERR), so
+// TOOL, EDIT, SLOW, HISTORY, FAIL, CRASH, GARBAGE, HANG, BIG, FLOOD, STDERR), so
 // one agent shows both Gemini's normal turns and faults a real agent cannot
 // show on demand.
 //

@@ -147,6 +147,7 @@ const (
 	scriptHang    = "HANG"
 	scriptBig     = "BIG"
 	scriptStderr  = "STDERR"
+	scriptFlood   = "FLOOD"
 )
 
 // slowInterval is the time between SLOW's chunks: long enough for a test to
@@ -204,6 +205,8 @@ func (t *turnRun) play() error {
 			return err
 		}
 		t.say(strings.Repeat("x", n))
+	case scriptFlood:
+		return t.flood(arg)
 	case scriptStderr:
 		fmt.Fprintln(t.a.stderr, "acpfake: a line on stderr, as agents print logs")
 		t.echo()
@@ -234,6 +237,28 @@ func (t *turnRun) say(s string) {
 func (t *turnRun) echo() {
 	t.say("echo: ")
 	t.say(t.text)
+}
+
+// flood sends "FLOOD <n> <size>": n chunks of size bytes, back to back, as
+// fast as the pipe takes them (n 0: until the agent exits). It ignores
+// session/cancel, as a runaway agent would: only the end of the process
+// stops it. Unlike say, it keeps nothing: the fake stays small whatever it
+// sends.
+func (t *turnRun) flood(arg string) error {
+	ns, sizes, _ := strings.Cut(arg, " ")
+	n, err := count(scriptFlood, ns)
+	if err != nil {
+		return err
+	}
+	size, err := count(scriptFlood, sizes)
+	if err != nil {
+		return err
+	}
+	c := chunk{SessionUpdate: "agent_message_chunk", Content: text(strings.Repeat("x", size))}
+	for i := 0; n == 0 || i < n; i++ {
+		t.send(c)
+	}
+	return nil
 }
 
 func (t *turnRun) slow(n int) error {

@@ -191,3 +191,21 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// FLOOD sends n chunks of size bytes, then ends the turn.
+func TestFlood(t *testing.T) {
+	r := startRaw(t, Options{})
+	sid := r.session(t, t.TempDir())
+	r.prompt(t, 3, sid, "FLOOD 3 1000")
+	for range 3 {
+		var p struct {
+			Update struct{ Content struct{ Text string } }
+		}
+		if err := json.Unmarshal(r.next(t).Params, &p); err != nil || p.Update.Content.Text != strings.Repeat("x", 1000) {
+			t.Fatalf("FLOOD chunk: %d bytes, %v", len(p.Update.Content.Text), err)
+		}
+	}
+	r.reply(t, 3)
+	r.stdin.Close()
+	r.exitCode(t)
+}
