@@ -124,6 +124,9 @@ func (s *session) view(ctx context.Context, t runtimes.Transcripts, dir string, 
 // asked, and the merged total. fetch reads stored messages (as
 // Transcripts.Messages does) when the page reaches past v.recent; ok is
 // false when the transcript changed in between, and the caller reads again.
+// A stored read may come back short (pages are bounded by bytes too): the
+// page then ends with it, so that it stays contiguous from offset and the
+// client's next offset misses nothing.
 func (v storedView) page(offset, limit int, desc bool,
 	fetch func(offset, limit int, desc bool) ([]rpc.Message, int, error)) (msgs []rpc.Message, total int, ok bool, err error) {
 	p := len(v.pending)
@@ -132,37 +135,60 @@ func (v storedView) page(offset, limit int, desc bool,
 		return nil, total, true, nil
 	}
 	end := min(offset+limit, total)
-	// Positions in the merged view, newest first: pending (newest first),
-	// then stored (newest first). Ascending order mirrors that.
-	var lo, hi int // newest-first positions [lo, hi) of the page
-	if desc {
-		lo, hi = offset, end
-	} else {
-		lo, hi = total-end, total-offset
+	if !desc {
+		return v.ascending(offset, end, fetch)
 	}
-	out := make([]rpc.Message, 0, hi-lo)
-	for i := lo; i < min(hi, p); i++ {
+	// Newest first: pending (newest first), then stored (newest first).
+	out := make([]rpc.Message, 0, end-offset)
+	for i := offset; i < min(end, p); i++ {
 		out = append(out, v.pending[p-1-i])
 	}
-	if hi > p {
-		slo, shi := max(lo-p, 0), hi-p // newest-first positions among stored
-		if shi <= len(v.recent) {
-			out = append(out, v.recent[slo:shi]...)
+	if end > p {
+		lo, hi := max(offset-p, 0), end-p // newest-first positions among stored
+		if hi <= len(v.recent) {
+			return append(out, v.recent[lo:hi]...), total, true, nil
+		}
+		got, n, err := fetch(lo, hi-lo, true)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if n != v.total {
+			return nil, 0, false, nil
+		}
+		out = append(out, got...)
+	}
+	return out, total, true, nil
+}
+
+// ascending is page's oldest-first order: stored (oldest first), then
+// pending.
+func (v storedView) ascending(offset, end int,
+	fetch func(offset, limit int, desc bool) ([]rpc.Message, int, error)) (msgs []rpc.Message, total int, ok bool, err error) {
+	total = v.total + len(v.pending)
+	out := make([]rpc.Message, 0, end-offset)
+	if offset < v.total {
+		n := min(end, v.total) - offset
+		lo, hi := v.total-offset-n, v.total-offset // newest-first positions among stored
+		if hi <= len(v.recent) {
+			for i := hi - 1; i >= lo; i-- {
+				out = append(out, v.recent[i])
+			}
 		} else {
-			got, n, err := fetch(slo, shi-slo, true)
+			got, stored, err := fetch(offset, n, false)
 			if err != nil {
 				return nil, 0, false, err
 			}
-			if n != v.total {
+			if stored != v.total {
 				return nil, 0, false, nil
+			}
+			if len(got) < n {
+				return got, total, true, nil
 			}
 			out = append(out, got...)
 		}
 	}
-	if !desc {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
+	for i := max(offset-v.total, 0); i < end-v.total; i++ {
+		out = append(out, v.pending[i])
 	}
 	return out, total, true, nil
 }

@@ -17,6 +17,9 @@ type fileTranscripts struct {
 	msgs  []rpc.Message
 	reads int
 	grow  func() // called before each read, to model a CLI writing meanwhile
+	// most, when set, cuts every read short to at most most messages, as
+	// the byte bound on a page does.
+	most int
 }
 
 func (f *fileTranscripts) Messages(_ context.Context, _, _ string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
@@ -32,6 +35,9 @@ func (f *fileTranscripts) Messages(_ context.Context, _, _ string, offset, limit
 		slices.Reverse(all)
 	}
 	end := min(offset+limit, len(all))
+	if f.most > 0 {
+		end = min(end, offset+f.most)
+	}
 	if offset >= end {
 		return nil, len(all), nil
 	}
@@ -98,6 +104,45 @@ func TestLiveMessagesPagesTheMergedView(t *testing.T) {
 								t.Fatalf("%d stored of %d emitted: %d still unsettled", stored, emitted, len(s.unsettled))
 							}
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLiveMessagesShortStoredPages walks the merged view page by page, each
+// next offset from the last page's length, while every stored read comes
+// back short (a page bounded by bytes): each message comes once, in order,
+// whichever the order asked.
+func TestLiveMessagesShortStoredPages(t *testing.T) {
+	ctx := context.Background()
+	for old := 0; old <= 6; old++ {
+		for emitted := 0; emitted <= 4; emitted++ {
+			for stored := 0; stored <= emitted; stored++ {
+				for _, desc := range []bool{false, true} {
+					em := msgs("e", emitted)
+					want := append(msgs("o", old), em...)
+					if desc {
+						slices.Reverse(want)
+					}
+					f := &fileTranscripts{msgs: append(msgs("o", old), em[:stored]...), most: 2}
+					s := &session{id: "s", unsettled: slices.Clone(em)}
+					var got []rpc.Message
+					for offset := 0; offset < len(want); {
+						page, _, err := s.liveMessages(ctx, f, "", offset, 5, desc)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(page) == 0 {
+							t.Fatalf("old %d emitted %d stored %d desc %v: empty page at offset %d", old, emitted, stored, desc, offset)
+						}
+						got = append(got, page...)
+						offset += len(page)
+					}
+					if !slices.Equal(ids(got), ids(want)) {
+						t.Fatalf("old %d emitted %d stored %d desc %v: walked %v, want %v",
+							old, emitted, stored, desc, ids(got), ids(want))
 					}
 				}
 			}
