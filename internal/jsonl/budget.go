@@ -4,13 +4,14 @@ import "unsafe"
 
 // DefaultBudget is the memory a Cache's indexes may take, as they estimate
 // it (see Sized), before the least recently used are dropped. The index of
-// a 100 MB transcript takes 3 MB (Claude) to 10 MB (Gemini, whose replay
-// keeps every record's place), of a session of a few turns some kilobytes:
-// 64 MB keeps every small session of a big workspace and the few big
-// transcripts being read, while a daemon with a cache per store stays
-// within 200 MB of indexes however many transcripts are browsed. An index
-// dropped costs its next use a load of its persisted copy (15–20 ms for a
-// 100 MB Gemini file) or, without one, a scan of its file.
+// a 100 MB Gemini chat file takes about 10 MB (its replay keeps every
+// record's place; Claude's and Codex's indexes, the places of their lines,
+// take less), that of a session of a few turns a few kilobytes: 64 MB keeps
+// every small session of a big workspace and the few big transcripts being
+// read, and a daemon with a cache per store stays within 200 MB of indexes
+// however many transcripts are browsed. A dropped index costs its next use
+// a load of its persisted copy (15–20 ms for a 100 MB Gemini file) or,
+// without one, a scan of its file.
 const DefaultBudget = 64 << 20
 
 // Sized is an index type that tells the memory it takes besides its Lines

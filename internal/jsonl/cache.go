@@ -13,8 +13,9 @@ import (
 )
 
 // Cache keeps the Index of each file of a set, brought up to date (see
-// Refresh) when used. It is safe for concurrent use; it is meant to live as
-// long as its owner reads the files.
+// Refresh) when used, within a budget of memory (see DefaultBudget): the
+// least recently used indexes are dropped first. It is safe for concurrent
+// use; it is meant to live as long as its owner reads the files.
 type Cache[T any, P Indexed[T]] struct {
 	add    func(x P, line []byte) bool
 	onScan func(Scan)
