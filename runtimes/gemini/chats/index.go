@@ -149,6 +149,9 @@ type index struct {
 	reset bool   // a $set of the message list was replayed (for Merge)
 	self  *index // x itself once order and recs are x's own
 	dead  int    // bytes of strs that no record refers to any more (see compact)
+	// The header's strings are parts of strs (ReadFacts): copied before
+	// strs is dropped, which they would otherwise keep whole.
+	borrowsHeader bool
 }
 
 // own makes x's order and recs its own before they change: jsonl.Refresh
@@ -160,6 +163,7 @@ func (x *index) own() {
 	x.recs = slices.Concat(append([][]rec{x.recs}, x.segs...)...)
 	x.segs = nil
 	x.strs = slices.Clip(x.strs) // an append copies: readers' strings stay
+	x.ownHeader()                // not keeping the strs that copy replaces
 	x.pos = x.pos.clone()
 	x.self = x
 }
@@ -207,7 +211,7 @@ func (x *index) at(i int32) *rec {
 // readers of an earlier version of x borrow stays theirs. x is then its
 // own: nothing of it is shared.
 func (x *index) clearRecs() {
-	x.header = x.header.clone() // from ReadFacts, borrowed from strs
+	x.ownHeader()
 	x.recs, x.segs, x.strs, x.pos, x.dead = nil, nil, nil, nil, 0
 	x.reset, x.self = true, x
 }
@@ -679,7 +683,7 @@ func (x *index) ReadFacts(b []byte) error {
 		s := r.Bytes()
 		return span{uint32(len(x.strs) - len(r.B) - len(s)), uint32(len(s))}
 	}
-	x.header = Header{x.str(str()), x.str(str()), x.str(str()), x.str(str())}
+	x.header, x.borrowsHeader = Header{x.str(str()), x.str(str()), x.str(str()), x.str(str())}, true
 	n := r.Uvarint()
 	if r.Bad || n > uint64(len(r.B)) || len(x.strs) > math.MaxUint32 {
 		return errFacts

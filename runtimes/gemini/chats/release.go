@@ -47,12 +47,17 @@ func (x *index) compact() {
 			move(&r.lists)
 		}
 	}
+	x.ownHeader()
 	x.strs, x.dead = strs, 0
-	x.header = x.header.clone()
 }
 
-// clone is h with strings of its own: a header ReadFacts read borrows
-// them from its index's strs, which it would keep whole once replaced.
-func (h Header) clone() Header {
-	return Header{strings.Clone(h.SessionID), strings.Clone(h.ProjectHash), strings.Clone(h.StartTime), strings.Clone(h.LastUpdated)}
+// ownHeader gives x's header strings of its own if they are parts of strs
+// (see borrowsHeader), before strs is dropped.
+func (x *index) ownHeader() {
+	if x.borrowsHeader {
+		h := &x.header
+		h.SessionID, h.ProjectHash = strings.Clone(h.SessionID), strings.Clone(h.ProjectHash)
+		h.StartTime, h.LastUpdated = strings.Clone(h.StartTime), strings.Clone(h.LastUpdated)
+		x.borrowsHeader = false
+	}
 }
