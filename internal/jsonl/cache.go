@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"io/fs"
@@ -12,8 +13,9 @@ import (
 )
 
 // Cache keeps the Index of each file of a set, brought up to date (see
-// Refresh) when used. It is safe for concurrent use; it is meant to live as
-// long as its owner reads the files.
+// Refresh) when used, within a budget of memory (see DefaultBudget): the
+// least recently used indexes are dropped first. It is safe for concurrent
+// use; it is meant to live as long as its owner reads the files.
 type Cache[T any, P Indexed[T]] struct {
 	add    func(x P, line []byte) bool
 	onScan func(Scan)
@@ -24,6 +26,10 @@ type Cache[T any, P Indexed[T]] struct {
 
 	mu      sync.Mutex
 	entries map[string]*cached[P] // by path
+	lru     list.List             // of the entries, most recently used first
+	used    int64                 // the sizes of the entries
+	budget  int64                 // more than this used: the least recently used are dropped
+	onEvict func(path string)     // told of each entry dropped for the budget
 	closed  bool                  // saves run in line (Close)
 	closing chan struct{}         // closed by Close: saves waiting for saveDelay go at once
 	saving  sync.WaitGroup        // saves under way
@@ -33,6 +39,14 @@ type Cache[T any, P Indexed[T]] struct {
 // cached is the index of one path; mu serializes its refreshes and covers
 // reading the file by its offsets.
 type cached[P any] struct {
+	path string
+	// Guarded by the Cache's mu: where e is in its lru (nil once
+	// dropped), its size as counted in used, and the index that size is
+	// of (see Holds).
+	elem *list.Element
+	size int64
+	held P
+
 	mu     sync.Mutex
 	idx    P     // nil until first scanned
 	loaded bool  // the persisted index was looked for
@@ -64,17 +78,21 @@ func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(
 	if onScan == nil {
 		onScan = func(Scan) {}
 	}
-	return &Cache[T, P]{add: add, onScan: onScan, log: log, what: what, entries: map[string]*cached[P]{}, closing: make(chan struct{})}
+	return &Cache[T, P]{add: add, onScan: onScan, log: log, what: what, entries: map[string]*cached[P]{}, closing: make(chan struct{}),
+		budget: DefaultBudget, onEvict: func(string) {}}
 }
 
-// entry returns the entry of path, creating it.
+// entry returns the entry of path, creating it, as the most recently used.
 func (c *Cache[T, P]) entry(path string) *cached[P] {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entries[path]
 	if e == nil {
-		e = &cached[P]{}
+		e = &cached[P]{path: path}
+		e.elem = c.lru.PushFront(e)
 		c.entries[path] = e
+	} else {
+		c.lru.MoveToFront(e.elem)
 	}
 	return e
 }
@@ -221,6 +239,7 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 		if err := c.refresh(ctx, path, e, f, fi); err != nil {
 			return nil, err
 		}
+		c.use(e)
 	}
 	return e.idx, nil
 }
@@ -240,11 +259,15 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 	if err := c.refresh(ctx, path, e, f, fi); err != nil {
 		return err
 	}
+	c.use(e)
+	// Dropped for the budget meanwhile, e keeps its index for fn: a
+	// dropped entry is only no longer found.
 	err = fn(e.idx)
 	var s staleError
 	if errors.As(err, &s) {
 		e.idx = nil
 		e.epoch++
+		c.use(e)
 		return s.err
 	}
 	return err
@@ -264,7 +287,9 @@ func (e staleError) Unwrap() error { return e.err }
 func (c *Cache[T, P]) Forget(path string) {
 	c.mu.Lock()
 	e := c.entries[path]
-	delete(c.entries, path)
+	if e != nil {
+		c.drop(e)
+	}
 	c.mu.Unlock()
 	if e != nil { // a save under way must not bring the removed one back
 		e.mu.Lock()
@@ -280,9 +305,9 @@ func (c *Cache[T, P]) Forget(path string) {
 func (c *Cache[T, P]) Prune(drop func(path string) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for p := range c.entries {
+	for p, e := range c.entries {
 		if drop(p) {
-			delete(c.entries, p)
+			c.drop(e)
 		}
 	}
 }

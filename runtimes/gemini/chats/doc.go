@@ -32,9 +32,14 @@
 // into as is); a file that only grew is read from where the last read
 // stopped, any other change replays it whole. With a cache directory the
 // replays of big files are persisted (jsonl.Cache.Persist), so that a
-// restarted daemon does not replay them again. A file's view counts its
-// messages; a page near either end walks the records from there, and the
-// list of every message is made only when a page far from both needs it.
+// restarted daemon does not replay them again. A replay keeps what its
+// final state needs, not what the file held: a $set of the message list
+// drops what it replaces, and the strings of replaced record versions are
+// copied away once they are most of what it keeps. The cache is bounded by
+// a budget of bytes (jsonl.DefaultBudget); a view goes with its index. A
+// file's view counts its messages; a page near either end walks the records
+// from there, and the list of every message is made only when a page far
+// from both needs it.
 //
 // A List replays only the files of its workspace: another project's file
 // is known by its first line (the header), remembered by the file's

@@ -148,6 +148,10 @@ type index struct {
 	pos   *positions
 	reset bool   // a $set of the message list was replayed (for Merge)
 	self  *index // x itself once order and recs are x's own
+	dead  int    // bytes of strs that no record refers to any more (see compact)
+	// The header's strings are parts of strs (ReadFacts): copied before
+	// strs is dropped, which they would otherwise keep whole.
+	borrowsHeader bool
 }
 
 // own makes x's order and recs its own before they change: jsonl.Refresh
@@ -159,6 +163,7 @@ func (x *index) own() {
 	x.recs = slices.Concat(append([][]rec{x.recs}, x.segs...)...)
 	x.segs = nil
 	x.strs = slices.Clip(x.strs) // an append copies: readers' strings stay
+	x.ownHeader()                // not keeping the strs that copy replaces
 	x.pos = x.pos.clone()
 	x.self = x
 }
@@ -198,10 +203,17 @@ func (x *index) at(i int32) *rec {
 	panic("chats: record out of range")
 }
 
-// clearRecs drops every record (a $set of the message list); x is its own.
+// clearRecs drops every record (a $set of the message list), and with
+// them every reference to what they were kept in: their strings and places
+// are allocated anew, not kept in what held the list replaced (whose
+// capacity, and strings, a file of many $sets of a long list made grow
+// with each one: 131 MB kept after 200 copies of 5,000 messages). What
+// readers of an earlier version of x borrow stays theirs. x is then its
+// own: nothing of it is shared.
 func (x *index) clearRecs() {
-	x.recs, x.segs, x.reset = x.recs[:0], nil, true
-	x.pos = nil
+	x.ownHeader()
+	x.recs, x.segs, x.strs, x.pos, x.dead = nil, nil, nil, nil, 0
+	x.reset, x.self = true, x
 }
 
 // add replays one line, reporting whether it holds records (its Span is
@@ -225,8 +237,7 @@ func (x *index) add(b []byte) bool {
 		if !l.HasMsgs {
 			return false
 		}
-		x.own()
-		x.clearRecs()
+		x.clearRecs() // not own first: a copy of what is dropped
 		for i := range l.SetMsgs {
 			x.upsert(line, &l.SetMsgs[i])
 		}
@@ -253,14 +264,12 @@ func (x *index) upsert(line int32, r *Record) {
 	rc.prompt = x.addStr(r.info.prompt)
 	rc.lists = x.addLists(r.info.responses, r.info.calls)
 	if l := x.last(); len(*l) > 0 && x.str((*l)[len(*l)-1].id) == r.ID {
-		rc.id = (*l)[len(*l)-1].id
-		(*l)[len(*l)-1] = rc // Gemini writes a record again as it grows
+		x.replace(&(*l)[len(*l)-1], rc) // Gemini writes a record again as it grows
 		return
 	}
 	if x.pos != nil {
 		if i, ok := x.pos.add(x, r.ID, int32(x.nrecs())); ok {
-			rc.id = x.at(i).id
-			*x.at(i) = rc
+			x.replace(x.at(i), rc)
 			return
 		}
 	}
@@ -271,8 +280,11 @@ func (x *index) upsert(line int32, r *Record) {
 }
 
 // Finish ends a scan (see jsonl.Finisher): it finds the records whose ids
-// came before, if any.
-func (x *index) Finish() { x.positions() }
+// came before, if any, and drops the strings of the versions replaced.
+func (x *index) Finish() {
+	x.positions()
+	x.compact()
+}
 
 // last is the part of x's records that ends them.
 func (x *index) last() *[]rec {
@@ -307,9 +319,8 @@ func (x *index) positions() {
 		for k := range s {
 			r := &s[k]
 			if j, ok := x.pos.add(x, x.str(r.id), i); ok {
-				kept := x.at(j)
-				r.id = kept.id
-				*kept = *r
+				x.dead += int(r.id.n)
+				x.replace(x.at(j), *r)
 				r.flags |= flagDead
 				dead = true
 			}
@@ -535,6 +546,7 @@ func (x *index) Merge(y *index) {
 	// y's strings follow x's.
 	base := uint32(len(x.strs))
 	x.strs = append(x.strs, y.strs...)
+	x.dead += y.dead
 	rebase := func(r *rec) {
 		r.line += shift
 		r.id.off += base
@@ -564,7 +576,8 @@ func (x *index) Merge(y *index) {
 			for _, r := range s {
 				rebase(&r)
 				if i, ok := x.pos.get(x, x.str(r.id)); ok {
-					x.recs[i] = r
+					x.dead += int(r.id.n)
+					x.replace(&x.recs[i], r)
 					continue
 				}
 				x.push(r)
@@ -574,6 +587,7 @@ func (x *index) Merge(y *index) {
 	// Not kept up to date with what was appended (the serial part of a
 	// parallel replay): built again by the next put or Merge, if any.
 	x.pos = nil
+	x.compact()
 }
 
 // shares reports whether y has a record whose id one of x's has (x.pos
@@ -669,7 +683,7 @@ func (x *index) ReadFacts(b []byte) error {
 		s := r.Bytes()
 		return span{uint32(len(x.strs) - len(r.B) - len(s)), uint32(len(s))}
 	}
-	x.header = Header{x.str(str()), x.str(str()), x.str(str()), x.str(str())}
+	x.header, x.borrowsHeader = Header{x.str(str()), x.str(str()), x.str(str()), x.str(str())}, true
 	n := r.Uvarint()
 	if r.Bad || n > uint64(len(r.B)) || len(x.strs) > math.MaxUint32 {
 		return errFacts
@@ -677,7 +691,7 @@ func (x *index) ReadFacts(b []byte) error {
 	lines := x.Lines()
 	// Ids are not checked for repeats: AppendFacts writes none, and the
 	// CRC of the persisted index vouches for what it wrote.
-	x.recs, x.segs, x.pos, x.self = make([]rec, n), nil, nil, x
+	x.recs, x.segs, x.pos, x.self, x.dead = make([]rec, n), nil, nil, x, 0
 	for i := range x.recs {
 		line, start, size := r.Uvarint(), r.Uvarint(), r.Uvarint()
 		sum := r.Uint32()

@@ -61,7 +61,9 @@ func New(geminiHome string, logger *zap.Logger) *Store {
 		logger = zap.NewNop()
 	}
 	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}, heads: map[string]*head{}, idle: listIdle, maxWatched: maxWatched, afterFunc: time.AfterFunc}
-	s.cache = jsonl.NewCache((*index).add, s.count, logger, "chat file")
+	// A view holds its index: one dropped for the cache's budget goes with
+	// it (see view).
+	s.cache = jsonl.NewCache((*index).add, s.count, logger, "chat file").OnEvict(s.dropView)
 	return s
 }
 
@@ -179,7 +181,19 @@ func (s *Store) view(ctx context.Context, p string, fi os.FileInfo) (*view, erro
 	s.mu.Lock()
 	s.views[p] = v
 	s.mu.Unlock()
+	if !s.cache.Holds(p, x) {
+		// Dropped for the budget since Get, before v was kept: its
+		// dropView may have found nothing to drop.
+		s.dropView(p)
+	}
 	return v, nil
+}
+
+// dropView drops the view of p, whose index the cache dropped.
+func (s *Store) dropView(p string) {
+	s.mu.Lock()
+	delete(s.views, p)
+	s.mu.Unlock()
 }
 
 // projectOf is the projectHash of the chat file cp, from its current view

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package chats
+
+import "time"
+
+// cpuTime is not measured here: benchmarks report 0.
+func cpuTime() time.Duration { return 0 }
