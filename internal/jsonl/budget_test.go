@@ -82,7 +82,7 @@ func TestCacheBudget(t *testing.T) {
 			t.Fatalf("a not dropped: evicted %v", evicted)
 		}
 		n := 0
-		err := x.ReadPage(f, 990, 50, false, func(_ int64, line []byte) error {
+		err := x.ReadPage(f, 990, 50, false, 0, func(_ int64, line []byte) error {
 			if string(line) != `{"line":"of a file"}` {
 				return fmt.Errorf("line %q", line)
 			}
