@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
 )
 
@@ -74,7 +75,7 @@ func moveNoReplace(src, dst string) error {
 // copyNoReplace moves src to another file system: a complete copy is
 // linked in place (failing if dst exists), then src is removed.
 func copyNoReplace(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := jsonl.OpenRegular(src) // never a FIFO: its open would wait for a writer
 	if err != nil {
 		return err
 	}

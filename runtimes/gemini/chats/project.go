@@ -84,7 +84,7 @@ func (s *Store) forgetHead(p string) {
 // firstLine reads the first line of the file at p, its newline included;
 // an error when there is no complete one within maxHead bytes.
 func firstLine(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := jsonl.OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func firstLine(p string) ([]byte, error) {
 
 // firstBytesAre reports whether the file at p begins with b.
 func firstBytesAre(p string, b []byte) bool {
-	f, err := os.Open(p)
+	f, err := jsonl.OpenRegular(p)
 	if err != nil {
 		return false
 	}

@@ -217,7 +217,7 @@ func (s *Store) viewOf(ctx context.Context, cp chatPath) (*view, error) {
 // (jsonl.StatAt): the lstat of every file by its whole path was most of a
 // warm List.
 func appendChats(out []chatPath, dir, short string) []chatPath {
-	df, err := os.Open(dir)
+	df, err := jsonl.OpenDir(dir)
 	if err != nil {
 		return out // no chats (yet), or removed meanwhile
 	}

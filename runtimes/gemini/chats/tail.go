@@ -69,7 +69,7 @@ func (t *tailer) seed(v *view, path string) {
 	for id := range v.calls {
 		t.calls[id] = true
 	}
-	f, err := os.Open(path)
+	f, err := jsonl.OpenRegular(path)
 	if err == nil {
 		defer f.Close()
 	}

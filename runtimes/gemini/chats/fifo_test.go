@@ -1,0 +1,51 @@
+package chats
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The helpers that open a chat file or folder by a name a listing found
+// refuse a FIFO put in its place meanwhile, at once: its open would wait
+// for a writer, pinning an OS thread per call.
+func TestFIFOInPlaceOfAChat(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "session-2026-01-01T00-00-abcdef12.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]func(){
+		"firstLine": func() {
+			if _, err := firstLine(fifo); err == nil {
+				t.Error("firstLine of a FIFO: no error")
+			}
+		},
+		"firstBytesAre": func() {
+			if firstBytesAre(fifo, []byte("{")) {
+				t.Error("firstBytesAre of a FIFO: true")
+			}
+		},
+		"appendChats": func() {
+			if got := appendChats(nil, fifo, ""); len(got) != 0 {
+				t.Errorf("appendChats of a FIFO folder: %v", got)
+			}
+		},
+	}
+	for name, call := range calls {
+		done := make(chan struct{})
+		go func() { defer close(done); call() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			// Release the open so that the goroutine ends, then fail.
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				w.Close()
+			}
+			<-done
+			t.Errorf("%s of a FIFO blocked", name)
+		}
+	}
+}
