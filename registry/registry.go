@@ -350,11 +350,3 @@ func (r *Registry) Route(_ context.Context, method, agentType string) (runtimes.
 	}
 	return a, nil
 }
-
-// Failing wraps an adapter failure for a known, enabled runtime as the
-// contract's InternalError with runtime context.
-func Failing(method, agentType string, err error) error {
-	return &rpc.Error{Code: rpc.CodeInternalError,
-		Message: fmt.Sprintf("%s failed: %v", agentType, err),
-		Data:    map[string]any{"agent_type": agentType, "method": method, "reason": err.Error()}}
-}

@@ -142,3 +142,11 @@ var Overloaded = &Error{Code: CodeOverloaded, Message: "server overloaded; retry
 
 // NotInitialized is returned for any method called before initialize.
 var NotInitialized = &Error{Code: CodeNotInitialized, Message: "not initialized"}
+
+// RuntimeFailed reports an adapter's failure for a known, enabled runtime
+// as the contract's InternalError, with the runtime and method in its data.
+func RuntimeFailed(method, agentType string, err error) *Error {
+	return &Error{Code: CodeInternalError,
+		Message: fmt.Sprintf("%s failed: %v", agentType, err),
+		Data:    map[string]any{"agent_type": agentType, "method": method, "reason": err.Error()}}
+}

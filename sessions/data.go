@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
-	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/workspaces"
@@ -32,7 +31,7 @@ func (e *Engine) transcripts(ctx context.Context, method, agentType string) (run
 	}
 	t := a.Transcripts()
 	if t == nil {
-		return nil, nil, registry.Failing(method, a.Info().ID, errors.New("this runtime keeps no transcripts"))
+		return nil, nil, rpc.RuntimeFailed(method, a.Info().ID, errors.New("this runtime keeps no transcripts"))
 	}
 	return a, t, nil
 }
@@ -77,7 +76,7 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 	for _, dir := range dirs {
 		list, err := t.List(ctx, dir)
 		if err != nil {
-			return rpc.HistoryResult{}, registry.Failing(rpc.MethodHistory, agent, err)
+			return rpc.HistoryResult{}, rpc.RuntimeFailed(rpc.MethodHistory, agent, err)
 		}
 		if len(dirs) == 1 {
 			stored = list // no copy of the one listing; cloned before sorting
@@ -124,7 +123,7 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 			hs := stored1(st)
 			hs.Status = status[st.SessionID].Status
 			if err := s.liveSummary(ctx, t, s.dir, &hs); err != nil {
-				return rpc.HistoryResult{}, registry.Failing(rpc.MethodHistory, agent, err)
+				return rpc.HistoryResult{}, rpc.RuntimeFailed(rpc.MethodHistory, agent, err)
 			}
 			liveStored[st.SessionID] = hs
 		}
@@ -134,7 +133,7 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 		if _, ok := liveStored[id]; !ok {
 			hs := status[id]
 			if err := s.liveSummary(ctx, t, s.dir, &hs); err != nil {
-				return rpc.HistoryResult{}, registry.Failing(rpc.MethodHistory, agent, err)
+				return rpc.HistoryResult{}, rpc.RuntimeFailed(rpc.MethodHistory, agent, err)
 			}
 			fresh = append(fresh, hs)
 		}
@@ -214,7 +213,7 @@ func (e *Engine) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.Messag
 		}
 	}
 	if err != nil {
-		return rpc.MessagesResult{}, registry.Failing(rpc.MethodMessages, agent, err)
+		return rpc.MessagesResult{}, rpc.RuntimeFailed(rpc.MethodMessages, agent, err)
 	}
 	if msgs == nil {
 		msgs = []rpc.Message{}
@@ -255,7 +254,7 @@ func (e *Engine) Delete(ctx context.Context, p rpc.SessionRefParams) (rpc.Delete
 		if errors.Is(err, runtimes.ErrNoSession) {
 			return rpc.DeleteResult{}, rpc.SessionNotFound(p.SessionID)
 		}
-		return rpc.DeleteResult{}, registry.Failing(rpc.MethodDelete, agent, err)
+		return rpc.DeleteResult{}, rpc.RuntimeFailed(rpc.MethodDelete, agent, err)
 	}
 	if s := e.lookup(p.SessionID); s != nil {
 		if s.external {
@@ -309,7 +308,7 @@ func (e *Engine) tailExternal(ctx context.Context, ws workspaces.Workspace, id, 
 		if errors.As(err, &ferr) {
 			return nil, watchRefused(err, "session_id", id)
 		}
-		return nil, registry.Failing(rpc.MethodWatch, a.Info().ID, err)
+		return nil, rpc.RuntimeFailed(rpc.MethodWatch, a.Info().ID, err)
 	}
 	s.mu.Lock()
 	s.tail = tail

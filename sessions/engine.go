@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
-	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/workspaces"
@@ -36,9 +35,19 @@ type Watcher interface {
 	Cut(reason string)
 }
 
+// Router is what the engine needs of the runtime registry: the adapter
+// that serves a method for an agent_type (or the wire error saying why
+// none does), and the runtimes registered. The registry implements it;
+// the engine builds its own wire errors with package rpc.
+type Router interface {
+	Route(ctx context.Context, method, agentType string) (runtimes.Adapter, error)
+	IDs() []string
+	Adapter(id string) (runtimes.Adapter, bool)
+}
+
 // Config configures an Engine.
 type Config struct {
-	Registry   *registry.Registry
+	Registry   Router
 	Workspaces *workspaces.Store
 	// Epoch identifies this server run; seqs are only comparable within it.
 	Epoch string
@@ -75,7 +84,7 @@ type Config struct {
 type Engine struct {
 	cfg Config
 	log *zap.Logger
-	reg *registry.Registry
+	reg Router
 	ws  *workspaces.Store
 	// watcher is shared by every workspace's notifier.
 	watcher *fswatch.Watcher

@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
-	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/workspaces"
@@ -182,7 +181,7 @@ func (s *session) ensureProcess(ctx context.Context, method string) error {
 			return rpc.SessionNotFound(s.id)
 		}
 		s.log.Warn("runtime failed to start", zap.Error(err))
-		return registry.Failing(method, s.agentType, err)
+		return rpc.RuntimeFailed(method, s.agentType, err)
 	}
 	s.rt = rt
 	s.st = rpc.StatusRunning
@@ -247,7 +246,7 @@ func (s *session) send(ctx context.Context, text string) error {
 	if rt == nil {
 		// The process ended between its start and this turn.
 		s.mu.Unlock()
-		return registry.Failing(rpc.MethodSessionSend, s.agentType, runtimes.ErrExited)
+		return rpc.RuntimeFailed(rpc.MethodSessionSend, s.agentType, runtimes.ErrExited)
 	}
 	s.turnOpen = true
 	s.hadTurn = true
@@ -283,7 +282,7 @@ func (s *session) send(ctx context.Context, text string) error {
 		if errors.Is(err, runtimes.ErrBusy) {
 			return rpc.SessionBusy(s.id, "a turn is running")
 		}
-		return registry.Failing(rpc.MethodSessionSend, s.agentType, err)
+		return rpc.RuntimeFailed(rpc.MethodSessionSend, s.agentType, err)
 	}
 	return nil
 }
@@ -641,7 +640,7 @@ func (s *session) respond(ctx context.Context, clientID string, kind rpc.Respond
 		if errors.As(err, &re) {
 			return err
 		}
-		return registry.Failing(rpc.MethodSessionRespond, s.agentType, err)
+		return rpc.RuntimeFailed(rpc.MethodSessionRespond, s.agentType, err)
 	}
 	s.emitLocked(rpc.EventPermissionResolved, func(h rpc.EventHeader) any {
 		return rpc.PermissionResolvedEvent{EventHeader: h, RequestID: p.id, ResolvedBy: clientID, Decision: decision}
@@ -664,7 +663,7 @@ func (s *session) interrupt(ctx context.Context) error {
 		return rpc.RequestNotFound(s.id, "")
 	}
 	if err := rt.Interrupt(ctx); err != nil {
-		return registry.Failing(rpc.MethodSessionInput, s.agentType, err)
+		return rpc.RuntimeFailed(rpc.MethodSessionInput, s.agentType, err)
 	}
 	return nil
 }
