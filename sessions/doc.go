@@ -6,6 +6,13 @@
 // others, re-sends pending prompts to new watchers, and guarantees that
 // every turn ends in exactly one terminal event.
 //
-// It knows no runtime by name: adapters come from the registry and speak
-// only the normalized events of package runtimes.
+// It knows no runtime by name: adapters come from the registry (through
+// Router, which the engine defines) and speak only the normalized events of
+// package runtimes.
+//
+// One file per concern: engine.go (the engine, its table of sessions, the
+// lock order), session.go (one session's state), start.go, process.go,
+// prompts.go, emit.go, eventlog.go (the replay buffer), watch.go,
+// subscriptions.go and notice.go (workspace events), active.go, data.go and
+// overlay.go (history and transcripts), trash.go.
 package sessions
