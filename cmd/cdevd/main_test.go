@@ -135,6 +135,45 @@ func TestOpenPermissionsRefused(t *testing.T) {
 	}
 }
 
+// A config.toml others could have written names commands cdevd would
+// run: serve and doctor stop with the chmod that fixes it.
+func TestConfigOthersCanWriteRefused(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"CDEVD_HOME": home, "CDEVD_TOKEN": "", "CLAUDE_BIN": "/nonexistent/claude",
+		"CODEX_BIN": "/nonexistent/codex", "GEMINI_BIN": "/nonexistent/gemini"}
+	file := filepath.Join(home, "config.toml")
+	if err := os.WriteFile(file, []byte("[[acp_agent]]\nid = \"x\"\ncommand = \"/nonexistent/x\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(file, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	says := func(errs string) bool {
+		return strings.Contains(errs, file+" is writable by other users") && strings.Contains(errs, "chmod 600 "+file)
+	}
+	if _, errs, code := runCmd(t, env, "doctor"); code != 1 || !says(errs) {
+		t.Errorf("doctor with config.toml at 0666: exit %d, %q", code, errs)
+	}
+	// serve in a process of its own, so that one that does not stop fails
+	// the test at the deadline instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	serve := exec.CommandContext(ctx, os.Args[0], "serve", "--addr", "127.0.0.1:0")
+	serve.Env = append(os.Environ(), "CDEVD_TEST_MAIN=1")
+	var errb bytes.Buffer
+	serve.Stderr = &errb
+	if err := serve.Run(); ctx.Err() != nil || err == nil || !says(errb.String()) {
+		t.Errorf("serve with config.toml at 0666: %v (deadline: %v), %q", err, ctx.Err(), errb.String())
+	}
+	// The fix the message gives works.
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := runCmd(t, env, "doctor"); code != 0 {
+		t.Fatalf("doctor after the fix: exit %d, %q", code, errs)
+	}
+}
+
 // --allow-origin null would admit any page (sandboxed iframes, file://);
 // values that are not origins would never match.
 func TestAllowOriginChecked(t *testing.T) {
