@@ -4,7 +4,10 @@
 // the daemon (on Linux, through a per-session supervisor: see
 // internal/supervisor), with line-oriented stdout, a stall timer that only
 // runs while a turn does, and a stop that is graceful first, forced after a
-// grace period, idempotent and waits for its goroutines.
+// grace period, idempotent and waits for its goroutines. It runs in the
+// session's directory, a workspace cdevd does not control, so nothing is
+// looked up there: a relative Path is refused and the PATH it gets holds
+// only absolute directories.
 package proc
 
 import (
