@@ -55,8 +55,15 @@ func (s *syncBuffer) String() string {
 // URL it prints.
 func startServe(t *testing.T, env []string, ws string) *serveProc {
 	t.Helper()
+	return startServeIn(t, "", env, ws)
+}
+
+// startServeIn is startServe with cdevd started in the directory dir.
+func startServeIn(t *testing.T, dir string, env []string, ws string) *serveProc {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--log-format", "json", "--log-level", "debug")
 	cmd.Env = append(env, "CDEVD_TEST_MAIN=1")
+	cmd.Dir = dir
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -226,10 +226,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
-	if u := d.ConsoleURL(); u != "" {
-		// stdout only, never the log: the URL carries the token.
-		fmt.Fprintf(stdout, "console: open %s\n", u)
-	}
+	printConsoleURL(stdout, d.ConsoleURL())
 
 	select {
 	case <-ctx.Done():
@@ -240,6 +237,24 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	return d.Shutdown(sctx)
+}
+
+// printConsoleURL prints the console's URL, which carries the token in its
+// fragment, only where the token is not kept: on a terminal. As a service,
+// stdout is the journal or a log file, written again at every restart and
+// readable long after a rotation; there the URL is printed without it.
+// Never the log either, for the same reason.
+func printConsoleURL(stdout io.Writer, u string) {
+	if u == "" {
+		return
+	}
+	if isTerminal(stdout) {
+		fmt.Fprintf(stdout, "console: open %s\n", u)
+		return
+	}
+	bare, _, _ := strings.Cut(u, "#")
+	fmt.Fprintf(stdout, "console: open %s and paste the token `cdevd token` prints "+
+		"(the URL that carries it is printed only on a terminal)\n", bare)
 }
 
 // reasons parses --disable-runtime values: ID or ID=reason.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -135,6 +136,45 @@ func TestOpenPermissionsRefused(t *testing.T) {
 	}
 }
 
+// A config.toml others could have written names commands cdevd would
+// run: serve and doctor stop with the chmod that fixes it.
+func TestConfigOthersCanWriteRefused(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"CDEVD_HOME": home, "CDEVD_TOKEN": "", "CLAUDE_BIN": "/nonexistent/claude",
+		"CODEX_BIN": "/nonexistent/codex", "GEMINI_BIN": "/nonexistent/gemini"}
+	file := filepath.Join(home, "config.toml")
+	if err := os.WriteFile(file, []byte("[[acp_agent]]\nid = \"x\"\ncommand = \"/nonexistent/x\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(file, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	says := func(errs string) bool {
+		return strings.Contains(errs, file+" is writable by other users") && strings.Contains(errs, "chmod 600 "+file)
+	}
+	if _, errs, code := runCmd(t, env, "doctor"); code != 1 || !says(errs) {
+		t.Errorf("doctor with config.toml at 0666: exit %d, %q", code, errs)
+	}
+	// serve in a process of its own, so that one that does not stop fails
+	// the test at the deadline instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	serve := exec.CommandContext(ctx, os.Args[0], "serve", "--addr", "127.0.0.1:0")
+	serve.Env = append(os.Environ(), "CDEVD_TEST_MAIN=1")
+	var errb bytes.Buffer
+	serve.Stderr = &errb
+	if err := serve.Run(); ctx.Err() != nil || err == nil || !says(errb.String()) {
+		t.Errorf("serve with config.toml at 0666: %v (deadline: %v), %q", err, ctx.Err(), errb.String())
+	}
+	// The fix the message gives works.
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := runCmd(t, env, "doctor"); code != 0 {
+		t.Fatalf("doctor after the fix: exit %d, %q", code, errs)
+	}
+}
+
 // --allow-origin null would admit any page (sandboxed iframes, file://);
 // values that are not origins would never match.
 func TestAllowOriginChecked(t *testing.T) {
@@ -188,17 +228,24 @@ func TestServeAndSIGTERM(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--log-format", "json")
 	cmd.Env = append(os.Environ(), "CDEVD_TEST_MAIN=1", "CDEVD_HOME="+home, "CDEVD_TOKEN=  "+envToken+" ",
 		"CLAUDE_BIN=/nonexistent/claude")
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of the test's own rather than StdoutPipe, which Wait closes:
+	// everything serve prints, up to its exit, is read.
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer stdout.Close()
+	cmd.Stdout = stdoutW
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	stdoutW.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill() //nolint:errcheck // belt and braces if an assertion fails
-	lines := bufio.NewScanner(stdout)
+	printed := &syncBuffer{} // all of stdout, checked for the token at the end
+	lines := bufio.NewScanner(io.TeeReader(stdout, printed))
 	if !lines.Scan() {
 		t.Fatalf("no output; stderr: %s", stderr.String())
 	}
@@ -209,13 +256,17 @@ func TestServeAndSIGTERM(t *testing.T) {
 	if !lines.Scan() || !strings.Contains(lines.Text(), "CDEVD_TOKEN") {
 		t.Fatalf("second line should say where the token comes from: %q", lines.Text())
 	}
-	if strings.Contains(lines.Text(), envToken) {
-		t.Fatal("the token itself was printed")
+	// stdout is a pipe, as under a service manager: what is printed there
+	// is kept, so the console URL comes without the token.
+	if !lines.Scan() || !regexp.MustCompile("^console: open http://127\\.0\\.0\\.1:\\d+/ and paste the token `cdevd token` prints \\(the URL that carries it is printed only on a terminal\\)$").MatchString(lines.Text()) {
+		t.Fatalf("third line should be the console URL without the token: %q", lines.Text())
 	}
-	// The console URL carries the token in its fragment, on stdout only.
-	if !lines.Scan() || !regexp.MustCompile(`^console: open http://127\.0\.0\.1:\d+/#token=`+regexp.QuoteMeta(envToken)+`$`).MatchString(lines.Text()) {
-		t.Fatalf("third line should be the console URL with the token in the fragment: %q", lines.Text())
-	}
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for lines.Scan() {
+		}
+	}()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -249,5 +300,9 @@ func TestServeAndSIGTERM(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), envToken) {
 		t.Fatal("the token appeared in the logs")
+	}
+	<-drained
+	if strings.Contains(printed.String(), envToken) {
+		t.Fatalf("the token appeared on stdout, which is not a terminal:\n%s", printed.String())
 	}
 }

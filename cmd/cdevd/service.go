@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/cdevd/cdevd/runtimes/proc"
 )
 
 // `cdevd service install|uninstall|status`: cdevd as a per-user service, a
@@ -27,6 +29,8 @@ given after "--" (e.g. -- --workspace ~/code/app), starts it, and starts it
 again at every login and after a crash. Its environment is this shell's
 PATH and HOME (and CDEVD_HOME, CLAUDE_BIN, CODEX_BIN, GEMINI_BIN,
 CODEX_HOME when set), never CDEVD_TOKEN: the service reads the stored token.
+Relative paths in them are made absolute from the current directory, and
+relative PATH entries are left out.
 `
 
 // serviceMarker is in every file install writes; uninstall removes, and
@@ -218,21 +222,34 @@ func newServiceSpec(home string, serveArgs []string, stderr io.Writer) (serviceS
 	if err != nil {
 		return serviceSpec{}, err
 	}
-	path := os.Getenv("PATH")
-	if path == "" {
-		return serviceSpec{}, errors.New("PATH is empty: the service would not find the CLIs")
+	// A relative PATH entry would be looked up from the directory each
+	// CLI runs in, a workspace: cdevd gives the CLIs none (proc.AbsolutePATH),
+	// so the service file does not say any either.
+	dirs, dropped := proc.AbsoluteDirs(os.Getenv("PATH"))
+	if len(dropped) > 0 {
+		fmt.Fprintf(stderr, "note: PATH entries that are not absolute directories are left out of the service: %q\n", dropped)
 	}
-	env := []envVar{{"PATH", path}, {"HOME", home}}
+	if len(dirs) == 0 {
+		return serviceSpec{}, errors.New("PATH has no absolute directory: the service would not find the CLIs")
+	}
+	env := []envVar{{"PATH", strings.Join(dirs, string(filepath.ListSeparator))}, {"HOME", home}}
 	for _, k := range serviceEnvVars {
 		v := os.Getenv(k)
 		if v == "" {
 			continue
 		}
-		if k == "CDEVD_HOME" {
-			// The service does not start where this shell is.
-			if v, err = filepath.Abs(v); err != nil {
+		// The service does not start where this shell is: a relative path
+		// is made absolute from here, as serve does from where it starts.
+		// A bare *_BIN name (claude) stays one, looked up on PATH.
+		if strings.HasSuffix(k, "_HOME") || strings.ContainsRune(v, filepath.Separator) {
+			abs, err := filepath.Abs(v)
+			if err != nil {
 				return serviceSpec{}, err
 			}
+			if abs != v {
+				fmt.Fprintf(stderr, "note: %s=%s is written as %s\n", k, v, abs)
+			}
+			v = abs
 		}
 		env = append(env, envVar{k, v})
 	}

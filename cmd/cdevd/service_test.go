@@ -338,6 +338,50 @@ func TestServiceSystemdInstallUninstallIdempotent(t *testing.T) {
 // Without systemctl (a container): the unit is written, install says it
 // is not started and how to start it, and uninstall removes what install
 // wrote, including the link enable would have made elsewhere.
+// The service does not run where install ran, and its CLIs run in
+// workspaces: no relative path reaches its file. CLI paths and homes are
+// made absolute from here; relative and empty PATH entries are left out.
+func TestServiceInstallWritesNoRelativePath(t *testing.T) {
+	e := newSvcEnv(t)
+	e.fake(t, "systemctl", fakeSystemctl)
+	t.Setenv("PATH", "bin::"+e.bin+":node_modules/.bin:.:")
+	t.Setenv("CLAUDE_BIN", "node_modules/.bin/claude")
+	t.Setenv("CODEX_BIN", "codex") // a name, looked up on PATH
+	t.Setenv("GEMINI_BIN", "/opt/gemini/bin/gemini")
+	t.Setenv("CODEX_HOME", "rel/codex")
+	out, err := svc(t, "linux", "install")
+	if err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(e.home, ".config", "systemd", "user", systemdUnitName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := os.Getwd()
+	for _, w := range []string{
+		"Environment=PATH=" + e.bin + "\n",
+		"Environment=CLAUDE_BIN=" + filepath.Join(cwd, "node_modules", ".bin", "claude") + "\n",
+		"Environment=CODEX_BIN=codex\n",
+		"Environment=GEMINI_BIN=/opt/gemini/bin/gemini\n",
+		"Environment=CODEX_HOME=" + filepath.Join(cwd, "rel", "codex") + "\n",
+	} {
+		if !strings.Contains(string(data), w) {
+			t.Errorf("the unit lacks %q:\n%s", w, data)
+		}
+	}
+	for _, w := range []string{`left out of the service: ["bin" "" "node_modules/.bin" "." ""]`,
+		"CLAUDE_BIN=node_modules/.bin/claude is written as " + filepath.Join(cwd, "node_modules", ".bin", "claude")} {
+		if !strings.Contains(out, w) {
+			t.Errorf("install did not say %q:\n%s", w, out)
+		}
+	}
+
+	t.Setenv("PATH", "bin:.")
+	if out, err := svc(t, "linux", "install"); err == nil || !strings.Contains(err.Error(), "no absolute directory") {
+		t.Errorf("install with no absolute PATH entry: %v\n%s", err, out)
+	}
+}
+
 func TestServiceSystemdWithoutSystemctl(t *testing.T) {
 	e := newSvcEnv(t)
 	before := files(t, e.home)

@@ -92,6 +92,9 @@ func Load(home string, reserved ...string) (Config, error) {
 	if !info.Mode().IsRegular() {
 		return cfg, fmt.Errorf("config: %s: not a regular file", path)
 	}
+	if err := checkTrusted(path, info); err != nil {
+		return cfg, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return cfg, fmt.Errorf("config: %w", err)

@@ -17,8 +17,12 @@
 // missing is still declared, and the registry shows it disabled with the
 // reason LookPath gives.
 //
-// The file may hold secrets in env values, so it should be mode 0600; Load
-// returns a warning when it is readable by others and declares env values.
+// The file names commands cdevd runs, so Load refuses one that another user
+// owns or that group or others can write (the target's mode and owner when
+// it is a link), with the chmod that fixes it, as the state directory and
+// the token file are refused. It may hold secrets in env values, so it
+// should be mode 0600; Load returns a warning when it is readable by others
+// and declares env values.
 // ACPAgent and Env print and log themselves with env values redacted.
 //
 // The TOML library is github.com/pelletier/go-toml/v2: its strict mode

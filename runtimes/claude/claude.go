@@ -64,12 +64,7 @@ func New(cfg Config) *Adapter {
 	if cfg.Env == nil {
 		cfg.Env = kit.Env()
 	}
-	if cfg.Bin == "" {
-		cfg.Bin = kit.LookupEnv(cfg.Env, "CLAUDE_BIN")
-	}
-	if cfg.Bin == "" {
-		cfg.Bin = "claude"
-	}
+	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, "CLAUDE_BIN", "claude") // a relative path made absolute, here and now
 	if cfg.ProjectsDir == "" {
 		cfg.ProjectsDir = projectsDir(cfg.Env)
 	}

@@ -72,12 +72,7 @@ func New(cfg Config) *Adapter {
 	if cfg.Env == nil {
 		cfg.Env = kit.Env()
 	}
-	if cfg.Bin == "" {
-		cfg.Bin = kit.LookupEnv(cfg.Env, "CODEX_BIN")
-	}
-	if cfg.Bin == "" {
-		cfg.Bin = "codex"
-	}
+	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, "CODEX_BIN", "codex") // a relative path made absolute, here and now
 	if cfg.Home == "" {
 		cfg.Home = codexHome(cfg.Env)
 	}

@@ -72,12 +72,7 @@ func New(cfg Config) *Adapter {
 	if kit.LookupEnv(cfg.Env, "GEMINI_CLI_NO_RELAUNCH") == "" {
 		cfg.Env = append(cfg.Env[:len(cfg.Env):len(cfg.Env)], "GEMINI_CLI_NO_RELAUNCH=true")
 	}
-	if cfg.Bin == "" {
-		cfg.Bin = kit.LookupEnv(cfg.Env, "GEMINI_BIN")
-	}
-	if cfg.Bin == "" {
-		cfg.Bin = "gemini"
-	}
+	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, "GEMINI_BIN", "gemini") // a relative path made absolute, here and now
 	if cfg.Home == "" {
 		cfg.Home = filepath.Join(kit.Home(cfg.Env), ".gemini")
 	}

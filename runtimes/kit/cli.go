@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/proc"
 )
 
 // DetectTimeout bounds a CLI's --version when the caller's ctx has no
@@ -47,11 +49,38 @@ func Home(env []string) string {
 	return home
 }
 
+// Bin is the CLI a runtime runs: bin when set (the adapter's Config), else
+// binVar in env (CLAUDE_BIN, …), else name, looked up on cdevd's PATH at
+// each start. A relative path (bin/claude, node_modules/.bin/claude) is
+// made absolute here, once, against cdevd's working directory: run as
+// given, it would be resolved against the session's directory, so a
+// repository that ships bin/claude would run its own at the first session
+// started there. Should the working directory be gone, the path stays
+// relative, and DetectVersion and proc.Start refuse it.
+func Bin(bin string, env []string, binVar, name string) string {
+	if bin == "" {
+		bin = LookupEnv(env, binVar)
+	}
+	if bin == "" {
+		return name
+	}
+	if strings.ContainsRune(bin, filepath.Separator) && !filepath.IsAbs(bin) {
+		if abs, err := filepath.Abs(bin); err == nil {
+			return abs
+		}
+	}
+	return bin
+}
+
 // DetectVersion finds the CLI name at bin and runs `bin --version` with
 // env; the version is the first match of version in its first line. binVar
 // names the variable that sets bin, for the reason given when it is not
 // found.
 func DetectVersion(ctx context.Context, name, bin, binVar string, env []string, version *regexp.Regexp) runtimes.Availability {
+	if strings.ContainsRune(bin, filepath.Separator) && !filepath.IsAbs(bin) {
+		return runtimes.Availability{Reason: fmt.Sprintf("%s=%s is a relative path, which would be run from the session's directory, "+
+			"and cdevd could not make it absolute; give an absolute path", binVar, bin)}
+	}
 	path, err := exec.LookPath(bin)
 	if err != nil {
 		return runtimes.Availability{Reason: fmt.Sprintf("%s not found on PATH (set %s)", name, binVar)}
@@ -63,7 +92,7 @@ func DetectVersion(ctx context.Context, name, bin, binVar string, env []string, 
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = env
+	cmd.Env = proc.AbsolutePATH(env) // as the sessions will run it
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// A child left holding the pipes (a Node shim's native binary) must
 	// not keep Detect waiting.

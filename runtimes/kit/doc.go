@@ -7,6 +7,8 @@
 //   - Turn is the one running turn and the prompts it waits on: it begins
 //     once, ends exactly once (idle, then its one terminal event, with its
 //     open prompts withdrawn), and ends failed when the process exits.
+//   - Bin and DetectVersion find the CLI: a relative CLAUDE_BIN (…) is made
+//     absolute where cdevd starts, never looked up in a session's directory.
 //
 // The kit owns the order of those events, so every adapter emits them in
 // the same order (the engine and clients rely on it).

@@ -4,7 +4,10 @@
 // the daemon (on Linux, through a per-session supervisor: see
 // internal/supervisor), with line-oriented stdout, a stall timer that only
 // runs while a turn does, and a stop that is graceful first, forced after a
-// grace period, idempotent and waits for its goroutines.
+// grace period, idempotent and waits for its goroutines. It runs in the
+// session's directory, a workspace cdevd does not control, so nothing is
+// looked up there: a relative Path is refused and the PATH it gets holds
+// only absolute directories.
 package proc
 
 import (
@@ -51,10 +54,15 @@ func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterF
 
 // Config describes the process to run and where its output goes.
 type Config struct {
+	// Path is an absolute path, or a name looked up on the daemon's PATH
+	// (never in a relative directory: exec.ErrDot). A relative path is
+	// refused.
 	Path string
 	Args []string
 	Dir  string
-	// Env is the whole environment; nil means the daemon's own.
+	// Env is the whole environment; nil means the daemon's own. Either way
+	// the process gets only the absolute directories of its PATH (see
+	// AbsolutePATH).
 	Env []string
 
 	// StallTimeout fires OnStall when no output arrived for this long while
@@ -125,12 +133,17 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
+	if relativePath(cfg.Path) {
+		// exec would resolve it against Dir, the session's directory: a
+		// workspace that ships that file would run it.
+		return nil, fmt.Errorf("start %s: a relative path, which would be run from the session's directory; give an absolute one", cfg.Path)
+	}
 	cmd, sup, err := command(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", cfg.Path, err)
 	}
 	cmd.Dir = cfg.Dir
-	cmd.Env = cfg.Env
+	cmd.Env = AbsolutePATH(cfg.Env)
 
 	// Plain os.Pipes rather than StdoutPipe, whose read ends Wait closes as
 	// soon as the leader exits, possibly under our readers before they
