@@ -34,7 +34,7 @@ test: install
 bench: install
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
 
-# The performance table of the README: `cdevd bench` serves cdevd and a bare
+# The performance table (docs/performance.md): `cdevd bench` serves cdevd and a bare
 # echo server as separate processes and measures them over loopback (a few
 # minutes). BENCH_ARGS="-only page-cold", "-quick", "-reps 5"…
 bench-table: install build

@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/cdevd/cdevd/contracttests"
-	"github.com/cdevd/cdevd/internal/fakeanthropic"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
+	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
 
 // A CLI path or a PATH entry that is relative names a file in the directory
