@@ -58,6 +58,27 @@ type Info struct {
 	// each doing what the protocol says it does; the registry advertises
 	// them and the engine refuses any other before starting a process.
 	PermissionModes []rpc.PermissionMode
+	// CLI names the program the runtime runs, for what lives around the
+	// daemon: the service passes its variables on, the bench finds it.
+	CLI CLI
+}
+
+// CLI is a runtime's program as its surroundings know it.
+type CLI struct {
+	Command string // its name on PATH ("claude"); "" for a declared agent (config.toml names it)
+	BinEnv  string // the variable naming its path ("CLAUDE_BIN"), if it has one
+	HomeEnv string // the variable naming the CLI's own home ("CODEX_HOME"), if it reads one
+}
+
+// Vars are the environment variables of c that are set, in order.
+func (c CLI) Vars() []string {
+	var out []string
+	for _, v := range []string{c.BinEnv, c.HomeEnv} {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // AcceptsPermissionMode reports whether m may be asked of the adapter; no

@@ -30,8 +30,8 @@ func TestBenchQuick(t *testing.T) {
 		t.Fatalf("cdevd bench -quick: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
 	}
 	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
-	if len(lines) != 1+len(bench.Figures()) || !strings.HasPrefix(lines[0], "FIGURE") {
-		t.Fatalf("want a header and %d rows, got:\n%s", len(bench.Figures()), &stdout)
+	if len(lines) != 1+len(bench.Figures(builtinInfos())) || !strings.HasPrefix(lines[0], "FIGURE") {
+		t.Fatalf("want a header and %d rows, got:\n%s", len(bench.Figures(builtinInfos())), &stdout)
 	}
 	num := `\d+(\.\d+)? (µs|ms|s|KB)`
 	value := regexp.MustCompile(`\s{2,}` + num + `( / ` + num + `)?\s{2,}`)
@@ -53,7 +53,7 @@ func TestBenchQuick(t *testing.T) {
 		t.Errorf("transcript rows by runtime %v, want 6 each:\n%s", runtimes, &stdout)
 	}
 	// Every figure but the three event figures has a baseline.
-	if want := len(bench.Figures()) - 3; ratios != want {
+	if want := len(bench.Figures(builtinInfos())) - 3; ratios != want {
 		t.Errorf("%d rows with a ratio to their baseline, want %d:\n%s", ratios, want, &stdout)
 	}
 }

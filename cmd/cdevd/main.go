@@ -136,6 +136,17 @@ func adapters(log *zap.Logger, stall time.Duration, cfg config.Config, home stri
 	return as
 }
 
+// builtinInfos are what the built-in runtimes declare, in registration
+// order: what the service and the bench need to know of each comes from
+// here, not from lists of their own.
+func builtinInfos() []runtimes.Info {
+	var infos []runtimes.Info
+	for _, a := range adapters(zap.NewNop(), 0, config.Config{}, "") {
+		infos = append(infos, a.Info())
+	}
+	return infos
+}
+
 // loadConfig reads $CDEVD_HOME/config.toml; a mistake in it stops cdevd.
 func loadConfig(h string, log *zap.Logger) (config.Config, error) {
 	cfg, err := config.Load(h, builtins...)

@@ -27,8 +27,8 @@ const serviceUsage = `usage: cdevd service install [-- SERVE FLAGS...]
 install writes a per-user service that runs "cdevd serve" with the flags
 given after "--" (e.g. -- --workspace ~/code/app), starts it, and starts it
 again at every login and after a crash. Its environment is this shell's
-PATH and HOME (and CDEVD_HOME, CLAUDE_BIN, CODEX_BIN, GEMINI_BIN,
-CODEX_HOME when set), never CDEVD_TOKEN: the service reads the stored token.
+PATH and HOME (and %s when set),
+never CDEVD_TOKEN: the service reads the stored token.
 Relative paths in them are made absolute from the current directory, and
 relative PATH entries are left out.
 `
@@ -37,10 +37,23 @@ relative PATH entries are left out.
 // install replaces, only a file that carries it.
 const serviceMarker = "Written by `cdevd service install`"
 
+// serviceHelp is serviceUsage with the variables the service carries.
+func serviceHelp() string {
+	return fmt.Sprintf(serviceUsage, strings.Join(serviceEnvVars(), ", "))
+}
+
 // serviceEnvVars are passed from the installing shell to the service when
-// set: where cdevd keeps its state and where the CLIs are. PATH and HOME
-// always are. CDEVD_TOKEN never is (a unit file is not a secret store).
-var serviceEnvVars = []string{"CDEVD_HOME", "CLAUDE_BIN", "CODEX_BIN", "GEMINI_BIN", "CODEX_HOME"}
+// set: where cdevd keeps its state, and the variables each built-in
+// runtime declares (where its CLI is, where the CLI keeps its own state).
+// PATH and HOME always are. CDEVD_TOKEN never is (a unit file is not a
+// secret store).
+func serviceEnvVars() []string {
+	vars := []string{"CDEVD_HOME"}
+	for _, info := range builtinInfos() {
+		vars = append(vars, info.CLI.Vars()...)
+	}
+	return vars
+}
 
 // executable is cdevd's own path; tests replace it.
 var executable = os.Executable
@@ -82,7 +95,7 @@ func service(args []string, stdout, stderr io.Writer) error {
 // serviceOn runs a service command as on goos: tests drive both platforms.
 func serviceOn(goos string, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, serviceUsage)
+		fmt.Fprint(stderr, serviceHelp())
 		return errors.New("service: install, uninstall or status?")
 	}
 	home, err := os.UserHomeDir()
@@ -100,7 +113,7 @@ func serviceOn(goos string, args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("service "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, serviceUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, serviceHelp()) }
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -119,10 +132,10 @@ func serviceOn(goos string, args []string, stdout, stderr io.Writer) error {
 		}
 		return serviceStatus(m, sh, stdout)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, serviceUsage)
+		fmt.Fprint(stdout, serviceHelp())
 		return nil
 	default:
-		fmt.Fprint(stderr, serviceUsage)
+		fmt.Fprint(stderr, serviceHelp())
 		return fmt.Errorf("service: unknown command %q", args[0])
 	}
 }
@@ -233,7 +246,7 @@ func newServiceSpec(home string, serveArgs []string, stderr io.Writer) (serviceS
 		return serviceSpec{}, errors.New("PATH has no absolute directory: the service would not find the CLIs")
 	}
 	env := []envVar{{"PATH", strings.Join(dirs, string(filepath.ListSeparator))}, {"HOME", home}}
-	for _, k := range serviceEnvVars {
+	for _, k := range serviceEnvVars() {
 		v := os.Getenv(k)
 		if v == "" {
 			continue

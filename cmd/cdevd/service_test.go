@@ -135,7 +135,7 @@ func newSvcEnv(t *testing.T) *svcEnv {
 	e.log = filepath.Join(e.bin, "calls.log")
 	t.Setenv("HOME", e.home)
 	t.Setenv("PATH", e.bin)
-	for _, k := range append([]string{"XDG_CONFIG_HOME", "CDEVD_TOKEN"}, serviceEnvVars...) {
+	for _, k := range append([]string{"XDG_CONFIG_HOME", "CDEVD_TOKEN"}, serviceEnvVars()...) {
 		t.Setenv(k, "")
 	}
 	old := executable

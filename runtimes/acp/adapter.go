@@ -38,6 +38,9 @@ type Spec struct {
 	// CommandSource names where Command came from, for the reason given
 	// when it is missing ("GEMINI_BIN", "config.toml").
 	CommandSource string
+	// CLI is what Info says of the program; a declared agent has none of
+	// its variables.
+	CLI runtimes.CLI
 	// ModelArgs are the arguments that select a model; nil: the agent has
 	// no such option and a model asked for is refused.
 	ModelArgs func(model string) []string
@@ -130,6 +133,7 @@ func (a *Adapter) Info() runtimes.Info {
 		EchoesPrompts:   a.spec.Transcripts != nil,
 		ClientIDs:       false, // session/new returns the agent's id
 		PermissionModes: modes,
+		CLI:             a.spec.CLI,
 	}
 }
 

@@ -59,12 +59,15 @@ type Adapter struct {
 
 var _ runtimes.Adapter = (*Adapter)(nil)
 
+// program is the program this runtime runs, and the variable that names it.
+var program = runtimes.CLI{Command: "claude", BinEnv: "CLAUDE_BIN"}
+
 // New returns an adapter with cfg's defaults filled in.
 func New(cfg Config) *Adapter {
 	if cfg.Env == nil {
 		cfg.Env = kit.Env()
 	}
-	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, "CLAUDE_BIN", "claude") // a relative path made absolute, here and now
+	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, program.BinEnv, program.Command) // a relative path made absolute, here and now
 	if cfg.ProjectsDir == "" {
 		cfg.ProjectsDir = projectsDir(cfg.Env)
 	}
@@ -100,6 +103,7 @@ func (a *Adapter) Info() runtimes.Info {
 			IDKnownAtStart:       true,
 			ActivateOnResume:     true,
 		},
+		CLI:             program,
 		EchoesPrompts:   true, // --replay-user-messages
 		ClientIDs:       true, // --session-id runs a new session under a client's UUID
 		PermissionModes: permissionModes,
@@ -111,7 +115,7 @@ var version = regexp.MustCompile(`^\d+\.\d+\.\d+\S*`)
 
 // Detect finds the CLI and asks for its version.
 func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
-	return kit.DetectVersion(ctx, ID, a.cfg.Bin, "CLAUDE_BIN", a.cfg.Env, version)
+	return kit.DetectVersion(ctx, ID, a.cfg.Bin, program.BinEnv, a.cfg.Env, version)
 }
 
 // Start spawns the CLI for req. A resumed id must have a transcript; a new

@@ -72,7 +72,7 @@ func New(cfg Config) *Adapter {
 	if cfg.Env == nil {
 		cfg.Env = kit.Env()
 	}
-	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, "CODEX_BIN", "codex") // a relative path made absolute, here and now
+	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, program.BinEnv, program.Command) // a relative path made absolute, here and now
 	if cfg.Home == "" {
 		cfg.Home = codexHome(cfg.Env)
 	}
@@ -86,9 +86,13 @@ func New(cfg Config) *Adapter {
 	return &Adapter{cfg: cfg, log: log, rollouts: rollout.New(cfg.Home, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir)}
 }
 
+// program is the program this runtime runs, the variable that names it, and
+// the one that names its home.
+var program = runtimes.CLI{Command: "codex", BinEnv: "CODEX_BIN", HomeEnv: "CODEX_HOME"}
+
 // codexHome is where the CLI run with env keeps its state.
 func codexHome(env []string) string {
-	if dir := kit.LookupEnv(env, "CODEX_HOME"); dir != "" {
+	if dir := kit.LookupEnv(env, program.HomeEnv); dir != "" {
 		return dir
 	}
 	return filepath.Join(kit.Home(env), ".codex")
@@ -107,6 +111,7 @@ func (a *Adapter) Info() runtimes.Info {
 			Permissions:          true,
 			IDKnownAtStart:       true,
 		},
+		CLI:             program,
 		EchoesPrompts:   true, // the userMessage item, with the rollout's id
 		ClientIDs:       false,
 		PermissionModes: permissionModes,
@@ -118,7 +123,7 @@ var version = regexp.MustCompile(`\d+\.\d+\.\d+\S*`)
 
 // Detect finds the CLI and asks for its version.
 func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
-	return kit.DetectVersion(ctx, ID, a.cfg.Bin, "CODEX_BIN", a.cfg.Env, version)
+	return kit.DetectVersion(ctx, ID, a.cfg.Bin, program.BinEnv, a.cfg.Env, version)
 }
 
 // permissionModes are the modes policy maps faithfully onto Codex.

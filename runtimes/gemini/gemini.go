@@ -64,6 +64,9 @@ type Adapter struct {
 // version matches the CLI's "0.61.0".
 var version = regexp.MustCompile(`\d+\.\d+\.\d+\S*`)
 
+// program is the program this runtime runs, and the variable that names it.
+var program = runtimes.CLI{Command: "gemini", BinEnv: "GEMINI_BIN"}
+
 // New returns an adapter with cfg's defaults filled in.
 func New(cfg Config) *Adapter {
 	if cfg.Env == nil {
@@ -72,7 +75,7 @@ func New(cfg Config) *Adapter {
 	if kit.LookupEnv(cfg.Env, "GEMINI_CLI_NO_RELAUNCH") == "" {
 		cfg.Env = append(cfg.Env[:len(cfg.Env):len(cfg.Env)], "GEMINI_CLI_NO_RELAUNCH=true")
 	}
-	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, "GEMINI_BIN", "gemini") // a relative path made absolute, here and now
+	cfg.Bin = kit.Bin(cfg.Bin, cfg.Env, program.BinEnv, program.Command) // a relative path made absolute, here and now
 	if cfg.Home == "" {
 		cfg.Home = filepath.Join(kit.Home(cfg.Env), ".gemini")
 	}
@@ -88,7 +91,8 @@ func New(cfg Config) *Adapter {
 		Command:       cfg.Bin,
 		Args:          []string{"--acp"},
 		Env:           cfg.Env,
-		CommandSource: "GEMINI_BIN",
+		CommandSource: program.BinEnv,
+		CLI:           program,
 		ModelArgs:     func(m string) []string { return []string{"-m", m} },
 		Modes: map[rpc.PermissionMode]string{
 			rpc.PermissionDefault: "",     // Gemini's default asks before write and exec tools
@@ -101,7 +105,7 @@ func New(cfg Config) *Adapter {
 		UnknownSession: func(e *stdiorpc.Error) bool { return strings.Contains(string(e.Data), "No previous sessions") },
 		BeforeLoad:     g.awaitNewMinute,
 		Detect: func(ctx context.Context) runtimes.Availability {
-			return kit.DetectVersion(ctx, ID, cfg.Bin, "GEMINI_BIN", cfg.Env, version)
+			return kit.DetectVersion(ctx, ID, cfg.Bin, program.BinEnv, cfg.Env, version)
 		},
 		StallTimeout: cfg.StallTimeout,
 		KillGrace:    cfg.KillGrace,

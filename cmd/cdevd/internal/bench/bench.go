@@ -28,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+
+	"github.com/cdevd/cdevd/runtimes"
 )
 
 // Options configures a run.
@@ -36,12 +38,16 @@ type Options struct {
 	// CLIs are the agent CLIs cdevd serve detects, by the variable that
 	// names each (CLAUDE_BIN, CODEX_BIN, GEMINI_BIN): their runtimes must be
 	// available for cdevd to serve their transcripts.
-	CLIs  map[string]string
-	Quick bool   // smaller sizes: a smoke test, not a measurement
-	Only  string // one figure's key; "" runs them all
-	Reps  int    // repetitions of each figure (default 3)
-	Out   io.Writer
-	Log   io.Writer // progress; nil is quiet
+	CLIs map[string]string
+	// Runtimes are what the registered runtimes declare, in registration
+	// order: the transcript figures are measured for each the bench can
+	// write transcripts for.
+	Runtimes []runtimes.Info
+	Quick    bool   // smaller sizes: a smoke test, not a measurement
+	Only     string // one figure's key; "" runs them all
+	Reps     int    // repetitions of each figure (default 3)
+	Out      io.Writer
+	Log      io.Writer // progress; nil is quiet
 }
 
 // Bench is one run.
@@ -59,38 +65,41 @@ type Bench struct {
 	interrupted bool
 }
 
-// Figures lists the figures' keys, in table order (for -only).
-func Figures() []string {
-	keys := make([]string, len(figures))
-	for i, f := range figures {
-		keys[i] = f.key
+// Figures lists the figures' keys for the registered runtimes, in table
+// order (for -only).
+func Figures(infos []runtimes.Info) []string {
+	var keys []string
+	for _, f := range figuresFor(infos) {
+		keys = append(keys, f.key)
 	}
 	return keys
 }
 
-// cliVars are the variables naming the CLIs whose transcripts the bench
-// reads, and each CLI's command name.
-var cliVars = [][2]string{{"CLAUDE_BIN", "claude"}, {"CODEX_BIN", "codex"}, {"GEMINI_BIN", "gemini"}}
-
-// FindCLIs finds the agent CLIs to detect: each $X_BIN, else the command on
-// PATH, else the pinned copy npm ci installs under ./node_modules/.bin.
-func FindCLIs() (map[string]string, error) {
+// FindCLIs finds the CLIs of the runtimes whose transcripts the bench
+// reads (cdevd must detect each to serve them), by the variable each
+// declares: its value, else the command on PATH, else the pinned copy npm
+// ci installs under ./node_modules/.bin.
+func FindCLIs(infos []runtimes.Info) (map[string]string, error) {
 	found := map[string]string{}
 	var missing []string
-	for _, v := range cliVars {
-		for _, c := range []string{os.Getenv(v[0]), v[1], filepath.Join("node_modules", ".bin", v[1])} {
-			if c == "" {
+	for _, info := range infos {
+		c := info.CLI
+		if _, ok := stores[info.ID]; !ok || c.BinEnv == "" {
+			continue
+		}
+		for _, cand := range []string{os.Getenv(c.BinEnv), c.Command, filepath.Join("node_modules", ".bin", c.Command)} {
+			if cand == "" {
 				continue
 			}
-			if p, err := exec.LookPath(c); err == nil {
-				if found[v[0]], err = filepath.Abs(p); err != nil {
+			if p, err := exec.LookPath(cand); err == nil {
+				if found[c.BinEnv], err = filepath.Abs(p); err != nil {
 					return nil, err
 				}
 				break
 			}
 		}
-		if found[v[0]] == "" {
-			missing = append(missing, v[1]+" ("+v[0]+")")
+		if found[c.BinEnv] == "" {
+			missing = append(missing, c.Command+" ("+c.BinEnv+")")
 		}
 	}
 	if len(missing) > 0 {
@@ -108,11 +117,12 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	figures := figuresFor(opts.Runtimes)
 	todo := figures
 	if opts.Only != "" {
 		i := slices.IndexFunc(figures, func(f figure) bool { return f.key == opts.Only })
 		if i < 0 {
-			return fmt.Errorf("-only %q: not one of %s", opts.Only, strings.Join(Figures(), ", "))
+			return fmt.Errorf("-only %q: not one of %s", opts.Only, strings.Join(Figures(opts.Runtimes), ", "))
 		}
 		todo = figures[i : i+1]
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/cdevd/cdevd/runtimes"
 )
 
 // sample is one repetition of a figure: its value (seconds or bytes) and
@@ -34,10 +36,26 @@ type figure struct {
 	measure    func(*Bench, context.Context) (sample, error)
 }
 
-// figures are the table, in its order, with the transcript figures
-// once per runtime that keeps transcripts.
-var figures = slices.Concat(roundTrips, transcriptFigures(stores[0], ""),
-	transcriptFigures(stores[1], "codex-"), transcriptFigures(stores[2], "gemini-"), eventFigures)
+// figuresFor is the table, in its order, with the transcript figures once
+// for each registered runtime whose transcripts the bench can write: the
+// first (the default runtime) keyed plainly ("page-cold"), the others by
+// their id ("codex-page-cold").
+func figuresFor(infos []runtimes.Info) []figure {
+	fs := slices.Clone(roundTrips)
+	first := true
+	for _, info := range infos {
+		st, ok := stores[info.ID]
+		if !ok {
+			continue
+		}
+		prefix := info.ID + "-"
+		if first {
+			prefix, first = "", false
+		}
+		fs = append(fs, transcriptFigures(st, prefix)...)
+	}
+	return append(fs, eventFigures...)
+}
 
 var roundTrips = []figure{
 	{key: "list", title: "workspace/list round trip p50", baseName: "echo", ratioMax: 1.5, target: "≤ 1.5×", measure: (*Bench).list},

@@ -49,8 +49,10 @@ type store struct {
 	write func(p, dir, id string, size int64, lines int) error
 }
 
-var stores = []store{
-	{agent: claude.ID, name: "Claude",
+// stores are the runtimes whose transcripts the bench writes, as their
+// CLIs would, by runtime id.
+var stores = map[string]store{
+	claude.ID: {agent: claude.ID, name: "Claude",
 		path: func(home, dir, id string) string {
 			return filepath.Join(transcript.New(filepath.Join(home, ".claude", "projects"), nil).Dir(dir), id+".jsonl")
 		},
@@ -64,7 +66,7 @@ var stores = []store{
 			}
 			return g.Write(p, size, lines/2) // a message and a line that is not one
 		}},
-	{agent: codex.ID, name: "Codex",
+	codex.ID: {agent: codex.ID, name: "Codex",
 		path: func(home, dir, id string) string { return codexgen.New(id, dir).Path(filepath.Join(home, ".codex")) },
 		write: func(p, dir, id string, size int64, lines int) error {
 			g := codexgen.New(id, dir)
@@ -73,7 +75,7 @@ var stores = []store{
 			}
 			return g.Write(p, size, lines)
 		}},
-	{agent: gemini.ID, name: "Gemini",
+	gemini.ID: {agent: gemini.ID, name: "Gemini",
 		path: func(home, dir, id string) string { return geminigen.New(id, dir).Path(filepath.Join(home, ".gemini")) },
 		write: func(p, dir, id string, size int64, lines int) error {
 			g := geminigen.New(id, dir)
