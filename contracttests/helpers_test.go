@@ -3,11 +3,13 @@ package contracttests
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,3 +199,59 @@ func awaitNoChildren(t *testing.T, ctx context.Context, dir string) {
 		}
 	}
 }
+
+// messageEvents decodes the claude_message events among ns.
+func messageEvents(t *testing.T, ns []Notification) []rpc.MessageEvent {
+	t.Helper()
+	var out []rpc.MessageEvent
+	for _, n := range ns {
+		if n.Type() != rpc.EventMessage {
+			continue
+		}
+		var m rpc.MessageEvent
+		if err := n.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// saidLive lists "type: text" for each message with text, in order.
+func saidLive(ms []rpc.MessageEvent) []string {
+	var out []string
+	for _, m := range ms {
+		if s := text(m.Message); s != "" {
+			out = append(out, string(m.Type)+": "+s)
+		}
+	}
+	return out
+}
+
+// saidStored lists "type: text" for each stored message with text.
+func saidStored(ms []rpc.Message) []string {
+	var out []string
+	for _, m := range ms {
+		if s := text(m.Message); s != "" {
+			out = append(out, string(m.Type)+": "+s)
+		}
+	}
+	return out
+}
+
+// pollUntil polls cond until it holds, failing when ctx ends first.
+func pollUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: %v", what, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// groupGone reports whether no process of process group pgid is left.
+func groupGone(pgid int) bool { return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) }

@@ -83,3 +83,25 @@ func TestMoveNeverReplaces(t *testing.T) {
 		})
 	}
 }
+
+func TestDeleteMovesTranscriptToTrash(t *testing.T) {
+	a := &transcriptMem{memAdapter: newMem(), dir: t.TempDir()}
+	e, wsID := newEngine(t, a, nil)
+	path := filepath.Join(a.dir, "s1.jsonl")
+	if err := os.WriteFile(path, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Delete(context.Background(), rpc.SessionRefParams{WorkspaceID: wsID, SessionID: "../x"}); !isCode(err, rpc.CodeInvalidParams) {
+		t.Fatalf("traversal id = %v", err)
+	}
+	if _, err := e.Delete(context.Background(), rpc.SessionRefParams{WorkspaceID: wsID, SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("transcript still in place")
+	}
+	matches, _ := filepath.Glob(filepath.Join(e.cfg.TrashDir, "mem", wsID, "*s1.jsonl"))
+	if len(matches) != 1 {
+		t.Fatalf("trash holds %v", matches)
+	}
+}

@@ -27,7 +27,6 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -101,19 +100,6 @@ func (d Direction) String() string {
 	return fmt.Sprintf("Direction(%d)", int(d))
 }
 
-// Event is a server notification: an event/<type> method and its params.
-type Event struct {
-	Method string
-	Params json.RawMessage
-	Header rpc.EventHeader // zero for events outside a session (heartbeat)
-}
-
-// Type is the event type, the method without "event/".
-func (e Event) Type() string { return strings.TrimPrefix(e.Method, rpc.EventPrefix) }
-
-// Decode unmarshals the params into v, an rpc event type.
-func (e Event) Decode(v any) error { return json.Unmarshal(e.Params, v) }
-
 // ErrClosed is returned by calls on a client that was closed, or whose
 // connection was lost and not (yet) restored.
 var ErrClosed = errors.New("cdevd client: connection closed")
@@ -141,13 +127,6 @@ type Client struct {
 	stream  *stream                // the current connection's
 
 	beforeRestore func() // tests hold a reconnection here
-}
-
-// watchState is what a reconnect needs to watch a session again.
-type watchState struct {
-	params rpc.WatchParams
-	epoch  string
-	seq    int64 // the last seq delivered
 }
 
 // Dial connects, initializes and returns the client. The error says why a
@@ -231,10 +210,6 @@ func (c *Client) Initialized() rpc.InitializeResult {
 	return c.init
 }
 
-// Events delivers the server's events in order. It is closed after Close,
-// or when the connection is lost without Reconnect.
-func (c *Client) Events() <-chan Event { return c.events }
-
 // Err is why the client stopped: nil while it runs, or after Close. After
 // a lost connection it wraps ErrClosed and the reason: a server's close
 // frame is a *websocket.CloseError (1001 when cdevd shuts down, 1013 when
@@ -243,54 +218,6 @@ func (c *Client) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
-}
-
-// handle receives the server's notifications on the read loop. It blocks
-// while Events is full: that is the backpressure the server sees.
-func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	if !req.Notif {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "a cdevd client serves no methods"}
-	}
-	ev := Event{Method: req.Method}
-	if req.Params != nil {
-		ev.Params = *req.Params
-	}
-	_ = json.Unmarshal(ev.Params, &ev.Header)
-	if !c.fresh(ev) {
-		return nil, nil // replayed again after a reconnect: delivered before
-	}
-	c.sendMu.RLock()
-	defer c.sendMu.RUnlock()
-	select {
-	case <-c.quit:
-		return nil, nil
-	default:
-	}
-	select {
-	case c.events <- ev:
-	case <-c.quit:
-	case <-c.done:
-	}
-	return nil, nil
-}
-
-// fresh records a watched session's event and reports whether it is new.
-func (c *Client) fresh(ev Event) bool {
-	h := ev.Header
-	if h.SessionID == "" || h.Seq == 0 {
-		return true
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	w := c.watched[h.SessionID]
-	if w == nil {
-		return true
-	}
-	if w.epoch == h.Epoch && h.Seq <= w.seq {
-		return false
-	}
-	w.epoch, w.seq = h.Epoch, h.Seq
-	return true
 }
 
 // Call sends a request and decodes its result into result (unless nil). A
@@ -352,168 +279,6 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	return nil
 }
 
-// Watch watches a session (replaying since p.SinceSeq when set) and
-// remembers it, so that a reconnect watches it again from the last event
-// received.
-func (c *Client) Watch(ctx context.Context, p rpc.WatchParams) (rpc.WatchResult, error) {
-	c.mu.Lock()
-	if c.watched[p.SessionID] == nil {
-		w := &watchState{params: p}
-		if p.SinceSeq != nil {
-			w.seq, w.epoch = *p.SinceSeq, p.Epoch
-		}
-		c.watched[p.SessionID] = w
-	}
-	c.mu.Unlock()
-	var res rpc.WatchResult
-	if err := c.Call(ctx, rpc.MethodWatch, p, &res); err != nil {
-		c.mu.Lock()
-		delete(c.watched, p.SessionID)
-		c.mu.Unlock()
-		return res, err
-	}
-	return res, nil
-}
-
-// Unwatch stops watching a session.
-func (c *Client) Unwatch(ctx context.Context, p rpc.UnwatchParams) error {
-	c.mu.Lock()
-	delete(c.watched, p.SessionID)
-	c.mu.Unlock()
-	return c.Call(ctx, rpc.MethodUnwatch, p, nil)
-}
-
-// supervise watches the connection: the heartbeat timeout, a lost
-// connection (reconnecting when configured), and Close.
-func (c *Client) supervise() {
-	defer c.wg.Done()
-	defer func() {
-		close(c.quit)
-		c.sendMu.Lock()
-		close(c.events)
-		c.sendMu.Unlock()
-	}()
-	for {
-		c.mu.Lock()
-		conn := c.conn
-		c.mu.Unlock()
-		lost, why := c.watchConn(conn)
-		if !lost {
-			return // closed
-		}
-		if !c.cfg.Reconnect {
-			c.stop(fmt.Errorf("%w: the connection was lost: %w", ErrClosed, why))
-			return
-		}
-		if !c.reconnect() {
-			return
-		}
-	}
-}
-
-// watchConn waits until conn is lost (true, and why) or the client is
-// closed.
-func (c *Client) watchConn(conn *jsonrpc2.Conn) (bool, error) {
-	tick := time.NewTicker(c.cfg.HeartbeatTimeout / 4)
-	defer tick.Stop()
-	for {
-		select {
-		case <-c.done:
-			return false, nil
-		case <-conn.DisconnectNotify():
-			c.mu.Lock()
-			st := c.stream
-			c.mu.Unlock()
-			if err := st.err(); err != nil {
-				return true, err
-			}
-			return true, errors.New("the connection closed")
-		case <-tick.C:
-			c.mu.Lock()
-			silent := time.Since(c.last) > c.cfg.HeartbeatTimeout
-			c.mu.Unlock()
-			if silent {
-				_ = conn.Close()
-				return true, fmt.Errorf("nothing received for %s (heartbeat timeout)", c.cfg.HeartbeatTimeout)
-			}
-		}
-	}
-}
-
-// reconnect dials until it succeeds and every watch is restored, or the
-// client is closed (false).
-func (c *Client) reconnect() bool {
-	backoff := 50 * time.Millisecond
-	for {
-		err := c.restore()
-		if c.cfg.OnReconnect != nil {
-			c.cfg.OnReconnect(err)
-		}
-		if err == nil {
-			return true
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-c.done:
-			t.Stop()
-			return false
-		case <-t.C:
-		}
-		backoff = min(2*backoff, time.Second)
-	}
-}
-
-// restore connects again and watches every watched session since its last
-// event.
-func (c *Client) restore() error {
-	c.mu.Lock()
-	hold := c.beforeRestore
-	c.mu.Unlock()
-	if hold != nil {
-		hold()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	go func() {
-		select {
-		case <-c.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	if err := c.connect(ctx); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	var todo []rpc.WatchParams
-	for _, w := range c.watched {
-		p := w.params
-		seq := w.seq
-		p.SinceSeq, p.Epoch = &seq, w.epoch
-		todo = append(todo, p)
-	}
-	conn := c.conn
-	c.mu.Unlock()
-	for _, p := range todo {
-		var res rpc.WatchResult
-		if err := c.call(ctx, conn, rpc.MethodWatch, p, &res); err != nil {
-			_ = conn.Close()
-			return err
-		}
-		if res.Gap {
-			c.mu.Lock()
-			if w := c.watched[p.SessionID]; w != nil {
-				w.epoch, w.seq = res.Epoch, res.LastSeq
-			}
-			c.mu.Unlock()
-			if c.cfg.OnGap != nil {
-				c.cfg.OnGap(p.SessionID)
-			}
-		}
-	}
-	return nil
-}
-
 func (c *Client) stop(err error) {
 	c.mu.Lock()
 	if c.err == nil {
@@ -537,57 +302,3 @@ func (c *Client) Close() error {
 	c.wg.Wait()
 	return nil
 }
-
-// stream carries one JSON-RPC message per WebSocket text frame. It is the
-// client's own, rather than jsonrpc2/websocket's, so that OnFrame sees
-// the raw frames and the error that ended reading is kept for Err.
-type stream struct {
-	ws *websocket.Conn
-	c  *Client
-
-	mu      sync.Mutex
-	readErr error
-}
-
-func (s *stream) WriteObject(obj any) error {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	if f := s.c.cfg.OnFrame; f != nil {
-		f(Sent, b) // jsonrpc2 writes one object at a time: frames keep their order
-	}
-	return s.ws.WriteMessage(websocket.TextMessage, b)
-}
-
-func (s *stream) ReadObject(v any) error {
-	_, b, err := s.ws.ReadMessage()
-	if err == nil {
-		s.c.mu.Lock()
-		s.c.last = time.Now()
-		s.c.mu.Unlock()
-		if f := s.c.cfg.OnFrame; f != nil {
-			f(Received, b)
-		}
-		if err = json.Unmarshal(b, v); err != nil {
-			err = fmt.Errorf("the server sent a frame that is not JSON-RPC: %w", err)
-		}
-	}
-	if err != nil {
-		s.mu.Lock()
-		if s.readErr == nil {
-			s.readErr = err
-		}
-		s.mu.Unlock()
-	}
-	return err
-}
-
-// err is why reading stopped (nil while it goes on).
-func (s *stream) err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.readErr
-}
-
-func (s *stream) Close() error { return s.ws.Close() }

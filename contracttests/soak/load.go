@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/scripted"
@@ -380,5 +383,31 @@ func (w *watcher) run(ctx context.Context) {
 			l.cnt.fail("watcher of %s reconnecting: %v", w.o.id, err)
 			return
 		}
+	}
+}
+
+// counters are what the load saw.
+type counters struct {
+	turns, sends, events, reconnects, cutOff, gaps, calls atomic.Int64
+	unresponsive                                          atomic.Int64 // dropped by the server: pings unanswered
+	failures                                              atomic.Int64
+	mu                                                    sync.Mutex
+	firstFailures                                         []string
+}
+
+// dropped counts a client the server disconnected with 1001 (ping timeout):
+// on a machine too busy to run the soak's clients, pongs come too late.
+func (c *counters) dropped(cn *conn) {
+	if cn.closeCode() == websocket.CloseGoingAway {
+		c.unresponsive.Add(1)
+	}
+}
+
+func (c *counters) fail(format string, args ...any) {
+	c.failures.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.firstFailures) < 20 {
+		c.firstFailures = append(c.firstFailures, fmt.Sprintf(format, args...))
 	}
 }

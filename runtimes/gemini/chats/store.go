@@ -1,7 +1,6 @@
 package chats
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -265,192 +263,8 @@ func (s *Store) forgetFile(p string) {
 	s.mu.Unlock()
 }
 
-// sessionFile is one file of a session.
-type sessionFile struct {
-	path string
-	v    *view
-}
-
-// session is one session's files for a workspace, in order of start time.
-type session struct {
-	id    string
-	files []sessionFile // all, phantoms included
-	real  []sessionFile // those with a user message
-}
-
-// sessions groups the chat files of dir by session id; with id set, only
-// that session's.
-func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*session, error) {
-	short := ""
-	if id != "" {
-		short = id8(id)
-	}
-	if id == "" {
-		s.dirReads.Add(1)
-	}
-	paths, err := s.walk(ctx, short)
-	if err != nil {
-		return nil, err
-	}
-	want := hashes(dir)
-	out := map[string]*session{}
-	seen := make(map[string]bool, len(paths))
-	// The files in the chats directory Gemini uses for dir are nearly all
-	// dir's: replayed without reading their first line before (which was
-	// half of a cold List); the replay's header still decides.
-	mine := filepath.Join(s.tmp, s.slug(dir), "chats")
-	for _, cp := range paths {
-		seen[cp.path] = true
-		if filepath.Dir(cp.path) != mine {
-			if ph, ok := s.projectOf(cp); ok && !want.has(ph) {
-				continue // another project's: not replayed
-			}
-		}
-		v, err := s.viewOf(ctx, cp)
-		if errors.Is(err, fs.ErrNotExist) {
-			delete(seen, cp.path)
-			continue // removed since the walk
-		}
-		if err != nil {
-			return nil, err
-		}
-		sid := v.header.SessionID
-		// An id that could not name a session safely (see
-		// runtimes.ValidSessionID) is not one cdevd offers.
-		if !want.has(v.header.ProjectHash) || runtimes.ValidSessionID(sid) != nil || (id != "" && sid != id) {
-			continue
-		}
-		ss := out[sid]
-		if ss == nil {
-			ss = &session{id: sid}
-			out[sid] = ss
-		}
-		f := sessionFile{cp.path, v}
-		ss.files = append(ss.files, f)
-		if v.prompt != "" {
-			ss.real = append(ss.real, f)
-		}
-	}
-	if id == "" {
-		s.forget(func(p string) bool { return !seen[p] })
-	}
-	for _, ss := range out {
-		byStart := func(a, b sessionFile) int {
-			return cmp.Or(cmp.Compare(a.v.header.StartTime, b.v.header.StartTime), cmp.Compare(a.path, b.path))
-		}
-		slices.SortFunc(ss.files, byStart)
-		slices.SortFunc(ss.real, byStart)
-	}
-	return out, nil
-}
-
-// count is how many messages the session has (see messages).
-func (ss *session) count() int {
-	if len(ss.real) == 1 {
-		return ss.real[0].v.n
-	}
-	msgs, _ := ss.messages()
-	return len(msgs)
-}
-
-// messages is the session's messages: those of its files with a user
-// message, in order of start time, a record id seen in an earlier file
-// kept where it was first (its last version wins).
-func (ss *session) messages() ([]*entry, func(string) bool) {
-	if len(ss.real) == 1 {
-		v := ss.real[0].v
-		return v.all(), v.called
-	}
-	called := func(id string) bool {
-		for _, f := range ss.real {
-			if f.v.calls[id] {
-				return true
-			}
-		}
-		return false
-	}
-	var out []*entry
-	at := map[string]int{}
-	for _, f := range ss.real {
-		for _, e := range f.v.all() {
-			id := e.id
-			if i, ok := at[id]; ok {
-				out[i] = e
-				continue
-			}
-			at[id] = len(out)
-			out = append(out, e)
-		}
-	}
-	return out, called
-}
-
-// lastUpdated is the newest modification time of the session's files.
-func (ss *session) lastUpdated() int64 {
-	var t int64
-	for _, f := range ss.files {
-		t = max(t, f.v.mtime)
-	}
-	return t
-}
-
-// list is List read from the disk.
-func (s *Store) list(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	all, err := s.sessions(ctx, dir, "")
-	if err != nil {
-		return nil, err
-	}
-	type listed struct {
-		runtimes.Summary
-		t int64
-	}
-	var out []listed
-	for _, ss := range all {
-		if len(ss.real) == 0 {
-			continue // a phantom
-		}
-		t := ss.lastUpdated()
-		out = append(out, listed{runtimes.Summary{
-			SessionID:    ss.id,
-			Summary:      shorten(strings.TrimSpace(ss.real[0].v.prompt), 100),
-			MessageCount: ss.count(),
-			LastUpdated:  time.Unix(0, t).UTC().Format(timeFormat),
-		}, t})
-	}
-	slices.SortFunc(out, func(a, b listed) int {
-		return cmp.Or(cmp.Compare(b.t, a.t), cmp.Compare(a.SessionID, b.SessionID))
-	})
-	res := make([]runtimes.Summary, len(out))
-	for i, l := range out {
-		res[i] = l.Summary
-	}
-	return res, nil
-}
-
 // errChanged says a record is no longer where the cached replay has it.
 var errChanged = errors.New("record changed")
-
-// noSession is the error for a session without a chat file in dir.
-func noSession(id string) error {
-	return fmt.Errorf("gemini session %s: %w", id, runtimes.ErrNoSession)
-}
-
-// session returns session id of dir; with real, only if it has a user
-// message.
-func (s *Store) session(ctx context.Context, dir, id string, real bool) (*session, error) {
-	if err := runtimes.ValidSessionID(id); err != nil {
-		return nil, err
-	}
-	all, err := s.sessions(ctx, dir, id)
-	if err != nil {
-		return nil, err
-	}
-	ss := all[id]
-	if ss == nil || (real && len(ss.real) == 0) {
-		return nil, noSession(id)
-	}
-	return ss, nil
-}
 
 // Has reports whether session id has a chat file with a user message
 // recorded for dir.
