@@ -13,16 +13,18 @@ import (
 // workspace (a session's cwd today; files, git and search next) resolves it
 // here, so that one rule decides what lies inside.
 
-// expandHome turns a leading "~/" into the user's home directory.
+// expandHome turns "~", alone or before a "/", into the user's home
+// directory. "~user" is not expanded: it stays a relative path, refused
+// as one.
 func expandHome(path string) (string, error) {
-	if !strings.HasPrefix(path, "~/") {
+	if path != "~" && !strings.HasPrefix(path, "~/") {
 		return path, nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, path[2:]), nil
+	return filepath.Join(home, path[1:]), nil
 }
 
 // Canonical returns the absolute, symlink-free form of path.

@@ -84,16 +84,9 @@ func (s *Store) Add(path, name string, create bool) (Workspace, error) {
 			return Workspace{}, rpc.InvalidPath(given, err.Error())
 		}
 	}
-	canon, err := Canonical(path)
+	canon, err := canonicalDir(path)
 	if err != nil {
-		return Workspace{}, rpc.InvalidPath(path, "does not exist")
-	}
-	fi, err := os.Stat(canon)
-	if err != nil {
-		return Workspace{}, rpc.InvalidPath(path, err.Error())
-	}
-	if !fi.IsDir() {
-		return Workspace{}, rpc.InvalidPath(path, "not a directory")
+		return Workspace{}, err
 	}
 	id := IDFor(canon)
 	s.mu.Lock()
@@ -111,6 +104,30 @@ func (s *Store) Add(path, name string, create bool) (Workspace, error) {
 		return Workspace{}, err
 	}
 	return w, nil
+}
+
+// CheckDir refuses path as Add (without create) would, with the same
+// error, and adds nothing: `cdevd service install` checks its
+// --workspace flags with it.
+func CheckDir(path string) error {
+	_, err := canonicalDir(path)
+	return err
+}
+
+// canonicalDir is the canonical form of path, an existing directory.
+func canonicalDir(path string) (string, error) {
+	canon, err := Canonical(path)
+	if err != nil {
+		return "", rpc.InvalidPath(path, "does not exist")
+	}
+	fi, err := os.Stat(canon)
+	if err != nil {
+		return "", rpc.InvalidPath(path, err.Error())
+	}
+	if !fi.IsDir() {
+		return "", rpc.InvalidPath(path, "not a directory")
+	}
+	return canon, nil
 }
 
 // Remove forgets a workspace. Its directory, sessions and transcripts are untouched.

@@ -158,3 +158,48 @@ func TestHomeRelativePathCreated(t *testing.T) {
 		t.Fatal("a literal ~ directory was created")
 	}
 }
+
+// "~" alone is the home directory, as "~/x" is a directory in it; "~user"
+// is a relative path, refused as one.
+func TestTildeAloneIsHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	s, _ := Open(filepath.Join(t.TempDir(), "ws.json"))
+	w, err := s.Add("~", "", false)
+	if err != nil {
+		t.Fatalf("add ~: %v", err)
+	}
+	want, _ := filepath.EvalSymlinks(home)
+	if w.Path != want {
+		t.Fatalf("path = %s, want %s", w.Path, want)
+	}
+	if err := CheckDir("~"); err != nil {
+		t.Fatalf("CheckDir(~): %v", err)
+	}
+	if _, err := s.Add("~nobody", "", false); err == nil {
+		t.Fatal("~nobody was accepted")
+	}
+}
+
+// CheckDir refuses what Add refuses, with the same error, and adds nothing.
+func TestCheckDirAgreesWithAdd(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := Open(filepath.Join(t.TempDir(), "ws.json"))
+	for _, p := range []string{filepath.Join(dir, "missing"), file} {
+		_, addErr := s.Add(p, "", false)
+		checkErr := CheckDir(p)
+		if addErr == nil || checkErr == nil || addErr.Error() != checkErr.Error() {
+			t.Errorf("%s: Add said %v, CheckDir said %v", p, addErr, checkErr)
+		}
+	}
+	if err := CheckDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.List()) != 0 {
+		t.Fatal("CheckDir added a workspace")
+	}
+}
