@@ -78,10 +78,10 @@ func Start(cfg Config) (*Daemon, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
-	if err := PrepareHome(cfg.Home); err != nil {
+	if err := Check(cfg); err != nil {
 		return nil, err
 	}
-	if err := checkOrigins(cfg.AllowOrigins); err != nil {
+	if err := PrepareHome(cfg.Home); err != nil {
 		return nil, err
 	}
 	token, from, err := LoadToken(cfg.Home, cfg.Token)
@@ -113,14 +113,7 @@ func Start(cfg Config) (*Daemon, error) {
 		}
 	}
 
-	host, _, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("--addr: %w", err)
-	}
-	if !transport.IsLoopbackHost(host) {
-		if !cfg.AllowRemote {
-			return nil, fmt.Errorf("--addr %s is not a loopback address; pass --allow-remote to listen on it", cfg.Addr)
-		}
+	if host, _, _ := net.SplitHostPort(cfg.Addr); !transport.IsLoopbackHost(host) {
 		log.Warn("listening on a non-loopback address: anyone who can reach it and has the token controls your agents",
 			zap.String("addr", cfg.Addr))
 	}

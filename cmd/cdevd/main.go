@@ -198,40 +198,97 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	return fs, o
 }
 
-func serve(args []string, stdout, stderr io.Writer) error {
+// checkedServe is serve's flags once checked, and what they were checked
+// against.
+type checkedServe struct {
+	fs   *flag.FlagSet
+	o    *serveOptions
+	home string
+	cfg  config.Config
+}
+
+// checkServe parses serve's flags and makes every refusal serve makes
+// before it listens: the flags themselves, the configuration file, and
+// the daemon's own checks (daemon.Check). It writes and starts nothing.
+// serve runs it first and `service install` on the flags it writes into
+// the service, so that a flag serve refuses is refused at install, in the
+// same words, rather than in the service's restart loop.
+func checkServe(args []string, stderr io.Writer) (checkedServe, error) {
 	fs, o := serveFlags(stderr)
 	if err := fs.Parse(args); err != nil {
+		return checkedServe{}, err
+	}
+	if fs.NArg() > 0 {
+		return checkedServe{}, fmt.Errorf("%q is not a flag: serve takes flags only (cdevd serve -h lists them)", fs.Arg(0))
+	}
+	if _, err := newLogger(o.logFormat, o.logLevel, io.Discard); err != nil {
+		return checkedServe{}, err
+	}
+	h, err := home()
+	if err != nil {
+		return checkedServe{}, err
+	}
+	cfg, err := loadConfig(h, zap.NewNop())
+	if err != nil {
+		return checkedServe{}, err
+	}
+	c := checkedServe{fs: fs, o: o, home: h, cfg: cfg}
+	as, err := c.adapters(zap.NewNop())
+	if err != nil {
+		return checkedServe{}, err
+	}
+	if err := daemon.Check(c.daemonConfig(as, nil)); err != nil {
+		return checkedServe{}, err
+	}
+	return c, nil
+}
+
+// adapters are the runtimes the flags and the configuration file make.
+func (c checkedServe) adapters(log *zap.Logger) ([]runtimes.Adapter, error) {
+	as := adapters(log, c.o.stall, c.cfg, c.home)
+	if c.o.benchRuntime {
+		a, err := benchRuntime(c.home, log)
+		if err != nil {
+			return nil, err
+		}
+		as = append(as, a)
+	}
+	return as, nil
+}
+
+// daemonConfig is the daemon the flags describe, with these runtimes and
+// this log.
+func (c checkedServe) daemonConfig(as []runtimes.Adapter, log *zap.Logger) daemon.Config {
+	o := c.o
+	return daemon.Config{Home: c.home, Addr: o.addr, AllowRemote: o.allowRemote,
+		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
+		Adapters: as, Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
+		NoConsole: o.noConsole, Logger: log}
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	c, err := checkServe(args, stderr)
+	if err != nil {
 		return err
 	}
+	o, h := c.o, c.home
 	log, err := newLogger(o.logFormat, o.logLevel, stderr)
 	if err != nil {
 		return err
 	}
-	defer log.Sync() //nolint:errcheck // stderr sync errors are not actionable
-	h, err := home()
-	if err != nil {
-		return err
-	}
-	cfg, err := loadConfig(h, log)
-	if err != nil {
+	defer log.Sync()                                 //nolint:errcheck // stderr sync errors are not actionable
+	if c.cfg, err = loadConfig(h, log); err != nil { // again, for its warnings in the log
 		return err
 	}
 	// Catch signals before anyone can learn the URL: a client that connects
 	// and signals at once must still see an orderly shutdown.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	as := adapters(log, o.stall, cfg, h)
-	if o.benchRuntime {
-		a, err := benchRuntime(h, log)
-		if err != nil {
-			return err
-		}
-		as = append(as, a)
+	as, err := c.adapters(log)
+	if err != nil {
+		return err
 	}
-	d, err := daemon.Start(daemon.Config{Home: h, Addr: o.addr, AllowRemote: o.allowRemote,
-		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
-		Adapters: as, Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
-		NoConsole: o.noConsole, Logger: log})
+	d, err := daemon.Start(c.daemonConfig(as, log))
 	if err != nil {
 		return err
 	}

@@ -277,20 +277,18 @@ func newServiceSpec(home string, serveArgs []string, stderr io.Writer) (serviceS
 	return serviceSpec{Exe: exe, Args: args, Env: env, Home: home}, nil
 }
 
-// serviceArgs checks the flags for serve as serve itself would, and writes
-// them back as --name=value (unambiguous in any order), with workspace
-// paths made absolute: the service does not run in this directory.
+// serviceArgs checks the flags for serve as serve itself does
+// (checkServe: the flags, the configuration file, the daemon's checks),
+// and writes them back as --name=value (unambiguous in any order), with
+// workspace paths made absolute: the service does not run in this
+// directory. A refusal is serve's, in serve's words.
 func serviceArgs(flags []string) ([]string, error) {
-	fs, _ := serveFlags(io.Discard)
-	if err := fs.Parse(flags); err != nil {
+	c, err := checkServe(flags, io.Discard)
+	if err != nil {
 		return nil, fmt.Errorf("serve flags after --: %w", err)
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("serve flags after --: %q is not a flag", fs.Arg(0))
-	}
 	out := []string{"serve"}
-	var err error
-	fs.Visit(func(f *flag.Flag) {
+	c.fs.Visit(func(f *flag.Flag) {
 		vals := []string{f.Value.String()}
 		if m, ok := f.Value.(*multiFlag); ok {
 			vals = *m

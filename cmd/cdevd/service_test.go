@@ -6,12 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -258,6 +260,10 @@ func TestServiceSystemdInstallUninstallIdempotent(t *testing.T) {
 	e := newSvcEnv(t)
 	e.fake(t, "systemctl", fakeSystemctl)
 	t.Setenv("CDEVD_TOKEN", "secret-token-never-in-a-unit-file-0123456789")
+	t.Chdir(t.TempDir()) // where the relative paths are, and the workspace
+	if err := os.Mkdir("proj", 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("CDEVD_HOME", "rel/state")
 	before := files(t, e.home)
 	unit := filepath.Join(".config", "systemd", "user", systemdUnitName)
@@ -461,7 +467,8 @@ func TestServiceLaunchdInstallUninstallIdempotent(t *testing.T) {
 	target := fmt.Sprintf("gui/%d/%s", os.Getuid(), launchdLabel)
 	plist := filepath.Join("Library", "LaunchAgents", launchdLabel+".plist")
 
-	if out, err := svc(t, "darwin", "install", "--", "--workspace=/w"); err != nil {
+	ws := t.TempDir()
+	if out, err := svc(t, "darwin", "install", "--", "--workspace="+ws); err != nil {
 		t.Fatalf("install: %v\n%s", err, out)
 	}
 	if got := added(t, before, files(t, e.home)); fmt.Sprint(got) != fmt.Sprint([]string{plist}) {
@@ -474,13 +481,13 @@ func TestServiceLaunchdInstallUninstallIdempotent(t *testing.T) {
 	if status, _ := svc(t, "darwin", "status"); !strings.Contains(status, "enabled:   yes") || !strings.Contains(status, "running:   yes (pid 4242)") {
 		t.Errorf("status:\n%s", status)
 	}
-	if out, err := svc(t, "darwin", "install", "--", "--workspace=/w"); err != nil || !strings.Contains(out, "up to date") {
+	if out, err := svc(t, "darwin", "install", "--", "--workspace="+ws); err != nil || !strings.Contains(out, "up to date") {
 		t.Fatalf("install again: %v\n%s", err, out)
 	}
 	if got := e.calls(t); fmt.Sprint(got) != fmt.Sprint([]string{"kickstart " + target}) {
 		t.Errorf("install again ran %q", got)
 	}
-	if out, err := svc(t, "darwin", "install", "--", "--workspace=/v"); err != nil {
+	if out, err := svc(t, "darwin", "install", "--", "--workspace="+t.TempDir()); err != nil {
 		t.Fatalf("install changed: %v\n%s", err, out)
 	}
 	if got := e.calls(t); len(got) != 2 || got[0] != "bootout "+target || !strings.HasPrefix(got[1], "bootstrap ") {
@@ -509,5 +516,80 @@ func TestServiceUsage(t *testing.T) {
 	}
 	if _, err := svc(t, "plan9", "status"); err == nil || !strings.Contains(err.Error(), "plan9") {
 		t.Errorf("unsupported system: %v", err)
+	}
+}
+
+// Every flag serve refuses, install refuses, in serve's words (after
+// "serve flags after --: "), and writes nothing: a unit serve would refuse
+// to run would only restart every 2 s. Both check through checkServe.
+func TestServiceInstallRefusesWhatServeRefuses(t *testing.T) {
+	e := newSvcEnv(t)
+	e.fake(t, "systemctl", fakeSystemctl)
+	state := filepath.Join(t.TempDir(), "state")
+	t.Setenv("CDEVD_HOME", state)
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		args   []string
+		config string // config.toml, when the case is about it
+	}{
+		{name: "non-loopback address", args: []string{"--addr", "0.0.0.0:16180"}},
+		{name: "remote address by name", args: []string{"--addr=example.com:16180", "--workspace", t.TempDir()}},
+		{name: "address without a port", args: []string{"--addr", "localhost"}},
+		{name: "missing workspace", args: []string{"--workspace", "/does/not/exist"}},
+		{name: "workspace is a file", args: []string{"--workspace", file}},
+		{name: "origin null", args: []string{"--allow-origin", "null"}},
+		{name: "not an origin", args: []string{"--allow-origin", "example.com"}},
+		{name: "unknown runtime", args: []string{"--disable-runtime", "nope=why"}},
+		{name: "log format", args: []string{"--log-format", "xml"}},
+		{name: "log level", args: []string{"--log-level", "loud"}},
+		{name: "unknown flag", args: []string{"--worksapce", "x"}},
+		{name: "bad duration", args: []string{"--idle-timeout", "soon"}},
+		{name: "stray argument", args: []string{"stray"}},
+		{name: "configuration file", config: "[[acp_agent]]\nid = 'claude'\n"},
+	}
+	unit := systemdUser{home: e.home}.file()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.RemoveAll(state); err != nil {
+				t.Fatal(err)
+			}
+			if c.config != "" {
+				if err := os.MkdirAll(state, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(c.config), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			served := make(chan error, 1)
+			go func() { served <- serve(c.args, io.Discard, io.Discard) }()
+			var serveErr error
+			select {
+			case serveErr = <-served:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("serve %q did not refuse: it is serving", c.args)
+			}
+			if serveErr == nil {
+				t.Fatalf("serve %q did not refuse", c.args)
+			}
+			t.Logf("serve: %v", serveErr)
+			out, err := svc(t, "linux", append([]string{"install", "--"}, c.args...)...)
+			if err == nil {
+				t.Fatalf("install -- %q was accepted; serve said: %v\n%s", c.args, serveErr, out)
+			}
+			if want := "serve flags after --: " + serveErr.Error(); err.Error() != want {
+				t.Errorf("install -- %q said\n  %v\nwant serve's\n  %s", c.args, err, want)
+			}
+			if _, err := os.Stat(unit); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("install -- %q wrote %s", c.args, unit)
+			}
+			if got := e.calls(t); len(got) != 0 {
+				t.Errorf("install -- %q ran systemctl %q", c.args, got)
+			}
+		})
 	}
 }
