@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/cdevd/cdevd/runtimes/proc"
@@ -246,8 +247,12 @@ func newServiceSpec(home string, serveArgs []string, stderr io.Writer) (serviceS
 		return serviceSpec{}, errors.New("PATH has no absolute directory: the service would not find the CLIs")
 	}
 	env := []envVar{{"PATH", strings.Join(dirs, string(filepath.ListSeparator))}, {"HOME", home}}
+	found := serviceCLIs(dirs, dropped, stderr)
 	for _, k := range serviceEnvVars() {
 		v := os.Getenv(k)
+		if v == "" {
+			v = found[k]
+		}
 		if v == "" {
 			continue
 		}
@@ -275,6 +280,107 @@ func newServiceSpec(home string, serveArgs []string, stderr io.Writer) (serviceS
 		}
 	}
 	return serviceSpec{Exe: exe, Args: args, Env: env, Home: home}, nil
+}
+
+// serviceCLIs finds each built-in runtime's CLI as the service will,
+// and says when the service would not find it. A CLI found here only
+// through a relative PATH entry the service leaves out (node_modules/.bin,
+// as `make serve` and `npm ci` have it) or in ./node_modules/.bin is
+// returned as its *_BIN, made absolute; a CLI the service finds neither on
+// its PATH nor at its *_BIN gets a warning: that runtime would be
+// unavailable under the service. So would one whose script names an
+// interpreter (#!/usr/bin/env node) that is not on the service's PATH.
+func serviceCLIs(dirs, dropped []string, stderr io.Writer) map[string]string {
+	found := map[string]string{}
+	for _, info := range builtinInfos() {
+		cli := info.CLI
+		if cli.Command == "" || cli.BinEnv == "" {
+			continue
+		}
+		bin, where := os.Getenv(cli.BinEnv), ""
+		switch {
+		case strings.ContainsRune(bin, filepath.Separator):
+			abs, _ := filepath.Abs(bin)
+			if executableFile(abs) {
+				where = abs
+			} else {
+				fmt.Fprintf(stderr, "warning: %s=%s is not an executable file: the %s runtime will be unavailable under the service; "+
+					"fix %s and run install again\n", cli.BinEnv, bin, info.ID, cli.BinEnv)
+				continue
+			}
+		case bin != "":
+			if where = lookIn(bin, dirs); where == "" {
+				fmt.Fprintf(stderr, "warning: %s=%s is not on the service's PATH: the %s runtime will be unavailable under the service; "+
+					"set %s to its absolute path and run install again\n", cli.BinEnv, bin, info.ID, cli.BinEnv)
+				continue
+			}
+		default:
+			if where = lookIn(cli.Command, dirs); where != "" {
+				break
+			}
+			here := lookIn(cli.Command, append(slices.Clone(dropped), filepath.Join("node_modules", ".bin")))
+			if here == "" {
+				fmt.Fprintf(stderr, "warning: %s is not on PATH and %s is not set: the %s runtime will be unavailable under the service; "+
+					"if you use it, put %s on PATH or set %s=/path/to/%s, and run install again\n",
+					cli.Command, cli.BinEnv, info.ID, cli.Command, cli.BinEnv, cli.Command)
+				continue
+			}
+			abs, err := filepath.Abs(here)
+			if err != nil {
+				continue
+			}
+			found[cli.BinEnv], where = abs, abs
+			fmt.Fprintf(stderr, "note: %s is found here only at %s, which is not on the service's PATH: the service gets %s=%s\n",
+				cli.Command, here, cli.BinEnv, abs)
+		}
+		if interp := scriptInterpreter(where); interp != "" && lookIn(interp, dirs) == "" {
+			fmt.Fprintf(stderr, "warning: %s runs with %s, which is not on the service's PATH: the %s runtime will be unavailable "+
+				"under the service; put %s's directory on PATH and run install again\n", where, interp, info.ID, interp)
+		}
+	}
+	return found
+}
+
+// lookIn is the first executable file name in dirs ("" is the current
+// directory), or "".
+func lookIn(name string, dirs []string) string {
+	for _, d := range dirs {
+		if d == "" {
+			d = "."
+		}
+		if p := filepath.Join(d, name); executableFile(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func executableFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// scriptInterpreter is the program a "#!/usr/bin/env NAME" script is run
+// with, looked up on PATH (node, for the npm CLIs); "" for anything else.
+func scriptInterpreter(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := io.ReadFull(f, buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!/usr/bin/env ")
+	if !ok {
+		return ""
+	}
+	for _, w := range strings.Fields(rest) {
+		if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+			return w
+		}
+	}
+	return ""
 }
 
 // serviceArgs checks the flags for serve as serve itself does

@@ -593,3 +593,72 @@ func TestServiceInstallRefusesWhatServeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// The service finds each CLI where this shell does: one found here only
+// through a relative PATH entry or in ./node_modules/.bin is written as an
+// absolute *_BIN; one it would not find, or whose interpreter it would
+// not find, is warned about, naming the runtime and what to do.
+func TestServiceInstallRecordsTheCLIs(t *testing.T) {
+	e := newSvcEnv(t)
+	e.fake(t, "systemctl", fakeSystemctl)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	exe := func(path, script string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe(filepath.Join("tools", "claude"), "#!/usr/bin/env node\n")                   // on a relative PATH entry
+	exe(filepath.Join("node_modules", ".bin", "gemini"), "#!/usr/bin/env -S node\n") // not on PATH at all
+	exe(filepath.Join(e.bin, "codex"), "#!/bin/sh\n")                                // on the service's PATH
+	exe(filepath.Join(e.bin, "node"), "#!/bin/sh\n")
+	t.Setenv("PATH", e.bin+":tools")
+	unit := systemdUser{home: e.home}.file()
+
+	out, err := svc(t, "linux", "install")
+	if err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	data, _ := os.ReadFile(unit)
+	for _, w := range []string{
+		"Environment=CLAUDE_BIN=" + filepath.Join(dir, "tools", "claude") + "\n",
+		"Environment=GEMINI_BIN=" + filepath.Join(dir, "node_modules", ".bin", "gemini") + "\n",
+	} {
+		if !strings.Contains(string(data), w) {
+			t.Errorf("the unit lacks %q:\n%s", w, data)
+		}
+	}
+	if strings.Contains(string(data), "CODEX_BIN") {
+		t.Errorf("codex is on the service's PATH, yet the unit names it:\n%s", data)
+	}
+	if !strings.Contains(out, "note: gemini is found here only at node_modules/.bin/gemini") || strings.Contains(out, "warning") {
+		t.Errorf("install said:\n%s", out)
+	}
+
+	// Without node on the service's PATH, the npm CLIs would not run;
+	// without codex anywhere, neither would it.
+	for _, f := range []string{"node", "codex"} {
+		if err := os.Remove(filepath.Join(e.bin, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("CLAUDE_BIN", "tools/nothing")
+	out, err = svc(t, "linux", "install")
+	if err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	for _, w := range []string{
+		"warning: codex is not on PATH and CODEX_BIN is not set: the codex runtime will be unavailable under the service",
+		"set CODEX_BIN=/path/to/codex",
+		"warning: " + filepath.Join(dir, "node_modules", ".bin", "gemini") + " runs with node, which is not on the service's PATH",
+		"warning: CLAUDE_BIN=tools/nothing is not an executable file: the claude runtime will be unavailable",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("install did not say %q:\n%s", w, out)
+		}
+	}
+}
