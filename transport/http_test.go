@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -205,4 +206,65 @@ func TestHostCheckOnEveryPath(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A WebSocket dialled anywhere but /ws (the console's /, a typo) is
+// refused with a 404 that names /ws, not answered with the console's page
+// (a 200 that the client reports as a refusal saying nothing); a refused
+// token is told where to get one.
+func TestRefusalsSayWhatToDo(t *testing.T) {
+	s := startServer(t, Config{Console: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("<html>console</html>"))
+	})})
+	read := func(resp *http.Response) string {
+		t.Helper()
+		if resp == nil {
+			t.Fatal("no response")
+		}
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	for _, path := range []string{"/", "/w", "/ws/", "/console"} {
+		d := websocket.Dialer{HandshakeTimeout: wait}
+		ws, resp, err := d.Dial("ws://"+s.addr+path, bearer(testToken))
+		if err == nil {
+			ws.Close()
+			t.Fatalf("%s: upgraded", path)
+		}
+		body := read(resp)
+		want := "cdevd's WebSocket endpoint is /ws: connect to ws://" + s.addr + "/ws"
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, want) {
+			t.Errorf("%s: %s %q, want 404 saying %q", path, resp.Status, body, want)
+		}
+	}
+	// The console itself is still served.
+	if code, body := get(t, s.base+"/", nil); code != http.StatusOK || !strings.Contains(body, "console") {
+		t.Errorf("/ = %d %q", code, body)
+	}
+
+	d := websocket.Dialer{HandshakeTimeout: wait}
+	_, resp, err := d.Dial(s.url, bearer("wrong"))
+	if err == nil {
+		t.Fatal("a wrong token was accepted")
+	}
+	for what, body := range map[string]string{"/ws": read(resp), "/metrics": func() string { _, b := get(t, s.base+"/metrics", nil); return b }()} {
+		for _, w := range []string{"Unauthorized", "`cdevd token`", "Authorization: Bearer <token>"} {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s refused a token with %q, which lacks %q", what, body, w)
+			}
+		}
+	}
+	// A refused Host still learns nothing.
+	req, _ := http.NewRequest("GET", s.base+"/", nil)
+	req.Host = "evil.example"
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	hresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := read(hresp); hresp.StatusCode != http.StatusForbidden || body != "Forbidden\n" {
+		t.Errorf("foreign host: %d %q", hresp.StatusCode, body)
+	}
+	hresp.Body.Close()
 }

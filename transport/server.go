@@ -278,6 +278,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if counted {
 		defer s.unauthenticated.Add(-1)
 	}
+	if r.URL.Path != "/ws" && websocket.IsWebSocketUpgrade(r) {
+		// Else the console would answer 200 with its page, which a
+		// WebSocket client reports as a refusal that says nothing.
+		s.refuse(w, r, "path", http.StatusNotFound)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -379,7 +385,7 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := headerToken(r)
 		if !ok || !s.validToken(tok) {
-			http.Error(w, http.StatusText(http.StatusUnauthorized), http.StatusUnauthorized)
+			http.Error(w, refusalText(r, "auth", http.StatusUnauthorized), http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -476,7 +482,22 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, reason string, s
 	} else {
 		s.suppressed.Add(1)
 	}
-	http.Error(w, http.StatusText(status), status)
+	http.Error(w, refusalText(r, reason, status), status)
+}
+
+// refusalText is the body of a refusal: the status, and for a refusal the
+// client can do something about, what to do. A refused Host learns nothing
+// more (the page of a rebound name must not learn that cdevd runs here).
+func refusalText(r *http.Request, reason string, status int) string {
+	text := http.StatusText(status)
+	switch reason {
+	case "auth":
+		return text + ": no token, or not this cdevd's. On the machine cdevd runs on, `cdevd token` prints it; " +
+			`send it as "Authorization: Bearer <token>" (in a browser, as the WebSocket subprotocol "cdevd.bearer.<token>")`
+	case "path":
+		return text + ": cdevd's WebSocket endpoint is /ws: connect to ws://" + r.Host + "/ws"
+	}
+	return text
 }
 
 // add registers c unless Shutdown has started.
