@@ -27,6 +27,8 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -155,6 +157,26 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// refusal is what a refused upgrade's body says, after ": " (cdevd's say
+// what to do: where the token is, that the endpoint is /ws), or else, for
+// a URL whose path is not /ws, that cdevd's endpoint is.
+func refusal(rawURL string, body []byte) string {
+	said, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+	if strings.HasPrefix(said, "<") { // a page, such as the console's
+		said = ""
+	}
+	if u, err := url.Parse(rawURL); err == nil && u.Path != "/ws" && !strings.Contains(said, "/ws") {
+		if said != "" {
+			said += "; "
+		}
+		said += "cdevd's WebSocket endpoint is /ws: dial " + u.Scheme + "://" + u.Host + "/ws"
+	}
+	if said == "" {
+		return ""
+	}
+	return ": " + said
+}
+
 // connect dials and initializes one connection.
 func (c *Client) connect(ctx context.Context) error {
 	d := *websocket.DefaultDialer
@@ -173,8 +195,9 @@ func (c *Client) connect(ctx context.Context) error {
 	ws, resp, err := d.DialContext(ctx, c.cfg.URL, h)
 	if err != nil {
 		if resp != nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 			resp.Body.Close()
-			return fmt.Errorf("cdevd client: dial %s: refused with HTTP %s", c.cfg.URL, resp.Status)
+			return fmt.Errorf("cdevd client: dial %s: refused with HTTP %s%s", c.cfg.URL, resp.Status, refusal(c.cfg.URL, body))
 		}
 		return fmt.Errorf("cdevd client: dial %s: %w", c.cfg.URL, err)
 	}

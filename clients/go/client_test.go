@@ -275,3 +275,35 @@ func until(t *testing.T, c *client.Client, stop func(client.Event) bool) []clien
 		}
 	}
 }
+
+// A refused dial says what to do: where the token comes from, and that the
+// endpoint is /ws when the URL lacks it, from cdevd (which says so) or
+// from a server that answers the path with a page.
+func TestDialRefusalSaysWhatToDo(t *testing.T) {
+	d := server(t)
+	base := strings.TrimSuffix(d.URL(), "/ws")
+	for _, c := range []struct {
+		url, token string
+		want       []string
+	}{
+		{d.URL(), "wrong", []string{"401 Unauthorized", "`cdevd token`"}},
+		{base, d.Token(), []string{"404 Not Found", "endpoint is /ws", d.URL()}},
+		{base + "/", d.Token(), []string{"404 Not Found", "endpoint is /ws", d.URL()}},
+	} {
+		_, err := client.Dial(ctxFor(t), client.Config{URL: c.url, Token: c.token})
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("dial %s: %v, want it to say %q", c.url, err, w)
+			}
+		}
+	}
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("<html>a console</html>"))
+	}))
+	defer page.Close()
+	u := "ws" + strings.TrimPrefix(page.URL, "http")
+	_, err := client.Dial(ctxFor(t), client.Config{URL: u, Token: "t"})
+	if err == nil || !strings.HasSuffix(err.Error(), "refused with HTTP 200 OK: cdevd's WebSocket endpoint is /ws: dial "+u+"/ws") {
+		t.Errorf("dial %s: %v", u, err)
+	}
+}
