@@ -6,10 +6,12 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -146,6 +148,10 @@ func Start(cfg Config) (*Daemon, error) {
 	ts := transport.New(tc, srv)
 
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--addr %s is in use: another cdevd may be running there (`cdevd service status` shows "+
+			"the service's); stop it, or listen elsewhere (--addr 127.0.0.1:0 picks a free port): %w", cfg.Addr, err)
+	}
 	if err != nil {
 		return nil, err
 	}
