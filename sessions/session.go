@@ -66,7 +66,17 @@ func (e *Engine) newSession(id string, ws workspaces.Workspace, a runtimes.Adapt
 		startedAt: now, lastActive: now,
 		events:   newEventLog(e.cfg.ReplayEvents, e.cfg.ReplayMax, e.cfg.ReplayBytes, e.cfg.ReplayAge),
 		watchers: map[Watcher]struct{}{},
-		log:      e.log.With(zap.String("session", id), zap.String("runtime", a.Info().ID))}
+		log:      sessionLog(e.log, id, a.Info().ID)}
+}
+
+// sessionLog is a session's logger. A session whose runtime chooses its id
+// has none yet: the id is added when the runtime gives it (startProcess),
+// once, rather than beside an empty one.
+func sessionLog(log *zap.Logger, id, runtime string) *zap.Logger {
+	if id == "" {
+		return log.With(zap.String("runtime", runtime))
+	}
+	return log.With(zap.String("session", id), zap.String("runtime", runtime))
 }
 
 func (s *session) status() rpc.SessionStatus {

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -207,5 +210,33 @@ func TestSendToASessionWhoseDirectoryIsGone(t *testing.T) {
 	}
 	if len(a.started) != 0 {
 		t.Fatal("a process was started in a deleted directory")
+	}
+}
+
+// A session whose runtime chose its id logs that id once, under
+// "session", not an empty one beside it.
+func TestChosenIDLoggedOnce(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	a := newMem()
+	a.choosesIDs = true
+	e, wsID := newEngine(t, a, func(c *Config) { c.Logger = zap.New(core) })
+	res, err := e.Start(context.Background(), newRecorder("c1"), StartOptions{WorkspaceID: wsID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := <-a.started
+	ms.sink(runtimes.TurnFailed{Code: "x", Message: "outside a turn"}) // logged by the session
+	entries := logs.FilterMessage("runtime error outside a turn").All()
+	if len(entries) != 1 {
+		t.Fatalf("logged %d times", len(entries))
+	}
+	var ids []string
+	for _, f := range entries[0].Context {
+		if f.Key == "session" {
+			ids = append(ids, f.String)
+		}
+	}
+	if len(ids) != 1 || ids[0] != res.SessionID {
+		t.Errorf("the line carries session %q, want only %q", ids, res.SessionID)
 	}
 }
