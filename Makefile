@@ -6,17 +6,31 @@ GO ?= go
 NPM ?= npm
 ARGS ?= --workspace .
 
-.PHONY: serve test install build bench bench-table fuzz soak
+.PHONY: serve test install node-modules build bench bench-table fuzz soak
 
 # node_modules holds the pinned agent CLIs the tests run for real; a CLI of
 # your own on PATH (logged in) takes precedence when serving.
 # chromium drives the console's browser tests; Debian's package, installed
 # here (as root) when missing, never downloaded by a test.
-install:
-	$(NPM) ci --no-audit --no-fund
+install: node-modules
 	$(GO) mod download
 	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
+
+# npm ci deletes node_modules and installs it again: under a running
+# `make serve`, whose CLIs live there, it would pull them away. So it runs
+# only when node_modules was not installed from this package-lock.json (a
+# fresh clone, a changed lock, an install that did not finish): the stamp,
+# a copy of the lock, is written after npm ci succeeds and deleted with
+# node_modules by the next one.
+NPM_STAMP := node_modules/.cdevd-installed-package-lock.json
+node-modules:
+	@if cmp -s package-lock.json $(NPM_STAMP); then \
+	  echo "node_modules is installed from package-lock.json: npm ci not needed"; \
+	else \
+	  echo "$(NPM) ci --no-audit --no-fund"; \
+	  $(NPM) ci --no-audit --no-fund && cp package-lock.json $(NPM_STAMP); \
+	fi
 
 build:
 	$(GO) build -o bin/cdevd ./cmd/cdevd
