@@ -126,7 +126,9 @@ var geminiCases = []geminiCase{
 	{name: "cancel-permission", prompt: "run it", interrupt: atPrompt,
 		replies: replies(fakegemini.Shell("touch never.txt"), fakegemini.Text("Not run.")), ends: "TurnFailed " + runtimes.CodeInterrupted},
 	{name: "api-error", prompt: "hi", replies: replies(fakegemini.Fail(400, "INVALID_ARGUMENT", "fake says no")),
-		ends: "TurnFailed " + runtimes.CodeRuntimeError},
+		ends: "TurnFailed " + runtimes.CodeRefused},
+	{name: "api-401", prompt: "hi", replies: replies(fakegemini.Fail(401, "UNAUTHENTICATED", "fake says 401")),
+		ends: "TurnFailed " + runtimes.CodeAuthRequired},
 	{name: "load", prompt: "run it", answer: runtimes.Allow, resume: true,
 		replies: replies(fakegemini.Shell("echo from the first process"), fakegemini.Text("Done (tool ran).")), ends: ""},
 }
