@@ -250,6 +250,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
 	printConsoleURL(stdout, d.ConsoleURL())
+	if demo != nil && os.Getenv("CDEVD_TOKEN") == "" {
+		fmt.Fprintf(stdout, "demo: the token is the demo's own: `CDEVD_HOME=%s cdevd token` prints it\n", h)
+	}
 
 	select {
 	case <-ctx.Done():
