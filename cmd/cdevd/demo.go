@@ -240,6 +240,12 @@ func demoAnswer(cli string) string {
 		"- Everything happens in a throwaway folder, removed when the demo stops.\n"
 }
 
+// refused is the answer to a command the user did not allow.
+const refused = "You did not allow the command, so nothing ran. Ask me to *run* something to see the prompt again.\n"
+
+// deniedByUser matches what Codex tells the model of a declined command.
+var deniedByUser = regexp.MustCompile(`(?i)rejected|declined|denied|not approved`)
+
 func demoResult(out string) string {
 	out = strings.TrimSpace(out)
 	if len(out) > 2000 {
@@ -254,6 +260,9 @@ func demoClaude(r fakeanthropic.Request) fakeanthropic.Reply {
 		return fakeanthropic.Text("cdevd demo")
 	}
 	if res, ok := r.ToolResult(); ok {
+		if res.IsError {
+			return fakeanthropic.Slow(refused, demoWordDelay)
+		}
 		return fakeanthropic.Slow(demoResult(res.ResultText()), demoWordDelay)
 	}
 	first := true
@@ -271,6 +280,9 @@ func demoClaude(r fakeanthropic.Request) fakeanthropic.Reply {
 
 func demoCodex(r fakeopenai.Request) fakeopenai.Reply {
 	if out, ok := r.CallOutput(); ok {
+		if deniedByUser.MatchString(out.OutputText()) && !strings.Contains(out.OutputText(), "hello.txt") {
+			return fakeopenai.Slow(refused, demoWordDelay)
+		}
 		return fakeopenai.Slow(demoResult(out.OutputText()), demoWordDelay)
 	}
 	first := true
@@ -292,6 +304,9 @@ func demoGemini(r fakegemini.Request) fakegemini.Reply {
 			Output string `json:"output"`
 		}
 		text := string(resp.Response)
+		if strings.Contains(text, `"error"`) {
+			return fakegemini.Slow(refused, demoWordDelay)
+		}
 		if json.Unmarshal(resp.Response, &out) == nil && out.Output != "" {
 			text = out.Output
 		}

@@ -239,4 +239,21 @@ func demoTurns(t *testing.T, ctx context.Context, c *client.Client, w rpc.Worksp
 	if deltas < 5 {
 		t.Errorf("%d message_delta: the answer did not stream", deltas)
 	}
+
+	// A command the user does not allow does not run, and the model says so.
+	texts = nil
+	if _, err := c.SessionSend(ctx, rpc.SessionSendParams{SessionID: id, AgentType: agent, Prompt: "run it again"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := until("the second permission prompt", is(rpc.EventPermission)).Decode(&perm); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SessionRespond(ctx, rpc.SessionRespondParams{SessionID: id, AgentType: agent, Type: rpc.RespondPermission,
+		RequestID: perm.RequestID, Response: "no"}); err != nil {
+		t.Fatal(err)
+	}
+	until("the refused turn's end", is(rpc.EventTurnCompleted))
+	if all := strings.Join(texts, "\n"); !strings.Contains(all, "You did not allow the command") {
+		t.Errorf("no answer saying the command was refused in %q", all)
+	}
 }
