@@ -246,13 +246,15 @@ const refused = "You did not allow the command, so nothing ran. Ask me to *run* 
 // deniedByUser matches what Codex tells the model of a declined command.
 var deniedByUser = regexp.MustCompile(`(?i)rejected|declined|denied|not approved`)
 
+// demoResult quotes the command's output as an indented (markdown) code
+// block, which reads as well where markdown is not rendered (the console).
 func demoResult(out string) string {
 	out = strings.TrimSpace(out)
 	if len(out) > 2000 {
 		out = out[:2000] + "\n…"
 	}
-	return "The command ran in the workspace. Its output:\n\n```text\n" + out + "\n```\n\n" +
-		"A real CLI ran a real command once you allowed it; only the model is fake.\n"
+	return "**The command ran** in the workspace. Its output:\n\n    " + strings.ReplaceAll(out, "\n", "\n    ") +
+		"\n\nA real CLI ran a real command once you allowed it; only the model is fake.\n"
 }
 
 func demoClaude(r fakeanthropic.Request) fakeanthropic.Reply {
