@@ -257,3 +257,15 @@ func demoTurns(t *testing.T, ctx context.Context, c *client.Client, w rpc.Worksp
 		t.Errorf("no answer saying the command was refused in %q", all)
 	}
 }
+
+// The demo listens on loopback only.
+func TestServeDemoRefusesAllowRemote(t *testing.T) {
+	tmp := t.TempDir()
+	_, errs, code := runCmd(t, map[string]string{"TMPDIR": tmp}, "serve", "--demo", "--allow-remote")
+	if code != 1 || !strings.Contains(errs, "loopback only") {
+		t.Errorf("serve --demo --allow-remote: exit %d, %q; want a refusal", code, errs)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
