@@ -1,7 +1,7 @@
 // Command cdevd is the daemon that lets remote clients drive the agent CLIs
 // installed on this machine over WebSocket + JSON-RPC 2.0.
 //
-//	cdevd serve [--addr 127.0.0.1:16180] [--workspace PATH]… [flags]
+//	cdevd serve [--addr 127.0.0.1:16180] [--workspace PATH]… [--demo] [flags]
 //	cdevd token [--rotate]
 //	cdevd doctor [--json]
 //	cdevd service install|uninstall|status [-- serve flags]
@@ -173,6 +173,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 type serveOptions struct {
 	addr, logFormat, logLevel            string
 	allowRemote, noConsole, benchRuntime bool
+	demo                                 bool
 	workspaces, origins, hosts, disabled multiFlag
 	idle, stall                          time.Duration
 	maxProcs                             int
@@ -195,6 +196,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.BoolVar(&o.noConsole, "no-console", false, "do not serve the web console at /")
 	fs.BoolVar(&o.benchRuntime, "bench-runtime", false, "also register the scripted test runtime (for `cdevd bench`)")
 	fs.IntVar(&o.maxProcs, "max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
+	fs.BoolVar(&o.demo, "demo", false, "run the real CLIs against bundled fake models in a throwaway home (no account)")
 	return fs, o
 }
 
@@ -208,8 +210,15 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // stderr sync errors are not actionable
-	h, err := home()
-	if err != nil {
+	var h string
+	var demo *demo
+	if o.demo {
+		if demo, err = startDemo(fs, o, stdout); err != nil {
+			return err
+		}
+		defer demo.Close()
+		h = demo.cdevdHome
+	} else if h, err = home(); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(h, log)
@@ -221,6 +230,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	as := adapters(log, o.stall, cfg, h)
+	if demo != nil {
+		as = demo.adapters(log, o.stall, h)
+	}
 	if o.benchRuntime {
 		a, err := benchRuntime(h, log)
 		if err != nil {
@@ -238,6 +250,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
 	printConsoleURL(stdout, d.ConsoleURL())
+	if demo != nil && os.Getenv("CDEVD_TOKEN") == "" {
+		fmt.Fprintf(stdout, "demo: the token is the demo's own: `CDEVD_HOME=%s cdevd token` prints it\n", h)
+	}
 
 	select {
 	case <-ctx.Done():
