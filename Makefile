@@ -6,7 +6,7 @@ GO ?= go
 NPM ?= npm
 ARGS ?= --workspace .
 
-.PHONY: serve test install node-modules build bench bench-table fuzz soak
+.PHONY: serve demo test install node-modules build bench bench-table fuzz soak
 
 # node_modules holds the pinned agent CLIs the tests run for real; a CLI of
 # your own on PATH (logged in) takes precedence when serving.
@@ -37,6 +37,13 @@ build:
 
 serve: install build
 	PATH="$$PATH:$(CURDIR)/node_modules/.bin" ./bin/cdevd serve $(ARGS)
+
+# The pinned CLIs against the bundled fake models, in a throwaway home
+# removed on exit: no account, nothing of ~/.claude, ~/.codex, ~/.gemini
+# touched. DEMO_ARGS adds serve flags (--workspace PATH, --addr HOST:PORT).
+demo: install build
+	CLAUDE_BIN="$(CURDIR)/node_modules/.bin/claude" CODEX_BIN="$(CURDIR)/node_modules/.bin/codex" \
+	  GEMINI_BIN="$(CURDIR)/node_modules/.bin/gemini" ./bin/cdevd serve --demo $(DEMO_ARGS)
 
 test: install
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

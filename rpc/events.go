@@ -146,6 +146,15 @@ type StateEvent struct {
 	EventHeader
 	State           PtyState `json:"state"`
 	WaitingForInput bool     `json:"waiting_for_input"`
+	Retry           *Retry   `json:"retry,omitempty" doc:"Set while the CLI retries a failed model call on its own (state thinking)."`
+}
+
+// Retry is a model call the CLI is retrying.
+type Retry struct {
+	Attempt     int    `json:"attempt" doc:"1 for the first retry."`
+	MaxAttempts int    `json:"max_attempts,omitempty" doc:"0 when the CLI did not say (it may retry without end)."`
+	Code        string `json:"code,omitempty" doc:"What failed, as an error event's code."`
+	Message     string `json:"message,omitempty" doc:"The CLI's own words."`
 }
 
 // TurnCompletedEvent ends a turn that finished normally.
@@ -160,7 +169,7 @@ type TurnCompletedEvent struct {
 // ErrorEvent ends a turn that failed, or reports a session-level failure.
 type ErrorEvent struct {
 	EventHeader
-	Code    string `json:"code" enum:"cli_exited,stall_timeout,output_too_large,start_failed,runtime_error,interrupted" doc:"Stable; more codes may come."`
+	Code    string `json:"code" enum:"cli_exited,stall_timeout,output_too_large,start_failed,runtime_error,interrupted,auth_required,unreachable,rate_limited,refused,server_error" doc:"Stable; more codes may come."`
 	Message string `json:"message"`
 }
 

@@ -22,9 +22,11 @@ type MessageCompleted struct {
 	Message rpc.Message
 }
 
-// ActivityChanged says what the agent is doing now.
+// ActivityChanged says what the agent is doing now. Retry is set, with
+// Activity thinking, while the CLI retries a failed model call on its own.
 type ActivityChanged struct {
 	Activity rpc.Activity
+	Retry    *rpc.Retry `json:",omitempty"`
 }
 
 // PromptRequested asks the user for a permission decision or an answer.
@@ -92,4 +94,30 @@ const (
 	CodeStartFailed    = "start_failed"
 	CodeRuntimeError   = "runtime_error"
 	CodeInterrupted    = "interrupted"
+
+	// A turn that could not reach its model ends with one of these,
+	// classified from the CLI's structured output (HTTP status, error kind).
+	CodeAuthRequired = "auth_required" // not logged in, bad or expired credentials (401/403)
+	CodeUnreachable  = "unreachable"   // no answer at all: connection refused, DNS, network down
+	CodeRateLimited  = "rate_limited"  // 429, quota or usage limit
+	CodeRefused      = "refused"       // the API refused the request (another 4xx)
+	CodeServerError  = "server_error"  // the API failed (5xx, overloaded)
 )
+
+// CodeForHTTPStatus is the error code of a model call that ended with HTTP
+// status; 0 (no response) is unreachable.
+func CodeForHTTPStatus(status int) string {
+	switch {
+	case status == 0:
+		return CodeUnreachable
+	case status == 401 || status == 403:
+		return CodeAuthRequired
+	case status == 429:
+		return CodeRateLimited
+	case status >= 500:
+		return CodeServerError
+	case status >= 400:
+		return CodeRefused
+	}
+	return CodeRuntimeError
+}

@@ -29,6 +29,10 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 		ev.Message.SessionID = s.id
 		s.emitMessageLocked(ev.Message)
 	case runtimes.ActivityChanged:
+		if ev.Retry != nil {
+			s.emitRetryLocked(ev.Activity, *ev.Retry)
+			return
+		}
 		s.setActivityLocked(ev.Activity)
 	case runtimes.PromptRequested:
 		s.addPromptLocked(ev)
@@ -77,6 +81,15 @@ func (s *session) setActivityLocked(a rpc.Activity) {
 	s.emitLocked(rpc.EventState, func(h rpc.EventHeader) any {
 		return rpc.StateEvent{EventHeader: h, State: state,
 			WaitingForInput: a == rpc.ActivityPermission || a == rpc.ActivityQuestion}
+	})
+}
+
+// emitRetryLocked says, in a pty_state, that the CLI retries a failed
+// model call: sent for every attempt, though the activity stays the same.
+func (s *session) emitRetryLocked(a rpc.Activity, r rpc.Retry) {
+	s.activity = a
+	s.emitLocked(rpc.EventState, func(h rpc.EventHeader) any {
+		return rpc.StateEvent{EventHeader: h, State: rpc.PtyState(a), Retry: &r}
 	})
 }
 

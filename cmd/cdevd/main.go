@@ -1,7 +1,7 @@
 // Command cdevd is the daemon that lets remote clients drive the agent CLIs
 // installed on this machine over WebSocket + JSON-RPC 2.0.
 //
-//	cdevd serve [--addr 127.0.0.1:16180] [--workspace PATH]… [flags]
+//	cdevd serve [--addr 127.0.0.1:16180] [--workspace PATH]… [--demo] [flags]
 //	cdevd token [--rotate]
 //	cdevd doctor [--json]
 //	cdevd service install|uninstall|status [-- serve flags]
@@ -173,6 +173,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 type serveOptions struct {
 	addr, logFormat, logLevel            string
 	allowRemote, noConsole, benchRuntime bool
+	demo                                 bool
 	workspaces, origins, hosts, disabled multiFlag
 	idle, stall                          time.Duration
 	maxProcs                             int
@@ -195,6 +196,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.BoolVar(&o.noConsole, "no-console", false, "do not serve the web console at /")
 	fs.BoolVar(&o.benchRuntime, "bench-runtime", false, "also register the scripted test runtime (for `cdevd bench`)")
 	fs.IntVar(&o.maxProcs, "max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
+	fs.BoolVar(&o.demo, "demo", false, "run the real CLIs against bundled fake models in a throwaway home (no account)")
 	return fs, o
 }
 
@@ -205,6 +207,7 @@ type checkedServe struct {
 	o    *serveOptions
 	home string
 	cfg  config.Config
+	demo *demo // serve's, once started (--demo)
 }
 
 // checkServe parses serve's flags and makes every refusal serve makes
@@ -224,15 +227,22 @@ func checkServe(args []string, stderr io.Writer) (checkedServe, error) {
 	if _, err := newLogger(o.logFormat, o.logLevel, io.Discard); err != nil {
 		return checkedServe{}, err
 	}
-	h, err := home()
-	if err != nil {
-		return checkedServe{}, err
+	c := checkedServe{fs: fs, o: o}
+	if o.demo {
+		// The demo's home is a throwaway one, made when it starts, with
+		// no configuration file; it listens on loopback only.
+		if o.allowRemote {
+			return checkedServe{}, errDemoRemote
+		}
+	} else {
+		var err error
+		if c.home, err = home(); err != nil {
+			return checkedServe{}, err
+		}
+		if c.cfg, err = loadConfig(c.home, zap.NewNop()); err != nil {
+			return checkedServe{}, err
+		}
 	}
-	cfg, err := loadConfig(h, zap.NewNop())
-	if err != nil {
-		return checkedServe{}, err
-	}
-	c := checkedServe{fs: fs, o: o, home: h, cfg: cfg}
 	as, err := c.adapters(zap.NewNop())
 	if err != nil {
 		return checkedServe{}, err
@@ -243,9 +253,13 @@ func checkServe(args []string, stderr io.Writer) (checkedServe, error) {
 	return c, nil
 }
 
-// adapters are the runtimes the flags and the configuration file make.
+// adapters are the runtimes the flags and the configuration file make
+// (the demo's, once it has started).
 func (c checkedServe) adapters(log *zap.Logger) ([]runtimes.Adapter, error) {
 	as := adapters(log, c.o.stall, c.cfg, c.home)
+	if c.demo != nil {
+		as = c.demo.adapters(log, c.o.stall, c.home)
+	}
 	if c.o.benchRuntime {
 		a, err := benchRuntime(c.home, log)
 		if err != nil {
@@ -271,12 +285,20 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o, h := c.o, c.home
+	o := c.o
 	log, err := newLogger(o.logFormat, o.logLevel, stderr)
 	if err != nil {
 		return err
 	}
-	defer log.Sync()                                 //nolint:errcheck // stderr sync errors are not actionable
+	defer log.Sync() //nolint:errcheck // stderr sync errors are not actionable
+	if o.demo {
+		if c.demo, err = startDemo(c.fs, o, stdout); err != nil {
+			return err
+		}
+		defer c.demo.Close()
+		c.home = c.demo.cdevdHome
+	}
+	h := c.home
 	if c.cfg, err = loadConfig(h, log); err != nil { // again, for its warnings in the log
 		return err
 	}
@@ -295,6 +317,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
 	printConsoleURL(stdout, d.ConsoleURL())
+	if c.demo != nil && os.Getenv("CDEVD_TOKEN") == "" {
+		fmt.Fprintf(stdout, "demo: the token is the demo's own: `CDEVD_HOME=%s cdevd token` prints it\n", h)
+	}
 
 	select {
 	case <-ctx.Done():

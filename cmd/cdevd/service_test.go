@@ -549,6 +549,7 @@ func TestServiceInstallRefusesWhatServeRefuses(t *testing.T) {
 		{name: "unknown flag", args: []string{"--worksapce", "x"}},
 		{name: "bad duration", args: []string{"--idle-timeout", "soon"}},
 		{name: "stray argument", args: []string{"stray"}},
+		{name: "demo, remote", args: []string{"--demo", "--allow-remote"}},
 		{name: "configuration file", config: "[[acp_agent]]\nid = 'claude'\n"},
 	}
 	unit := systemdUser{home: e.home}.file()

@@ -126,7 +126,16 @@ var geminiCases = []geminiCase{
 	{name: "cancel-permission", prompt: "run it", interrupt: atPrompt,
 		replies: replies(fakegemini.Shell("touch never.txt"), fakegemini.Text("Not run.")), ends: "TurnFailed " + runtimes.CodeInterrupted},
 	{name: "api-error", prompt: "hi", replies: replies(fakegemini.Fail(400, "INVALID_ARGUMENT", "fake says no")),
-		ends: "TurnFailed " + runtimes.CodeRuntimeError},
+		ends: "TurnFailed " + runtimes.CodeRefused},
+	{name: "api-401", prompt: "hi", replies: replies(fakegemini.Fail(401, "UNAUTHENTICATED", "fake says 401")),
+		ends: "TurnFailed " + runtimes.CodeAuthRequired},
+	{name: "api-429", prompt: "hi", replies: replies(fakegemini.Fail(429, "RESOURCE_EXHAUSTED", "fake says 429")),
+		ends: "TurnFailed " + runtimes.CodeRateLimited},
+	{name: "api-500", prompt: "hi", replies: replies(fakegemini.Fail(500, "INTERNAL", "fake says 500")),
+		ends: "TurnFailed " + runtimes.CodeServerError},
+	// Gemini 0.61.0 reports a closed port as a 500 ("fetch failed"), after
+	// about 4 minutes of silent retries: it cannot be told from a 500.
+	{name: "api-refused", prompt: "hi", replies: nil, ends: "TurnFailed " + runtimes.CodeServerError},
 	{name: "load", prompt: "run it", answer: runtimes.Allow, resume: true,
 		replies: replies(fakegemini.Shell("echo from the first process"), fakegemini.Text("Done (tool ran).")), ends: ""},
 }

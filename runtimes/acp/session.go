@@ -361,7 +361,10 @@ func (s *session) endTurn(res sdk.PromptResponse, err error) {
 	if err != nil {
 		s.closeMessage(false)
 		s.cancelPrompts()
-		s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: fmt.Sprintf("%s: %v", s.a.spec.ID, err)})
+		failed := promptFailure(s.a.spec.ID, err)
+		if s.turn.End(failed) && failed.Code == runtimes.CodeAuthRequired {
+			s.reportAuth(failed.Message)
+		}
 		return
 	}
 	cancelled := res.StopReason == sdk.StopReasonCancelled
@@ -372,6 +375,14 @@ func (s *session) endTurn(res sdk.PromptResponse, err error) {
 		return
 	}
 	s.turn.End(runtimes.TurnCompleted{Usage: usageOf(res), StopReason: string(res.StopReason)})
+}
+
+// reportAuth is THE place where an ACP turn revealed a login problem
+// (auth_required). Hook for the registry (issue 24, item 4): wire the
+// "login problem -> flip the runtime's record" call here; for now it logs.
+func (s *session) reportAuth(reason string) {
+	s.log.Warn("acp: not logged in, or its credentials were refused", zap.String("agent", s.a.spec.ID),
+		zap.String("reason", reason))
 }
 
 // Interrupt sends session/cancel. A permission request the agent waits on

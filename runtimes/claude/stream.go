@@ -24,6 +24,10 @@ type streamState struct {
 	// kit.MaxMessageText are dropped, as the message's line is cut, with a
 	// note (kit.CapMessage).
 	budget kit.Budget
+	// apiError is the error kind of the CLI's synthetic assistant message
+	// for a failed model call ("authentication_failed", "rate_limit", …),
+	// kept to classify the turn's error result.
+	apiError string
 }
 
 func newStreamState() streamState {
@@ -157,6 +161,13 @@ func (s *session) onMessage(line []byte) {
 	if !ok || s.stream.emitted[m.ID] {
 		return
 	}
+	if kind := apiErrorKind(line); kind != "" {
+		// The CLI's words for a failed model call, dressed as an answer:
+		// they end the turn as its error event instead (onResult).
+		s.stream.apiError = kind
+		s.log.Info("claude: the model call failed", zap.String("error", kind))
+		return
+	}
 	s.stream.emitted[m.ID] = true
 	s.em.Emit(runtimes.MessageCompleted{Message: kit.CapMessage(m)})
 }
@@ -169,6 +180,7 @@ func (s *session) onResult(line []byte) {
 		IsError      bool      `json:"is_error"`
 		Result       string    `json:"result"`
 		Errors       []string  `json:"errors"`
+		APIStatus    *int      `json:"api_error_status"`
 		StopReason   string    `json:"stop_reason"`
 		DurationMS   int64     `json:"duration_ms"`
 		TotalCostUSD *float64  `json:"total_cost_usd"`
@@ -183,6 +195,8 @@ func (s *session) onResult(line []byte) {
 	}
 	// Counted either way, so that the next turn's cost excludes it.
 	cost := s.stream.turnCost(r.TotalCostUSD)
+	apiError := s.stream.apiError
+	s.stream.apiError = ""
 	if !s.turn.Busy() {
 		s.log.Debug("ignored a result outside a turn", zap.String("subtype", r.Subtype))
 		return
@@ -203,11 +217,61 @@ func (s *session) onResult(line []byte) {
 		if msg == "" {
 			msg = r.Subtype
 		}
-		s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: msg})
+		code := errorCode(r.APIStatus, apiError)
+		if code == runtimes.CodeAuthRequired {
+			s.reportAuth(msg)
+		}
+		s.turn.End(runtimes.TurnFailed{Code: code, Message: msg})
 	default:
 		s.turn.End(runtimes.TurnCompleted{Usage: r.Usage, CostUSD: cost,
 			StopReason: r.StopReason, DurationMS: r.DurationMS})
 	}
+}
+
+// apiErrorKind is the "error" of an assistant line the CLI made up for a
+// failed model call (model "<synthetic>"), "" for a real message.
+func apiErrorKind(line []byte) string {
+	var l struct {
+		Error   string `json:"error"`
+		Message struct {
+			Model string `json:"model"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Message.Model != "<synthetic>" {
+		return ""
+	}
+	return l.Error
+}
+
+// errorCode classifies an error result: by its api_error_status when the
+// API answered, else by the error kind of the synthetic assistant message
+// before it (2.1.197: authentication_failed, billing_error, rate_limit,
+// invalid_request, server_error, unknown). A failed model call without a
+// status never got an HTTP answer: the API is unreachable (connection
+// refused gives server_error, status null). A result without either is not
+// a model call failing (runtime_error).
+func errorCode(status *int, kind string) string {
+	if status != nil && *status > 0 {
+		return runtimes.CodeForHTTPStatus(*status)
+	}
+	switch kind {
+	case "":
+		return runtimes.CodeRuntimeError
+	case "authentication_failed":
+		return runtimes.CodeAuthRequired
+	case "rate_limit", "billing_error":
+		return runtimes.CodeRateLimited
+	case "invalid_request", "max_output_tokens":
+		return runtimes.CodeRefused
+	}
+	return runtimes.CodeUnreachable
+}
+
+// reportAuth is THE place where a Claude turn revealed a login problem
+// (auth_required). Hook for the registry (issue 24, item 4): wire the
+// "login problem -> flip the runtime's record" call here; for now it logs.
+func (s *session) reportAuth(reason string) {
+	s.log.Warn("claude: not logged in, or its credentials were refused", zap.String("reason", reason))
 }
 
 // cliInitiated reports whether a result's origin marks a turn the CLI ran
@@ -253,6 +317,16 @@ func (s *session) onSystem(h header, line []byte) {
 			zap.String("permission_mode", l.PermissionMode), zap.String("version", l.Version))
 	case "api_retry":
 		s.log.Warn("claude retries the model API", zap.ByteString("line", excerpt(line, 300)))
+		var l struct {
+			Attempt    int    `json:"attempt"`
+			MaxRetries int    `json:"max_retries"`
+			Status     *int   `json:"error_status"`
+			Error      string `json:"error"`
+		}
+		if json.Unmarshal(line, &l) == nil {
+			s.turn.Retrying(rpc.Retry{Attempt: l.Attempt, MaxAttempts: l.MaxRetries,
+				Code: errorCode(l.Status, l.Error), Message: l.Error})
+		}
 	default:
 		s.log.Debug("system line", zap.String("subtype", h.Subtype))
 	}

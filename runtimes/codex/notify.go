@@ -88,21 +88,10 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 			s.turnCompleted(p)
 		}
 	case "error":
-		var p struct {
-			Error struct {
-				Message string `json:"message"`
-			} `json:"error"`
-			WillRetry bool   `json:"willRetry"`
-			TurnID    string `json:"turnId"`
+		var p errorParams
+		if s.decode(method, params, &p) {
+			s.onError(p)
 		}
-		if !s.decode(method, params, &p) {
-			return
-		}
-		if p.WillRetry {
-			s.log.Info("codex: model call failed; Codex retries", zap.String("error", p.Error.Message))
-			return
-		}
-		s.endTurn(p.TurnID, runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: p.Error.Message})
 	case "serverRequest/resolved":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -223,12 +212,10 @@ func liveMessage(threadID string, p itemParams) (rpc.Message, bool) {
 
 type turnParams struct {
 	Turn struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-		DurationMs int64 `json:"durationMs"`
+		ID         string     `json:"id"`
+		Status     string     `json:"status"`
+		Error      *turnError `json:"error"`
+		DurationMs int64      `json:"durationMs"`
 	} `json:"turn"`
 }
 
@@ -243,11 +230,11 @@ func (s *session) turnCompleted(p turnParams) {
 	case "interrupted":
 		s.endTurn(t.ID, runtimes.TurnFailed{Code: runtimes.CodeInterrupted, Message: "interrupted"})
 	case "failed":
-		msg := "the turn failed"
+		failed := runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: "the turn failed"}
 		if t.Error != nil && t.Error.Message != "" {
-			msg = t.Error.Message
+			failed = runtimes.TurnFailed{Code: t.Error.code(), Message: t.Error.Message}
 		}
-		s.endTurn(t.ID, runtimes.TurnFailed{Code: runtimes.CodeRuntimeError, Message: msg})
+		s.failTurn(t.ID, failed)
 	default:
 		s.mu.Lock()
 		usage := s.usage
@@ -298,18 +285,18 @@ func (s *session) closeStreaming() {
 // endTurn ends the running turn with terminal, unless turnID names another
 // turn: one that already ended (an error notification, then its
 // turn/completed) must not end the next.
-func (s *session) endTurn(turnID string, terminal runtimes.Event) {
+func (s *session) endTurn(turnID string, terminal runtimes.Event) bool {
 	s.mu.Lock()
 	if turnID != "" && (s.ended[turnID] || (s.turnID != "" && s.turnID != turnID)) {
 		s.mu.Unlock()
 		s.log.Debug("codex: end of a turn that is not running", zap.String("turn", turnID))
-		return
+		return false
 	}
 	if turnID != "" {
 		s.ended[turnID] = true
 	}
 	s.mu.Unlock()
-	s.turn.End(terminal)
+	return s.turn.End(terminal)
 }
 
 // tokenCount is one of thread/tokenUsage/updated's counts.

@@ -54,6 +54,8 @@ type session struct {
 	turnKnown chan struct{} // closed once turnID is known
 	ended     map[string]bool
 	usage     rpc.Usage
+	retryTurn string // the turn whose model call retries counts (onError)
+	retries   int
 
 	stop *kit.Stopper
 	// ending is p, with the peer's backlog dropped first: every stop ends

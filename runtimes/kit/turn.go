@@ -77,6 +77,18 @@ func (t *Turn) Begin() error {
 	return nil
 }
 
+// Retrying says that the CLI retries a failed model call on its own: the
+// turn goes on, thinking, and watchers see the attempt. Nothing is emitted
+// when no turn runs.
+func (t *Turn) Retrying(r rpc.Retry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.busy {
+		return
+	}
+	t.em.Emit(runtimes.ActivityChanged{Activity: rpc.ActivityThinking, Retry: &r})
+}
+
 // WaitIdle waits until no turn runs, or ctx ends.
 func (t *Turn) WaitIdle(ctx context.Context) {
 	t.mu.Lock()

@@ -33,6 +33,14 @@ func New(t testing.TB) *Server {
 	return s
 }
 
+// Serve starts a fake on 127.0.0.1:0 outside a test (cdevd serve --demo);
+// Close stops it.
+func Serve() *Server {
+	s := &Server{fakeapi.New[Request, Reply](Echo)}
+	s.Server.Serve(s.serve)
+	return s
+}
+
 // MessageRequests returns the POST /v1/messages requests received so far.
 func (s *Server) MessageRequests() []Request {
 	var out []Request

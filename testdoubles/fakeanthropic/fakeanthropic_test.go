@@ -186,3 +186,34 @@ func TestSlowStreamEndsWhenClientLeaves(t *testing.T) {
 	// The handler would otherwise wait a minute before its next write.
 	goleak.VerifyNone(t, before)
 }
+
+// Serve runs the fake outside a test's lifetime: it answers until Close,
+// a slow stream under way ends at Close, and closing again does nothing.
+func TestServeUntilClose(t *testing.T) {
+	s := Serve()
+	s.Respond(func(Request) Reply { return Slow("one two three four five six", time.Hour) })
+	resp, err := http.Post(s.URL()+"/v1/messages", "application/json", strings.NewReader(userTurn))
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Close()
+	}()
+	_, _ = io.Copy(io.Discard, resp.Body) // the stream ends: Close does not wait an hour
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the slow stream")
+	}
+	s.Close()
+	if _, err := http.Post(s.URL()+"/v1/messages", "application/json", strings.NewReader(userTurn)); err == nil {
+		t.Error("the fake still answers after Close")
+	}
+}

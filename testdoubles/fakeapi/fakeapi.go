@@ -17,6 +17,7 @@ import (
 type Server[Q, R any] struct {
 	srv     *httptest.Server
 	closing chan struct{}
+	once    sync.Once
 	def     func(Q) R
 
 	mu        sync.Mutex
@@ -33,8 +34,19 @@ func New[Q, R any](def func(Q) R) *Server[Q, R] {
 // Start serves h on 127.0.0.1:0 until the test ends.
 func (s *Server[Q, R]) Start(t testing.TB, h http.HandlerFunc) {
 	t.Helper()
+	s.Serve(h)
+	t.Cleanup(s.Close)
+}
+
+// Serve serves h on 127.0.0.1:0 until Close, outside any test.
+func (s *Server[Q, R]) Serve(h http.HandlerFunc) {
 	s.srv = httptest.NewServer(h)
-	t.Cleanup(func() {
+}
+
+// Close stops slow streams and the server; it waits for the requests
+// being served to end. Closing again does nothing.
+func (s *Server[Q, R]) Close() {
+	s.once.Do(func() {
 		close(s.closing)
 		s.srv.Close()
 	})
@@ -69,5 +81,6 @@ func (s *Server[Q, R]) Record(q Q) (func(Q) R, int) {
 	return s.responder, len(s.requests)
 }
 
-// Closing is closed when the test ends: slow streams stop waiting.
+// Closing is closed when the test ends or Close is called: slow streams
+// stop waiting.
 func (s *Server[Q, R]) Closing() <-chan struct{} { return s.closing }

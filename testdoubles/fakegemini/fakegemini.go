@@ -35,6 +35,14 @@ func New(t testing.TB) *Server {
 	return s
 }
 
+// Serve starts a fake on 127.0.0.1:0 outside a test (cdevd serve --demo);
+// Close stops it.
+func Serve() *Server {
+	s := &Server{fakeapi.New[Request, Reply](Echo)}
+	s.Server.Serve(s.serve)
+	return s
+}
+
 // GenerateRequests returns the streamGenerateContent requests received so far.
 func (s *Server) GenerateRequests() []Request {
 	var out []Request

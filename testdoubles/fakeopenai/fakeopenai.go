@@ -33,6 +33,14 @@ func New(t testing.TB) *Server {
 	return s
 }
 
+// Serve starts a fake on 127.0.0.1:0 outside a test (cdevd serve --demo);
+// Close stops it.
+func Serve() *Server {
+	s := &Server{fakeapi.New[Request, Reply](Echo)}
+	s.Server.Serve(s.serve)
+	return s
+}
+
 // BaseURL is what a model provider's base_url names: the root plus /v1.
 func (s *Server) BaseURL() string { return s.URL() + "/v1" }
 

@@ -337,7 +337,18 @@ export interface ErrorEvent {
   /**
    * Stable; more codes may come.
    */
-  code: "cli_exited" | "stall_timeout" | "output_too_large" | "start_failed" | "runtime_error" | "interrupted";
+  code:
+    | "cli_exited"
+    | "stall_timeout"
+    | "output_too_large"
+    | "start_failed"
+    | "runtime_error"
+    | "interrupted"
+    | "auth_required"
+    | "unreachable"
+    | "rate_limited"
+    | "refused"
+    | "server_error";
   epoch: string;
   message: string;
   /**
@@ -807,6 +818,10 @@ export interface StateEvent {
   agent_type: string;
   epoch: string;
   /**
+   * Set while the CLI retries a failed model call on its own (state thinking).
+   */
+  retry?: Retry;
+  /**
    * Per session, from 1, no gaps within an epoch.
    */
   seq: number;
@@ -815,6 +830,28 @@ export interface StateEvent {
   timestamp: string;
   waiting_for_input: boolean;
   workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "Retry".
+ */
+export interface Retry {
+  /**
+   * 1 for the first retry.
+   */
+  attempt: number;
+  /**
+   * What failed, as an error event's code.
+   */
+  code?: string;
+  /**
+   * 0 when the CLI did not say (it may retry without end).
+   */
+  max_attempts?: number;
+  /**
+   * The CLI's own words.
+   */
+  message?: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
