@@ -126,6 +126,11 @@ func (r *Registry) status(id string, avail runtimes.Availability) Status {
 	r.mu.Lock()
 	reason, off := r.disabled[id]
 	r.mu.Unlock()
+	if l, ok := r.byID[id].(Unauthenticated); ok && avail.Usable() {
+		if why, bad := l.Unauthenticated(); bad {
+			avail.Login, avail.Reason = runtimes.LoggedOut, why
+		}
+	}
 	switch {
 	case off:
 		return Status{rpc.RuntimeDisabled, avail, reason}
@@ -136,6 +141,13 @@ func (r *Registry) status(id string, avail runtimes.Availability) Status {
 	default:
 		return Status{rpc.RuntimeActive, avail, ""}
 	}
+}
+
+// Unauthenticated is implemented by adapters whose turns can find the CLI
+// logged out (kit.Login): the registry asks at every status, so that such
+// a turn disables the runtime at once rather than at the next detection.
+type Unauthenticated interface {
+	Unauthenticated() (reason string, ok bool)
 }
 
 // Warm starts detecting every runtime in the background, so that the first
@@ -305,6 +317,7 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 				Installed: st.Availability.Installed,
 				Version:   st.Availability.Version,
 				Reason:    st.Reason,
+				Login:     st.Availability.Login,
 			},
 		})
 	}
