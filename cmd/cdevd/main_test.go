@@ -207,7 +207,7 @@ func TestOpenRPCAndVersion(t *testing.T) {
 
 func TestDoctorExplainsAMissingCLI(t *testing.T) {
 	out, _, code := runCmd(t, map[string]string{"CLAUDE_BIN": "/nonexistent/claude", "CDEVD_HOME": t.TempDir()}, "doctor")
-	if code != 0 || !strings.Contains(out, "claude") || !strings.Contains(out, "disabled") {
+	if code != 1 || !strings.Contains(out, "claude") || !strings.Contains(out, "disabled") {
 		t.Fatalf("doctor (exit %d):\n%s", code, out)
 	}
 }
