@@ -66,6 +66,10 @@ func TestAuthRequiredTurnDisablesAtOnce(t *testing.T) {
 	if _, err := r.Route(ctx, rpc.MethodSessionStart, "alpha"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("route: %v", err)
 	}
+	// Stored sessions stay readable: nothing there needs the CLI to answer.
+	if _, err := r.Route(ctx, rpc.MethodHistory, "alpha"); err != nil {
+		t.Errorf("history of a logged-out runtime: %v", err)
+	}
 
 	// Another kind of failure changes nothing; a completed turn ends it.
 	s.evs = []runtimes.Event{runtimes.TurnFailed{Code: runtimes.CodeRuntimeError}}
@@ -104,5 +108,18 @@ func TestLoginStateInRecord(t *testing.T) {
 	}
 	if rts[1].Status != rpc.RuntimeDisabled || rts[1].Availability.Login != rpc.LoggedOut || rts[1].Availability.Reason != "log in: run `o login`" {
 		t.Errorf("logged out: %+v", rts[1])
+	}
+	ctx := context.Background()
+	if _, err := r.Route(ctx, rpc.MethodSessionSend, "o"); err == nil || !strings.Contains(err.Error(), "run `o login`") {
+		t.Errorf("send to a logged-out runtime: %v", err)
+	}
+	for _, m := range []string{rpc.MethodHistory, rpc.MethodMessages, rpc.MethodWatch, rpc.MethodUnwatch} {
+		if _, err := r.Route(ctx, m, "o"); err != nil {
+			t.Errorf("%s of a logged-out runtime: %v", m, err)
+		}
+	}
+	r.Disable("o", "off by policy")
+	if _, err := r.Route(ctx, rpc.MethodHistory, "o"); err == nil {
+		t.Error("history of a runtime disabled by configuration was routed")
 	}
 }

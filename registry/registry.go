@@ -355,11 +355,22 @@ func (r *Registry) Route(_ context.Context, method, agentType string) (runtimes.
 	if !known {
 		avail = runtimes.Availability{Installed: true}
 	}
-	if st := r.status(agentType, avail); st.Status == rpc.RuntimeDisabled {
+	if st := r.status(agentType, avail); st.Status == rpc.RuntimeDisabled && !readsStored(method, st) {
 		return nil, &rpc.Error{Code: rpc.CodeInvalidParams,
 			Message: fmt.Sprintf("agent_type %q is disabled: %s", agentType, st.Reason),
 			Data: map[string]any{"agent_type": agentType, "method": method,
 				"supported_agent_types": r.IDs(), "status": string(st.Status), "reason": st.Reason}}
 	}
 	return a, nil
+}
+
+// readsStored reports whether method only reads stored sessions and st
+// disables the runtime only because its CLI cannot answer (logged out):
+// those stay readable, as they were before the CLI lost its login.
+func readsStored(method string, st Status) bool {
+	switch method {
+	case rpc.MethodHistory, rpc.MethodMessages, rpc.MethodWatch, rpc.MethodUnwatch:
+		return st.Availability.Installed && st.Availability.Login == runtimes.LoggedOut && st.Reason == st.Availability.Reason
+	}
+	return false
 }

@@ -16,6 +16,13 @@ import (
 	"github.com/cdevd/cdevd/runtimes/proc"
 )
 
+// LoginReportTTL is how long what a turn reported stands at most: after
+// it, the CLI's own word (its status command, its credential files) is
+// taken again, and a turn that fails again reports again. It bounds a
+// report that nothing else ends (credentials in a keychain, whose change
+// no file shows).
+const LoginReportTTL = 10 * time.Minute
+
 // CodeAuthRequired is the TurnFailed code of a turn the CLI could not run
 // for lack of login (an API's 401, "please log in"). A session whose sink
 // Login.Watch wraps reports it at once, before the event goes on.
@@ -126,7 +133,7 @@ func DotEnv(path, key string) string {
 // detection, whose credential files still say "logged in" when a token
 // has expired or been revoked. It ends when a turn completes, or when a
 // detection finds the credential files rewritten since (the user logged
-// in again). Its methods are safe for concurrent use; the zero value is
+// in again), or after LoginReportTTL. Its methods are safe for concurrent use; the zero value is
 // not usable, use NewLogin.
 type Login struct {
 	fix string
@@ -143,8 +150,9 @@ func NewLogin(fix string) *Login { return &Login{fix: fix, now: time.Now} }
 
 // ReportUnauthenticated records that a turn failed for lack of login;
 // detail is what the CLI said. From then on the runtime is disabled, its
-// reason this detail and the fix, until ReportAuthenticated or a detection
-// that finds the credentials rewritten. Safe on a nil Login.
+// reason this detail and the fix, until ReportAuthenticated, a detection
+// that finds the credentials rewritten, or LoginReportTTL. Safe on a nil
+// Login.
 func (l *Login) ReportUnauthenticated(detail string) {
 	if l == nil {
 		return
@@ -179,6 +187,9 @@ func (l *Login) Unauthenticated() (reason string, ok bool) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.reason != "" && l.now().Sub(l.at) >= LoginReportTTL {
+		l.reason = ""
+	}
 	return l.reason, l.reason != ""
 }
 

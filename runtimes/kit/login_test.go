@@ -29,6 +29,11 @@ func TestLoginReportEndsWhenCredentialsChange(t *testing.T) {
 	if _, ok := l.Unauthenticated(); ok {
 		t.Fatal("credentials rewritten after the report did not end it")
 	}
+	l.ReportUnauthenticated("")
+	now = now.Add(LoginReportTTL)
+	if _, ok := l.Unauthenticated(); ok {
+		t.Fatal("the report outlived LoginReportTTL")
+	}
 	var nilLogin *Login
 	nilLogin.ReportUnauthenticated("x") // safe
 	if _, ok := nilLogin.Unauthenticated(); ok {
