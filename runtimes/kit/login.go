@@ -26,7 +26,7 @@ const LoginReportTTL = 10 * time.Minute
 // CodeAuthRequired is the TurnFailed code of a turn the CLI could not run
 // for lack of login (an API's 401, "please log in"). A session whose sink
 // Login.Watch wraps reports it at once, before the event goes on.
-const CodeAuthRequired = "auth_required"
+const CodeAuthRequired = runtimes.CodeAuthRequired
 
 // LoginCheck is what a runtime's own means said of its login.
 type LoginCheck struct {
