@@ -126,6 +126,11 @@ func (r *Registry) status(id string, avail runtimes.Availability) Status {
 	r.mu.Lock()
 	reason, off := r.disabled[id]
 	r.mu.Unlock()
+	if l, ok := r.byID[id].(Unauthenticated); ok && avail.Usable() {
+		if why, bad := l.Unauthenticated(); bad {
+			avail.Login, avail.Reason = runtimes.LoggedOut, why
+		}
+	}
 	switch {
 	case off:
 		return Status{rpc.RuntimeDisabled, avail, reason}
@@ -136,6 +141,13 @@ func (r *Registry) status(id string, avail runtimes.Availability) Status {
 	default:
 		return Status{rpc.RuntimeActive, avail, ""}
 	}
+}
+
+// Unauthenticated is implemented by adapters whose turns can find the CLI
+// logged out (kit.Login): the registry asks at every status, so that such
+// a turn disables the runtime at once rather than at the next detection.
+type Unauthenticated interface {
+	Unauthenticated() (reason string, ok bool)
 }
 
 // Warm starts detecting every runtime in the background, so that the first
@@ -305,6 +317,7 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 				Installed: st.Availability.Installed,
 				Version:   st.Availability.Version,
 				Reason:    st.Reason,
+				Login:     st.Availability.Login,
 			},
 		})
 	}
@@ -342,11 +355,22 @@ func (r *Registry) Route(_ context.Context, method, agentType string) (runtimes.
 	if !known {
 		avail = runtimes.Availability{Installed: true}
 	}
-	if st := r.status(agentType, avail); st.Status == rpc.RuntimeDisabled {
+	if st := r.status(agentType, avail); st.Status == rpc.RuntimeDisabled && !readsStored(method, st) {
 		return nil, &rpc.Error{Code: rpc.CodeInvalidParams,
 			Message: fmt.Sprintf("agent_type %q is disabled: %s", agentType, st.Reason),
 			Data: map[string]any{"agent_type": agentType, "method": method,
 				"supported_agent_types": r.IDs(), "status": string(st.Status), "reason": st.Reason}}
 	}
 	return a, nil
+}
+
+// readsStored reports whether method only reads stored sessions and st
+// disables the runtime only because its CLI cannot answer (logged out):
+// those stay readable, as they were before the CLI lost its login.
+func readsStored(method string, st Status) bool {
+	switch method {
+	case rpc.MethodHistory, rpc.MethodMessages, rpc.MethodWatch, rpc.MethodUnwatch:
+		return st.Availability.Installed && st.Availability.Login == runtimes.LoggedOut && st.Reason == st.Availability.Reason
+	}
+	return false
 }

@@ -143,9 +143,25 @@ type RuntimeMethods struct {
 
 // Availability is what detecting a runtime's CLI on this machine found.
 type Availability struct {
-	Installed bool   `json:"installed"`
-	Version   string `json:"version,omitempty"`
-	Reason    string `json:"reason,omitempty" doc:"Why the runtime is not usable, when it is not."`
+	Installed bool       `json:"installed"`
+	Version   string     `json:"version,omitempty"`
+	Reason    string     `json:"reason,omitempty" doc:"Why the runtime is not usable, and how to fix it, when it is not."`
+	Login     LoginState `json:"login,omitempty" doc:"Whether the CLI can answer (logged in, or an API key or provider configured), as its own status command or credential files say, found without a model request. loggedOut comes with status disabled and a reason; unknown does not disable the runtime. Absent when not checked (the CLI was not found)."`
+}
+
+// LoginState says whether a runtime's CLI can answer.
+type LoginState string
+
+// Login states.
+const (
+	LoggedIn     LoginState = "loggedIn"
+	LoggedOut    LoginState = "loggedOut"
+	LoginUnknown LoginState = "unknown"
+)
+
+// Enum lists the values of LoginState.
+func (LoginState) Enum() []string {
+	return []string{string(LoggedIn), string(LoggedOut), string(LoginUnknown)}
 }
 
 // InitializedParams is the (ignored) initialized notification.

@@ -105,9 +105,26 @@ type Availability struct {
 	Installed bool
 	Path      string
 	Version   string
-	// Reason says why the runtime cannot be used; empty when it can.
+	// Reason says why the runtime cannot be used, and how to fix it; empty
+	// when it can.
 	Reason string
+	// Login says whether the CLI can answer: logged in, or an API key or
+	// provider configured the way it accepts. LoggedOut comes with a
+	// Reason; LoginUnknown does not (unknown is never taken for no).
+	Login Login
 }
+
+// Login is what a runtime's own means (its auth status command, its
+// settings and credential files) say of its login, found without a model
+// request.
+type Login = rpc.LoginState
+
+// Login states.
+const (
+	LoggedIn     = rpc.LoggedIn
+	LoggedOut    = rpc.LoggedOut
+	LoginUnknown = rpc.LoginUnknown
+)
 
 // Usable reports whether the CLI was found and answered --version.
 func (a Availability) Usable() bool { return a.Installed && a.Reason == "" }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cdevd/cdevd/internal/config"
 	"github.com/cdevd/cdevd/registry"
+	"github.com/cdevd/cdevd/rpc"
 )
 
 // doctorReport is what `cdevd doctor` knows. The table and --json are both
@@ -23,6 +25,9 @@ type doctorReport struct {
 	// configuration file read, which need not exist.
 	StateDir string `json:"state_dir"`
 	Config   string `json:"config"`
+	// Error is what stopped the diagnosis (a mistake in the configuration
+	// file, say): --json prints the report with it rather than no JSON.
+	Error string `json:"error,omitempty"`
 }
 
 type doctorRuntime struct {
@@ -31,7 +36,11 @@ type doctorRuntime struct {
 	Path    string `json:"path"`
 	Version string `json:"version"`
 	Status  string `json:"status"`
-	// Reason says why the runtime cannot be used; empty when it can.
+	// Login is whether the CLI can answer: loggedIn, loggedOut or unknown
+	// (as the registry's availability.login); "" when not checked.
+	Login string `json:"login"`
+	// Reason says why the runtime cannot be used, and how to fix it; empty
+	// when it can.
 	Reason string `json:"reason"`
 }
 
@@ -44,24 +53,51 @@ func doctor(args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := diagnose()
 	if err != nil {
-		return err
+		rep.Error = err.Error()
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if werr := enc.Encode(rep); werr != nil {
+			return werr
+		}
+	} else if err == nil {
+		if werr := rep.writeTable(stdout); werr != nil {
+			return werr
+		}
 	}
-	return rep.writeTable(stdout)
+	if err != nil {
+		return err
+	}
+	return rep.unusable()
+}
+
+// unusable is an error naming each runtime that cannot be used, and why;
+// nil when every one can. A login that is unknown is not a failure.
+func (rep doctorReport) unusable() error {
+	var bad []string
+	for _, r := range rep.Runtimes {
+		if r.Status == string(rpc.RuntimeDisabled) {
+			bad = append(bad, fmt.Sprintf("%s: %s", r.ID, r.Reason))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d runtime(s) cannot be used:\n  %s", len(bad), strings.Join(bad, "\n  "))
 }
 
 func diagnose() (doctorReport, error) {
+	rep := doctorReport{Runtimes: []doctorRuntime{}}
 	h, err := home()
 	if err != nil {
-		return doctorReport{}, err
+		return rep, err
 	}
+	rep.StateDir = h
 	cfg, err := config.Load(h, builtins...)
 	if err != nil {
-		return doctorReport{}, err
+		rep.Config = cfg.Path
+		return rep, err
 	}
 	reg, err := registry.New(adapters(zap.NewNop(), 0, cfg, h)...)
 	if err != nil {
@@ -70,21 +106,21 @@ func diagnose() (doctorReport, error) {
 	defer reg.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rep := doctorReport{Runtimes: []doctorRuntime{}, StateDir: h, Config: cfg.Path}
+	rep.Config = cfg.Path
 	for _, id := range reg.IDs() {
 		st := reg.Status(ctx, id)
 		a := st.Availability
 		rep.Runtimes = append(rep.Runtimes, doctorRuntime{ID: id, Found: a.Installed, Path: a.Path,
-			Version: a.Version, Status: string(st.Status), Reason: st.Reason})
+			Version: a.Version, Status: string(st.Status), Login: string(a.Login), Reason: st.Reason})
 	}
 	return rep, nil
 }
 
 func (rep doctorReport) writeTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUNTIME\tFOUND\tPATH\tVERSION\tSTATUS\tWHY")
+	fmt.Fprintln(tw, "RUNTIME\tFOUND\tPATH\tVERSION\tSTATUS\tLOGIN\tWHY")
 	for _, r := range rep.Runtimes {
-		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\n", r.ID, r.Found, orDash(r.Path), orDash(r.Version), r.Status, orDash(r.Reason))
+		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Found, orDash(r.Path), orDash(r.Version), r.Status, orDash(r.Login), orDash(r.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -26,10 +26,11 @@ func TestDoctorJSON(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	vars := map[string]string{"CDEVD_HOME": home, "CLAUDE_BIN": "/nonexistent/claude"}
+	vars := map[string]string{"CDEVD_HOME": home, "CLAUDE_BIN": "/nonexistent/claude",
+		"CODEX_BIN": "/nonexistent/codex", "GEMINI_BIN": "/nonexistent/gemini"}
 	out, errs, code := runCmd(t, vars, "doctor", "--json")
-	if code != 0 {
-		t.Fatalf("doctor --json: exit %d, %s", code, errs)
+	if code != 1 || !strings.Contains(errs, "claude: claude not found") {
+		t.Fatalf("doctor --json with claude missing: exit %d, %s", code, errs)
 	}
 	var rep doctorReport
 	dec := json.NewDecoder(strings.NewReader(out))

@@ -117,6 +117,7 @@ var builtins = []string{claude.ID, codex.ID, gemini.ID}
 // adapters is the built-in runtimes, then the ACP agents declared in the
 // configuration file.
 func adapters(log *zap.Logger, stall time.Duration, cfg config.Config, home string) []runtimes.Adapter {
+	addRepoCLIs() // before the adapters read PATH: serve and doctor alike
 	as := []runtimes.Adapter{
 		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude"),
 			CacheDir: filepath.Join(home, "cache", "claude")}),

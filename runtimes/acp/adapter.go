@@ -64,8 +64,13 @@ type Spec struct {
 	// BeforeLoad runs in Start before session/load (Gemini waits out the
 	// minute in which the session's file was created).
 	BeforeLoad func(ctx context.Context, dir, sessionID string) error
-	// Detect finds the agent; nil runs the agent and asks it to initialize.
+	// Detect finds the agent; nil runs the agent and asks it to initialize
+	// (its login is then unknown).
 	Detect func(ctx context.Context) runtimes.Availability
+	// Login is what turns found of the agent's login (a turn failing with
+	// kit.CodeAuthRequired makes the runtime unusable at once); nil: one
+	// of the adapter's own.
+	Login *kit.Login
 
 	StallTimeout time.Duration
 	KillGrace    time.Duration
@@ -97,6 +102,9 @@ func New(spec Spec) *Adapter {
 	}
 	if spec.Logger == nil {
 		spec.Logger = zap.NewNop()
+	}
+	if spec.Login == nil {
+		spec.Login = kit.NewLogin("")
 	}
 	if spec.UnknownSession == nil {
 		spec.UnknownSession = func(e *stdiorpc.Error) bool {
@@ -162,8 +170,17 @@ func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
 	if av.Version == "" {
 		av.Version = "unknown" // ACP makes agentInfo optional
 	}
+	av.Login = runtimes.LoginUnknown // ACP has no way to ask without a session
 	return av
 }
+
+// Unauthenticated is the reason a turn found the agent logged out, if one
+// stands (the registry reads it at every status).
+func (a *Adapter) Unauthenticated() (string, bool) { return a.spec.Login.Unauthenticated() }
+
+// ReportUnauthenticated makes the runtime unusable at once: a turn failed
+// for lack of login; detail is what the agent said.
+func (a *Adapter) ReportUnauthenticated(detail string) { a.spec.Login.ReportUnauthenticated(detail) }
 
 func (a *Adapter) source() string {
 	if a.spec.CommandSource != "" {
@@ -210,7 +227,7 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 		ctx, cancel = context.WithTimeout(ctx, handshakeTimeout)
 		defer cancel()
 	}
-	return a.start(ctx, req, args, mode, sink)
+	return a.start(ctx, req, args, mode, a.spec.Login.Watch(sink))
 }
 
 // modeFor is the agent's session mode for req's permission mode ("" keeps

@@ -11,6 +11,7 @@ package claude
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -55,6 +56,7 @@ type Adapter struct {
 	cfg         Config
 	log         *zap.Logger
 	transcripts *transcript.Store
+	login       *kit.Login
 }
 
 var _ runtimes.Adapter = (*Adapter)(nil)
@@ -78,7 +80,8 @@ func New(cfg Config) *Adapter {
 		cfg.Logger = zap.NewNop()
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
-	return &Adapter{cfg: cfg, log: log, transcripts: transcript.New(cfg.ProjectsDir, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir)}
+	return &Adapter{cfg: cfg, log: log, transcripts: transcript.New(cfg.ProjectsDir, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir),
+		login: kit.NewLogin(loginFix)}
 }
 
 // projectsDir is where the CLI run with env keeps its transcripts.
@@ -113,10 +116,48 @@ func (a *Adapter) Info() runtimes.Info {
 // version matches the CLI's "2.1.197 (Claude Code)".
 var version = regexp.MustCompile(`^\d+\.\d+\.\d+\S*`)
 
-// Detect finds the CLI and asks for its version.
+// Detect finds the CLI, asks for its version and whether it is logged in.
 func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
-	return kit.DetectVersion(ctx, ID, a.cfg.Bin, program.BinEnv, a.cfg.Env, version)
+	av := kit.DetectVersion(ctx, ID, a.cfg.Bin, program.BinEnv, a.cfg.Env, version)
+	return kit.DetectLogin(ctx, av, a.checkLogin, a.login)
 }
+
+// loginFix is how to make the CLI able to answer.
+const loginFix = "run `claude` once in a terminal and log in (or set ANTHROPIC_API_KEY)"
+
+// checkLogin asks the CLI itself: `claude auth status --json` prints
+// {"loggedIn":…,"authMethod":…} and exits 1 when logged out. It reads the
+// CLI's settings and credentials (an API key in the environment, an
+// apiKeyHelper, Bedrock or Vertex, the OAuth credentials in
+// ~/.claude/.credentials.json or the keychain) and sends no request.
+func (a *Adapter) checkLogin(ctx context.Context, path string) kit.LoginCheck {
+	code, out, _, err := kit.Status(ctx, path, a.cfg.Env, "auth", "status", "--json")
+	var st struct {
+		LoggedIn   *bool  `json:"loggedIn"`
+		AuthMethod string `json:"authMethod"`
+	}
+	if err != nil || json.Unmarshal(out, &st) != nil || st.LoggedIn == nil {
+		return kit.Unknown() // an older CLI without `auth status`, or one that did not answer
+	}
+	dir := kit.LookupEnv(a.cfg.Env, "CLAUDE_CONFIG_DIR")
+	if dir == "" {
+		dir = filepath.Join(kit.Home(a.cfg.Env), ".claude")
+	}
+	changed, _ := kit.Newest(filepath.Join(dir, ".credentials.json"))
+	if *st.LoggedIn && code == 0 {
+		return kit.LoginCheck{State: runtimes.LoggedIn, Changed: changed}
+	}
+	return kit.LoginCheck{State: runtimes.LoggedOut, Changed: changed,
+		Reason: "claude is not logged in (`claude auth status`): " + loginFix}
+}
+
+// Unauthenticated is the reason a turn found the CLI logged out, if one
+// stands (the registry reads it at every status).
+func (a *Adapter) Unauthenticated() (string, bool) { return a.login.Unauthenticated() }
+
+// ReportUnauthenticated makes the runtime unusable at once: a turn failed
+// for lack of login; detail is what the CLI said.
+func (a *Adapter) ReportUnauthenticated(detail string) { a.login.ReportUnauthenticated(detail) }
 
 // Start spawns the CLI for req. A resumed id must have a transcript; a new
 // one must be a UUID (the CLI's own requirement), and is generated when empty.
@@ -145,7 +186,7 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 		return nil, err
 	}
 	log := a.log.With(zap.String("session", id))
-	s := newSession(id, sink, log)
+	s := newSession(id, a.login.Watch(sink), log)
 	p, err := proc.Start(proc.Config{
 		Path:         a.cfg.Bin,
 		Args:         argv,

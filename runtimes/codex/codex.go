@@ -63,6 +63,8 @@ type Adapter struct {
 	rollouts *rollout.Store
 	// tap sees every stdout line of every session (tests capture goldens).
 	tap func(line []byte)
+	// login is what turns found of the CLI's login.
+	login *kit.Login
 }
 
 var _ runtimes.Adapter = (*Adapter)(nil)
@@ -83,7 +85,8 @@ func New(cfg Config) *Adapter {
 		cfg.Logger = zap.NewNop()
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
-	return &Adapter{cfg: cfg, log: log, rollouts: rollout.New(cfg.Home, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir)}
+	return &Adapter{cfg: cfg, log: log, rollouts: rollout.New(cfg.Home, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir),
+		login: kit.NewLogin(loginFix)}
 }
 
 // program is the program this runtime runs, the variable that names it, and
@@ -121,10 +124,19 @@ func (a *Adapter) Info() runtimes.Info {
 // version matches the CLI's "codex-cli 0.169.0".
 var version = regexp.MustCompile(`\d+\.\d+\.\d+\S*`)
 
-// Detect finds the CLI and asks for its version.
+// Detect finds the CLI, asks for its version and whether it can answer.
 func (a *Adapter) Detect(ctx context.Context) runtimes.Availability {
-	return kit.DetectVersion(ctx, ID, a.cfg.Bin, program.BinEnv, a.cfg.Env, version)
+	av := kit.DetectVersion(ctx, ID, a.cfg.Bin, program.BinEnv, a.cfg.Env, version)
+	return kit.DetectLogin(ctx, av, a.checkLogin, a.login)
 }
+
+// Unauthenticated is the reason a turn found the CLI logged out, if one
+// stands (the registry reads it at every status).
+func (a *Adapter) Unauthenticated() (string, bool) { return a.login.Unauthenticated() }
+
+// ReportUnauthenticated makes the runtime unusable at once: a turn failed
+// for lack of login; detail is what the CLI said.
+func (a *Adapter) ReportUnauthenticated(detail string) { a.login.ReportUnauthenticated(detail) }
 
 // permissionModes are the modes policy maps faithfully onto Codex.
 var permissionModes = []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionBypass,
@@ -195,7 +207,7 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 		ctx, cancel = context.WithTimeout(ctx, handshakeTimeout)
 		defer cancel()
 	}
-	return a.start(ctx, req, pol, sink)
+	return a.start(ctx, req, pol, a.login.Watch(sink))
 }
 
 // Transcripts reads the rollouts under the Codex home.

@@ -83,6 +83,7 @@ func New(cfg Config) *Adapter {
 		cfg.Logger = zap.NewNop()
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
+	login := kit.NewLogin(loginFix)
 	g := &Adapter{chats: chats.New(cfg.Home, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir), log: log, now: time.Now}
 	g.Adapter = acp.New(acp.Spec{
 		ID:            ID,
@@ -105,8 +106,12 @@ func New(cfg Config) *Adapter {
 		UnknownSession: func(e *stdiorpc.Error) bool { return strings.Contains(string(e.Data), "No previous sessions") },
 		BeforeLoad:     g.awaitNewMinute,
 		Detect: func(ctx context.Context) runtimes.Availability {
-			return kit.DetectVersion(ctx, ID, cfg.Bin, program.BinEnv, cfg.Env, version)
+			av := kit.DetectVersion(ctx, ID, cfg.Bin, program.BinEnv, cfg.Env, version)
+			return kit.DetectLogin(ctx, av, func(context.Context, string) kit.LoginCheck {
+				return checkLogin(cfg.Env, cfg.Home)
+			}, login)
 		},
+		Login:        login,
 		StallTimeout: cfg.StallTimeout,
 		KillGrace:    cfg.KillGrace,
 		Logger:       cfg.Logger,

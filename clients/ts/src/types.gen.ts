@@ -6,6 +6,11 @@
  */
 export type Activity = "idle" | "thinking" | "permission" | "question";
 /**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "LoginState".
+ */
+export type LoginState = "loggedIn" | "loggedOut" | "unknown";
+/**
  * One block of a message, keyed by type.
  *
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -127,7 +132,11 @@ export interface ActivateResult {
 export interface Availability {
   installed: boolean;
   /**
-   * Why the runtime is not usable, when it is not.
+   * Whether the CLI can answer (logged in, or an API key or provider configured), as its own status command or credential files say, found without a model request. loggedOut comes with status disabled and a reason; unknown does not disable the runtime. Absent when not checked (the CLI was not found).
+   */
+  login?: LoginState;
+  /**
+   * Why the runtime is not usable, and how to fix it, when it is not.
    */
   reason?: string;
   version?: string;
