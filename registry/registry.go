@@ -26,8 +26,10 @@ import (
 // first snapshot of a runtime, before any detection finished, waits.
 const DetectTTL = 30 * time.Second
 
-// DetectTimeout bounds one CLI's detection.
-const DetectTimeout = 10 * time.Second
+// DetectTimeout bounds one CLI's detection (its --version, and its login
+// check where it has one): as generous as kit.DetectTimeout, for the same
+// reason.
+const DetectTimeout = 30 * time.Second
 
 // Registry is the ordered set of adapters. The first is the default runtime.
 type Registry struct {

@@ -17,8 +17,10 @@ import (
 )
 
 // DetectTimeout bounds a CLI's --version when the caller's ctx has no
-// deadline.
-const DetectTimeout = 10 * time.Second
+// deadline. Generous: a Node CLI's --version takes 2-5 s on a busy 2-core
+// machine and was seen past 10 s there, and a CLI killed for being slow
+// would be reported disabled, which it is not.
+const DetectTimeout = 30 * time.Second
 
 // Env is the environment a CLI runs with unless configured otherwise:
 // the daemon's own, without CDEVD_TOKEN. The agent runs arbitrary
