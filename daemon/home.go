@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cdevd/cdevd/internal/config"
 	"github.com/cdevd/cdevd/workspaces"
 )
 
@@ -41,7 +42,7 @@ func PrepareHome(home string) error {
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("state directory %s is writable by other users (mode %04o): they could replace its token "+
 			"or its workspace list; fix it with: chmod 700 %s (then check its files, and run `cdevd token --rotate`)",
-			home, perm, shellQuote(home))
+			home, perm, config.ShellQuote(home))
 	}
 	return nil
 }
@@ -63,7 +64,7 @@ func LoadToken(home, override string) (token, source string, err error) {
 	if fi, err := os.Stat(file); err == nil {
 		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 			return "", "", fmt.Errorf("token file %s is readable by other users (mode %04o), so it may have been "+
-				"read: replace it with: cdevd token --rotate (or, to keep it: chmod 600 %s)", file, perm, shellQuote(file))
+				"read: replace it with: cdevd token --rotate (or, to keep it: chmod 600 %s)", file, perm, config.ShellQuote(file))
 		}
 	}
 	b, err := os.ReadFile(file)
@@ -108,14 +109,4 @@ func checkOrigins(origins []string) error {
 		}
 	}
 	return nil
-}
-
-// shellQuote quotes a path for a command the user can paste.
-func shellQuote(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
 }

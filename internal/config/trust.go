@@ -17,7 +17,7 @@ import (
 // file is refused, not repaired: only the user can tell whether it was
 // changed.
 func checkTrusted(path string, info fs.FileInfo) error {
-	q := shellQuote(path)
+	q := ShellQuote(path)
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("config: %s belongs to another user (uid %d), who could make cdevd run any command; "+
 			"make it a file of your own: check it, then: cp %s %s.new && mv %s.new %s && chmod 600 %s",
@@ -42,9 +42,9 @@ func described(path string) string {
 	return path
 }
 
-// shellQuote quotes a path for a command the user can paste (as
-// daemon/home.go does).
-func shellQuote(s string) string {
+// ShellQuote quotes a path for a command the user can paste into a shell:
+// the fixes cdevd's refusals print (here and in daemon/home.go).
+func ShellQuote(s string) string {
 	if strings.ContainsFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) {

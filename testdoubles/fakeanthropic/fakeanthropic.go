@@ -42,15 +42,7 @@ func Serve() *Server {
 }
 
 // MessageRequests returns the POST /v1/messages requests received so far.
-func (s *Server) MessageRequests() []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.IsMessages() {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func (s *Server) MessageRequests() []Request { return s.RequestsWhere(Request.IsMessages) }
 
 // Echo is the default responder: "echo: <last user text>".
 func Echo(r Request) Reply { return Text("echo: " + r.LastUserText()) }

@@ -72,6 +72,18 @@ func (s *Server[Q, R]) Requests() []Q {
 	return append([]Q(nil), s.requests...)
 }
 
+// RequestsWhere returns the requests received so far for which keep holds,
+// in order.
+func (s *Server[Q, R]) RequestsWhere(keep func(Q) bool) []Q {
+	var out []Q
+	for _, q := range s.Requests() {
+		if keep(q) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 // Record adds a request and returns the responder to answer it with and
 // its number (from 1), which fakes use to make reply ids unique.
 func (s *Server[Q, R]) Record(q Q) (func(Q) R, int) {

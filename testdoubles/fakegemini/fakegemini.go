@@ -44,27 +44,13 @@ func Serve() *Server {
 }
 
 // GenerateRequests returns the streamGenerateContent requests received so far.
-func (s *Server) GenerateRequests() []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.IsGenerate() {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func (s *Server) GenerateRequests() []Request { return s.RequestsWhere(Request.IsGenerate) }
 
 // Unexpected returns the requests that were not streamGenerateContent: each
 // was answered 404, and a test that wants the CLI hermetic asserts there are
 // none.
 func (s *Server) Unexpected() []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if !r.IsGenerate() {
-			out = append(out, r)
-		}
-	}
-	return out
+	return s.RequestsWhere(func(r Request) bool { return !r.IsGenerate() })
 }
 
 // Echo is the default responder: "echo: <last user text>".

@@ -45,26 +45,12 @@ func Serve() *Server {
 func (s *Server) BaseURL() string { return s.URL() + "/v1" }
 
 // ResponseRequests returns the POST /v1/responses requests received so far.
-func (s *Server) ResponseRequests() []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.IsResponses() {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func (s *Server) ResponseRequests() []Request { return s.RequestsWhere(Request.IsResponses) }
 
 // Unexpected returns the requests that were not POST /v1/responses: each was
 // answered 404, and a test that wants the CLI hermetic asserts there are none.
 func (s *Server) Unexpected() []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if !r.IsResponses() {
-			out = append(out, r)
-		}
-	}
-	return out
+	return s.RequestsWhere(func(r Request) bool { return !r.IsResponses() })
 }
 
 // Echo is the default responder: "echo: <last user text>".
