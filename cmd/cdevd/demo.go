@@ -22,10 +22,14 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/clitest"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
+	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/codex"
+	"github.com/cdevd/cdevd/runtimes/codex/codextest"
 	"github.com/cdevd/cdevd/runtimes/gemini"
+	"github.com/cdevd/cdevd/runtimes/gemini/geminitest"
 	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 	"github.com/cdevd/cdevd/testdoubles/fakegemini"
 	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
@@ -119,87 +123,46 @@ func (d *demo) Close() {
 	_ = os.RemoveAll(d.root)
 }
 
-// environments builds each CLI's whole environment, as its test harness
-// does (claudetest, codextest, geminitest): PATH from outside and nothing
-// else of it, HOME and TMPDIR of the demo's own, proxies at a closed
-// loopback port so that any attempt to reach the internet fails at once,
-// and the settings that point the CLI at its fake.
+// environments builds each CLI's whole environment with its test
+// harness's own functions (claudetest, codextest, geminitest): PATH from
+// outside and nothing else of it, HOME and TMPDIR of the demo's own,
+// proxies at a closed loopback port so that any attempt to reach the
+// internet fails at once, and the settings that point the CLI at its fake.
 func (d *demo) environments() (map[string][]string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	proxy := "http://" + l.Addr().String()
+	closed := l.Addr().String()
 	l.Close()
-	base := func(id string) ([]string, string, error) {
+	base := func(id string) ([]string, error) {
 		home := filepath.Join(d.root, "home-"+id)
 		tmp := filepath.Join(d.root, "tmp-"+id)
 		for _, dir := range []string{home, tmp} {
 			if err := os.Mkdir(dir, 0o700); err != nil {
-				return nil, "", err
+				return nil, err
 			}
 		}
-		return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp,
-			"HTTPS_PROXY=" + proxy, "HTTP_PROXY=" + proxy, "https_proxy=" + proxy, "http_proxy=" + proxy,
-			"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}, home, nil
+		return clitest.Hermetic(home, tmp, closed), nil
 	}
 	env := map[string][]string{}
-
-	e, _, err := base(claude.ID)
+	e, err := base(claude.ID)
 	if err != nil {
 		return nil, err
 	}
-	env[claude.ID] = append(e, "ANTHROPIC_BASE_URL="+d.anthropic.URL(), "ANTHROPIC_API_KEY=demo",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1")
-
-	e, home, err := base(codex.ID)
-	if err != nil {
+	env[claude.ID] = claudetest.Point(e, d.anthropic.URL(), "demo")
+	if e, err = base(codex.ID); err != nil {
 		return nil, err
 	}
-	codexHome := filepath.Join(home, ".codex")
-	if err := os.Mkdir(codexHome, 0o700); err != nil {
+	if env[codex.ID], err = codextest.Point(e, d.openai.BaseURL(), "demo"); err != nil {
 		return nil, err
 	}
-	config := fmt.Sprintf(`model = "gpt-5.5"
-model_provider = "fake"
-check_for_update_on_startup = false
-
-[analytics]
-enabled = false
-
-[features]
-plugins = false
-
-[model_providers.fake]
-name = "fake (cdevd demo)"
-base_url = %q
-env_key = "OPENAI_API_KEY"
-wire_api = "responses"
-`, d.openai.BaseURL())
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
+	if e, err = base(gemini.ID); err != nil {
 		return nil, err
 	}
-	env[codex.ID] = append(e, "CODEX_HOME="+codexHome, "OPENAI_API_KEY=demo")
-
-	e, home, err = base(gemini.ID)
-	if err != nil {
+	if env[gemini.ID], err = geminitest.Point(e, d.gemini.URL(), "demo"); err != nil {
 		return nil, err
 	}
-	settings, _ := json.MarshalIndent(map[string]any{
-		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-		"privacy":   map[string]any{"usageStatisticsEnabled": false},
-		"telemetry": map[string]any{"enabled": false},
-		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
-		"model":     map[string]any{"name": "gemini-2.5-flash"},
-	}, "", "  ")
-	if err := os.Mkdir(filepath.Join(home, ".gemini"), 0o700); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), settings, 0o600); err != nil {
-		return nil, err
-	}
-	env[gemini.ID] = append(e, "GEMINI_API_KEY=demo", "GOOGLE_GEMINI_BASE_URL="+d.gemini.URL(),
-		"GEMINI_CLI_NO_RELAUNCH=true")
 	return env, nil
 }
 

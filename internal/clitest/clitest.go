@@ -46,11 +46,18 @@ func repoRoot(t testing.TB) string {
 // loopback exempt so that the fake model API stays reachable.
 func Env(t testing.TB) []string {
 	t.Helper()
-	proxy := "http://" + closedAddr(t)
+	return Hermetic(t.TempDir(), t.TempDir(), closedAddr(t))
+}
+
+// Hermetic is such an environment with HOME home, TMPDIR tmp and proxies at
+// closed, a loopback address nothing listens on. The demo (cdevd serve
+// --demo) runs the CLIs in it too.
+func Hermetic(home, tmp, closed string) []string {
+	proxy := "http://" + closed
 	return []string{
 		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + t.TempDir(),
-		"TMPDIR=" + t.TempDir(),
+		"HOME=" + home,
+		"TMPDIR=" + tmp,
 		"HTTPS_PROXY=" + proxy,
 		"HTTP_PROXY=" + proxy,
 		"https_proxy=" + proxy,

@@ -29,9 +29,15 @@ func Bin(t testing.TB) string {
 // local port so that any attempt to reach the internet fails at once.
 func Env(t testing.TB, apiURL string) []string {
 	t.Helper()
-	return append(clitest.Env(t),
+	return Point(clitest.Env(t), apiURL, "test")
+}
+
+// Point adds to env what points the CLI at the fake API at apiURL with
+// key, with no telemetry or updates (the demo uses it too).
+func Point(env []string, apiURL, key string) []string {
+	return append(env,
 		"ANTHROPIC_BASE_URL="+apiURL,
-		"ANTHROPIC_API_KEY=test",
+		"ANTHROPIC_API_KEY="+key,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_AUTOUPDATER=1",

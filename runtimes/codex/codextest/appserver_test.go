@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 	"go.uber.org/goleak"
+
+	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

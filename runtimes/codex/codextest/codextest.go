@@ -45,10 +45,21 @@ const APIKey = "test-codex-key"
 // user's machine, and initialize reports it as codexHome.
 func Env(t testing.TB, baseURL string) []string {
 	t.Helper()
-	env := append(clitest.Env(t), "OPENAI_API_KEY="+APIKey)
+	env, err := Point(clitest.Env(t), baseURL, APIKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// Point adds to env the key, and writes in its HOME the config.toml, that
+// point the CLI at the fake Responses API under baseURL (the demo uses it
+// too).
+func Point(env []string, baseURL, key string) ([]string, error) {
+	env = append(env, "OPENAI_API_KEY="+key)
 	home := clitest.Home(env)
 	if err := os.Mkdir(filepath.Join(home, ".codex"), 0o700); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	config := fmt.Sprintf(`model = %q
 model_provider = "fake"
@@ -67,9 +78,9 @@ env_key = "OPENAI_API_KEY"
 wire_api = "responses"
 `, Model, baseURL)
 	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return env
+	return env, nil
 }
 
 // Home is the HOME that env sets.

@@ -55,23 +55,33 @@ var Settings = map[string]any{
 // and a signal to it ends it, and HOME/.gemini/settings.json (Settings).
 func Env(t testing.TB, url string) []string {
 	t.Helper()
-	env := append(clitest.Env(t),
-		"GEMINI_API_KEY="+APIKey,
+	env, err := Point(clitest.Env(t), url, APIKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// Point adds to env the key and the settings, written in its HOME, that
+// point the CLI at the fake API at url (the demo uses it too).
+func Point(env []string, url, key string) ([]string, error) {
+	env = append(env,
+		"GEMINI_API_KEY="+key,
 		"GOOGLE_GEMINI_BASE_URL="+url,
 		"GEMINI_CLI_NO_RELAUNCH=true",
 	)
 	dir := filepath.Join(clitest.Home(env), ".gemini")
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	b, err := json.MarshalIndent(Settings, "", "  ")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return env
+	return env, nil
 }
 
 // Home is the HOME that env sets.
