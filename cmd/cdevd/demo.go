@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/clitest"
+	"github.com/cdevd/cdevd/internal/config"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
@@ -163,22 +164,27 @@ func (d *demo) environments() (map[string][]string, error) {
 	if env[gemini.ID], err = geminitest.Point(e, d.gemini.URL(), "demo"); err != nil {
 		return nil, err
 	}
+	// Where the CLIs are is the one thing taken from cdevd's environment:
+	// the variable each runtime declares (CLAUDE_BIN…), read where the
+	// adapter looks for it.
+	for _, info := range builtinInfos() {
+		if v := os.Getenv(info.CLI.BinEnv); info.CLI.BinEnv != "" && v != "" {
+			env[info.ID] = append(env[info.ID], info.CLI.BinEnv+"="+v)
+		}
+	}
 	return env, nil
 }
 
-// adapters are the built-in runtimes run in the demo's environments, each
-// labelled a demo. The CLIs are found as serve finds them: $CLAUDE_BIN,
-// $CODEX_BIN, $GEMINI_BIN, else on PATH (`make demo` puts the pinned ones
-// first).
+// adapters are the built-in runtimes, as serve registers them, run in the
+// demo's environments and each labelled a demo. The CLIs are found as serve
+// finds them: $CLAUDE_BIN, $CODEX_BIN, $GEMINI_BIN, else on PATH (`make
+// demo` puts the pinned ones first).
 func (d *demo) adapters(log *zap.Logger, stall time.Duration, home string) []runtimes.Adapter {
-	return []runtimes.Adapter{
-		demoAdapter{claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), Env: d.env[claude.ID], StallTimeout: stall,
-			Logger: log.Named("claude"), CacheDir: filepath.Join(home, "cache", "claude")})},
-		demoAdapter{codex.New(codex.Config{Bin: os.Getenv("CODEX_BIN"), Env: d.env[codex.ID], StallTimeout: stall,
-			Logger: log.Named("codex"), CacheDir: filepath.Join(home, "cache", "codex")})},
-		demoAdapter{gemini.New(gemini.Config{Bin: os.Getenv("GEMINI_BIN"), Env: d.env[gemini.ID], StallTimeout: stall,
-			Logger: log.Named("gemini"), CacheDir: filepath.Join(home, "cache", "gemini")})},
+	var as []runtimes.Adapter
+	for _, a := range adaptersIn(log, stall, config.Config{}, home, d.env) {
+		as = append(as, demoAdapter{a})
 	}
+	return as
 }
 
 // demoAdapter is a runtime whose DisplayName says it is a demo.

@@ -117,12 +117,20 @@ var builtins = []string{claude.ID, codex.ID, gemini.ID}
 // adapters is the built-in runtimes, then the ACP agents declared in the
 // configuration file.
 func adapters(log *zap.Logger, stall time.Duration, cfg config.Config, home string) []runtimes.Adapter {
+	return adaptersIn(log, stall, cfg, home, nil)
+}
+
+// adaptersIn is adapters with each built-in CLI's whole environment given
+// by runtime id (the demo's); a runtime not in envs gets cdevd's own.
+func adaptersIn(log *zap.Logger, stall time.Duration, cfg config.Config, home string, envs map[string][]string) []runtimes.Adapter {
 	addRepoCLIs() // before the adapters read PATH: serve and doctor alike
 	as := []runtimes.Adapter{
-		claude.New(claude.Config{Bin: os.Getenv("CLAUDE_BIN"), StallTimeout: stall, Logger: log.Named("claude"),
+		claude.New(claude.Config{Env: envs[claude.ID], StallTimeout: stall, Logger: log.Named("claude"),
 			CacheDir: filepath.Join(home, "cache", "claude")}),
-		codex.New(codex.Config{StallTimeout: stall, Logger: log.Named("codex"), CacheDir: filepath.Join(home, "cache", "codex")}),
-		gemini.New(gemini.Config{StallTimeout: stall, Logger: log.Named("gemini"), CacheDir: filepath.Join(home, "cache", "gemini")}),
+		codex.New(codex.Config{Env: envs[codex.ID], StallTimeout: stall, Logger: log.Named("codex"),
+			CacheDir: filepath.Join(home, "cache", "codex")}),
+		gemini.New(gemini.Config{Env: envs[gemini.ID], StallTimeout: stall, Logger: log.Named("gemini"),
+			CacheDir: filepath.Join(home, "cache", "gemini")}),
 	}
 	for _, a := range cfg.ACPAgents {
 		// A declared agent is Preview: cdevd has no test of it. It has no
