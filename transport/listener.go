@@ -15,7 +15,7 @@ import (
 // Whoever can reach the port can take slots without a token, so a slot is
 // never kept from a newcomer by a connection that is doing nothing: when a
 // connection arrives and every slot is taken, the oldest idle keep-alive
-// is closed to make room; failing that, the oldest connection that has not
+// (least recently used) is closed to make room; failing that, the oldest connection that has not
 // yet sent a whole request (a silent one, or one still sending its
 // headers). Only when every slot is serving a request does the newcomer
 // wait, and those are bounded in time (ReadTimeout, ResponseTimeout) and
@@ -128,7 +128,13 @@ type limitedConn struct {
 	once sync.Once
 	// Guarded by l.mu.
 	state http.ConnState // as net/http last reported it (see trackConn)
-	since time.Time      // when state last changed
+	// since is when the connection was accepted or last began a request:
+	// "oldest" means least recently used. It is not moved when a
+	// response ends, because net/http reports StateIdle only after the
+	// client may already have read that response and opened its next
+	// connection; the start of a request comes before its response, so
+	// this order is the one the client saw.
+	since time.Time
 }
 
 // release gives the slot back; the connection stays open.
@@ -165,7 +171,10 @@ func (c *limitedConn) setState(st http.ConnState) {
 	}
 	c.l.mu.Lock()
 	defer c.l.mu.Unlock()
-	c.state, c.since = st, time.Now()
+	c.state = st
+	if st == http.StateActive {
+		c.since = time.Now()
+	}
 	if st == http.StateIdle {
 		c.l.wake()
 	}
