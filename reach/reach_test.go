@@ -186,4 +186,3 @@ func TestLocalAddrsHasLoopback(t *testing.T) {
 	}
 	t.Errorf("LocalAddrs() = %v: no loopback address, though lo is up", as)
 }
-
