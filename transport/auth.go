@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -12,17 +13,31 @@ import (
 )
 
 // hostAllowed defends against DNS rebinding: a page on evil.example that
-// resolves to 127.0.0.1 still sends Host: evil.example.
-func (s *Server) hostAllowed(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
+// resolves to 127.0.0.1 still sends Host: evil.example. Besides loopback
+// names and AllowHosts, it accepts the IP address the request came in on:
+// a rebinding page has a name of its own, never an IP literal, and an
+// address the machine gains after the start (Tailscale coming up, a new
+// Wi-Fi) is then accepted without a restart.
+func (s *Server) hostAllowed(r *http.Request) bool {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
 	if IsLoopbackHost(host) {
 		return true
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	return host != "" && slices.ContainsFunc(s.cfg.AllowHosts, func(a string) bool { return strings.EqualFold(a, host) })
+	if host == "" {
+		return false
+	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if ip, err := netip.ParseAddr(host); err == nil {
+			if ap, err := netip.ParseAddrPort(local.String()); err == nil && ap.Addr().Unmap() == ip.Unmap() {
+				return true
+			}
+		}
+	}
+	return slices.ContainsFunc(s.cfg.AllowHosts, func(a string) bool { return strings.EqualFold(a, host) })
 }
 
 // IsLoopbackHost reports whether host (without a port) names this machine
@@ -51,9 +66,13 @@ func (s *Server) originAllowed(r *http.Request) bool {
 }
 
 // consoleOrigin reports whether o is the origin of the console cdevd serves
-// on the listener r came in on (plain HTTP: cdevd serves no TLS itself).
+// on the listener r came in on: http://host, or https://host over TLS.
 func (s *Server) consoleOrigin(r *http.Request, o string) bool {
-	return s.cfg.Console != nil && r.Host != "" && r.TLS == nil && strings.EqualFold(o, "http://"+r.Host)
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	return s.cfg.Console != nil && r.Host != "" && strings.EqualFold(o, scheme+r.Host)
 }
 
 // validToken compares hashes, so the time taken depends on neither the

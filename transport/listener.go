@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"sync"
@@ -184,6 +185,9 @@ func (c *limitedConn) setState(st http.ConnState) {
 // StateActive once a request's headers are read, so a connection still
 // sending them is StateNew (its first request) or StateIdle (a later one).
 func trackConn(nc net.Conn, st http.ConnState) {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
 	if c, ok := nc.(*limitedConn); ok {
 		c.setState(st)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"net"
@@ -97,6 +98,9 @@ type Config struct {
 	MaxHTTPConns       int                  // connections not upgraded to WebSocket (see limitListener)
 	MaxConns           int                  // open WebSockets; more are refused with 503
 	Ready              func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
+	// TLS, when set, makes Serve speak https and wss only, on the same
+	// port (its GetCertificate may reload a renewed certificate).
+	TLS *tls.Config
 	Registry           *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
 	// Console, when set, serves every other GET (the web console at /),
 	// and the Origin check then also accepts the page's own origin.
@@ -266,7 +270,7 @@ func New(cfg Config, h Handler) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setSecurityHeaders(w.Header())
 	w = closingWriter{w}
-	if !s.hostAllowed(r.Host) {
+	if !s.hostAllowed(r) {
 		s.refuse(w, r, "host", http.StatusForbidden)
 		return
 	}
@@ -327,7 +331,14 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.http = hs
 	s.mu.Unlock()
-	return hs.Serve(newLimitListener(ln, s.cfg.MaxHTTPConns))
+	// The slots are taken by TCP connections, before their handshake:
+	// net/http runs the handshake under the request timeouts, so a client
+	// that never finishes it holds a slot no longer than a silent one.
+	var limited net.Listener = newLimitListener(ln, s.cfg.MaxHTTPConns)
+	if s.cfg.TLS != nil {
+		limited = tls.NewListener(limited, s.cfg.TLS)
+	}
+	return hs.Serve(limited)
 }
 
 // Conns returns the number of open connections.
@@ -495,7 +506,11 @@ func refusalText(r *http.Request, reason string, status int) string {
 		return text + ": no token, or not this cdevd's. On the machine cdevd runs on, `cdevd token` prints it; " +
 			`send it as "Authorization: Bearer <token>" (in a browser, as the WebSocket subprotocol "cdevd.bearer.<token>")`
 	case "path":
-		return text + ": cdevd's WebSocket endpoint is /ws: connect to ws://" + r.Host + "/ws"
+		scheme := "ws://"
+		if r.TLS != nil {
+			scheme = "wss://"
+		}
+		return text + ": cdevd's WebSocket endpoint is /ws: connect to " + scheme + r.Host + "/ws"
 	}
 	return text
 }

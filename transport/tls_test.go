@@ -1,0 +1,231 @@
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdevd/cdevd/internal/tlsfiles"
+	"github.com/cdevd/cdevd/internal/tlsfiles/tlstest"
+)
+
+// tlsServer is a Server run by Serve with TLS, as the daemon runs it with
+// --tls-cert, and the CA its certificate comes from.
+type tlsServer struct {
+	*testServer
+	ca         *tlstest.CA
+	dir        string
+	https, wss string
+	trusting   *tls.Config // a client configuration that trusts ca
+}
+
+func startTLSServer(t *testing.T, cfg Config) *tlsServer {
+	t.Helper()
+	ca := tlstest.NewCA(t, "cdevd test CA")
+	dir := t.TempDir()
+	certFile, keyFile := ca.Issue(t, 1).Write(t, dir)
+	kp, err := tlsfiles.Load(certFile, keyFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TLS = kp.Config()
+	s := startServer(t, cfg)
+	return &tlsServer{testServer: s, ca: ca, dir: dir, https: "https://" + s.addr, wss: "wss://" + s.addr + "/ws",
+		trusting: &tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}}
+}
+
+func (s *tlsServer) httpClient(t *testing.T, cfg *tls.Config) *http.Client {
+	tr := &http.Transport{TLSClientConfig: cfg}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+func (s *tlsServer) dialWSS(t *testing.T, cfg *tls.Config, hdr http.Header) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	d := websocket.Dialer{TLSClientConfig: cfg, HandshakeTimeout: wait}
+	ws, resp, err := d.Dial(s.wss, hdr)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Cleanup(func() { ws.Close() })
+	}
+	return ws, resp, err
+}
+
+// A client that trusts the CA gets the probes over https and a session
+// over wss; one that does not is refused by its own TLS check; plain
+// http and ws on the TLS port get nothing.
+func TestTLSServesHTTPSAndWSS(t *testing.T) {
+	s := startTLSServer(t, Config{})
+
+	resp, err := s.httpClient(t, s.trusting).Get(s.https + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(body) != "ok\n" || resp.TLS == nil {
+		t.Errorf("GET /healthz over https: %d %q", resp.StatusCode, body)
+	}
+
+	ws, _, err := s.dialWSS(t, s.trusting, bearer(testToken))
+	if err != nil {
+		t.Fatalf("wss dial: %v", err)
+	}
+	await(t, s.h.opened, "Open")
+	r := decodeResponse(t, roundTrip(t, ws, `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"over":"tls"}}`))
+	if string(r.Result) != `{"over":"tls"}` {
+		t.Errorf("echo over wss: %s", r.Result)
+	}
+
+	_, err = s.httpClient(t, &tls.Config{MinVersion: tls.VersionTLS12}).Get(s.https + "/healthz")
+	var unknown x509.UnknownAuthorityError
+	if !errors.As(err, &unknown) {
+		t.Errorf("client without the CA: %v, want an unknown authority", err)
+	}
+	if _, _, err := s.dialWSS(t, &tls.Config{MinVersion: tls.VersionTLS12}, bearer(testToken)); !errors.As(err, &unknown) {
+		t.Errorf("wss client without the CA: %v, want an unknown authority", err)
+	}
+
+	resp, err = http.Get("http://" + s.addr + "/healthz")
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Errorf("plain http on the TLS port: 200")
+		}
+	}
+	if _, _, err := s.dial(t, s.url, bearer(testToken)); err == nil {
+		t.Errorf("plain ws on the TLS port: connected")
+	}
+}
+
+// A certificate renewed on disk is served to the next connection, with no
+// restart; the connection already open carries on.
+func TestTLSRenewedCertificateServed(t *testing.T) {
+	s := startTLSServer(t, Config{})
+	servedSerial := func() int64 {
+		t.Helper()
+		c, err := tls.Dial("tcp", s.addr, s.trusting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return c.ConnectionState().PeerCertificates[0].SerialNumber.Int64()
+	}
+	if n := servedSerial(); n != 1 {
+		t.Fatalf("serial %d, want 1", n)
+	}
+	ws, _, err := s.dialWSS(t, s.trusting, bearer(testToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	await(t, s.h.opened, "Open")
+
+	s.ca.Issue(t, 2).Write(t, s.dir)
+	if n := servedSerial(); n != 2 {
+		t.Errorf("after renewal: serial %d, want 2", n)
+	}
+	r := decodeResponse(t, roundTrip(t, ws, `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`))
+	if string(r.Result) != `[1]` {
+		t.Errorf("the connection opened before the renewal: %s", r.Result)
+	}
+}
+
+// A WebSocket over TLS gives its listener slot back like a plain one: with
+// one slot, a request after the upgrade is served and the WebSocket is not
+// closed to make room for it (the listener sees the TCP connection under
+// the TLS one).
+func TestTLSWebSocketFreesItsSlot(t *testing.T) {
+	s := startTLSServer(t, Config{MaxHTTPConns: 1})
+	ws, _, err := s.dialWSS(t, s.trusting, bearer(testToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	await(t, s.h.opened, "Open")
+	client := s.httpClient(t, s.trusting)
+	for range 3 {
+		resp, err := client.Get(s.https + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	r := decodeResponse(t, roundTrip(t, ws, `{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}`))
+	if string(r.Result) != `[2]` {
+		t.Errorf("echo after the probes: %s", r.Result)
+	}
+}
+
+// The console's own pages are https://host over TLS: that origin is
+// accepted, its http:// twin is not; a WebSocket dialled at another path
+// is told the wss:// URL.
+func TestTLSConsoleOriginAndRefusalText(t *testing.T) {
+	console := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("console")) })
+	s := startTLSServer(t, Config{Console: console})
+	hdr := bearer(testToken)
+	hdr.Set("Origin", "https://"+s.addr)
+	if _, _, err := s.dialWSS(t, s.trusting, hdr); err != nil {
+		t.Errorf("console origin over TLS: %v", err)
+	}
+	hdr.Set("Origin", "http://"+s.addr)
+	_, resp, err := s.dialWSS(t, s.trusting, hdr)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("http:// origin on the TLS port: %v %v, want 403", err, resp)
+	}
+
+	d := websocket.Dialer{TLSClientConfig: s.trusting, HandshakeTimeout: wait}
+	_, resp, err = d.Dial("wss://"+s.addr+"/", bearer(testToken))
+	if err == nil {
+		t.Fatal("dialled /")
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := "connect to wss://" + s.addr + "/ws"; !strings.Contains(string(body), want) {
+		t.Errorf("refusal %q lacks %q", body, want)
+	}
+}
+
+// The Host check accepts an IP literal naming the address the request came
+// in on (an address the machine has, whether or not it had it at the
+// start), and still refuses other addresses and names.
+func TestHostCheckAcceptsTheLocalAddress(t *testing.T) {
+	s := New(Config{Token: testToken, AllowHosts: []string{"mybox.tail1234.ts.net"}}, newTestHandler())
+	for _, c := range []struct {
+		local, host string
+		ok          bool
+	}{
+		{"192.168.1.20:16180", "192.168.1.20:16180", true},
+		{"192.168.1.20:16180", "192.168.1.20", true},
+		{"100.101.1.2:16180", "100.101.1.2:16180", true},
+		{"[fd7a:115c:a1e0::5]:16180", "[fd7a:115c:a1e0::5]:16180", true},
+		{"[::ffff:192.168.1.20]:16180", "192.168.1.20:16180", true},
+		{"192.168.1.20:16180", "mybox.tail1234.ts.net", true},
+		{"192.168.1.20:16180", "192.168.1.21:16180", false},
+		{"192.168.1.20:16180", "evil.example", false},
+		{"192.168.1.20:16180", "192.168.1.20.evil.example", false},
+		{"192.168.1.20:16180", "", false},
+	} {
+		r, err := http.NewRequest(http.MethodGet, "http://x/healthz", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Host = c.host
+		local, err := net.ResolveTCPAddr("tcp", c.local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, local))
+		if got := s.hostAllowed(r); got != c.ok {
+			t.Errorf("Host %q on %s: allowed %v, want %v", c.host, c.local, got, c.ok)
+		}
+	}
+}
