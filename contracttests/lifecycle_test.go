@@ -29,8 +29,8 @@ func TestInitializeShape(t *testing.T) {
 	if res.ProtocolVersion != "1.0" {
 		t.Errorf("protocolVersion = %q, want 1.0", res.ProtocolVersion)
 	}
-	if res.ServerInfo.Name != "cdevd" || res.ServerInfo.Version == "" {
-		t.Errorf("serverInfo = %+v, want name cdevd and a version", res.ServerInfo)
+	if res.ServerInfo.Name != "cdevd" || res.ServerInfo.Version == "" || len(res.ServerInfo.ID) != 32 || res.ServerInfo.Hostname == "" {
+		t.Errorf("serverInfo = %+v, want name cdevd, a version, a 32-character id and the hostname", res.ServerInfo)
 	}
 	if res.ServerInfoSnake != res.ServerInfo {
 		t.Errorf("server_info = %+v, serverInfo = %+v: want the same", res.ServerInfoSnake, res.ServerInfo)

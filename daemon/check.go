@@ -11,7 +11,7 @@ import (
 
 // Check makes every refusal of cfg that Start would make before it
 // listens, without writing or listening: the address (a non-loopback one
-// needs AllowRemote), the allowed origins, the workspaces (each an
+// needs AllowRemote), the allowed origins, TLS and the public URL, the workspaces (each an
 // existing directory) and the runtimes to disable (each registered).
 // Start runs it first; `cdevd service install` runs it on the flags it
 // writes into the service, so that both refuse the same flags with the
@@ -28,6 +28,9 @@ func Check(cfg Config) error {
 		return fmt.Errorf("--addr %s is not a loopback address; pass --allow-remote to listen on it", cfg.Addr)
 	}
 	if err := checkOrigins(cfg.AllowOrigins); err != nil {
+		return err
+	}
+	if err := checkReach(cfg); err != nil {
 		return err
 	}
 	for _, p := range cfg.Workspaces {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 
 	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/openrpc"
+	"github.com/cdevd/cdevd/reach"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/server"
@@ -48,6 +50,13 @@ type Config struct {
 	Disabled map[string]string
 	// NoConsole turns the web console at / off (--no-console).
 	NoConsole bool
+	// TLSCert and TLSKey (PEM files, both or neither) make cdevd serve
+	// https and wss; a renewed pair is picked up without a restart.
+	TLSCert, TLSKey string
+	// PublicURL is an https:// address of a TLS front for cdevd (`tailscale
+	// serve`, a reverse proxy) or of cdevd itself with a trusted
+	// certificate: advertised first, and its host passes the Host check.
+	PublicURL string
 
 	IdleTimeout  time.Duration
 	MaxProcesses int
@@ -62,6 +71,8 @@ type Config struct {
 type Daemon struct {
 	log       *zap.Logger
 	ln        net.Listener
+	tls       bool
+	public    *url.URL
 	transport *transport.Server
 	engine    *sessions.Engine
 	reg       *registry.Registry
@@ -119,6 +130,17 @@ func Start(cfg Config) (*Daemon, error) {
 		log.Warn("listening on a non-loopback address: anyone who can reach it and has the token controls your agents",
 			zap.String("addr", cfg.Addr))
 	}
+	tlsConfig, public, err := reachSettings(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if w := reach.PlainWarning(cfg.Addr, tlsConfig != nil); w != "" {
+		log.Warn(w)
+	}
+	serverID, err := LoadServerID(cfg.Home)
+	if err != nil {
+		return nil, err
+	}
 
 	sc := cfg.Sessions
 	sc.Registry, sc.Workspaces, sc.Logger = reg, store, log.Named("sessions")
@@ -137,16 +159,8 @@ func Start(cfg Config) (*Daemon, error) {
 		Name: "sessions_running", Help: "Sessions whose runtime process is alive."},
 		func() float64 { return float64(engine.Running()) }))
 
-	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine,
-		Discover: openrpc.Document, Logger: log.Named("rpc")})
-	tc := cfg.Transport
-	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
-	tc.Registry, tc.Logger = metrics, log.Named("transport")
-	if !cfg.NoConsole {
-		tc.Console = console.Handler()
-	}
-	ts := transport.New(tc, srv)
-
+	srv := server.New(server.Config{Version: Version, ServerID: serverID, Hostname: hostname(), Registry: reg,
+		Workspaces: store, Engine: engine, Discover: openrpc.Document, Logger: log.Named("rpc")})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("--addr %s is in use: another cdevd may be running there (`cdevd service status` shows "+
@@ -155,16 +169,53 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, reg: reg, served: make(chan error, 1),
-		token: token, tokenFrom: from, console: !cfg.NoConsole}
+	tc := cfg.Transport
+	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
+	tc.TLS = tlsConfig
+	// The Host check takes the names and addresses advertised now; an
+	// address the machine gains later passes as the one a request came
+	// in on (see transport's hostAllowed).
+	tc.AllowHosts = append(slices.Clip(tc.AllowHosts), advertisedHosts(ln.Addr().String(), public, log)...)
+	if public != nil {
+		// The console served through the front has its origin.
+		tc.AllowOrigins = append(slices.Clip(tc.AllowOrigins), "https://"+public.Host)
+	}
+	tc.Registry, tc.Logger = metrics, log.Named("transport")
+	if !cfg.NoConsole {
+		tc.Console = console.Handler()
+	}
+	ts := transport.New(tc, srv)
+	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, engine: engine, reg: reg,
+		served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
+
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
 	go func() { d.served <- ts.Serve(ln) }()
 	return d, nil
 }
 
-// URL is the WebSocket URL clients connect to.
-func (d *Daemon) URL() string { return "ws://" + d.ln.Addr().String() + "/ws" }
+// URL is the WebSocket URL clients connect to on the listening address.
+func (d *Daemon) URL() string { return d.scheme("ws") + "://" + d.ln.Addr().String() + "/ws" }
+
+// scheme is ws or http, with an s over TLS.
+func (d *Daemon) scheme(plain string) string {
+	if d.tls {
+		return plain + "s"
+	}
+	return plain
+}
+
+// Advertised is every URL a client may reach this cdevd at, best first
+// (the public URL, tailnet, LAN; see reach.Advertised), from the
+// machine's addresses now. `cdevd pair` puts them in its QR code.
+func (d *Daemon) Advertised() []reach.URL {
+	local, err := reach.LocalAddrs()
+	if err != nil {
+		// Some interfaces could not be read: advertise the others.
+		d.log.Debug("reading the machine's addresses", zap.Error(err))
+	}
+	return reach.Advertised(reach.Listen{Addr: d.ln.Addr().String(), TLS: d.tls, Public: d.public}, local)
+}
 
 // ConsoleURL is the web console's address with the token in its fragment,
 // which browsers never send to a server (so no log holds it); "" with
@@ -173,7 +224,7 @@ func (d *Daemon) ConsoleURL() string {
 	if !d.console {
 		return ""
 	}
-	return "http://" + d.ln.Addr().String() + "/#token=" + url.QueryEscape(d.token)
+	return d.scheme("http") + "://" + d.ln.Addr().String() + "/#token=" + url.QueryEscape(d.token)
 }
 
 // Addr is the listening address.

@@ -47,14 +47,17 @@ var exampleRuntime = rpc.Runtime{
 	Availability: rpc.Availability{Installed: true, Version: "2.1.197"},
 }
 
+var exampleServerInfo = rpc.ServerInfo{Name: "cdevd", Version: "1.0.0", ID: "3f9c1b0e5a7d4c2e8b6a9f1d0c3e5a7b",
+	Hostname: "devbox"}
+
 var exampleWorkspace = rpc.Workspace{ID: ExampleWorkspaceID, Name: "app", Path: ExamplePath, CreatedAt: exampleTime}
 
 // Examples pairs every method of rpc.Methods with an example call.
 var Examples = map[string]Example{
 	rpc.MethodInitialize: {
 		rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion, ClientInfo: &rpc.ClientInfo{Name: "my-client", Version: "0.1.0"}},
-		rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"},
-			ServerInfoSnake: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"}, ClientID: ExampleClientID, Epoch: ExampleEpoch,
+		rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: exampleServerInfo,
+			ServerInfoSnake: exampleServerInfo, ClientID: ExampleClientID, Epoch: ExampleEpoch,
 			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, RuntimeRegistry: rpc.RuntimeRegistry{
 				SchemaVersion: rpc.RegistrySchemaVersion, GeneratedAt: exampleTime, DefaultRuntime: "claude",
 				Routing:  rpc.Routing{AgentTypeField: "agent_type", DefaultAgentType: "claude", RequiredOnMethods: rpc.RoutedMethods},

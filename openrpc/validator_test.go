@@ -38,7 +38,7 @@ func edit(t *testing.T, v any, change func(map[string]any)) json.RawMessage {
 }
 
 func sampleInitializeResult() rpc.InitializeResult {
-	server := rpc.ServerInfo{Name: "cdevd", Version: "0.1.0"}
+	server := rpc.ServerInfo{Name: "cdevd", Version: "0.1.0", ID: "3f9c1b0e5a7d4c2e8b6a9f1d0c3e5a7b", Hostname: "devbox"}
 	return rpc.InitializeResult{
 		ProtocolVersion: rpc.ProtocolVersion,
 		ServerInfo:      server,

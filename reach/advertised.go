@@ -36,7 +36,8 @@ type Listen struct {
 // by WireGuard), then LAN ones, IPv4 before IPv6 within each (the iOS app
 // speaks plain ws:// only to IPv4 literals). local is this machine's
 // interface addresses (LocalAddrs); they count only when the listener is
-// on every interface. A loopback listener advertises its loopback
+// on every interface (0.0.0.0 and :: alike: Go's "tcp" listener on either
+// takes IPv4 and IPv6). A loopback listener advertises its loopback
 // address only, which is no use to a phone, but is the truth.
 func Advertised(l Listen, local []netip.Addr) []URL {
 	var urls []URL
@@ -52,10 +53,6 @@ func Advertised(l Listen, local []netip.Addr) []URL {
 	if listenIP.IsUnspecified() {
 		for _, a := range local {
 			a = a.Unmap()
-			// 0.0.0.0 binds IPv4 only; :: binds both (Linux's default).
-			if listenIP.Is4() && !a.Is4() {
-				continue
-			}
 			// A link-local address needs a zone a phone cannot know.
 			if a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsUnspecified() || a.IsMulticast() {
 				continue

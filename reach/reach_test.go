@@ -109,9 +109,10 @@ func TestAdvertised(t *testing.T) {
 	}{
 		{"loopback listener: itself only", Listen{Addr: "127.0.0.1:16180"},
 			[]string{"ws://127.0.0.1:16180/ws"}},
-		{"every IPv4 interface: tailnet, then LAN, no loopback", Listen{Addr: "0.0.0.0:16180"},
-			[]string{"ws://100.101.1.2:16180/ws", "ws://172.17.0.1:16180/ws", "ws://192.168.1.20:16180/ws"}},
-		{"every interface: IPv6 too, but no link-local", Listen{Addr: "[::]:4000"},
+		{"every interface: tailnet, then LAN, then public, IPv4 first, no loopback nor link-local", Listen{Addr: "0.0.0.0:4000"},
+			[]string{"ws://100.101.1.2:4000/ws", "ws://[fd7a:115c:a1e0::5]:4000/ws", "ws://172.17.0.1:4000/ws",
+				"ws://192.168.1.20:4000/ws", "ws://[2001:db8::20]:4000/ws"}},
+		{"every interface, IPv6 notation", Listen{Addr: "[::]:4000"},
 			[]string{"ws://100.101.1.2:4000/ws", "ws://[fd7a:115c:a1e0::5]:4000/ws", "ws://172.17.0.1:4000/ws",
 				"ws://192.168.1.20:4000/ws", "ws://[2001:db8::20]:4000/ws"}},
 		{"one address", Listen{Addr: "100.101.1.2:16180"}, []string{"ws://100.101.1.2:16180/ws"}},

@@ -30,8 +30,10 @@ type InitializeParams struct {
 
 // ServerInfo names the server.
 type ServerInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
+	Name     string `json:"name"`
+	Version  string `json:"version"`
+	ID       string `json:"id" doc:"This cdevd's own id: made once and kept in its state directory, the same across restarts and addresses; a client tells machines apart by it."`
+	Hostname string `json:"hostname" doc:"The name of the machine cdevd runs on, for people to recognise it (not unique; use id)."`
 }
 
 // InitializeResult is the answer to initialize.

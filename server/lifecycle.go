@@ -99,7 +99,7 @@ func (s *Server) capabilities(ctx context.Context) *encodedCaps {
 // encodeCaps encodes the result for reg and, given the statuses it shows,
 // caches it.
 func (s *Server) encodeCaps(reg rpc.RuntimeRegistry, statuses []registry.Status) *encodedCaps {
-	info := rpc.ServerInfo{Name: "cdevd", Version: s.cfg.Version}
+	info := rpc.ServerInfo{Name: "cdevd", Version: s.cfg.Version, ID: s.cfg.ServerID, Hostname: s.cfg.Hostname}
 	res := rpc.InitializeResult{
 		ProtocolVersion: rpc.ProtocolVersion,
 		ServerInfo:      info,

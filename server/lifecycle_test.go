@@ -38,13 +38,13 @@ func TestInitializeResultCached(t *testing.T) {
 	defer reg.Close()
 	engine := sessions.New(sessions.Config{Registry: reg, Epoch: "epoch-1"})
 	defer engine.Close(context.Background())
-	s := New(Config{Version: "v9", Registry: reg, Engine: engine})
+	s := New(Config{Version: "v9", ServerID: "srv-1", Hostname: "box", Registry: reg, Engine: engine})
 	ctx := context.Background()
 
 	// fresh is what initialize answered before the cache: the result
 	// literal, encoded as the transport encodes results.
 	fresh := func(clientID string, generatedAt string) []byte {
-		info := rpc.ServerInfo{Name: "cdevd", Version: "v9"}
+		info := rpc.ServerInfo{Name: "cdevd", Version: "v9", ID: "srv-1", Hostname: "box"}
 		snap := reg.Snapshot(ctx)
 		snap.GeneratedAt = generatedAt
 		var buf bytes.Buffer

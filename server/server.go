@@ -29,6 +29,8 @@ import (
 // Config wires the server to the daemon's parts.
 type Config struct {
 	Version    string // cdevd's version, for serverInfo
+	ServerID   string // this cdevd's stable id, for serverInfo
+	Hostname   string // the machine's name, for serverInfo
 	Registry   *registry.Registry
 	Workspaces *workspaces.Store
 	Engine     *sessions.Engine

@@ -181,6 +181,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // rather than in a restart loop.
 type serveOptions struct {
 	addr, logFormat, logLevel            string
+	tlsCert, tlsKey, publicURL           string
 	allowRemote, noConsole, benchRuntime bool
 	demo                                 bool
 	workspaces, origins, hosts, disabled multiFlag
@@ -194,6 +195,9 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.addr, "addr", daemon.DefaultAddr, "listen address host:port (port 0 picks a free one)")
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow listening on a non-loopback address")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "serve https and wss with this certificate (PEM; with --tls-key; reloaded when renewed)")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	fs.StringVar(&o.publicURL, "public-url", "", "an https:// address of a TLS front for cdevd (tailscale serve, a proxy) to advertise and accept")
 	fs.Var(&o.workspaces, "workspace", "add a workspace directory (repeatable)")
 	fs.Var(&o.origins, "allow-origin", "allow WebSocket connections from this Origin (repeatable)")
 	fs.Var(&o.hosts, "allow-host", "accept this Host header besides loopback names (repeatable)")
@@ -286,7 +290,7 @@ func (c checkedServe) daemonConfig(as []runtimes.Adapter, log *zap.Logger) daemo
 	return daemon.Config{Home: c.home, Addr: o.addr, AllowRemote: o.allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
 		Adapters: as, Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
-		NoConsole: o.noConsole, Logger: log}
+		NoConsole: o.noConsole, TLSCert: o.tlsCert, TLSKey: o.tlsKey, PublicURL: o.publicURL, Logger: log}
 }
 
 func serve(args []string, stdout, stderr io.Writer) error {

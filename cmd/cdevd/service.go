@@ -386,8 +386,8 @@ func scriptInterpreter(path string) string {
 // serviceArgs checks the flags for serve as serve itself does
 // (checkServe: the flags, the configuration file, the daemon's checks),
 // and writes them back as --name=value (unambiguous in any order), with
-// workspace paths made absolute: the service does not run in this
-// directory. A refusal is serve's, in serve's words.
+// workspace and certificate paths made absolute: the service does not run
+// in this directory. A refusal is serve's, in serve's words.
 func serviceArgs(flags []string) ([]string, error) {
 	c, err := checkServe(flags, io.Discard)
 	if err != nil {
@@ -400,7 +400,7 @@ func serviceArgs(flags []string) ([]string, error) {
 			vals = *m
 		}
 		for _, v := range vals {
-			if f.Name == "workspace" && err == nil {
+			if (f.Name == "workspace" || f.Name == "tls-cert" || f.Name == "tls-key") && err == nil {
 				v, err = filepath.Abs(v)
 			}
 			if strings.ContainsAny(v, "\x00\n\r") {

@@ -572,6 +572,14 @@ export interface RuntimeMethods {
  * via the `definition` "ServerInfo".
  */
 export interface ServerInfo {
+  /**
+   * The name of the machine cdevd runs on, for people to recognise it (not unique; use id).
+   */
+  hostname: string;
+  /**
+   * This cdevd's own id: made once and kept in its state directory, the same across restarts and addresses; a client tells machines apart by it.
+   */
+  id: string;
   name: string;
   version: string;
 }
