@@ -29,6 +29,7 @@ import (
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/internal/config"
 	"github.com/cdevd/cdevd/openrpc"
+	"github.com/cdevd/cdevd/reach"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/acp"
 	"github.com/cdevd/cdevd/runtimes/claude"
@@ -330,6 +331,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
 	printConsoleURL(stdout, d.ConsoleURL())
+	printAdvertised(stdout, d.Advertised())
 	if c.demo != nil && os.Getenv("CDEVD_TOKEN") == "" {
 		fmt.Fprintf(stdout, "demo: the token is the demo's own: `CDEVD_HOME=%s cdevd token` prints it\n", h)
 	}
@@ -361,6 +363,16 @@ func printConsoleURL(stdout io.Writer, u string) {
 	bare, _, _ := strings.Cut(u, "#")
 	fmt.Fprintf(stdout, "console: open %s and paste the token `cdevd token` prints "+
 		"(the URL that carries it is printed only on a terminal)\n", bare)
+}
+
+// printAdvertised prints the URLs other machines may reach cdevd at (none
+// when it listens on loopback), best first; docs/reach.md says which to use.
+func printAdvertised(stdout io.Writer, urls []reach.URL) {
+	for _, u := range urls {
+		if u.Kind != reach.Loopback {
+			fmt.Fprintf(stdout, "reach: %s (%s)\n", u.WS, u.Kind)
+		}
+	}
 }
 
 // reasons parses --disable-runtime values: ID or ID=reason.

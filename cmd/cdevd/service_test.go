@@ -550,6 +550,11 @@ func TestServiceInstallRefusesWhatServeRefuses(t *testing.T) {
 		{name: "bad duration", args: []string{"--idle-timeout", "soon"}},
 		{name: "stray argument", args: []string{"stray"}},
 		{name: "demo, remote", args: []string{"--demo", "--allow-remote"}},
+		{name: "TLS certificate without key", args: []string{"--tls-cert", file}},
+		{name: "TLS key without certificate", args: []string{"--tls-key", file}},
+		{name: "TLS files that are not PEM", args: []string{"--tls-cert", file, "--tls-key", file}},
+		{name: "TLS certificate missing", args: []string{"--tls-cert", "/does/not/exist.pem", "--tls-key", file}},
+		{name: "public URL not https", args: []string{"--public-url", "http://mybox.example"}},
 		{name: "configuration file", config: "[[acp_agent]]\nid = 'claude'\n"},
 	}
 	unit := systemdUser{home: e.home}.file()
