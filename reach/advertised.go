@@ -126,6 +126,8 @@ func ParsePublicURL(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("--public-url %q: give scheme://host[:port][/path] only", s)
 	}
 	u.Scheme = "https"
+	// As browsers write the origin, and as the iOS app reads a name.
+	u.Host = strings.TrimSuffix(u.Host, ":443")
 	u.Path = strings.TrimSuffix(u.Path, "/ws")
 	return u, nil
 }

@@ -154,6 +154,7 @@ func TestParsePublicURL(t *testing.T) {
 		{in: "https://mybox.tail1234.ts.net", want: "https://mybox.tail1234.ts.net"},
 		{in: "https://mybox.tail1234.ts.net/", want: "https://mybox.tail1234.ts.net/"},
 		{in: "wss://h.example:8443/ws", want: "https://h.example:8443"},
+		{in: "https://h.example:443", want: "https://h.example"},
 		{in: "http://h.example", err: "https://"},
 		{in: "ws://192.168.1.2:16180", err: "https://"},
 		{in: "h.example", err: "https://"},
