@@ -176,6 +176,19 @@ func TestHostCheckAcceptsAdvertised(t *testing.T) {
 			t.Errorf("Host %s: %d, want 403", h, code)
 		}
 	}
+	// The console reached through the front: its pages have the public
+	// URL's origin, which may open a WebSocket; another origin may not.
+	for origin, want := range map[string]int{"https://mybox.tail1234.ts.net": http.StatusSwitchingProtocols,
+		"https://evil.example": http.StatusForbidden} {
+		hdr := http.Header{"Host": {"mybox.tail1234.ts.net"}, "Origin": {origin}, "Authorization": {"Bearer " + testToken}}
+		ws, resp, err := websocket.DefaultDialer.Dial(d.URL(), hdr)
+		if err == nil {
+			ws.Close()
+		}
+		if resp == nil || resp.StatusCode != want {
+			t.Errorf("Origin %s through the public name: %v %v, want %d", origin, resp, err, want)
+		}
+	}
 
 	// On every interface, the machine's addresses are advertised and
 	// accepted, even when the request comes in on another (here loopback,
