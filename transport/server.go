@@ -98,14 +98,14 @@ type Config struct {
 	MaxHTTPConns       int                  // connections not upgraded to WebSocket (see limitListener)
 	MaxConns           int                  // open WebSockets; more are refused with 503
 	Ready              func() bool          // GET /readyz: 200 when true, 503 otherwise (nil = ready)
-	// TLS, when set, makes Serve speak https and wss only, on the same
-	// port (its GetCertificate may reload a renewed certificate).
-	TLS *tls.Config
 	Registry           *prometheus.Registry // metrics are registered here and served at /metrics (nil = new one)
 	// Console, when set, serves every other GET (the web console at /),
 	// and the Origin check then also accepts the page's own origin.
 	Console http.Handler
 	Logger  *zap.Logger
+	// TLS, when set, makes Serve speak https and wss only, on the same
+	// port (its GetCertificate may reload a renewed certificate).
+	TLS *tls.Config
 }
 
 func (cfg Config) withDefaults() Config {
