@@ -61,7 +61,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: ns, Name: "slow_client_disconnects_total", Help: "Connections closed (1013) because their send queue overflowed.",
 		}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Name: "upgrades_rejected_total", Help: "Requests refused, by reason (host, origin, auth, capacity).",
+			Namespace: ns, Name: "upgrades_rejected_total", Help: "Requests refused, by reason (host, origin, auth, capacity, path, tls).",
 		}, []string{"reason"}),
 	}
 	reg.MustRegister(m.connsOpen, m.connsTotal, m.requests, m.duration, m.notifications, m.slowClients, m.rejected)

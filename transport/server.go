@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -322,7 +323,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		// The upgrade clears this deadline too: it bounds responses only.
 		WriteTimeout: s.cfg.ResponseTimeout,
 		ConnState:    trackConn,
-		ErrorLog:     zap.NewStdLog(s.log.Named("http")),
+		ErrorLog:     log.New(httpErrorLog{s: s, log: s.log.Named("http")}, "", 0),
 	}
 	s.mu.Lock()
 	if s.shutdown || s.http != nil {
@@ -483,17 +484,22 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // refuse answers a failed check. The log names the reason, never the
 // credentials, and is rate-limited (see refusalLogRate).
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, reason string, status int) {
-	s.metrics.rejected.WithLabelValues(reason).Inc()
-	if s.refusals.AllowN(s.now(), 1) {
-		fields := []zap.Field{zap.String("reason", reason), zap.String("path", r.URL.Path), zap.String("remote", r.RemoteAddr)}
-		if n := s.suppressed.Swap(0); n > 0 {
-			fields = append(fields, zap.Int64("suppressed", n))
-		}
-		s.log.Info("request refused", fields...)
-	} else {
-		s.suppressed.Add(1)
-	}
+	s.noteRefusal("request refused", reason, zap.String("path", r.URL.Path), zap.String("remote", r.RemoteAddr))
 	http.Error(w, refusalText(r, reason, status), status)
+}
+
+// noteRefusal counts a refusal and logs it, unless over the rate.
+func (s *Server) noteRefusal(msg, reason string, fields ...zap.Field) {
+	s.metrics.rejected.WithLabelValues(reason).Inc()
+	if !s.refusals.AllowN(s.now(), 1) {
+		s.suppressed.Add(1)
+		return
+	}
+	fields = append([]zap.Field{zap.String("reason", reason)}, fields...)
+	if n := s.suppressed.Swap(0); n > 0 {
+		fields = append(fields, zap.Int64("suppressed", n))
+	}
+	s.log.Info(msg, fields...)
 }
 
 // refusalText is the body of a refusal: the status, and for a refusal the

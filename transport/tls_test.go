@@ -1,17 +1,24 @@
 package transport
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
+	dto "github.com/prometheus/client_model/go"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cdevd/cdevd/internal/tlsfiles"
 	"github.com/cdevd/cdevd/internal/tlsfiles/tlstest"
@@ -227,5 +234,62 @@ func TestHostCheckAcceptsTheLocalAddress(t *testing.T) {
 		if got := s.hostAllowed(r); got != c.ok {
 			t.Errorf("Host %q on %s: allowed %v, want %v", c.host, c.local, got, c.ok)
 		}
+	}
+}
+
+// A failed handshake is a refusal: plain HTTP on the TLS port is told so
+// (net/http's 400), and each failure is counted and logged at the refusal
+// rate as reason "tls", naming the peer and never anything it sent.
+func TestTLSHandshakeFailuresAreRefusals(t *testing.T) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	logged := make(chan zapcore.Entry, 16)
+	hooked := zapcore.RegisterHooks(core, func(e zapcore.Entry) error {
+		logged <- e
+		return nil
+	})
+	s := startTLSServer(t, Config{Logger: zap.New(hooked)})
+
+	c := dialTCP(t, s.addr)
+	write(t, c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "+testToken+"\r\n\r\n")
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "HTTP request to an HTTPS server") {
+		t.Errorf("plain HTTP on the TLS port: %d %q", resp.StatusCode, body)
+	}
+	e := await(t, logged, "the refusal's log line")
+	if e.Message != "TLS handshake refused" {
+		t.Fatalf("logged %q", e.Message)
+	}
+
+	// A client that does not trust the certificate gives up the handshake.
+	if _, err := tls.Dial("tcp", s.addr, &tls.Config{MinVersion: tls.VersionTLS12}); err == nil {
+		t.Fatal("handshake without the CA succeeded")
+	}
+	await(t, logged, "the second refusal's log line")
+
+	lines := logs.FilterMessage("TLS handshake refused").All()
+	if len(lines) != 2 {
+		t.Fatalf("%d lines: %v", len(lines), logs.All())
+	}
+	for _, l := range lines {
+		f := l.ContextMap()
+		if f["reason"] != "tls" || !strings.HasPrefix(f["remote"].(string), "127.0.0.1:") || f["error"] == "" {
+			t.Errorf("fields %v", f)
+		}
+		if strings.Contains(fmt.Sprint(f), testToken) {
+			t.Errorf("the token is in the log: %v", f)
+		}
+	}
+	var m dto.Metric
+	if err := s.metrics.rejected.WithLabelValues("tls").Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.GetCounter().GetValue(); n != 2 {
+		t.Errorf("cdevd_upgrades_rejected_total{reason=\"tls\"} = %v, want 2", n)
 	}
 }
