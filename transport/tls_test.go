@@ -293,3 +293,57 @@ func TestTLSHandshakeFailuresAreRefusals(t *testing.T) {
 		t.Errorf("cdevd_upgrades_rejected_total{reason=\"tls\"} = %v, want 2", n)
 	}
 }
+
+// The same over real sockets: listening on every interface, a request sent
+// to one of the machine's addresses, naming it in Host, is served with no
+// AllowHosts; a Host naming another address is refused.
+func TestHostCheckAcceptsTheLocalAddressOverTheNetwork(t *testing.T) {
+	s := New(Config{Token: testToken}, newTestHandler())
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		<-served
+	})
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ifaddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := 0
+	for _, a := range ifaddrs {
+		ipnet, ok := a.(*net.IPNet)
+		if !ok || ipnet.IP.IsLoopback() || ipnet.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		hostport := net.JoinHostPort(ipnet.IP.String(), port)
+		for host, want := range map[string]int{hostport: http.StatusOK, ipnet.IP.String(): http.StatusOK,
+			net.JoinHostPort("192.0.2.254", port): http.StatusForbidden} {
+			req, err := http.NewRequest(http.MethodGet, "http://"+hostport+"/healthz", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				t.Errorf("to %s with Host %s: %d, want %d", hostport, host, resp.StatusCode, want)
+			}
+		}
+		tried++
+	}
+	if tried == 0 {
+		t.Fatalf("no non-loopback address on any interface (%v): this test needs one", ifaddrs)
+	}
+}
