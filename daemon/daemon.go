@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/console"
+	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/runtimes"
@@ -48,6 +49,8 @@ type Config struct {
 	Disabled map[string]string
 	// NoConsole turns the web console at / off (--no-console).
 	NoConsole bool
+	// Notify says where notifications go (config.toml's [notify]).
+	Notify Notify
 
 	IdleTimeout  time.Duration
 	MaxProcesses int
@@ -58,12 +61,24 @@ type Config struct {
 	Logger *zap.Logger
 }
 
+// Notify configures notifications: the sinks, and the settings of
+// notify.Config a user can change.
+type Notify struct {
+	Sinks []notify.Sink
+	// PermissionWait: zero takes notify's default.
+	PermissionWait time.Duration
+	// ConsoleURL is the console's address in links; empty: where cdevd
+	// listens.
+	ConsoleURL string
+}
+
 // Daemon is a running cdevd.
 type Daemon struct {
 	log       *zap.Logger
 	ln        net.Listener
 	transport *transport.Server
 	engine    *sessions.Engine
+	notifier  *notify.Notifier
 	reg       *registry.Registry
 	served    chan error
 	token     string
@@ -129,9 +144,30 @@ func Start(cfg Config) (*Daemon, error) {
 	if cfg.MaxProcesses != 0 {
 		sc.MaxProcesses = cfg.MaxProcesses
 	}
-	engine := sessions.New(sc)
-
 	metrics := prometheus.NewRegistry()
+	// The notifier asks the engine who watches, and the engine tells the
+	// notifier its events: the engine is set before any session starts.
+	var engine *sessions.Engine
+	var listening net.Addr
+	consoleURL := cfg.Notify.ConsoleURL
+	notifier := notify.New(notify.Config{Sinks: cfg.Notify.Sinks, PermissionWait: cfg.Notify.PermissionWait,
+		Presence: notify.PresenceFunc(func(id string) bool { return engine.Watched(id) }),
+		Workspace: func(id string) string {
+			if w, err := store.Get(id); err == nil {
+				return w.Name
+			}
+			return ""
+		},
+		ConsoleURL: func() string {
+			if consoleURL != "" || cfg.NoConsole {
+				return consoleURL
+			}
+			return "http://" + listening.String() + "/"
+		},
+		Metrics: metrics, StatusFile: filepath.Join(cfg.Home, notify.StatusFileName), Logger: log.Named("notify")})
+	sc.Observer = notifier
+	engine = sessions.New(sc)
+
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "cdevd",
 		Name: "sessions_running", Help: "Sessions whose runtime process is alive."},
@@ -148,6 +184,9 @@ func Start(cfg Config) (*Daemon, error) {
 	ts := transport.New(tc, srv)
 
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		notifier.Close()
+	}
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("--addr %s is in use: another cdevd may be running there (`cdevd service status` shows "+
 			"the service's); stop it, or listen elsewhere (--addr 127.0.0.1:0 picks a free port): %w", cfg.Addr, err)
@@ -155,7 +194,8 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, reg: reg, served: make(chan error, 1),
+	listening = ln.Addr()
+	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, notifier: notifier, reg: reg, served: make(chan error, 1),
 		token: token, tokenFrom: from, console: !cfg.NoConsole}
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
@@ -196,6 +236,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	// sessions' events stop.
 	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
+	d.notifier.Close()
 	d.reg.Close()
 	return err
 }

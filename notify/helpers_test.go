@@ -120,7 +120,7 @@ func start(t *testing.T, cfg Config) (*Notifier, *prometheus.Registry) {
 		cfg.Machine = "testhost"
 	}
 	cfg.Workspace = func(string) string { return "myproject" }
-	cfg.ConsoleURL = "http://127.0.0.1:16180/"
+	cfg.ConsoleURL = func() string { return "http://127.0.0.1:16180/" }
 	n := New(cfg)
 	t.Cleanup(n.Close)
 	return n, reg

@@ -51,9 +51,10 @@ type Config struct {
 	Machine string
 	// Workspace names a workspace by id (its name or path); nil shows none.
 	Workspace func(id string) string
-	// ConsoleURL is the console's base address; a notification's URL
-	// opens its session there. Empty leaves URL out.
-	ConsoleURL string
+	// ConsoleURL is the console's base address (asked for each
+	// notification: the daemon learns its port after the notifier starts);
+	// a notification's URL opens its session there. Nil or "" leaves it out.
+	ConsoleURL func() string
 	// Metrics receives the notify counters; nil registers nothing.
 	Metrics prometheus.Registerer
 	// StatusFile, if set, keeps each sink's last failure for `cdevd doctor`.
@@ -243,8 +244,10 @@ func (n *Notifier) base(h rpc.EventHeader) Notification {
 	if n.cfg.Workspace != nil {
 		note.Workspace = n.cfg.Workspace(h.WorkspaceID)
 	}
-	if n.cfg.ConsoleURL != "" {
-		note.URL = SessionURL(n.cfg.ConsoleURL, h.WorkspaceID, h.SessionID)
+	if n.cfg.ConsoleURL != nil {
+		if base := n.cfg.ConsoleURL(); base != "" {
+			note.URL = SessionURL(base, h.WorkspaceID, h.SessionID)
+		}
 	}
 	return note
 }
