@@ -70,6 +70,9 @@ type Notify struct {
 	// ConsoleURL is the console's address in links; empty: where cdevd
 	// listens.
 	ConsoleURL string
+	// Presence tells who is looking at a session; nil: a connection that
+	// watches it (sessions.Engine.Watched).
+	Presence notify.Presence
 }
 
 // Daemon is a running cdevd.
@@ -150,8 +153,12 @@ func Start(cfg Config) (*Daemon, error) {
 	var engine *sessions.Engine
 	var listening net.Addr
 	consoleURL := cfg.Notify.ConsoleURL
+	presence := cfg.Notify.Presence
+	if presence == nil {
+		presence = notify.PresenceFunc(func(id string) bool { return engine.Watched(id) })
+	}
 	notifier := notify.New(notify.Config{Sinks: cfg.Notify.Sinks, PermissionWait: cfg.Notify.PermissionWait,
-		Presence: notify.PresenceFunc(func(id string) bool { return engine.Watched(id) }),
+		Presence: presence,
 		Workspace: func(id string) string {
 			if w, err := store.Get(id); err == nil {
 				return w.Name
