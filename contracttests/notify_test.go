@@ -75,7 +75,7 @@ func newNotifyRig(t testing.TB, wait time.Duration, presence notify.Presence) *n
 }
 
 // next is the webhook's next POST, which must be signed.
-func (r *notifyRig) next(t *testing.T, ctx context.Context) hookPost {
+func (r *notifyRig) next(t testing.TB, ctx context.Context) hookPost {
 	t.Helper()
 	select {
 	case p := <-r.posts:
@@ -100,7 +100,7 @@ func (r *notifyRig) quiet(t *testing.T, d time.Duration) {
 	}
 }
 
-func notifyWorkspace(t *testing.T, ctx context.Context, c *Client) rpc.Workspace {
+func notifyWorkspace(t testing.TB, ctx context.Context, c *Client) rpc.Workspace {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -56,5 +57,36 @@ func TestNotifyTestCommand(t *testing.T) {
 	_, errs, code = runCmd(t, map[string]string{"CDEVD_HOME": home}, "serve", "--addr", "127.0.0.1:0")
 	if code == 0 || !strings.Contains(errs, "config.toml:2:1: notify.webhook #1: url") {
 		t.Fatalf("serve with a file: webhook: exit %d, %q", code, errs)
+	}
+}
+
+// doctor shows each sink with its last failure, as the serving cdevd
+// recorded it: a channel failing for weeks is seen there.
+func TestDoctorShowsTheLastNotifyFailure(t *testing.T) {
+	home := t.TempDir()
+	conf := "[[notify.webhook]]\nname = \"laptop\"\nurl = \"https://hooks.example/\"\nsecret = \"0123456789abcdef0\"\nkinds = [\"permission\"]\n" +
+		"[[notify.ntfy]]\nname = \"phone\"\ntopic = \"t\"\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	status := `[{"name":"laptop","type":"webhook","last_failure":"2026-11-01T10:00:00Z","last_error":"answered 500 Internal Server Error"}]`
+	if err := os.WriteFile(filepath.Join(home, notify.StatusFileName), []byte(status), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"CDEVD_HOME": home, "CLAUDE_BIN": "/nonexistent/claude",
+		"CODEX_BIN": "/nonexistent/codex", "GEMINI_BIN": "/nonexistent/gemini"}
+	out, _, _ := runCmd(t, vars, "doctor", "--json")
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rep.Notify) != 2 || rep.Notify[0].Name != "laptop" || rep.Notify[0].LastError != "answered 500 Internal Server Error" ||
+		rep.Notify[0].LastFailure == "" || len(rep.Notify[0].Kinds) != 1 || rep.Notify[1].Name != "phone" ||
+		rep.Notify[1].LastFailure != "" || len(rep.Notify[1].Kinds) != len(notify.Kinds) {
+		t.Errorf("notify in the report: %+v", rep.Notify)
+	}
+	table, _, _ := runCmd(t, vars, "doctor")
+	if !strings.Contains(table, "NOTIFY") || !strings.Contains(table, "answered 500 Internal Server Error") {
+		t.Errorf("table:\n%s", table)
 	}
 }
