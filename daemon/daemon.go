@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -153,11 +154,22 @@ func Start(cfg Config) (*Daemon, error) {
 	var engine *sessions.Engine
 	var listening net.Addr
 	consoleURL := cfg.Notify.ConsoleURL
+	// Web Push is always a sink: it sends to the browsers that subscribed
+	// (none at first).
+	vapid, err := notify.LoadVAPID(cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := notify.OpenSubscriptions(cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	sinks := append(slices.Clone(cfg.Notify.Sinks), notify.NewWebPush(subs, vapid, "", log.Named("notify")))
 	presence := cfg.Notify.Presence
 	if presence == nil {
 		presence = notify.PresenceFunc(func(id string) bool { return engine.Watched(id) })
 	}
-	notifier := notify.New(notify.Config{Sinks: cfg.Notify.Sinks, PermissionWait: cfg.Notify.PermissionWait,
+	notifier := notify.New(notify.Config{Sinks: sinks, PermissionWait: cfg.Notify.PermissionWait,
 		Presence: presence,
 		Workspace: func(id string) string {
 			if w, err := store.Get(id); err == nil {
@@ -181,7 +193,8 @@ func Start(cfg Config) (*Daemon, error) {
 		func() float64 { return float64(engine.Running()) }))
 
 	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine,
-		Discover: openrpc.Document, Logger: log.Named("rpc")})
+		Discover: openrpc.Document, Logger: log.Named("rpc"),
+		Notify: &notify.Service{Notifier: notifier, Subs: subs, Keys: vapid}})
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
 	tc.Registry, tc.Logger = metrics, log.Named("transport")

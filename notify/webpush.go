@@ -101,6 +101,9 @@ func (w *WebPush) Send(ctx context.Context, n Notification) error {
 	if sent == 0 && len(errs) > 0 {
 		return errors.Join(errs...)
 	}
+	if sent == 0 && n.Kind == KindTest {
+		return Permanent{errors.New("no browser has subscribed: turn notifications on in the console")}
+	}
 	for _, err := range errs {
 		w.Log.Warn("push not delivered to one subscription", zap.Error(err))
 	}
