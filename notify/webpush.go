@@ -29,6 +29,11 @@ type PushPayload struct {
 	Title  string `json:"title"`
 	Body   string `json:"body"`
 	URL    string `json:"url,omitempty"`
+	// The session a click opens, for a console tab already open (it has
+	// the token a new window would not).
+	WorkspaceID string `json:"workspace_id,omitempty"`
+	SessionID   string `json:"session_id,omitempty"`
+	Runtime     string `json:"runtime,omitempty"`
 }
 
 // WebPush sends to every browser subscription that wants the kind,
@@ -72,7 +77,8 @@ func (w *WebPush) Wants(k Kind) bool {
 // the push service says is gone (404, 410) is forgotten. It fails only if
 // every push failed, so that a retry does not repeat the ones delivered.
 func (w *WebPush) Send(ctx context.Context, n Notification) error {
-	payload, err := json.Marshal(PushPayload{Tag: n.ID, Action: n.Action, Kind: n.Kind, Title: n.Title, Body: n.Body, URL: n.URL})
+	payload, err := json.Marshal(PushPayload{Tag: n.ID, Action: n.Action, Kind: n.Kind, Title: n.Title, Body: n.Body, URL: n.URL,
+		WorkspaceID: n.WorkspaceID, SessionID: n.SessionID, Runtime: n.Runtime})
 	if err != nil {
 		return Permanent{err}
 	}
