@@ -84,7 +84,7 @@ type Notifier struct {
 
 	// Owned by the run goroutine alone.
 	pending map[string]*pendingRequest // ID → request
-	crashed map[string]bool            // session → an error already told of its crash
+	crashed map[string]bool            // session → its last turn's error was told (an exit after it is not news)
 }
 
 // pendingRequest is a permission request or question not yet answered.
@@ -216,14 +216,19 @@ func (n *Notifier) handle(ev *sessions.Event) {
 			o.withdraw(w)
 		}
 	case rpc.EventTurnCompleted, rpc.EventError, rpc.EventSessionEnd:
-		if ev.Type == rpc.EventError && e.Code == "cli_exited" {
+		switch ev.Type {
+		case rpc.EventError:
+			// The process may end after this (a crash, a stall killed):
+			// the error has told it.
 			n.crashed[e.SessionID] = true
-		}
-		if ev.Type == rpc.EventSessionEnd {
-			// A crash mid-turn was told by its error; an exit while idle
-			// with a failure code is told here.
-			if n.crashed[e.SessionID] || e.ExitCode == nil || *e.ExitCode == 0 {
-				delete(n.crashed, e.SessionID)
+		case rpc.EventTurnCompleted:
+			delete(n.crashed, e.SessionID)
+		case rpc.EventSessionEnd:
+			// An exit after a turn's error was told by the error; an exit
+			// while idle with a failure code is told here.
+			told := n.crashed[e.SessionID]
+			delete(n.crashed, e.SessionID)
+			if told || e.ExitCode == nil || *e.ExitCode == 0 {
 				return
 			}
 		}

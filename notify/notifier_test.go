@@ -89,6 +89,8 @@ func TestTurnEndErrorCrashStallNotifyOnce(t *testing.T) {
 	n.Observe(sessionEvent(t, rpc.EventError, "s3", rpc.ErrorEvent{Code: "cli_exited", Message: "claude exited during the turn"}))
 	n.Observe(sessionEvent(t, rpc.EventSessionEnd, "s3", rpc.SessionEndEvent{Reason: "exited", ExitCode: &one}))
 	n.Observe(sessionEvent(t, rpc.EventError, "s4", rpc.ErrorEvent{Code: "stall_timeout", Message: "no output for 5m"}))
+	killed := -1 // the stalled CLI, killed: told by the stall already
+	n.Observe(sessionEvent(t, rpc.EventSessionEnd, "s4", rpc.SessionEndEvent{Reason: "exited", ExitCode: &killed}))
 	n.Observe(sessionEvent(t, rpc.EventSessionEnd, "s5", rpc.SessionEndEvent{Reason: "exited", ExitCode: &one}))
 	zero := 0
 	n.Observe(sessionEvent(t, rpc.EventSessionEnd, "s6", rpc.SessionEndEvent{Reason: "exited", ExitCode: &zero}))
