@@ -54,17 +54,21 @@ func TestDeadSinksAreRetriedCountedAndDelayNothing(t *testing.T) {
 			}
 		}})
 
-	// The engine's side: how long Observe takes while the sinks fail.
-	var slowest time.Duration
+	// The engine's side: how long Observe takes while the sinks fail. A
+	// call that waited for a sink would take the sink's 200 ms timeout; the
+	// p99 leaves room for the odd preemption on a loaded machine.
+	var took []time.Duration
 	for i := range 200 {
 		ev := permission(t, "s1", "r"+string(rune('a'+i%26))+string(rune('a'+i/26)), "ls")
 		began := time.Now()
 		n.Observe(ev)
-		slowest = max(slowest, time.Since(began))
+		took = append(took, time.Since(began))
 	}
-	t.Logf("slowest Observe while every sink failed: %v", slowest)
-	if slowest > 50*time.Millisecond {
-		t.Errorf("Observe took %v: a failing sink slowed the session", slowest)
+	slices.Sort(took)
+	p50, p99 := took[len(took)/2], took[len(took)*99/100]
+	t.Logf("Observe while every sink failed: p50 %v, p99 %v, max %v", p50, p99, took[len(took)-1])
+	if p99 > 50*time.Millisecond {
+		t.Errorf("Observe p99 %v: a failing sink slowed the session", p99)
 	}
 	failed := map[string]bool{}
 	for len(failed) < 3 {

@@ -91,6 +91,8 @@ func (w *Webhook) GoString() string                  { return w.String() }
 func (w *Webhook) Format(f fmt.State, _ rune)        { io.WriteString(f, w.String()) }
 func (w *Webhook) MarshalJSON() ([]byte, error)      { return json.Marshal(w.String()) }
 func (w *Webhook) sign(body []byte) string           { return Sign(w.Secret, body) }
+
+// request is the signed POST of body.
 func (w *Webhook) request(ctx context.Context, body []byte) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
