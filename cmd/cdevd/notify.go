@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,6 +37,21 @@ func notifyCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sinks := notify.FromConfig(cfg.Notify)
+	// The browsers that subscribed, if serve has made its VAPID keys (this
+	// command never makes them: they belong to the serving cdevd).
+	if _, err := os.Stat(filepath.Join(h, notify.VAPIDFileName)); err == nil {
+		keys, err := notify.LoadVAPID(h)
+		if err != nil {
+			return err
+		}
+		subs, err := notify.OpenSubscriptions(h)
+		if err != nil {
+			return err
+		}
+		if len(subs.List()) > 0 {
+			sinks = append(sinks, notify.NewWebPush(subs, keys, "", nil))
+		}
+	}
 	if len(sinks) == 0 {
 		return fmt.Errorf("%s declares no notification sink: see docs/notifications.md", cfg.Path)
 	}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -52,6 +55,36 @@ func TestNotifyTestCommand(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "FAILED: answered 403") || !strings.Contains(errs, "1 of 2 sinks failed") {
 		t.Fatalf("notify test with a refusing sink: exit %d, %q %q", code, out, errs)
 	}
+
+	// A browser subscribed (as serve keeps it): the test reaches it too.
+	pushed := make(chan struct{}, 1)
+	service := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pushed <- struct{}{}
+		w.WriteHeader(http.StatusCreated)
+	}))
+	t.Cleanup(service.Close)
+	if _, err := notify.LoadVAPID(home); err != nil {
+		t.Fatal(err)
+	}
+	subs, err := notify.OpenSubscriptions(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := subs.Add(notify.Subscription{Endpoint: service.URL + "/push", P256dh: base64.RawURLEncoding.EncodeToString(key.PublicKey().Bytes()),
+		Auth: base64.RawURLEncoding.EncodeToString([]byte("0123456789abcdef"))}); err != nil {
+		t.Fatal(err)
+	}
+	write(conf)
+	out, errs, code = runCmd(t, map[string]string{"CDEVD_HOME": home}, "notify", "test")
+	<-signed
+	if code != 0 || !strings.Contains(out, "webpush  ok (") {
+		t.Fatalf("notify test with a subscribed browser: exit %d, %q %q", code, out, errs)
+	}
+	<-pushed
 
 	write("[[notify.webhook]]\nurl = \"file:///etc/passwd\"\nsecret = \"" + secret + "\"\n")
 	_, errs, code = runCmd(t, map[string]string{"CDEVD_HOME": home}, "serve", "--addr", "127.0.0.1:0")
