@@ -138,6 +138,8 @@ func checkNotify(e *notifyEntry, fail func(key []string, format string, args ...
 			c.Name = fmt.Sprintf("%s-%d", kind, i+1)
 		} else if !idPattern.MatchString(c.Name) {
 			fail(at("name"), "%q is not a valid name: want a lowercase letter, then up to 31 of a-z, 0-9, '_' and '-'", c.Name)
+		} else if c.Name == "webpush" {
+			fail(at("name"), "\"webpush\" is the console's Web Push sink; choose another name")
 		}
 		if first, dup := names[c.Name]; dup {
 			fail(at("name"), "%q is already the name of %s", c.Name, first)

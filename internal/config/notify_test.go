@@ -110,6 +110,11 @@ func TestLoadNotifyErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "the Web Push sink's name",
+			file: "[[notify.ntfy]]\ntopic = \"t\"\nname = \"webpush\"\n",
+			want: []string{`3:1: notify.ntfy #1: name: "webpush" is the console's Web Push sink; choose another name`},
+		},
+		{
 			name: "wrong type",
 			file: "[[notify.webhook]]\nurl = \"https://h/\"\nsecret = \"" + secret + "\"\nkinds = \"permission\"\n",
 			want: []string{`4:9: notify.webhook.kinds: want an array of strings, found`},
