@@ -35,8 +35,8 @@ func TestDistIsFresh(t *testing.T) {
 		t.Fatalf("esbuild: %v\n%s", err, b)
 	}
 	committed, _ := filepath.Glob(filepath.Join("dist", "*.js"))
-	if len(committed) != 1 || filepath.Base(committed[0]) != "app.js" {
-		t.Errorf("dist has %v, want app.js only", committed)
+	if len(committed) != 2 || filepath.Base(committed[0]) != "app.js" || filepath.Base(committed[1]) != "sw.js" {
+		t.Errorf("dist has %v, want app.js (generated) and sw.js (the service worker, by hand) only", committed)
 	}
 	want, _ := os.ReadFile(out)
 	got, err := os.ReadFile(filepath.Join("dist", "app.js"))
@@ -72,7 +72,7 @@ func generateArgs(t *testing.T) []string {
 // inline and nothing from elsewhere.
 func TestHandler(t *testing.T) {
 	h := Handler()
-	for _, path := range []string{"/", "/app.js", "/style.css"} {
+	for _, path := range []string{"/", "/app.js", "/style.css", "/sw.js"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 		if rec.Code != http.StatusOK {

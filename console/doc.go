@@ -3,8 +3,8 @@
 // any other client.
 //
 // The assets are embedded (go:embed), so `go build` alone gives a working
-// console. dist/ is what is served: index.html and style.css are written by
-// hand there; dist/app.js is web/app.ts (the page) bundled by esbuild with
+// console. dist/ is what is served: index.html, style.css and sw.js (the
+// service worker that shows pushed notifications) are written by hand there; dist/app.js is web/app.ts (the page) bundled by esbuild with
 // the TypeScript client package it imports (clients/ts, the protocol, no
 // DOM), after tsc --strict has checked both (`go generate ./console`, tools
 // pinned in package.json). It is committed and checked by TestDistIsFresh.

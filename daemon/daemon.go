@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/console"
+	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/reach"
 	"github.com/cdevd/cdevd/registry"
@@ -57,6 +58,8 @@ type Config struct {
 	// serve`, a reverse proxy) or of cdevd itself with a trusted
 	// certificate: advertised first, and its host passes the Host check.
 	PublicURL string
+	// Notify says where notifications go (config.toml's [notify]).
+	Notify Notify
 
 	IdleTimeout  time.Duration
 	MaxProcesses int
@@ -67,6 +70,20 @@ type Config struct {
 	Logger *zap.Logger
 }
 
+// Notify configures notifications: the sinks, and the settings of
+// notify.Config a user can change.
+type Notify struct {
+	Sinks []notify.Sink
+	// PermissionWait: zero takes notify's default.
+	PermissionWait time.Duration
+	// ConsoleURL is the console's address in links; empty: where cdevd
+	// listens.
+	ConsoleURL string
+	// Presence tells who is looking at a session; nil: a connection that
+	// watches it (sessions.Engine.Watched).
+	Presence notify.Presence
+}
+
 // Daemon is a running cdevd.
 type Daemon struct {
 	log       *zap.Logger
@@ -75,6 +92,7 @@ type Daemon struct {
 	public    *url.URL
 	transport *transport.Server
 	engine    *sessions.Engine
+	notifier  *notify.Notifier
 	reg       *registry.Registry
 	served    chan error
 	token     string
@@ -151,17 +169,62 @@ func Start(cfg Config) (*Daemon, error) {
 	if cfg.MaxProcesses != 0 {
 		sc.MaxProcesses = cfg.MaxProcesses
 	}
-	engine := sessions.New(sc)
-
 	metrics := prometheus.NewRegistry()
+	// The notifier asks the engine who watches, and the engine tells the
+	// notifier its events: the engine is set before any session starts.
+	var engine *sessions.Engine
+	var listening net.Addr
+	consoleURL := cfg.Notify.ConsoleURL
+	// Web Push is always a sink: it sends to the browsers that subscribed
+	// (none at first).
+	vapid, err := notify.LoadVAPID(cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := notify.OpenSubscriptions(cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	sinks := append(slices.Clone(cfg.Notify.Sinks), notify.NewWebPush(subs, vapid, "", log.Named("notify")))
+	presence := cfg.Notify.Presence
+	if presence == nil {
+		presence = notify.PresenceFunc(func(id string) bool { return engine.Watched(id) })
+	}
+	notifier := notify.New(notify.Config{Sinks: sinks, PermissionWait: cfg.Notify.PermissionWait,
+		Presence: presence,
+		Workspace: func(id string) string {
+			if w, err := store.Get(id); err == nil {
+				return w.Name
+			}
+			return ""
+		},
+		ConsoleURL: func() string {
+			switch {
+			case consoleURL != "" || cfg.NoConsole:
+				return consoleURL
+			case public != nil:
+				return "https://" + public.Host + "/"
+			case tlsConfig != nil:
+				return "https://" + listening.String() + "/"
+			}
+			return "http://" + listening.String() + "/"
+		},
+		Metrics: metrics, StatusFile: filepath.Join(cfg.Home, notify.StatusFileName), Logger: log.Named("notify")})
+	sc.Observer = notifier
+	engine = sessions.New(sc)
+
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "cdevd",
 		Name: "sessions_running", Help: "Sessions whose runtime process is alive."},
 		func() float64 { return float64(engine.Running()) }))
 
 	srv := server.New(server.Config{Version: Version, ServerID: serverID, Hostname: hostname(), Registry: reg,
-		Workspaces: store, Engine: engine, Discover: openrpc.Document, Logger: log.Named("rpc")})
+		Workspaces: store, Engine: engine, Discover: openrpc.Document, Logger: log.Named("rpc"),
+		Notify: &notify.Service{Notifier: notifier, Subs: subs, Keys: vapid}})
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		notifier.Close()
+	}
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("--addr %s is in use: another cdevd may be running there (`cdevd service status` shows "+
 			"the service's); stop it, or listen elsewhere (--addr 127.0.0.1:0 picks a free port): %w", cfg.Addr, err)
@@ -185,8 +248,9 @@ func Start(cfg Config) (*Daemon, error) {
 		tc.Console = console.Handler()
 	}
 	ts := transport.New(tc, srv)
-	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, engine: engine, reg: reg,
-		served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
+	listening = ln.Addr()
+	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, engine: engine,
+		notifier: notifier, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
 
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
@@ -247,6 +311,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	// sessions' events stop.
 	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
+	d.notifier.Close()
 	d.reg.Close()
 	return err
 }

@@ -34,7 +34,18 @@ const (
 	ExampleClientID    = "c_7d1e9a"
 	ExampleEpoch       = "e_5b0c2d"
 	exampleTime        = "2026-01-15T09:30:12.345Z"
+	// ExampleSubscriptionID is notify.SubscriptionID of examplePush's endpoint.
+	ExampleSubscriptionID = "k-Ei32ruu3mq5qHY"
 )
+
+// examplePush is a browser's push subscription (a real P-256 point: the
+// live test registers it).
+var examplePush = rpc.NotifySubscribeParams{Endpoint: "https://fcm.googleapis.com/fcm/send/example-device",
+	P256dh: "BA-lopzkT0y0NXNoTPUw3GjyiTi4y1zcQyuALo6iG1p7Pys6fN57ljGdK-FaDN1ziNBrMv4D2gv-91ych8tnthw",
+	Auth:   "n2ocoGZ3vnQDiZz6AiUpmQ", Kinds: []string{"permission", "question"}, Device: "Firefox on the laptop"}
+
+var exampleSubscription = rpc.NotifySubscription{ID: ExampleSubscriptionID, Device: "Firefox on the laptop",
+	Kinds: []string{"permission", "question"}, Created: exampleTime}
 
 var exampleRuntime = rpc.Runtime{
 	ID: "claude", DisplayName: "Claude Code", Status: rpc.RuntimeActive,
@@ -108,6 +119,16 @@ var Examples = map[string]Example{
 		rpc.ActivateResult{Success: true, WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID}},
 	rpc.MethodDelete: {rpc.SessionRefParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, AgentType: "claude"},
 		rpc.DeleteResult{Status: "deleted", WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID}},
+
+	rpc.MethodNotifyTest: {rpc.EmptyParams{}, rpc.NotifyTestResult{Sinks: []rpc.NotifySinkResult{
+		{Sink: "webpush", Type: "webpush", OK: false, Error: "no browser has subscribed: turn notifications on in the console", MS: 0}}}},
+	rpc.MethodNotifyVAPIDKey: {rpc.EmptyParams{}, rpc.NotifyVAPIDKeyResult{
+		PublicKey: "BC4V68O8BRsab_Sot36-fpuGy4THBjdznE_Hoc7dnV2iXYEQrnO90xTECoiZ2V50Fk63HQVw7BDY6nQVWVSfaLw"}},
+	rpc.MethodNotifySubscribe:     {examplePush, exampleSubscription},
+	rpc.MethodNotifySubscriptions: {rpc.EmptyParams{}, rpc.NotifySubscriptionsResult{Subscriptions: []rpc.NotifySubscription{exampleSubscription}}},
+	rpc.MethodNotifyUpdate: {rpc.NotifyUpdateParams{ID: ExampleSubscriptionID, Kinds: []string{"permission", "question", "error"}},
+		rpc.NotifySubscription{ID: ExampleSubscriptionID, Device: "Firefox on the laptop", Kinds: []string{"permission", "question", "error"}, Created: exampleTime}},
+	rpc.MethodNotifyUnsubscribe: {rpc.NotifyUnsubscribeParams{ID: ExampleSubscriptionID}, rpc.SuccessResult{Success: true}},
 }
 
 // examplesOf is the document's example pairing of a method: its params by

@@ -124,6 +124,14 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodDelete)
 	call(rpc.MethodWorkspaceRemove)
 
+	// notify/test before any browser subscribed: nothing leaves the machine.
+	call(rpc.MethodNotifyTest)
+	call(rpc.MethodNotifyVAPIDKey)
+	call(rpc.MethodNotifySubscribe)
+	call(rpc.MethodNotifySubscriptions)
+	call(rpc.MethodNotifyUpdate)
+	call(rpc.MethodNotifyUnsubscribe)
+
 	for _, m := range rpc.Methods {
 		if !ran[m.Name] {
 			t.Errorf("%s: its example was not run", m.Name)

@@ -28,6 +28,13 @@ const (
 	MethodUnwatch  = "workspace/session/unwatch"
 	MethodActivate = "workspace/session/activate"
 	MethodDelete   = "workspace/session/delete"
+
+	MethodNotifyTest          = "notify/test"
+	MethodNotifyVAPIDKey      = "notify/vapidKey"
+	MethodNotifySubscribe     = "notify/subscribe"
+	MethodNotifySubscriptions = "notify/subscriptions"
+	MethodNotifyUpdate        = "notify/update"
+	MethodNotifyUnsubscribe   = "notify/unsubscribe"
 )
 
 // RoutedMethods must carry agent_type for deterministic routing.
@@ -88,6 +95,13 @@ var Methods = []MethodSpec{
 	{MethodUnwatch, "Stop receiving a session's events.", UnwatchParams{}, UnwatchResult{}, nil},
 	{MethodActivate, "Mark a session as this client's current one in a workspace.", SessionRefParams{}, ActivateResult{}, sessionErrs},
 	{MethodDelete, "Move a session's transcript to the trash (refused while it runs).", SessionRefParams{}, DeleteResult{}, append(sessionErrs, CodeSessionBusy)},
+
+	{MethodNotifyTest, "Send a test notification through every sink and say how each went.", EmptyParams{}, NotifyTestResult{}, nil},
+	{MethodNotifyVAPIDKey, "The key a browser subscribes to push with.", EmptyParams{}, NotifyVAPIDKeyResult{}, []int64{CodeInternalError}},
+	{MethodNotifySubscribe, "Register this device's push subscription, with the kinds it wants.", NotifySubscribeParams{}, NotifySubscription{}, []int64{CodeInvalidParams, CodeInternalError}},
+	{MethodNotifySubscriptions, "The registered push subscriptions.", EmptyParams{}, NotifySubscriptionsResult{}, []int64{CodeInternalError}},
+	{MethodNotifyUpdate, "Change the kinds a push subscription wants.", NotifyUpdateParams{}, NotifySubscription{}, []int64{CodeInvalidParams, CodeInternalError}},
+	{MethodNotifyUnsubscribe, "Remove a push subscription.", NotifyUnsubscribeParams{}, SuccessResult{}, []int64{CodeInvalidParams, CodeInternalError}},
 }
 
 // Events lists every notification the server sends.

@@ -36,7 +36,9 @@ type Config struct {
 	Engine     *sessions.Engine
 	// Discover is the OpenRPC document returned by rpc.discover.
 	Discover json.RawMessage
-	Logger   *zap.Logger
+	// Notify serves the notify/* methods; nil turns them off.
+	Notify Notifications
+	Logger *zap.Logger
 }
 
 // Server is the transport.Handler of cdevd.

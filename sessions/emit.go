@@ -125,6 +125,9 @@ func (s *session) emitAtLocked(typ, at string, build func(rpc.EventHeader) any) 
 	for w := range s.watchers {
 		w.Deliver(ev)
 	}
+	if o := s.e.cfg.Observer; o != nil {
+		o.Observe(ev)
+	}
 	return ev
 }
 

@@ -30,6 +30,14 @@ type Watcher interface {
 	Cut(reason string)
 }
 
+// Observer sees every session event as it is emitted. Observe is called
+// with the session's lock held, in the session's order: it must return at
+// once and must not call back into the engine (hand the event to a
+// goroutine of its own for anything more).
+type Observer interface {
+	Observe(ev *Event)
+}
+
 // Router is what the engine needs of the runtime registry: the adapter
 // that serves a method for an agent_type (or the wire error saying why
 // none does), and the runtimes registered. The registry implements it;
@@ -71,6 +79,10 @@ type Config struct {
 	MaxProcesses int
 	// StopTimeout bounds a graceful stop before the process group is killed.
 	StopTimeout time.Duration
+
+	// Observer, if set, sees every event every session emits, as watchers
+	// do but whether or not anyone watches (notifications are built on it).
+	Observer Observer
 
 	Logger *zap.Logger
 }
@@ -190,6 +202,18 @@ func (e *Engine) lookup(id string) *session {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.sessions[id]
+}
+
+// Watched reports whether any connection watches session id now: the
+// simplest sign that someone is looking at it.
+func (e *Engine) Watched(id string) bool {
+	s := e.lookup(id)
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.watchers) > 0
 }
 
 // session returns a live (cdevd-run) session or SessionNotFound.

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/config"
+	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 )
@@ -25,6 +26,9 @@ type doctorReport struct {
 	// configuration file read, which need not exist.
 	StateDir string `json:"state_dir"`
 	Config   string `json:"config"`
+	// Notify are the notification sinks config.toml declares, with how
+	// each last fared (from the serving cdevd's notify-status.json).
+	Notify []doctorSink `json:"notify"`
 	// Error is what stopped the diagnosis (a mistake in the configuration
 	// file, say): --json prints the report with it rather than no JSON.
 	Error string `json:"error,omitempty"`
@@ -42,6 +46,44 @@ type doctorRuntime struct {
 	// Reason says why the runtime cannot be used, and how to fix it; empty
 	// when it can.
 	Reason string `json:"reason"`
+}
+
+type doctorSink struct {
+	Name        string   `json:"name"`
+	Type        string   `json:"type"`
+	Kinds       []string `json:"kinds"`
+	LastSuccess string   `json:"last_success,omitempty"`
+	LastFailure string   `json:"last_failure,omitempty"`
+	LastError   string   `json:"last_error,omitempty"`
+}
+
+// notifySinks lists the declared sinks beside their last success and
+// failure: a channel failing for weeks shows here, not only in a log.
+func notifySinks(h string, cfg config.Config) []doctorSink {
+	status, _ := notify.ReadStatus(h) // unreadable: shown as never sent
+	byName := map[string]notify.SinkStatus{}
+	for _, st := range status {
+		byName[st.Name] = st
+	}
+	out := []doctorSink{}
+	for _, s := range notify.FromConfig(cfg.Notify) {
+		d := doctorSink{Name: s.Name(), Type: s.Type()}
+		for _, k := range notify.Kinds {
+			if s.Wants(k) {
+				d.Kinds = append(d.Kinds, string(k))
+			}
+		}
+		if st, ok := byName[s.Name()]; ok {
+			if !st.LastSuccess.IsZero() {
+				d.LastSuccess = rpc.FormatTime(st.LastSuccess)
+			}
+			if !st.LastFailure.IsZero() {
+				d.LastFailure, d.LastError = rpc.FormatTime(st.LastFailure), st.LastError
+			}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 func doctor(args []string, stdout, stderr io.Writer) error {
@@ -107,6 +149,7 @@ func diagnose() (doctorReport, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rep.Config = cfg.Path
+	rep.Notify = notifySinks(h, cfg)
 	for _, id := range reg.IDs() {
 		st := reg.Status(ctx, id)
 		a := st.Availability
@@ -124,6 +167,18 @@ func (rep doctorReport) writeTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(rep.Notify) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NOTIFY\tTYPE\tKINDS\tLAST SENT\tLAST FAILURE\tERROR")
+		for _, s := range rep.Notify {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, strings.Join(s.Kinds, ","), orDash(s.LastSuccess),
+				orDash(s.LastFailure), orDash(s.LastError))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "\nstate directory: %s\nconfiguration: %s\n", rep.StateDir, rep.Config)
 	return err

@@ -28,6 +28,7 @@ import (
 
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/internal/config"
+	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/reach"
 	"github.com/cdevd/cdevd/runtimes"
@@ -56,6 +57,7 @@ commands:
   doctor    show each runtime: found or not, path, version, status and why (--json)
   service   install, uninstall or show cdevd as a per-user service (systemd, launchd)
   bench     measure cdevd (a served process, over loopback) and print the performance table
+  notify    test: send a test notification through every sink config.toml declares
   openrpc   print the OpenRPC document
   version   print cdevd's version
 `
@@ -79,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = benchCmd(args[1:], stdout, stderr)
 	case "bench-echo": // not in usage: the baseline server `cdevd bench` starts
 		err = benchEcho(args[1:], stdout)
+	case "notify":
+		err = notifyCmd(args[1:], stdout, stderr)
 	case "openrpc":
 		_, err = stdout.Write(openrpc.Document)
 	case "version", "--version", "-v":
@@ -291,7 +295,9 @@ func (c checkedServe) daemonConfig(as []runtimes.Adapter, log *zap.Logger) daemo
 	return daemon.Config{Home: c.home, Addr: o.addr, AllowRemote: o.allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
 		Adapters: as, Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
-		NoConsole: o.noConsole, TLSCert: o.tlsCert, TLSKey: o.tlsKey, PublicURL: o.publicURL, Logger: log}
+		NoConsole: o.noConsole, TLSCert: o.tlsCert, TLSKey: o.tlsKey, PublicURL: o.publicURL, Logger: log,
+		Notify: daemon.Notify{Sinks: notify.FromConfig(c.cfg.Notify), PermissionWait: c.cfg.Notify.PermissionWait,
+			ConsoleURL: c.cfg.Notify.ConsoleURL}}
 }
 
 func serve(args []string, stdout, stderr io.Writer) error {

@@ -384,6 +384,86 @@ var CdevdClient = class {
   }
 };
 
+// web/push.ts
+var hooks = null;
+var started = false;
+var supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+function setupPush(h2) {
+  hooks = h2;
+  if (!supported || started) return;
+  started = true;
+  navigator.serviceWorker.addEventListener("message", (e) => {
+    const d = e.data;
+    if (d && d.type === "open" && typeof d.sessionId === "string") hooks?.open(d.workspaceId, d.sessionId, d.agentType ?? "");
+  });
+  let button = document.getElementById("notify-me");
+  if (!button) {
+    button = document.createElement("button");
+    button.id = "notify-me";
+    button.type = "button";
+    document.querySelector("header")?.appendChild(button);
+  }
+  const b = button;
+  const label = () => {
+    b.textContent = Notification.permission === "granted" ? "Notifications on" : "Notify me";
+    b.disabled = Notification.permission === "denied";
+  };
+  label();
+  b.onclick = () => {
+    subscribe().catch((e) => {
+      b.title = e instanceof Error ? e.message : String(e);
+    }).finally(label);
+  };
+  if (Notification.permission === "granted") subscribe().catch(() => {
+  });
+}
+async function subscribe() {
+  if (!hooks) return;
+  if (await Notification.requestPermission() !== "granted") throw new Error("notifications not allowed");
+  const reg = await navigator.serviceWorker.register("sw.js", { scope: "./" });
+  await navigator.serviceWorker.ready;
+  const { public_key } = await hooks.call("notify/vapidKey", {});
+  let sub = await reg.pushManager.getSubscription();
+  if (sub && !sameKey(sub.options.applicationServerKey, public_key)) {
+    await sub.unsubscribe();
+    sub = null;
+  }
+  sub ??= await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: base64url(public_key) });
+  const json = sub.toJSON();
+  await hooks.call("notify/subscribe", {
+    endpoint: json.endpoint,
+    p256dh: json.keys?.p256dh,
+    auth: json.keys?.auth,
+    device: navigator.userAgent.slice(0, 64)
+  });
+}
+function noticeEvent(type, p) {
+  if (!supported || !document.hidden || Notification.permission !== "granted") return;
+  if (type !== "pty_permission" && type !== "question") return;
+  const what = type === "question" ? p.questions?.[0]?.question ?? "a question" : `${p.tool_name}: ${p.target ?? ""}`;
+  const n = new Notification(`${p.agent_type} needs you`, {
+    body: String(what).slice(0, 200),
+    tag: `${p.session_id}/${p.request_id}`
+  });
+  n.onclick = () => {
+    window.focus();
+    hooks?.open(p.workspace_id, p.session_id, p.agent_type);
+    n.close();
+  };
+}
+function base64url(s) {
+  const b = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
+  const out = new Uint8Array(new ArrayBuffer(b.length));
+  for (let i = 0; i < b.length; i++) out[i] = b.charCodeAt(i);
+  return out;
+}
+function sameKey(have, want) {
+  if (!have) return false;
+  const a = new Uint8Array(have);
+  const b = base64url(want);
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 // web/app.ts
 var tokenKey = "cdevd.token";
 var pageSize = 50;
@@ -455,6 +535,10 @@ function connect(token2) {
     serverUp: () => fetch("/healthz", { cache: "no-store" }).then((r) => r.ok).catch(() => false)
   });
   client = c;
+  setupPush({
+    call: (method, params) => client ? client.call(method, params) : Promise.reject(new Error("not connected")),
+    open: (w, s, a) => guard(() => openSession(w, s, a, false))
+  });
   const attempt = () => c.connect().catch((e) => {
     if (client !== c) return;
     if (e instanceof ConnectionError && e.reason === "refused") return refused();
@@ -602,7 +686,7 @@ function historySoon() {
     guard(loadHistory);
   }, 300);
 }
-async function openSession(workspaceId, sessionId, agentType, started) {
+async function openSession(workspaceId, sessionId, agentType, started2) {
   if (open && open.sessionId !== sessionId && client) {
     const prev = open.sessionId;
     client.unwatch(prev).catch(() => {
@@ -616,7 +700,7 @@ async function openSession(workspaceId, sessionId, agentType, started) {
   $("prompts").replaceChildren();
   note("");
   setState("idle");
-  if (started) {
+  if (started2) {
     client.track(workspaceId, sessionId, agentType);
     open.hasMore = false;
     return;
@@ -818,6 +902,7 @@ function prompt(p, kind) {
 function onEvent(n) {
   const p = n.params;
   const type = n.method.slice("event/".length);
+  noticeEvent(type, p);
   if (type === "session_updated" || type === "session_start" || type === "session_end" || type === "session_stopped") {
     if (selected && p.workspace_id === selected.id) historySoon();
   }

@@ -13,6 +13,7 @@ import {
   type Runtime,
   type ServerNotification,
 } from "../../clients/ts/src/index.js";
+import { noticeEvent, setupPush } from "./push.js";
 
 const tokenKey = "cdevd.token";
 const pageSize = 50;
@@ -118,6 +119,10 @@ function connect(token: string): void {
         .catch(() => false),
   });
   client = c;
+  setupPush({
+    call: (method, params) => (client ? (client.call as any)(method, params) : Promise.reject(new Error("not connected"))),
+    open: (w, s, a) => guard(() => openSession(w, s, a, false)),
+  });
   const attempt = () =>
     c.connect().catch((e: unknown) => {
       if (client !== c) return;
@@ -534,6 +539,7 @@ function onEvent(n: ServerNotification): void {
   // Rendering reads fields loosely (a newer server may send more).
   const p: any = n.params;
   const type = n.method.slice("event/".length);
+  noticeEvent(type, p);
   if (type === "session_updated" || type === "session_start" || type === "session_end" || type === "session_stopped") {
     if (selected && p.workspace_id === selected.id) historySoon();
   }

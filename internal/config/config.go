@@ -37,6 +37,8 @@ type Config struct {
 	Path string
 	// ACPAgents are the declared agents, in file order.
 	ACPAgents []ACPAgent
+	// Notify is where notifications go ([notify]).
+	Notify Notify
 	// Warnings are problems that do not stop cdevd (a file others can read
 	// that holds env values), for the caller to log.
 	Warnings []string
@@ -61,6 +63,7 @@ type ACPAgent struct {
 // that has no field here.
 type file struct {
 	ACPAgents []agentEntry `toml:"acp_agent"`
+	Notify    *notifyEntry `toml:"notify"`
 }
 
 type agentEntry struct {
@@ -107,11 +110,16 @@ func Load(home string, reserved ...string) (Config, error) {
 	if len(data) > maxFileSize {
 		return cfg, fmt.Errorf("config: %s: larger than %d bytes", path, maxFileSize)
 	}
-	agents, err := parse(path, data, reserved)
+	agents, notify, err := parse(path, data, reserved)
 	if err != nil {
 		return cfg, err
 	}
-	cfg.ACPAgents = agents
+	cfg.ACPAgents, cfg.Notify = agents, notify
+	if perm := info.Mode().Perm(); perm&0o077 != 0 && notify.hasSecrets() {
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf(
+			"%s is readable by group or others (mode %04o) and holds notification secrets; run chmod 600 %s",
+			path, perm, path))
+	}
 	if perm := info.Mode().Perm(); perm&0o077 != 0 && hasEnv(agents) {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf(
 			"%s is readable by group or others (mode %04o) and holds env values, which may be secrets; run chmod 600 %s",
@@ -130,19 +138,27 @@ func hasEnv(agents []ACPAgent) bool {
 }
 
 // parse decodes and checks the document. path only labels errors.
-func parse(path string, data []byte, reserved []string) ([]ACPAgent, error) {
+func parse(path string, data []byte, reserved []string) ([]ACPAgent, Notify, error) {
 	var doc file
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, decodeError(path, err)
+		return nil, Notify{}, decodeError(path, err)
 	}
-	if len(doc.ACPAgents) == 0 {
-		return nil, nil
+	if len(doc.ACPAgents) == 0 && doc.Notify == nil {
+		return nil, Notify{}, nil
 	}
 
 	ps := indexPositions(data)
 	var errs []error
+	notify := checkNotify(doc.Notify, func(key []string, format string, args ...any) {
+		at := ps.atKey(key...)
+		where := keyString(key[:2])
+		if len(key) > 2 {
+			where = fmt.Sprintf("%s %s: %s", where, key[2], keyString(key[3:]))
+		}
+		errs = append(errs, fmt.Errorf("%s:%d:%d: %s: %s", path, at.line, at.col, where, fmt.Sprintf(format, args...)))
+	})
 	fail := func(i int, key []string, format string, args ...any) {
 		at := ps.at(i, key...)
 		errs = append(errs, fmt.Errorf("%s:%d:%d: %s #%d: %s: %s",
@@ -153,7 +169,7 @@ func parse(path string, data []byte, reserved []string) ([]ACPAgent, error) {
 		builtIn[r] = true
 	}
 	firstWithID := map[string]int{}
-	agents := make([]ACPAgent, 0, len(doc.ACPAgents))
+	var agents []ACPAgent
 	for i, e := range doc.ACPAgents {
 		switch first, dup := firstWithID[e.ID]; {
 		case e.ID == "":
@@ -207,9 +223,9 @@ func parse(path string, data []byte, reserved []string) ([]ACPAgent, error) {
 		agents = append(agents, ACPAgent{ID: e.ID, Name: name, Command: command, Args: e.Args, Env: env})
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, Notify{}, errors.Join(errs...)
 	}
-	return agents, nil
+	return agents, notify, nil
 }
 
 // expandCommand checks command and expands a leading "~/". It returns a
@@ -248,6 +264,20 @@ var wantTypes = map[string]string{
 	"command": "a string",
 	"args":    "an array of strings",
 	"env":     "a table of strings, like { NAME = \"value\" }",
+	notifyKey: "a table, [notify]",
+	"webhook": "an array of tables, [[notify.webhook]]",
+	"ntfy":    "an array of tables, [[notify.ntfy]]",
+	"kinds":   "an array of strings",
+	"url":     "a string",
+	"secret":  "a string",
+	"server":  "a string",
+	"topic":   "a string",
+	"token":   "a string",
+	"timeout": "a string, like \"10s\"",
+	"retries": "an integer",
+
+	"permission_wait": "a string, like \"60s\"",
+	"console_url":     "a string",
 }
 
 // decodeError rewrites go-toml's errors as "file:line:column: key: what".
@@ -285,9 +315,15 @@ func decodeError(path string, err error) error {
 func knownKeys(key []string) string {
 	switch {
 	case len(key) == 1:
-		return " (the file declares agents with [[acp_agent]])"
+		return " (the file declares agents with [[acp_agent]] and notifications with [notify])"
 	case len(key) == 2 && key[0] == agentKey:
 		return " (an acp_agent has id, name, command, args and env)"
+	case len(key) == 2 && key[0] == notifyKey:
+		return " ([notify] has permission_wait, console_url, [[notify.webhook]] and [[notify.ntfy]])"
+	case len(key) == 3 && key[0] == notifyKey && key[1] == "webhook":
+		return " (a webhook has name, url, secret, kinds, timeout and retries)"
+	case len(key) == 3 && key[0] == notifyKey && key[1] == "ntfy":
+		return " (an ntfy sink has name, server, topic, token, kinds, timeout and retries)"
 	}
 	return ""
 }

@@ -191,13 +191,13 @@ func TestLoadErrors(t *testing.T) {
 			file: "[[acp_agent]]\nid = \"a\"\ncommand = \"a\"\n[[acp_agent]]\nid = \"b\"\ncommand = \"b\"\n  agrs = []\n[server]\nport = 1\n",
 			want: []string{
 				"7:3: unknown key acp_agent.agrs (an acp_agent has id, name, command, args and env)",
-				"8:2: unknown key server (the file declares agents with [[acp_agent]])",
+				"8:2: unknown key server (the file declares agents with [[acp_agent]] and notifications with [notify])",
 			},
 		},
 		{
 			name: "misspelt table",
 			file: "[[acp_agents]]\nid = \"a\"\n",
-			want: []string{"1:3: unknown key acp_agents (the file declares agents with [[acp_agent]])"},
+			want: []string{"1:3: unknown key acp_agents (the file declares agents with [[acp_agent]] and notifications with [notify])"},
 		},
 		{
 			name: "missing id",

@@ -10,6 +10,18 @@
 //	args = ["acp"]
 //	env = { GOOSE_PROVIDER = "anthropic" }
 //
+// It also says where notifications go when an agent needs the user (the
+// notify package builds the sinks; see docs/notifications.md):
+//
+//	[notify]
+//	permission_wait = "60s"      # someone present has this long to answer
+//	[[notify.webhook]]
+//	url = "https://…"            # http or https only
+//	secret = "…"                 # signs each body; 16 characters or more
+//	kinds = ["permission"]       # default: every kind
+//	[[notify.ntfy]]
+//	topic = "…"                  # on https://ntfy.sh unless server says
+//
 // A missing file is an empty configuration. Anything else that is wrong is an
 // error naming the file, the line and the key, because a typo silently
 // ignored (say `comand`) would surface much later as an agent that does not

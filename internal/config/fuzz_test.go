@@ -15,11 +15,13 @@ func FuzzParse(f *testing.F) {
 		"[acp_agent]\nid = \"a\"\n[acp_agent.env]\n\"\" = \"x\"\n",
 		"[[acp_agent]]\n[[acp_agent]]\nid = \"a\"\nid = \"b\"\n",
 		"acp_agent = 3\n[x.y]\nz = [1, {a = 2}]\n",
+		"[notify]\npermission_wait = \"5s\"\n[[notify.webhook]]\nurl = \"https://h/\"\nsecret = \"0123456789abcdef\"\n[[notify.ntfy]]\ntopic = \"t\"\n",
+		"notify = { webhook = [{ url = \"ftp://x\" }] }\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		agents, err := parse("/h/config.toml", data, []string{"claude"})
+		agents, notify, err := parse("/h/config.toml", data, []string{"claude"})
 		if err != nil {
 			if agents != nil {
 				t.Errorf("agents %v returned with error %v", agents, err)
@@ -30,6 +32,11 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 			return
+		}
+		for _, w := range notify.Webhooks {
+			if httpURL(w.URL) != "" || len(w.Secret) < minSecret {
+				t.Errorf("accepted a bad webhook: %+v", w)
+			}
 		}
 		for _, a := range agents {
 			if !idPattern.MatchString(a.ID) || a.ID == "claude" || a.Command == "" || a.Name == "" {

@@ -16,6 +16,9 @@ type positions struct {
 	data    []byte
 	headers []int          // offset of the i-th agent's header (or inline table)
 	keys    map[string]int // keyRef(i, path) -> offset of the key
+	// other tables' keys (outside acp_agent), by path with "#n" for the
+	// n-th element of an array of tables: notify, webhook, #1, url.
+	other map[string]int
 
 	lineStarts []int // offset of each line's first byte, built on first use
 }
@@ -30,7 +33,8 @@ func keyRef(agent int, path []string) string {
 // after the decoder accepted the file, so a parse error here cannot happen;
 // if the parser ever disagreed, errors would merely lose their line.
 func indexPositions(data []byte) *positions {
-	ps := &positions{data: data, keys: map[string]int{}}
+	ps := &positions{data: data, keys: map[string]int{}, other: map[string]int{}}
+	arrays := map[string]int{} // array of tables → elements seen
 	var p unstable.Parser
 	p.Reset(data)
 	agent := -1
@@ -43,6 +47,13 @@ func indexPositions(data []byte) *positions {
 			parts := keyParts(e)
 			inAgent = len(parts) > 0 && parts[0] == agentKey
 			if !inAgent {
+				prefix = parts
+				if e.Kind == unstable.ArrayTable {
+					k := strings.Join(parts, "\x00")
+					arrays[k]++
+					prefix = append(parts, "#"+strconv.Itoa(arrays[k]))
+				}
+				ps.other[strings.Join(prefix, "\x00")] = int(e.Child().Raw.Offset)
 				continue
 			}
 			if len(parts) == 1 {
@@ -58,6 +69,9 @@ func indexPositions(data []byte) *positions {
 			if inAgent {
 				ps.record(agent, prefix, e)
 				continue
+			}
+			if it := e.Key(); it.Next() {
+				ps.other[strings.Join(append(slices.Clone(prefix), parts...), "\x00")] = int(it.Node().Raw.Offset)
 			}
 			// acp_agent = [{ id = "a", ... }, ...] declares agents inline.
 			if len(parts) == 1 && parts[0] == agentKey && e.Value().Kind == unstable.Array {
@@ -117,6 +131,17 @@ func (ps *positions) at(agent int, path ...string) position {
 	}
 	if agent >= 0 && agent < len(ps.headers) {
 		return ps.position(ps.headers[agent])
+	}
+	return position{line: 1, col: 1}
+}
+
+// atKey returns where a key outside acp_agent is, falling back to the
+// nearest enclosing table that was written out, then the top of the file.
+func (ps *positions) atKey(path ...string) position {
+	for n := len(path); n > 0; n-- {
+		if off, ok := ps.other[strings.Join(path[:n], "\x00")]; ok {
+			return ps.position(off)
+		}
 	}
 	return position{line: 1, col: 1}
 }

@@ -148,6 +148,36 @@ export interface Methods {
     result: T.DeleteResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32011 | -32010 | -32002 | -32001;
   };
+  "notify/test": {
+    params: T.EmptyParams;
+    result: T.NotifyTestResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
+  "notify/vapidKey": {
+    params: T.EmptyParams;
+    result: T.NotifyVAPIDKeyResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
+  "notify/subscribe": {
+    params: T.NotifySubscribeParams;
+    result: T.NotifySubscription;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
+  "notify/subscriptions": {
+    params: T.EmptyParams;
+    result: T.NotifySubscriptionsResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
+  "notify/update": {
+    params: T.NotifyUpdateParams;
+    result: T.NotifySubscription;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
+  "notify/unsubscribe": {
+    params: T.NotifyUnsubscribeParams;
+    result: T.SuccessResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
 }
 
 /** Client-to-server notifications (no answer). */
@@ -196,6 +226,12 @@ export const methodTable = {
   "workspace/session/unwatch": { params: "UnwatchParams", result: "UnwatchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "workspace/session/activate": { params: "SessionRefParams", result: "ActivateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/delete": { params: "SessionRefParams", result: "DeleteResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32011, -32010, -32002, -32001] },
+  "notify/test": { params: "EmptyParams", result: "NotifyTestResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "notify/vapidKey": { params: "EmptyParams", result: "NotifyVAPIDKeyResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "notify/subscribe": { params: "NotifySubscribeParams", result: "NotifySubscription", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "notify/subscriptions": { params: "EmptyParams", result: "NotifySubscriptionsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "notify/update": { params: "NotifyUpdateParams", result: "NotifySubscription", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "notify/unsubscribe": { params: "NotifyUnsubscribeParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
 } as const satisfies { [M in keyof Methods]: { params: string; result: string; errors: readonly Methods[M]["errors"][] } };
 
 /** Each event's params schema (a name in cdevd.schema.json's definitions). */

@@ -724,6 +724,104 @@ export interface MethodNotFoundData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotifySinkResult".
+ */
+export interface NotifySinkResult {
+  /**
+   * Why it failed, when it did.
+   */
+  error?: string;
+  /**
+   * How long the attempt took.
+   */
+  ms: number;
+  ok: boolean;
+  sink: string;
+  /**
+   * webhook, ntfy or webpush.
+   */
+  type: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotifySubscribeParams".
+ */
+export interface NotifySubscribeParams {
+  /**
+   * keys.auth: the 16-byte authentication secret, base64url.
+   */
+  auth: string;
+  /**
+   * What to call this device in lists.
+   */
+  device?: string;
+  /**
+   * The push service's https URL.
+   */
+  endpoint: string;
+  /**
+   * permission, question, turn_completed, error, stall; omitted: all.
+   */
+  kinds?: string[];
+  /**
+   * keys.p256dh: the browser's P-256 public key, base64url.
+   */
+  p256dh: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotifySubscription".
+ */
+export interface NotifySubscription {
+  created: string;
+  device: string;
+  /**
+   * Derived from the endpoint: subscribing again replaces.
+   */
+  id: string;
+  kinds: string[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotifySubscriptionsResult".
+ */
+export interface NotifySubscriptionsResult {
+  subscriptions: NotifySubscription[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotifyTestResult".
+ */
+export interface NotifyTestResult {
+  sinks: NotifySinkResult[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotifyUnsubscribeParams".
+ */
+export interface NotifyUnsubscribeParams {
+  id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotifyUpdateParams".
+ */
+export interface NotifyUpdateParams {
+  id: string;
+  kinds: string[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotifyVAPIDKeyResult".
+ */
+export interface NotifyVAPIDKeyResult {
+  /**
+   * cdevd's VAPID public key (P-256, uncompressed, base64url): PushManager.subscribe's applicationServerKey.
+   */
+  public_key: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "Option".
  */
 export interface Option {
