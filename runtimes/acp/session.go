@@ -402,6 +402,7 @@ func (s *session) Interrupt(ctx context.Context) error {
 	if err != nil || !running {
 		return err
 	}
+	s.silenceEnd() // the user's cancel: the turn ends as interrupted, not given up
 	if err := s.peer.Notify("session/cancel", sdk.CancelNotification{SessionId: sdk.SessionId(s.id)}); err != nil {
 		if errors.Is(err, stdiorpc.ErrClosed) {
 			return runtimes.ErrExited

@@ -111,7 +111,7 @@ func (s *session) rearmLocked() {
 // turn ends when the agent answers the cancel (endTurn reads gaveUp).
 func (s *session) silent(gen int) {
 	s.mu.Lock()
-	if gen != s.silence.gen || !s.silence.running {
+	if gen != s.silence.gen || !s.silence.running || s.peer == nil {
 		s.mu.Unlock()
 		return
 	}
