@@ -27,6 +27,9 @@ type Fault struct {
 	// delivered, before anything after it (a test reads the registry's
 	// record there: what a client sees when it hears of the failure).
 	AtEnd func(runtimes.Event)
+	// Next, when set, is sent after the failure: its turn must complete
+	// (the session outlived the failure; the API answers it).
+	Next string
 }
 
 // FaultEnd is what the turn showed.
@@ -88,9 +91,21 @@ func RunFault(t *testing.T, f Fault) FaultEnd {
 		t.Fatalf("send: %v", err)
 	}
 	end := rec.await(t, 0, "terminal event", isTerminal)
+	if f.Next != "" {
+		if err := s.Send(ctx, runtimes.Turn{Prompt: f.Next}); err != nil {
+			t.Fatalf("send after the failure: %v", err)
+		}
+		next := rec.await(t, end+1, "terminal event of the next turn", isTerminal)
+		if !isA[runtimes.TurnCompleted](rec.at(next)) {
+			t.Errorf("the turn after the failure ended with %s", describe(rec.at(next)))
+		}
+	}
 	// Close, then read: every event the session will ever deliver is in.
 	closeSession()
 	evs := rec.all()
+	if f.Next != "" {
+		evs = evs[:end+1] // the failed turn's
+	}
 	mu.Lock()
 	out := FaultEnd{Took: took, Events: evs}
 	mu.Unlock()

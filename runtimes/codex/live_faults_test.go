@@ -84,7 +84,7 @@ func TestLiveAPIFaults(t *testing.T) {
 			}
 			var atEnd rpc.Runtime
 			end := adaptertest.RunFault(t, adaptertest.Fault{Adapter: a, Dir: t.TempDir(), Prompt: c.prompt, Within: faultWithin,
-				AtEnd: func(runtimes.Event) { atEnd = reg.Snapshot(context.Background()).Runtimes[0] }})
+				AtEnd: func(runtimes.Event) { atEnd = reg.Snapshot(context.Background()).Runtimes[0] }, Next: next(c.prompt)})
 			if end.Failed.Code != c.code || !strings.Contains(end.Failed.Message, c.message) {
 				t.Errorf("failed %+v, want %s saying %q", end.Failed, c.code, c.message)
 			}
@@ -101,6 +101,15 @@ func TestLiveAPIFaults(t *testing.T) {
 			checkRecordAfterFault(t, reg, c.code, atEnd)
 		})
 	}
+}
+
+// next is the prompt sent after a 500, whose turn must complete: the
+// session outlives a failed turn.
+func next(prompt string) string {
+	if prompt == "500" {
+		return "hello after a 500"
+	}
+	return ""
 }
 
 // checkRecordAfterFault: rec is the record when the failure was delivered.

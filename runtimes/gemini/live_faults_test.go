@@ -63,15 +63,17 @@ func TestLiveAPIFaults(t *testing.T) {
 		modelSilence time.Duration // the adapter's; 0: its default
 		code         string
 		message      string
-		calls        int // the model calls Gemini makes; -1: at least one
+		calls        int    // the model calls Gemini makes; -1: at least one
+		next         string // a prompt whose turn must then complete
 	}{
-		{"401", api.URL(), 0, 0, runtimes.CodeAuthRequired, "fake says 401", 1},
-		{"400", api.URL(), 0, 0, runtimes.CodeRefused, "fake says 400", 1},
-		{"429", api.URL(), 2, 0, runtimes.CodeRateLimited, "fake says 429", 2},
-		{"500", api.URL(), 2, 0, runtimes.CodeServerError, "fake says 500", 2},
-		{"refused", refused, 2, 0, runtimes.CodeUnreachable, "fetch failed", 0},
+		{"401", api.URL(), 0, 0, runtimes.CodeAuthRequired, "fake says 401", 1, ""},
+		{"400", api.URL(), 0, 0, runtimes.CodeRefused, "fake says 400", 1, ""},
+		{"429", api.URL(), 2, 0, runtimes.CodeRateLimited, "fake says 429", 2, ""},
+		{"500", api.URL(), 2, 0, runtimes.CodeServerError, "fake says 500", 2, "hello after a 500"},
+		{"refused", refused, 2, 0, runtimes.CodeUnreachable, "fetch failed", 0, ""},
+		// Given up by cdevd: Gemini's prompt cancelled, the session goes on.
 		{"429 with Gemini's default retries", api.URL(), 0, silence, runtimes.CodeStallTimeout,
-			"no answer from the model for 10s; cancelled", -1},
+			"no answer from the model for 10s; cancelled", -1, "hello after the silence"},
 	} {
 		t.Run(c.prompt, func(t *testing.T) {
 			t.Parallel()
@@ -95,7 +97,7 @@ func TestLiveAPIFaults(t *testing.T) {
 			}
 			var atEnd rpc.Runtime
 			end := adaptertest.RunFault(t, adaptertest.Fault{Adapter: a, Dir: dir, Prompt: c.prompt, Within: faultWithin,
-				AtEnd: func(runtimes.Event) { atEnd = reg.Snapshot(context.Background()).Runtimes[0] }})
+				AtEnd: func(runtimes.Event) { atEnd = reg.Snapshot(context.Background()).Runtimes[0] }, Next: c.next})
 			if end.Failed.Code != c.code || strings.Count(end.Failed.Message, c.message) != 1 {
 				t.Errorf("failed %+v, want %s saying %q once", end.Failed, c.code, c.message)
 			}
