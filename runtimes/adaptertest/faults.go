@@ -45,7 +45,9 @@ type FaultEnd struct {
 // turn's terminal event, closes the session and checks what every runtime
 // owes a user there: exactly one terminal event, a TurnFailed; no answer
 // streamed (no assistant delta or message: the CLI's words for the failure
-// are the error's, not an answer's); the end within f.Within.
+// are the error's, not an answer's); the end within f.Within. With
+// f.Next, the next turn must complete (a second terminal event of the
+// failed turn would be taken for the next turn's, and fail that check).
 func RunFault(t *testing.T, f Fault) FaultEnd {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), f.Within+time.Minute)
