@@ -46,7 +46,7 @@ func repoRoot(t testing.TB) string {
 // loopback exempt so that the fake model API stays reachable.
 func Env(t testing.TB) []string {
 	t.Helper()
-	return Hermetic(t.TempDir(), t.TempDir(), closedAddr(t))
+	return Hermetic(t.TempDir(), t.TempDir(), ClosedAddr(t))
 }
 
 // Hermetic is such an environment with HOME home, TMPDIR tmp and proxies at
@@ -67,8 +67,9 @@ func Hermetic(home, tmp, closed string) []string {
 	}
 }
 
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t testing.TB) string {
+// ClosedAddr is a loopback address nothing listens on (the proxies', and
+// a model API that refuses connections).
+func ClosedAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -71,6 +71,10 @@ type Spec struct {
 	// kit.CodeAuthRequired makes the runtime unusable at once); nil: one
 	// of the adapter's own.
 	Login *kit.Login
+	// ModelSilence, when set, gives up a turn that waits on the model (no
+	// tool call open) and hears nothing from the agent for that long: for
+	// agents that retry a failing model API without a word (silence.go).
+	ModelSilence time.Duration
 
 	StallTimeout time.Duration
 	KillGrace    time.Duration

@@ -11,7 +11,9 @@ import (
 )
 
 // TestPromptFailure: a failed model call is classified by the HTTP status
-// the agent puts in the error's code, and says the API's words once.
+// the agent puts in the error's code, and says the API's words once; one
+// that got no answer at all (Node's "fetch failed", which Gemini reports
+// with code 500) is unreachable.
 func TestPromptFailure(t *testing.T) {
 	api := func(code int, status, msg string) error {
 		return fmt.Errorf("call: %w", &stdiorpc.Error{Code: code,
@@ -26,6 +28,9 @@ func TestPromptFailure(t *testing.T) {
 		{api(429, "RESOURCE_EXHAUSTED", "quota"), runtimes.TurnFailed{Code: "rate_limited", Message: "quota"}},
 		{api(500, "INTERNAL", "boom"), runtimes.TurnFailed{Code: "server_error", Message: "boom"}},
 		{api(400, "INVALID_ARGUMENT", "bad"), runtimes.TurnFailed{Code: "refused", Message: "bad"}},
+		{&stdiorpc.Error{Code: 500, Message: "exception TypeError: fetch failed sending request"},
+			runtimes.TurnFailed{Code: "unreachable", Message: "exception TypeError: fetch failed sending request"}},
+		{api(503, "UNAVAILABLE", "the model is overloaded"), runtimes.TurnFailed{Code: "server_error", Message: "the model is overloaded"}},
 		{&stdiorpc.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"details":"fetch failed"}`)},
 			runtimes.TurnFailed{Code: "runtime_error", Message: "Internal error: fetch failed"}},
 		{errors.New("broken pipe"), runtimes.TurnFailed{Code: "runtime_error", Message: "gemini: broken pipe"}},

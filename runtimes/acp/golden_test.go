@@ -133,9 +133,10 @@ var geminiCases = []geminiCase{
 		ends: "TurnFailed " + runtimes.CodeRateLimited},
 	{name: "api-500", prompt: "hi", replies: replies(fakegemini.Fail(500, "INTERNAL", "fake says 500")),
 		ends: "TurnFailed " + runtimes.CodeServerError},
-	// Gemini 0.61.0 reports a closed port as a 500 ("fetch failed"), after
-	// about 4 minutes of silent retries: it cannot be told from a 500.
-	{name: "api-refused", prompt: "hi", replies: nil, ends: "TurnFailed " + runtimes.CodeServerError},
+	// Gemini 0.61.0 reports a closed port as a 500 whose message says
+	// "fetch failed", after silent retries (about 4 minutes with its
+	// default of 10 attempts).
+	{name: "api-refused", prompt: "hi", replies: nil, ends: "TurnFailed " + runtimes.CodeUnreachable},
 	{name: "load", prompt: "run it", answer: runtimes.Allow, resume: true,
 		replies: replies(fakegemini.Shell("echo from the first process"), fakegemini.Text("Done (tool ran).")), ends: ""},
 }

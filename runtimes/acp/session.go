@@ -63,6 +63,8 @@ type session struct {
 	turnTexts int // chunks of agent text streamed in this turn
 	// promptTried: this turn's prompt was looked for in the transcript.
 	promptTried bool
+	// silence watches the model's silence in the running turn (silence.go).
+	silence silenceState
 	// replayed is signalled by each update of a session/load replay.
 	replayed chan struct{}
 	// reply answers one of the agent's requests: Request.Reply, except in
@@ -303,6 +305,7 @@ func (s *session) wait() {
 	s.stdout.Close()
 	_ = s.peer.Close()
 	s.stop.Wait()
+	s.silenceEnd() // the exit ends the turn
 	code := s.p.ExitCode()
 	reason := s.stop.Reason()
 	s.log.Info("acp agent exited", zap.Int("code", code), zap.String("reason", reason))
@@ -342,6 +345,7 @@ func (s *session) beginTurn() error {
 	s.mu.Lock()
 	s.msg, s.turnTexts, s.promptTried = nil, 0, false
 	s.mu.Unlock()
+	s.silenceBegin()
 	return nil
 }
 
@@ -358,6 +362,7 @@ func (s *session) awaitTurn(pc *stdiorpc.Pending) {
 // endTurn ends the turn as the prompt's reply (res, or the error it
 // carried) says.
 func (s *session) endTurn(res sdk.PromptResponse, err error) {
+	gaveUp := s.silenceEnd()
 	if err != nil {
 		s.closeMessage(false)
 		s.cancelPrompts()
@@ -371,6 +376,10 @@ func (s *session) endTurn(res sdk.PromptResponse, err error) {
 	s.closeMessage(cancelled)
 	s.cancelPrompts() // none should be left open once the prompt has its reply
 	if cancelled {
+		if gaveUp != "" {
+			s.turn.End(silenceFailure(gaveUp))
+			return
+		}
 		s.turn.End(runtimes.TurnFailed{Code: runtimes.CodeInterrupted, Message: "interrupted"})
 		return
 	}
@@ -393,6 +402,7 @@ func (s *session) Interrupt(ctx context.Context) error {
 	if err != nil || !running {
 		return err
 	}
+	s.silenceEnd() // the user's cancel: the turn ends as interrupted, not given up
 	if err := s.peer.Notify("session/cancel", sdk.CancelNotification{SessionId: sdk.SessionId(s.id)}); err != nil {
 		if errors.Is(err, stdiorpc.ErrClosed) {
 			return runtimes.ErrExited

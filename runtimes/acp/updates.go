@@ -92,6 +92,7 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 		return
 	}
 	u := n.Update
+	s.heard(toolChangeOf(u))
 	switch {
 	case u.AgentMessageChunk != nil:
 		if t := u.AgentMessageChunk.Content.Text; t != nil && t.Text != "" {
@@ -226,6 +227,7 @@ func (s *session) toolResult(id string, failed bool, content []sdk.ToolCallConte
 // and a tool_use without a result would look running to clients forever.
 // With a transcript reader the stored record is the result.
 func (s *session) notRun(id, why string) {
+	s.heard(id, toolClosed)
 	if s.a.spec.Transcripts != nil || id == "" {
 		return
 	}

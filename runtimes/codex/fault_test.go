@@ -165,3 +165,20 @@ func TestSplitCommand(t *testing.T) {
 		}
 	}
 }
+
+// A send right after a turn failed on Codex's final error notification,
+// before Codex's turn/completed of that turn: Codex would merge the new
+// turn/start into the dying turn, and the new turn would never end. cdevd
+// waits for Codex to end the turn first, and the new turn completes.
+func TestSendAfterFailureWaitsForCodexTurnEnd(t *testing.T) {
+	s, evs := startFake(t, fakeAdapter(t, "lateend", time.Minute))
+	send(t, s, "first")
+	if f, ok := terminalFrom(t, evs, 0).(runtimes.TurnFailed); !ok || f.Code != runtimes.CodeServerError {
+		t.Fatalf("first turn: %s", describe(evs.all()))
+	}
+	from := evs.len()
+	send(t, s, "second") // at once: Codex still runs the first turn
+	if _, ok := terminalFrom(t, evs, from).(runtimes.TurnCompleted); !ok {
+		t.Fatalf("second turn: %s", describe(evs.since(from)))
+	}
+}

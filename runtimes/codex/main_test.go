@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -42,7 +44,8 @@ const fakeThread = "01a20000-0000-7000-8000-00000000fa4e"
 //   - hang: start the turn and then print nothing;
 //   - flood: floodChunks deltas of floodSize bytes, the whole text again
 //     in item/completed, then the turn's end;
-//   - floodforever: deltas of 1 MiB until killed, deaf to turn/interrupt.
+//   - floodforever: deltas of 1 MiB until killed, deaf to turn/interrupt;
+//   - lateend: see lateEndCLI.
 //
 // "--version" prints a version, except in mode badversion, which fails.
 func fakeCLI(mode string) int {
@@ -55,7 +58,10 @@ func fakeCLI(mode string) int {
 		return 0
 	}
 	out := bufio.NewWriter(os.Stdout)
+	var outMu sync.Mutex // lateend answers from a timer too
 	send := func(s string, args ...any) {
+		outMu.Lock()
+		defer outMu.Unlock()
 		fmt.Fprintf(out, s+"\n", args...)
 		_ = out.Flush()
 	}
@@ -74,6 +80,10 @@ func fakeCLI(mode string) int {
 		case "thread/start":
 			send(`{"id":%s,"result":{"thread":{"id":%q},"model":"m"}}`, m.ID, fakeThread)
 		case "turn/start":
+			if mode == "lateend" {
+				lateEnd.start(m.ID, send)
+				continue
+			}
 			send(`{"id":%s,"result":{"turn":{"id":"turn-1","status":"inProgress"}}}`, m.ID)
 			send(`{"method":"turn/started","params":{"threadId":%q,"turn":{"id":"turn-1"}}}`, fakeThread)
 			switch mode {
@@ -104,4 +114,47 @@ func fakeCLI(mode string) int {
 		}
 	}
 	return 0
+}
+
+// lateEndCLI is the fake's lateend mode, Codex's way with a failed turn
+// (0.169.0): the final error notification first, the turn's turn/completed
+// a moment later; a turn/start in between is merged into the running turn
+// (its id answered, no turn of its own). The first turn fails so; the next
+// completes with an answer.
+type lateEndCLI struct {
+	mu      sync.Mutex
+	n       int    // turns started
+	running string // the turn Codex still runs, "" when none
+}
+
+var lateEnd lateEndCLI
+
+// lateEndDelay is how long the fake's failed turn runs after its error.
+const lateEndDelay = 300 * time.Millisecond
+
+func (c *lateEndCLI) start(id json.RawMessage, send func(string, ...any)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running != "" {
+		send(`{"id":%s,"result":{"turn":{"id":%q,"status":"inProgress"}}}`, id, c.running) // merged
+		return
+	}
+	c.n++
+	turn := fmt.Sprintf("turn-%d", c.n)
+	send(`{"id":%s,"result":{"turn":{"id":%q,"status":"inProgress"}}}`, id, turn)
+	send(`{"method":"turn/started","params":{"threadId":%q,"turn":{"id":%q}}}`, fakeThread, turn)
+	if c.n > 1 {
+		send(`{"method":"item/completed","params":{"threadId":%q,"turnId":%q,"item":{"type":"agentMessage","id":"msg_2","text":"fine"}}}`, fakeThread, turn)
+		send(`{"method":"turn/completed","params":{"threadId":%q,"turn":{"id":%q,"status":"completed","durationMs":5}}}`, fakeThread, turn)
+		return
+	}
+	const failure = `{"message":"fake says 500","codexErrorInfo":"internalServerError"}`
+	send(`{"method":"error","params":{"threadId":%q,"turnId":%q,"willRetry":false,"error":%s}}`, fakeThread, turn, failure)
+	c.running = turn
+	time.AfterFunc(lateEndDelay, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.running = ""
+		send(`{"method":"turn/completed","params":{"threadId":%q,"turn":{"id":%q,"status":"failed","error":%s}}}`, fakeThread, turn, failure)
+	})
 }

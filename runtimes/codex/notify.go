@@ -222,6 +222,10 @@ type turnParams struct {
 // turnCompleted ends the turn by its status: completed, interrupted (the
 // user's interrupt, or a decision that cancelled the turn) or failed.
 func (s *session) turnCompleted(p turnParams) {
+	s.mu.Lock()
+	codexTurn := s.codexTurn
+	s.mu.Unlock()
+	s.codexTurnEnded(codexTurn) // Codex is ready for the next turn/start
 	t := p.Turn
 	if t.Status != "completed" {
 		s.closeStreaming()

@@ -56,6 +56,11 @@ type session struct {
 	usage     rpc.Usage
 	retryTurn string // the turn whose model call retries counts (onError)
 	retries   int
+	// codexTurn is closed once Codex reports the end (turn/completed) of the
+	// last turn it was asked to start; nil before the first. A turn cdevd
+	// ends earlier (a final error notification, a turn given up) may still
+	// run in Codex, which would merge a new turn/start into it.
+	codexTurn chan struct{}
 
 	stop *kit.Stopper
 	// ending is p, with the peer's backlog dropped first: every stop ends
@@ -242,8 +247,11 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	if err := s.turn.Begin(); err != nil {
 		return err
 	}
+	s.awaitCodexTurnEnd(ctx)
 	s.mu.Lock()
 	s.turnID, s.turnKnown, s.usage = "", make(chan struct{}), rpc.Usage{}
+	codexTurn := make(chan struct{})
+	s.codexTurn = codexTurn
 	s.mu.Unlock()
 	params := map[string]any{"threadId": s.id,
 		"input": []map[string]any{{"type": "text", "text": t.Prompt, "text_elements": []any{}}}}
@@ -261,6 +269,7 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 		} `json:"turn"`
 	}
 	if err := s.peer.Call(cctx, "turn/start", params, &res); err != nil {
+		s.codexTurnEnded(codexTurn)
 		s.turn.Abandon()
 		if errors.Is(err, stdiorpc.ErrClosed) {
 			return fmt.Errorf("codex: turn/start: %w", runtimes.ErrExited)
@@ -269,6 +278,42 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	}
 	s.setTurnID(res.Turn.ID)
 	return nil
+}
+
+// codexTurnWait bounds how long a send waits for Codex to end the previous
+// turn: a turn whose end cdevd already delivered, whose turn/completed
+// follows within milliseconds (or, given up, once its interrupt is done).
+const codexTurnWait = 10 * time.Second
+
+// awaitCodexTurnEnd waits until Codex has ended the previous turn, at most
+// codexTurnWait: a turn/start sent before would be merged into that turn
+// (0.169.0), and the new turn would never end.
+func (s *session) awaitCodexTurnEnd(ctx context.Context) {
+	s.mu.Lock()
+	prev := s.codexTurn
+	s.mu.Unlock()
+	if prev == nil {
+		return
+	}
+	t := time.NewTimer(codexTurnWait)
+	defer t.Stop()
+	select {
+	case <-prev:
+	case <-s.p.Done():
+	case <-ctx.Done():
+	case <-t.C:
+		s.log.Warn("codex: the previous turn has not ended in Codex; starting the next anyway")
+	}
+}
+
+// codexTurnEnded marks the end of the turn whose channel is ch, once.
+func (s *session) codexTurnEnded(ch chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ch != nil && s.codexTurn == ch {
+		close(ch)
+		s.codexTurn = nil
+	}
 }
 
 // setTurnID records the running turn's id (from the turn/start reply or

@@ -7,6 +7,8 @@
 //     launcher would run the agent as a child it does not pass SIGTERM to
 //     (cdevd also signals the whole process group);
 //   - -m for a model; session mode "yolo" for bypassPermissions and yolo;
+//   - a bound on the model's silence: Gemini retries a failing model API
+//     for minutes without a word (DefaultModelSilence);
 //   - resume with session/load, never within the wall-clock minute in
 //     which the session's newest chat file was begun: Gemini would start a
 //     recording under the same file name and lose the history
@@ -47,6 +49,10 @@ type Config struct {
 	// CacheDir keeps the replays of big chat files across restarts
 	// ($CDEVD_HOME/cache/gemini); "" keeps them in memory only.
 	CacheDir string
+	// ModelSilence gives up a turn whose model says nothing for that long
+	// while no tool runs (Gemini retries a failing API without a word):
+	// 0 → DefaultModelSilence; negative: never.
+	ModelSilence time.Duration
 	// Watcher follows chat files; nil uses the process's shared one.
 	Watcher *fswatch.Watcher
 	Logger  *zap.Logger
@@ -60,6 +66,15 @@ type Adapter struct {
 	// now is the clock the load guard reads (tests move it).
 	now func() time.Time
 }
+
+// DefaultModelSilence is how long a Gemini turn may wait on its model
+// without a word before cdevd gives it up. Gemini 0.61.0 retries a 429, a
+// 5xx or a refused connection up to general.maxAttempts times (default 10,
+// backoff 5 s doubling to 30 s: about four minutes) and says nothing of it
+// in ACP mode, nor can cdevd bound those retries (no flag or variable; its
+// system settings must be root's). 90 s is longer than a model takes to
+// begin an answer (thoughts stream too) and cuts the wait to a third.
+const DefaultModelSilence = 90 * time.Second
 
 // version matches the CLI's "0.61.0".
 var version = regexp.MustCompile(`\d+\.\d+\.\d+\S*`)
@@ -81,6 +96,12 @@ func New(cfg Config) *Adapter {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
+	}
+	switch {
+	case cfg.ModelSilence == 0:
+		cfg.ModelSilence = DefaultModelSilence
+	case cfg.ModelSilence < 0:
+		cfg.ModelSilence = 0 // acp: none
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
 	login := kit.NewLogin(loginFix)
@@ -112,6 +133,7 @@ func New(cfg Config) *Adapter {
 			}, login)
 		},
 		Login:        login,
+		ModelSilence: cfg.ModelSilence,
 		StallTimeout: cfg.StallTimeout,
 		KillGrace:    cfg.KillGrace,
 		Logger:       cfg.Logger,

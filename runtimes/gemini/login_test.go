@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/zap/zaptest"
 
@@ -98,51 +97,5 @@ func TestCheckLogin(t *testing.T) {
 				t.Errorf("got %+v, want %s (%q)", got, c.want, c.reason)
 			}
 		})
-	}
-}
-
-// The real CLI, given a key the API refuses (401): by the time the
-// auth_required failure reaches the client, the registry disables gemini
-// with the CLI's words and the fix.
-func TestLiveRefusedKeyDisablesAtOnce(t *testing.T) {
-	e := newEnv(t)
-	e.api.Respond(func(fakegemini.Request) fakegemini.Reply {
-		return fakegemini.Fail(401, "UNAUTHENTICATED", "fake says 401")
-	})
-	reg, err := registry.New(e.a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Close)
-	if rec := reg.Snapshot(context.Background()).Runtimes[0]; rec.Status != rpc.RuntimeActive {
-		t.Fatalf("before the turn: %+v", rec.Availability)
-	}
-	seen := make(chan rpc.Runtime, 1)
-	ctx := geminitest.Context(t)
-	s, err := e.a.Start(ctx, runtimes.StartRequest{Dir: e.dir}, func(ev runtimes.Event) {
-		if f, ok := ev.(runtimes.TurnFailed); ok && f.Code == runtimes.CodeAuthRequired {
-			seen <- reg.Snapshot(context.Background()).Runtimes[0]
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = s.Close(cctx)
-	})
-	if err := s.Send(ctx, runtimes.Turn{Prompt: "hello"}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case rec := <-seen:
-		if rec.Status != rpc.RuntimeDisabled || rec.Availability.Login != rpc.LoggedOut ||
-			!strings.Contains(rec.Availability.Reason, "401") || !strings.Contains(rec.Availability.Reason, loginFix) {
-			t.Errorf("record when the failure was delivered: %+v", rec.Availability)
-		}
-		t.Logf("after a 401: status %s, availability %+v", rec.Status, rec.Availability)
-	case <-ctx.Done():
-		t.Fatal("no auth_required failure")
 	}
 }
