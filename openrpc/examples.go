@@ -94,8 +94,8 @@ var Examples = map[string]Example{
 		rpc.HistoryResult{Sessions: []rpc.HistorySession{{SessionID: ExampleSessionID, AgentType: "claude",
 			Summary: "Explain this repository.", MessageCount: 2, LastUpdated: exampleTime, Status: rpc.StatusRunning}}, Total: 1}},
 	rpc.MethodMessages: {rpc.MessagesParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, AgentType: "claude", Limit: 50},
-		rpc.MessagesResult{SessionID: ExampleSessionID, Total: 1, Limit: 50, QueryTimeMS: 0.8, Messages: []rpc.Message{{
-			ID: "m1", SessionID: ExampleSessionID, Type: rpc.MessageUser, UUID: "0b6d4c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", Timestamp: exampleTime,
+		rpc.MessagesResult{SessionID: ExampleSessionID, Total: 1, Limit: 50, QueryTimeMS: 0.8, Messages: []rpc.PagedMessage{{
+			ID: 0, SessionID: ExampleSessionID, Type: rpc.MessageUser, UUID: "0b6d4c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", Timestamp: exampleTime,
 			Message: rpc.MessageBody{Role: "user", Content: []rpc.ContentBlock{{Type: rpc.BlockText, Text: "Explain this repository."}}}}}}},
 	rpc.MethodWatch: {rpc.WatchParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, AgentType: "claude"},
 		rpc.WatchResult{Status: "watching", Watching: true, WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, Epoch: ExampleEpoch, LastSeq: 12}},

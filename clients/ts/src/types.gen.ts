@@ -639,18 +639,6 @@ export interface InvalidRequestData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
- * via the `definition` "Message".
- */
-export interface Message {
-  id: string;
-  message: MessageBody;
-  session_id: string;
-  timestamp: string;
-  type: MessageType;
-  uuid: string;
-}
-/**
- * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "MessageDeltaEvent".
  */
 export interface MessageDeltaEvent {
@@ -701,11 +689,29 @@ export interface MessagesParams {
 export interface MessagesResult {
   has_more: boolean;
   limit: number;
-  messages: Message[];
+  messages: PagedMessage[];
   offset: number;
   query_time_ms: number;
   session_id: string;
   total: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "PagedMessage".
+ */
+export interface PagedMessage {
+  /**
+   * The message's position in its transcript, from 0 (the oldest).
+   */
+  id: number;
+  message: MessageBody;
+  session_id: string;
+  timestamp: string;
+  type: MessageType;
+  /**
+   * The message's stable id: key on this.
+   */
+  uuid: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
