@@ -26,6 +26,7 @@ import (
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/search"
 )
 
 // Version is cdevd's version.
@@ -64,6 +65,7 @@ type Daemon struct {
 	ln        net.Listener
 	transport *transport.Server
 	engine    *sessions.Engine
+	search    *search.Service
 	reg       *registry.Registry
 	served    chan error
 	token     string
@@ -137,7 +139,9 @@ func Start(cfg Config) (*Daemon, error) {
 		Name: "sessions_running", Help: "Sessions whose runtime process is alive."},
 		func() float64 { return float64(engine.Running()) }))
 
-	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine,
+	// Search shares the engine's inotify instance: one per daemon.
+	finder := search.New(search.Config{Watcher: sc.Watcher, Logger: log.Named("search")})
+	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine, Search: finder,
 		Discover: openrpc.Document, Logger: log.Named("rpc")})
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
@@ -155,7 +159,7 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, reg: reg, served: make(chan error, 1),
+	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, search: finder, reg: reg, served: make(chan error, 1),
 		token: token, tokenFrom: from, console: !cfg.NoConsole}
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
@@ -196,6 +200,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	// sessions' events stop.
 	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
+	d.search.Close()
 	d.reg.Close()
 	return err
 }

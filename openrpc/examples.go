@@ -55,7 +55,7 @@ var Examples = map[string]Example{
 		rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion, ClientInfo: &rpc.ClientInfo{Name: "my-client", Version: "0.1.0"}},
 		rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"},
 			ServerInfoSnake: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"}, ClientID: ExampleClientID, Epoch: ExampleEpoch,
-			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, RuntimeRegistry: rpc.RuntimeRegistry{
+			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, Features: []string{rpc.FeatureFiles, rpc.FeatureSearch}, RuntimeRegistry: rpc.RuntimeRegistry{
 				SchemaVersion: rpc.RegistrySchemaVersion, GeneratedAt: exampleTime, DefaultRuntime: "claude",
 				Routing:  rpc.Routing{AgentTypeField: "agent_type", DefaultAgentType: "claude", RequiredOnMethods: rpc.RoutedMethods},
 				Runtimes: []rpc.Runtime{exampleRuntime}}}},
@@ -75,6 +75,18 @@ var Examples = map[string]Example{
 	rpc.MethodWorkspaceUnsubscribe:   {rpc.WorkspaceIDParams{WorkspaceID: ExampleWorkspaceID}, rpc.SubscribeResult{Success: true, WorkspaceID: ExampleWorkspaceID, Subscribed: []string{}}},
 	rpc.MethodWorkspaceRemove:        {rpc.WorkspaceIDParams{WorkspaceID: ExampleWorkspaceID}, rpc.SuccessResult{Success: true}},
 
+	rpc.MethodFilesList: {rpc.FilesListParams{WorkspaceID: ExampleWorkspaceID, Limit: 500},
+		rpc.FilesListResult{Directory: "", TotalFiles: 1, TotalDirectories: 1,
+			Directories: []rpc.DirEntry{{Path: "src", Name: "src", FileCount: 1, LastModified: exampleTime}},
+			Files: []rpc.FileEntry{{Path: "README.md", Name: "README.md", Extension: "md", SizeBytes: 16,
+				ModifiedAt: exampleTime}},
+			Pagination: rpc.Pagination{Limit: 500}}},
+	rpc.MethodFileGet: {rpc.FileGetParams{WorkspaceID: ExampleWorkspaceID, Path: "README.md"},
+		rpc.FileGetResult{Path: "README.md", Content: "# app\n\nHello.\n", Encoding: rpc.EncodingUTF8, Size: 16}},
+	rpc.MethodSearch: {rpc.SearchParams{Query: "readme", Mode: "fuzzy", Limit: 50, ExcludeBinaries: true},
+		rpc.SearchResult{Query: "readme", Mode: "fuzzy", WorkspaceID: ExampleWorkspaceID, Total: 1, ElapsedMS: 0.4,
+			Results: []rpc.SearchHit{{Path: "README.md", Name: "README.md", Extension: "md", SizeBytes: 16,
+				ModifiedAt: exampleTime, MatchScore: 87}}}},
 	rpc.MethodSessionStart: {rpc.SessionStartParams{WorkspaceID: ExampleWorkspaceID, AgentType: "claude"},
 		rpc.SessionStartResult{SessionID: ExampleSessionID, WorkspaceID: ExampleWorkspaceID, AgentType: "claude", Status: rpc.StartStarted, Source: "new"}},
 	rpc.MethodSessionSend: {rpc.SessionSendParams{SessionID: ExampleSessionID, Prompt: "Explain this repository.", AgentType: "claude"},

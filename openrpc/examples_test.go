@@ -96,6 +96,21 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodWorkspaceSubscribeAll)
 	call(rpc.MethodWorkspaceUnsubscribe)
 
+	// The Explorer, on a README and a folder; search names no workspace
+	// (as the iOS app sends it): the one this connection subscribed to.
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# app\n\nHello.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	call(rpc.MethodFilesList)
+	call(rpc.MethodFileGet)
+	call(rpc.MethodSearch)
+
 	id := field(call(rpc.MethodSessionStart), "session_id")
 	live[openrpc.ExampleSessionID] = id
 	call(rpc.MethodSessionSend)

@@ -15,6 +15,10 @@ const (
 	MethodWorkspaceSubscriptions = "workspace/subscriptions"
 	MethodWorkspaceSubscribeAll  = "workspace/subscribeAll"
 
+	MethodFilesList = "workspace/files/list"
+	MethodFileGet   = "workspace/file/get"
+	MethodSearch    = "repository/search"
+
 	MethodSessionStart   = "session/start"
 	MethodSessionSend    = "session/send"
 	MethodSessionStop    = "session/stop"
@@ -58,6 +62,9 @@ var (
 	// subscribeErrs: InternalError when the system refuses to watch the
 	// workspace's transcripts (data.reason names the kernel limit).
 	subscribeErrs = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound}
+	// filesErrs: InvalidPath for a path that does not exist, is of the
+	// wrong kind or reaches into .git; PathOutside for one that leads out.
+	filesErrs = []int64{CodeInvalidParams, CodeWorkspaceNotFound, CodeInvalidPath, CodePathOutside}
 )
 
 // Methods lists every method clients may call, in documentation order.
@@ -74,6 +81,10 @@ var Methods = []MethodSpec{
 	{MethodWorkspaceUnsubscribe, "Stop receiving a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
 	{MethodWorkspaceSubscriptions, "This connection's workspace subscriptions.", EmptyParams{}, SubscriptionsResult{}, nil},
 	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, []int64{CodeInternalError}},
+
+	{MethodFilesList, "One page of a workspace directory's listing: directories, then files.", FilesListParams{}, FilesListResult{}, filesErrs},
+	{MethodFileGet, "A workspace file's content (the first MiB; base64 when binary).", FileGetParams{}, FileGetResult{}, filesErrs},
+	{MethodSearch, "Fuzzy search over a workspace's file paths (ignored files left out).", SearchParams{}, SearchResult{}, append(filesErrs, CodeInternalError)},
 
 	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)},
 	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath)},

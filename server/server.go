@@ -24,6 +24,7 @@ import (
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/search"
 )
 
 // Config wires the server to the daemon's parts.
@@ -32,6 +33,7 @@ type Config struct {
 	Registry   *registry.Registry
 	Workspaces *workspaces.Store
 	Engine     *sessions.Engine
+	Search     *search.Service // repository/search and files/list's git flags
 	// Discover is the OpenRPC document returned by rpc.discover.
 	Discover json.RawMessage
 	Logger   *zap.Logger
@@ -44,6 +46,7 @@ type Server struct {
 	reg     *registry.Registry
 	ws      *workspaces.Store
 	engine  *sessions.Engine
+	search  *search.Service
 	started time.Time
 
 	methods map[string]method // the dispatch table, built once by New
@@ -63,7 +66,7 @@ func New(cfg Config) *Server {
 		cfg.Logger = zap.NewNop()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
-		engine: cfg.Engine, started: time.Now(), clients: map[*transport.Conn]*client{}}
+		engine: cfg.Engine, search: cfg.Search, started: time.Now(), clients: map[*transport.Conn]*client{}}
 	s.methods = s.table()
 	return s
 }
@@ -76,6 +79,24 @@ type client struct {
 	mu          sync.Mutex
 	initialized bool
 	info        rpc.ClientInfo
+	// workspace is the workspace this connection last subscribed to or
+	// activated a session in: repository/search, which the iOS app sends
+	// without a workspace_id, searches it.
+	workspace string
+}
+
+// setWorkspace records the workspace c last turned to.
+func (c *client) setWorkspace(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.workspace = id
+}
+
+// lastWorkspace is the workspace c last turned to, "" if none.
+func (c *client) lastWorkspace() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.workspace
 }
 
 func (c *client) ClientID() string { return c.conn.ID() }

@@ -52,9 +52,14 @@ func (s *Server) workspaceRemove(ctx context.Context, p rpc.WorkspaceIDParams) (
 	if err := required("workspace_id", p.WorkspaceID); err != nil {
 		return rpc.SuccessResult{}, err
 	}
+	w, err := s.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.SuccessResult{}, err
+	}
 	if err := s.engine.RemoveWorkspace(ctx, p.WorkspaceID); err != nil {
 		return rpc.SuccessResult{}, err
 	}
+	s.search.Forget(w.Path) // its index and watches
 	return rpc.SuccessResult{Success: true}, nil
 }
 
@@ -77,6 +82,7 @@ func (s *Server) workspaceSubscribe(_ context.Context, c *client, p rpc.Workspac
 	if err != nil {
 		return rpc.SubscribeResult{}, err
 	}
+	c.setWorkspace(p.WorkspaceID)
 	return rpc.SubscribeResult{Success: true, WorkspaceID: p.WorkspaceID, Subscribed: ids}, nil
 }
 

@@ -88,6 +88,21 @@ export interface Methods {
     result: T.SubscribeResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
   };
+  "workspace/files/list": {
+    params: T.FilesListParams;
+    result: T.FilesListResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32002 | -32001;
+  };
+  "workspace/file/get": {
+    params: T.FileGetParams;
+    result: T.FileGetResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32002 | -32001;
+  };
+  "repository/search": {
+    params: T.SearchParams;
+    result: T.SearchResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32002 | -32001;
+  };
   "session/start": {
     params: T.SessionStartParams;
     result: T.SessionStartResult;
@@ -184,6 +199,9 @@ export const methodTable = {
   "workspace/unsubscribe": { params: "WorkspaceIDParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "workspace/subscriptions": { params: "EmptyParams", result: "SubscriptionsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "workspace/subscribeAll": { params: "EmptyParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/files/list": { params: "FilesListParams", result: "FilesListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
+  "workspace/file/get": { params: "FileGetParams", result: "FileGetResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
+  "repository/search": { params: "SearchParams", result: "SearchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
   "session/start": { params: "SessionStartParams", result: "SessionStartResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32011, -32010, -32002, -32001] },
   "session/send": { params: "SessionSendParams", result: "SessionSendResult", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32020, -32011, -32010, -32002, -32001] },
   "session/stop": { params: "SessionStopParams", result: "SessionStopResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },

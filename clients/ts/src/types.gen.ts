@@ -39,6 +39,11 @@ export type RuntimeStatus = "active" | "preview" | "deprecated" | "disabled";
 export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "interactive";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileEncoding".
+ */
+export type FileEncoding = "utf-8" | "base64";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "SessionStatus".
  */
 export type SessionStatus = "starting" | "running" | "stopping" | "stopped" | "error" | "historical";
@@ -284,6 +289,26 @@ export interface DeleteResult {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DirEntry".
+ */
+export interface DirEntry {
+  /**
+   * Files directly inside.
+   */
+  file_count: number;
+  /**
+   * Directories directly inside.
+   */
+  folder_count: number;
+  last_modified?: string;
+  name: string;
+  /**
+   * Relative to the workspace.
+   */
+  path: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "DisabledRuntimeData".
  */
 export interface DisabledRuntimeData {
@@ -405,6 +430,114 @@ export interface FieldErrorData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileEntry".
+ */
+export interface FileEntry {
+  /**
+   * The directory holding it, relative to the workspace ("" at the root).
+   */
+  directory: string;
+  /**
+   * Without the dot, lower case.
+   */
+  extension?: string;
+  /**
+   * In a git work tree only: git ignores it.
+   */
+  git_ignored?: boolean;
+  /**
+   * In a git work tree only: git tracks it.
+   */
+  git_tracked?: boolean;
+  /**
+   * From the first 8 KiB: a NUL byte or invalid UTF-8.
+   */
+  is_binary: boolean;
+  /**
+   * A file that commonly holds secrets (.env, private keys, *.pem, credentials).
+   */
+  is_sensitive: boolean;
+  is_symlink: boolean;
+  modified_at?: string;
+  name: string;
+  /**
+   * Relative to the workspace.
+   */
+  path: string;
+  size_bytes: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileGetParams".
+ */
+export interface FileGetParams {
+  /**
+   * Relative to the workspace.
+   */
+  path: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileGetResult".
+ */
+export interface FileGetResult {
+  content: string;
+  /**
+   * base64 for binary content.
+   */
+  encoding: FileEncoding;
+  is_binary: boolean;
+  is_sensitive: boolean;
+  path: string;
+  /**
+   * The whole file's size in bytes.
+   */
+  size: number;
+  /**
+   * Content holds only the first 1 MiB (cut at a character boundary for text).
+   */
+  truncated: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FilesListParams".
+ */
+export interface FilesListParams {
+  /**
+   * Relative to the workspace; omitted or empty for its root.
+   */
+  directory?: string;
+  /**
+   * Entries per page, directories first (default and 0: 500).
+   */
+  limit?: number;
+  offset?: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FilesListResult".
+ */
+export interface FilesListResult {
+  directories: DirEntry[];
+  directory: string;
+  files: FileEntry[];
+  pagination: Pagination;
+  total_directories: number;
+  total_files: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "Pagination".
+ */
+export interface Pagination {
+  has_more: boolean;
+  limit: number;
+  offset: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "HeartbeatEvent".
  */
 export interface HeartbeatEvent {
@@ -495,6 +628,10 @@ export interface InitializeResult {
  * via the `definition` "ServerCapabilities".
  */
 export interface ServerCapabilities {
+  /**
+   * The workspace features this server has (files, search, presence…): each one's methods are all answered.
+   */
+  features: string[];
   runtimeRegistry: RuntimeRegistry;
   /**
    * Equal to the ids of runtimeRegistry.runtimes.
@@ -914,6 +1051,62 @@ export interface RequestNotFoundData {
    */
   request_id: string;
   session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SearchHit".
+ */
+export interface SearchHit {
+  directory: string;
+  extension?: string;
+  is_binary: boolean;
+  /**
+   * Higher is better; comparable within one answer only.
+   */
+  match_score: number;
+  modified_at?: string;
+  name: string;
+  /**
+   * Relative to the workspace.
+   */
+  path: string;
+  size_bytes: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SearchParams".
+ */
+export interface SearchParams {
+  exclude_binaries?: boolean;
+  /**
+   * Default and 0: 50.
+   */
+  limit?: number;
+  /**
+   * fuzzy (the default and the only mode).
+   */
+  mode?: string;
+  query: string;
+  /**
+   * Omitted (as the iOS app does): the workspace this connection last subscribed to or activated a session in.
+   */
+  workspace_id?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SearchResult".
+ */
+export interface SearchResult {
+  elapsed_ms: number;
+  has_more: boolean;
+  mode: string;
+  query: string;
+  results: SearchHit[];
+  /**
+   * Every path that matches (results holds at most limit of them).
+   */
+  total: number;
+  workspace_id: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
