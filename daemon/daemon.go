@@ -20,6 +20,7 @@ import (
 
 	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/openrpc"
+	"github.com/cdevd/cdevd/presence"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/server"
@@ -142,6 +143,7 @@ func Start(cfg Config) (*Daemon, error) {
 	// Search shares the engine's inotify instance: one per daemon.
 	finder := search.New(search.Config{Watcher: sc.Watcher, Logger: log.Named("search")})
 	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine, Search: finder,
+		Presence: presence.New(),
 		Discover: openrpc.Document, Logger: log.Named("rpc")})
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts

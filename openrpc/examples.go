@@ -55,7 +55,7 @@ var Examples = map[string]Example{
 		rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion, ClientInfo: &rpc.ClientInfo{Name: "my-client", Version: "0.1.0"}},
 		rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"},
 			ServerInfoSnake: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"}, ClientID: ExampleClientID, Epoch: ExampleEpoch,
-			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, Features: []string{rpc.FeatureFiles, rpc.FeatureSearch}, RuntimeRegistry: rpc.RuntimeRegistry{
+			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, Features: []string{rpc.FeatureFiles, rpc.FeatureSearch, rpc.FeaturePresence}, RuntimeRegistry: rpc.RuntimeRegistry{
 				SchemaVersion: rpc.RegistrySchemaVersion, GeneratedAt: exampleTime, DefaultRuntime: "claude",
 				Routing:  rpc.Routing{AgentTypeField: "agent_type", DefaultAgentType: "claude", RequiredOnMethods: rpc.RoutedMethods},
 				Runtimes: []rpc.Runtime{exampleRuntime}}}},
@@ -87,6 +87,9 @@ var Examples = map[string]Example{
 		rpc.SearchResult{Query: "readme", Mode: "fuzzy", WorkspaceID: ExampleWorkspaceID, Total: 1, ElapsedMS: 0.4,
 			Results: []rpc.SearchHit{{Path: "README.md", Name: "README.md", Extension: "md", SizeBytes: 16,
 				ModifiedAt: exampleTime, MatchScore: 87}}}},
+	rpc.MethodFocus: {rpc.FocusParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID},
+		rpc.FocusResult{Success: true, WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, ViewerCount: 1,
+			OtherViewers: []string{}}},
 	rpc.MethodSessionStart: {rpc.SessionStartParams{WorkspaceID: ExampleWorkspaceID, AgentType: "claude"},
 		rpc.SessionStartResult{SessionID: ExampleSessionID, WorkspaceID: ExampleWorkspaceID, AgentType: "claude", Status: rpc.StartStarted, Source: "new"}},
 	rpc.MethodSessionSend: {rpc.SessionSendParams{SessionID: ExampleSessionID, Prompt: "Explain this repository.", AgentType: "claude"},

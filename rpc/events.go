@@ -18,6 +18,8 @@ const (
 	EventSessionStopped     = "session_stopped"
 	EventSessionUpdated     = "session_updated"
 	EventHeartbeat          = "heartbeat"
+	EventSessionJoined      = "session_joined"
+	EventSessionLeft        = "session_left"
 )
 
 // EventHeader is carried, flattened, by every session event.

@@ -13,8 +13,9 @@ type Feature struct {
 
 // Feature names.
 const (
-	FeatureFiles  = "files"
-	FeatureSearch = "search"
+	FeatureFiles    = "files"
+	FeatureSearch   = "search"
+	FeaturePresence = "presence"
 )
 
 // Features lists every workspace feature, in the order initialize reports
@@ -22,4 +23,5 @@ const (
 var Features = []Feature{
 	{FeatureFiles, []string{MethodFilesList, MethodFileGet}},
 	{FeatureSearch, []string{MethodSearch}},
+	{FeaturePresence, []string{MethodFocus}},
 }

@@ -19,6 +19,8 @@ const (
 	MethodFileGet   = "workspace/file/get"
 	MethodSearch    = "repository/search"
 
+	MethodFocus = "client/session/focus"
+
 	MethodSessionStart   = "session/start"
 	MethodSessionSend    = "session/send"
 	MethodSessionStop    = "session/stop"
@@ -85,6 +87,7 @@ var Methods = []MethodSpec{
 	{MethodFilesList, "One page of a workspace directory's listing: directories, then files.", FilesListParams{}, FilesListResult{}, filesErrs},
 	{MethodFileGet, "A workspace file's content (the first MiB; base64 when binary).", FileGetParams{}, FileGetResult{}, filesErrs},
 	{MethodSearch, "Fuzzy search over a workspace's file paths (ignored files left out).", SearchParams{}, SearchResult{}, append(filesErrs, CodeInternalError)},
+	{MethodFocus, "Say which session this client shows now (after each watch), or that its page is hidden; answers who else views it.", FocusParams{}, FocusResult{}, workspaceErrs},
 
 	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)},
 	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath)},
@@ -116,4 +119,6 @@ var Events = []EventSpec{
 	{EventSessionStopped, "A session was stopped.", SessionEndEvent{}},
 	{EventSessionUpdated, "A workspace session's transcript changed.", SessionUpdatedEvent{}},
 	{EventHeartbeat, "Keepalive.", HeartbeatEvent{}},
+	{EventSessionJoined, "Another client started viewing the session this client focused.", SessionJoinedEvent{}},
+	{EventSessionLeft, "A client stopped viewing the session this client focused.", SessionLeftEvent{}},
 }

@@ -18,6 +18,7 @@ type WorkspaceSession struct {
 	WorkspaceID string        `json:"workspace_id"`
 	AgentType   string        `json:"agent_type,omitempty"`
 	Status      SessionStatus `json:"status"`
+	Viewers     []string      `json:"viewers,omitempty" doc:"Client ids viewing it now (client/session/focus)."`
 }
 
 // WorkspaceListParams lists workspaces.

@@ -53,7 +53,7 @@ func TestInitializeResultCached(t *testing.T) {
 		if err := enc.Encode(rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: info,
 			ServerInfoSnake: info, ClientID: clientID, Epoch: "epoch-1",
 			Capabilities: rpc.ServerCapabilities{SupportedAgents: reg.IDs(), RuntimeRegistry: snap,
-				Features: []string{rpc.FeatureFiles, rpc.FeatureSearch}}}); err != nil {
+				Features: s.features()}}); err != nil {
 			t.Fatal(err)
 		}
 		return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))

@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/presence"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/sessions"
@@ -33,7 +34,8 @@ type Config struct {
 	Registry   *registry.Registry
 	Workspaces *workspaces.Store
 	Engine     *sessions.Engine
-	Search     *search.Service // repository/search and files/list's git flags
+	Search     *search.Service   // repository/search and files/list's git flags
+	Presence   *presence.Tracker // who views which session; nil: a new one
 	// Discover is the OpenRPC document returned by rpc.discover.
 	Discover json.RawMessage
 	Logger   *zap.Logger
@@ -41,13 +43,14 @@ type Config struct {
 
 // Server is the transport.Handler of cdevd.
 type Server struct {
-	cfg     Config
-	log     *zap.Logger
-	reg     *registry.Registry
-	ws      *workspaces.Store
-	engine  *sessions.Engine
-	search  *search.Service
-	started time.Time
+	cfg      Config
+	log      *zap.Logger
+	reg      *registry.Registry
+	ws       *workspaces.Store
+	engine   *sessions.Engine
+	search   *search.Service
+	presence *presence.Tracker
+	started  time.Time
 
 	methods map[string]method // the dispatch table, built once by New
 
@@ -66,7 +69,10 @@ func New(cfg Config) *Server {
 		cfg.Logger = zap.NewNop()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
-		engine: cfg.Engine, search: cfg.Search, started: time.Now(), clients: map[*transport.Conn]*client{}}
+		engine: cfg.Engine, search: cfg.Search, presence: cfg.Presence, started: time.Now(), clients: map[*transport.Conn]*client{}}
+	if s.presence == nil {
+		s.presence = presence.New()
+	}
 	s.methods = s.table()
 	return s
 }
@@ -79,6 +85,7 @@ type client struct {
 	mu          sync.Mutex
 	initialized bool
 	info        rpc.ClientInfo
+	viewing     viewing // the session this connection focused (client/session/focus)
 	// workspace is the workspace this connection last subscribed to or
 	// activated a session in: repository/search, which the iOS app sends
 	// without a workspace_id, searches it.
@@ -131,6 +138,7 @@ func (s *Server) Close(conn *transport.Conn) {
 	s.mu.Unlock()
 	if c != nil {
 		s.engine.Detach(c)
+		s.leavePresence(c)
 	}
 }
 

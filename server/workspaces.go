@@ -24,6 +24,9 @@ func (s *Server) workspaceMethods() family {
 
 func (s *Server) toWire(w workspaces.Workspace) rpc.Workspace {
 	live := s.engine.WorkspaceSessions(w.ID)
+	for i := range live {
+		live[i].Viewers = s.presence.Viewers(live[i].ID)
+	}
 	activeID, activeAgent := s.engine.ActiveSession(w.ID)
 	_, err := os.Stat(filepath.Join(w.Path, ".git"))
 	return rpc.Workspace{ID: w.ID, Name: w.Name, Path: w.Path,

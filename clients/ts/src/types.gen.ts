@@ -108,7 +108,9 @@ export type ServerNotification =
   | SessionEndNotification
   | SessionStoppedNotification
   | SessionUpdatedNotification
-  | HeartbeatNotification;
+  | HeartbeatNotification
+  | SessionJoinedNotification
+  | SessionLeftNotification;
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "StartStatus".
@@ -535,6 +537,35 @@ export interface Pagination {
   has_more: boolean;
   limit: number;
   offset: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FocusParams".
+ */
+export interface FocusParams {
+  /**
+   * false: this client's page is hidden (the console sends document.visibilityState), so it views nothing until it focuses again. Omitted: true.
+   */
+  active?: boolean;
+  session_id: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FocusResult".
+ */
+export interface FocusResult {
+  /**
+   * The other viewers' client ids (initialize's clientId).
+   */
+  other_viewers: string[];
+  session_id: string;
+  success: boolean;
+  /**
+   * Viewers of the session, this client included (0 after active:false).
+   */
+  viewer_count: number;
+  workspace_id: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -1220,6 +1251,54 @@ export interface SessionUpdatedEvent {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionJoinedNotification".
+ */
+export interface SessionJoinedNotification {
+  jsonrpc: "2.0";
+  method: "event/session_joined";
+  params: SessionJoinedEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionJoinedEvent".
+ */
+export interface SessionJoinedEvent {
+  agent_type: string;
+  joining_client_id: string;
+  /**
+   * The viewers but the recipient.
+   */
+  other_viewers: string[];
+  timestamp: string;
+  viewer_count: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionLeftNotification".
+ */
+export interface SessionLeftNotification {
+  jsonrpc: "2.0";
+  method: "event/session_left";
+  params: SessionLeftEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionLeftEvent".
+ */
+export interface SessionLeftEvent {
+  agent_type: string;
+  leaving_client_id: string;
+  /**
+   * The viewers left but the recipient.
+   */
+  remaining_viewers: string[];
+  timestamp: string;
+  viewer_count: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "SessionBusyData".
  */
 export interface SessionBusyData {
@@ -1520,6 +1599,10 @@ export interface WorkspaceSession {
   agent_type?: string;
   id: string;
   status: SessionStatus;
+  /**
+   * Client ids viewing it now (client/session/focus).
+   */
+  viewers?: string[];
   workspace_id: string;
 }
 /**
