@@ -117,6 +117,7 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	awaitEvent(rpc.EventTurnCompleted, id)
 	call(rpc.MethodSessionState)
 	call(rpc.MethodFocus)
+	call(rpc.MethodWorkspaceStatus)
 
 	// Two prompts to answer: one with session/respond, one with session/input.
 	ask := `{"steps":[{"permission":{"tool":"Bash","target":"ls","kind":"bash_command"}},{"permission":{"tool":"Bash","target":"pwd","kind":"bash_command"}}]}`

@@ -16,6 +16,7 @@ const (
 	FeatureFiles    = "files"
 	FeatureSearch   = "search"
 	FeaturePresence = "presence"
+	FeatureStatus   = "workspace_status"
 )
 
 // Features lists every workspace feature, in the order initialize reports
@@ -24,4 +25,5 @@ var Features = []Feature{
 	{FeatureFiles, []string{MethodFilesList, MethodFileGet}},
 	{FeatureSearch, []string{MethodSearch}},
 	{FeaturePresence, []string{MethodFocus}},
+	{FeatureStatus, []string{MethodWorkspaceStatus}},
 }

@@ -14,6 +14,7 @@ const (
 	MethodWorkspaceUnsubscribe   = "workspace/unsubscribe"
 	MethodWorkspaceSubscriptions = "workspace/subscriptions"
 	MethodWorkspaceSubscribeAll  = "workspace/subscribeAll"
+	MethodWorkspaceStatus        = "workspace/status"
 
 	MethodFilesList = "workspace/files/list"
 	MethodFileGet   = "workspace/file/get"
@@ -83,6 +84,7 @@ var Methods = []MethodSpec{
 	{MethodWorkspaceUnsubscribe, "Stop receiving a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
 	{MethodWorkspaceSubscriptions, "This connection's workspace subscriptions.", EmptyParams{}, SubscriptionsResult{}, nil},
 	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, []int64{CodeInternalError}},
+	{MethodWorkspaceStatus, "A workspace's sessions and git state, and what this connection watches there.", WorkspaceIDParams{}, WorkspaceStatusResult{}, workspaceErrs},
 
 	{MethodFilesList, "One page of a workspace directory's listing: directories, then files.", FilesListParams{}, FilesListResult{}, filesErrs},
 	{MethodFileGet, "A workspace file's content (the first MiB; base64 when binary).", FileGetParams{}, FileGetResult{}, filesErrs},
@@ -121,4 +123,5 @@ var Events = []EventSpec{
 	{EventHeartbeat, "Keepalive.", HeartbeatEvent{}},
 	{EventSessionJoined, "Another client started viewing the session this client focused.", SessionJoinedEvent{}},
 	{EventSessionLeft, "A client stopped viewing the session this client focused.", SessionLeftEvent{}},
+	{EventWorkspaceRemoved, "A subscribed workspace was removed.", WorkspaceRemovedEvent{}},
 }

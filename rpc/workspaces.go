@@ -63,3 +63,17 @@ type SubscriptionsResult struct {
 
 // EmptyParams takes nothing.
 type EmptyParams struct{}
+
+// WorkspaceStatusResult is a workspace's state as this connection sees it.
+type WorkspaceStatusResult struct {
+	WorkspaceID        string             `json:"workspace_id"`
+	WorkspaceName      string             `json:"workspace_name"`
+	Path               string             `json:"path"`
+	Sessions           []WorkspaceSession `json:"sessions" doc:"Sessions cdevd runs in this workspace."`
+	ActiveSessionCount int                `json:"active_session_count" doc:"Those starting or running."`
+	HasActiveSession   bool               `json:"has_active_session"`
+	IsGitRepo          bool               `json:"is_git_repo"`
+	GitRepoName        string             `json:"git_repo_name,omitempty" doc:"The work tree's folder name."`
+	IsBeingWatched     bool               `json:"is_being_watched" doc:"This connection subscribed to the workspace or views a session in it."`
+	WatchedSessionID   string             `json:"watched_session_id,omitempty" doc:"The session this connection views there (client/session/focus); the iOS app selects it."`
+}

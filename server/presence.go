@@ -108,3 +108,14 @@ func (s *Server) agentOf(workspaceID, sessionID string) string {
 	_, agent := s.engine.ActiveSession(workspaceID)
 	return cmp.Or(agent, s.reg.Default())
 }
+
+// AgentTypeIn implements sessions.WorkspaceAgent: the runtime of the
+// session c views in the workspace, if it views one there.
+func (c *client) AgentTypeIn(workspaceID string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.viewing.workspaceID == workspaceID {
+		return c.viewing.agentType
+	}
+	return ""
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/workspaces"
@@ -19,6 +20,7 @@ func (s *Server) workspaceMethods() family {
 		rpc.MethodWorkspaceUnsubscribe:   withClient(s.workspaceUnsubscribe),
 		rpc.MethodWorkspaceSubscriptions: lookup(withClient(s.workspaceSubscriptions)),
 		rpc.MethodWorkspaceSubscribeAll:  withClient(s.workspaceSubscribeAll),
+		rpc.MethodWorkspaceStatus:        withClient(s.workspaceStatus),
 	}
 }
 
@@ -110,4 +112,36 @@ func (s *Server) workspaceSubscribeAll(_ context.Context, c *client, _ rpc.Empty
 		return rpc.SubscribeResult{}, err
 	}
 	return rpc.SubscribeResult{Success: true, Subscribed: ids}, nil
+}
+
+func (s *Server) workspaceStatus(_ context.Context, c *client, p rpc.WorkspaceIDParams) (rpc.WorkspaceStatusResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.WorkspaceStatusResult{}, err
+	}
+	w, err := s.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.WorkspaceStatusResult{}, err
+	}
+	wire := s.toWire(w)
+	res := rpc.WorkspaceStatusResult{WorkspaceID: w.ID, WorkspaceName: w.Name, Path: w.Path,
+		Sessions: wire.Sessions, IsGitRepo: wire.IsGitRepo}
+	if res.Sessions == nil {
+		res.Sessions = []rpc.WorkspaceSession{}
+	}
+	for _, ls := range res.Sessions {
+		if ls.Status == rpc.StatusRunning || ls.Status == rpc.StatusStarting {
+			res.ActiveSessionCount++
+		}
+	}
+	res.HasActiveSession = res.ActiveSessionCount > 0
+	if res.IsGitRepo {
+		res.GitRepoName = filepath.Base(w.Path)
+	}
+	c.mu.Lock()
+	if c.viewing.workspaceID == w.ID {
+		res.WatchedSessionID = c.viewing.sessionID
+	}
+	c.mu.Unlock()
+	res.IsBeingWatched = res.WatchedSessionID != "" || slices.Contains(s.engine.Subscriptions(c), w.ID)
+	return res, nil
 }

@@ -88,6 +88,11 @@ export interface Methods {
     result: T.SubscribeResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
   };
+  "workspace/status": {
+    params: T.WorkspaceIDParams;
+    result: T.WorkspaceStatusResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32002 | -32001;
+  };
   "workspace/files/list": {
     params: T.FilesListParams;
     result: T.FilesListResult;
@@ -192,6 +197,7 @@ export interface Events {
   "event/heartbeat": T.HeartbeatEvent;
   "event/session_joined": T.SessionJoinedEvent;
   "event/session_left": T.SessionLeftEvent;
+  "event/workspace_removed": T.WorkspaceRemovedEvent;
 }
 
 /** Each method's schemas (names in cdevd.schema.json's definitions) and error codes. */
@@ -206,6 +212,7 @@ export const methodTable = {
   "workspace/unsubscribe": { params: "WorkspaceIDParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "workspace/subscriptions": { params: "EmptyParams", result: "SubscriptionsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "workspace/subscribeAll": { params: "EmptyParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/status": { params: "WorkspaceIDParams", result: "WorkspaceStatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "workspace/files/list": { params: "FilesListParams", result: "FilesListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
   "workspace/file/get": { params: "FileGetParams", result: "FileGetResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
   "repository/search": { params: "SearchParams", result: "SearchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
@@ -241,6 +248,7 @@ export const eventTable = {
   "event/heartbeat": "HeartbeatEvent",
   "event/session_joined": "SessionJoinedEvent",
   "event/session_left": "SessionLeftEvent",
+  "event/workspace_removed": "WorkspaceRemovedEvent",
 } as const satisfies { [E in keyof Events]: string };
 
 /** The definitions that stay open to fields they do not name (all others are closed). */

@@ -110,7 +110,8 @@ export type ServerNotification =
   | SessionUpdatedNotification
   | HeartbeatNotification
   | SessionJoinedNotification
-  | SessionLeftNotification;
+  | SessionLeftNotification
+  | WorkspaceRemovedNotification;
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "StartStatus".
@@ -1299,6 +1300,26 @@ export interface SessionLeftEvent {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "WorkspaceRemovedNotification".
+ */
+export interface WorkspaceRemovedNotification {
+  jsonrpc: "2.0";
+  method: "event/workspace_removed";
+  params: WorkspaceRemovedEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "WorkspaceRemovedEvent".
+ */
+export interface WorkspaceRemovedEvent {
+  agent_type: string;
+  id: string;
+  name: string;
+  path: string;
+  timestamp: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "SessionBusyData".
  */
 export interface SessionBusyData {
@@ -1651,4 +1672,35 @@ export interface WorkspaceListResult {
  */
 export interface WorkspaceNotFoundData {
   workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "WorkspaceStatusResult".
+ */
+export interface WorkspaceStatusResult {
+  /**
+   * Those starting or running.
+   */
+  active_session_count: number;
+  /**
+   * The work tree's folder name.
+   */
+  git_repo_name?: string;
+  has_active_session: boolean;
+  /**
+   * This connection subscribed to the workspace or views a session in it.
+   */
+  is_being_watched: boolean;
+  is_git_repo: boolean;
+  path: string;
+  /**
+   * Sessions cdevd runs in this workspace.
+   */
+  sessions: WorkspaceSession[];
+  /**
+   * The session this connection views there (client/session/focus); the iOS app selects it.
+   */
+  watched_session_id?: string;
+  workspace_id: string;
+  workspace_name: string;
 }
