@@ -296,7 +296,7 @@ func TestInitializeListsFeatures(t *testing.T) {
 	ctx := testCtx(t)
 	c, init := Connect(t, ctx, e.url, e.token)
 	defer c.Close()
-	for _, f := range []string{rpc.FeatureFiles, rpc.FeatureSearch, rpc.FeaturePresence, rpc.FeatureStatus} {
+	for _, f := range []string{rpc.FeatureFiles, rpc.FeatureSearch, rpc.FeaturePresence, rpc.FeatureStatus, rpc.FeatureDiscover} {
 		if !slices.Contains(init.Capabilities.Features, f) {
 			t.Errorf("features %v lack %s", init.Capabilities.Features, f)
 		}

@@ -2,6 +2,8 @@ package contracttests
 
 import (
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/cdevd/cdevd/rpc"
@@ -94,5 +96,51 @@ func TestWorkspaceStatusAndRemoval(t *testing.T) {
 	}
 	if _, err := c.Call(ctx, rpc.MethodWorkspaceStatus, rpc.WorkspaceIDParams{WorkspaceID: w.ID}); err == nil || err.Code != rpc.CodeWorkspaceNotFound {
 		t.Errorf("status of a removed workspace: %v", err)
+	}
+}
+
+// workspace/discover as the app calls it, with folders it names: a
+// repository is found (configured or not), a bad folder is refused.
+func TestWorkspaceDiscover(t *testing.T) {
+	e := newEnv(t)
+	ctx := testCtx(t)
+	c := e.connect(ctx)
+	root := tempDir(t)
+	for _, name := range []string{"one", "two"} {
+		cmd := exec.Command("git", "init", "-q", filepath.Join(root, name))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git init (git is required): %v\n%s", err, out)
+		}
+	}
+	var w rpc.Workspace
+	c.MustCall(ctx, rpc.MethodWorkspaceAdd, rpc.WorkspaceAddParams{Path: filepath.Join(root, "one")}, &w)
+	raw, err := c.Call(ctx, rpc.MethodWorkspaceDiscover, json.RawMessage(`{"paths":["`+root+`","`+filepath.Join(root, "missing")+`"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Repositories []struct {
+			Name         *string `json:"name" app:"required"`
+			Path         *string `json:"path" app:"required"`
+			RemoteURL    *string `json:"remote_url"`
+			LastModified *string `json:"last_modified"`
+			IsConfigured *bool   `json:"is_configured" app:"required"`
+		} `json:"repositories" app:"required"`
+		Count             *int     `json:"count" app:"required"`
+		Cached            *bool    `json:"cached"`
+		RefreshInProgress *bool    `json:"refresh_in_progress"`
+		SkippedPaths      []string `json:"skipped_paths"`
+	}
+	appDecode(t, "workspace/discover", raw, &res)
+	configured := map[string]bool{}
+	for _, r := range res.Repositories {
+		configured[*r.Name] = *r.IsConfigured
+	}
+	if *res.Count != 2 || len(configured) != 2 || !configured["one"] || configured["two"] || *res.Cached ||
+		len(res.SkippedPaths) != 1 {
+		t.Errorf("discover: %s", raw)
+	}
+	if _, err := c.Call(ctx, rpc.MethodWorkspaceDiscover, rpc.RepoDiscoverParams{Paths: []string{"relative"}}); err == nil || err.Code != rpc.CodeInvalidParams {
+		t.Errorf("a relative folder: %v", err)
 	}
 }

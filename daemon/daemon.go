@@ -27,6 +27,7 @@ import (
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/discover"
 	"github.com/cdevd/cdevd/workspaces/search"
 )
 
@@ -67,6 +68,7 @@ type Daemon struct {
 	transport *transport.Server
 	engine    *sessions.Engine
 	search    *search.Service
+	discover  *discover.Finder
 	reg       *registry.Registry
 	served    chan error
 	token     string
@@ -141,9 +143,10 @@ func Start(cfg Config) (*Daemon, error) {
 		func() float64 { return float64(engine.Running()) }))
 
 	// Search shares the engine's inotify instance: one per daemon.
+	repos := discover.New("")
 	finder := search.New(search.Config{Watcher: sc.Watcher, Logger: log.Named("search")})
 	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine, Search: finder,
-		Presence: presence.New(),
+		Presence: presence.New(), Finder: repos,
 		Discover: openrpc.Document, Logger: log.Named("rpc")})
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
@@ -161,7 +164,7 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, search: finder, reg: reg, served: make(chan error, 1),
+	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, search: finder, discover: repos, reg: reg, served: make(chan error, 1),
 		token: token, tokenFrom: from, console: !cfg.NoConsole}
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
@@ -203,6 +206,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
 	d.search.Close()
+	d.discover.Close()
 	d.reg.Close()
 	return err
 }

@@ -55,7 +55,7 @@ var Examples = map[string]Example{
 		rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion, ClientInfo: &rpc.ClientInfo{Name: "my-client", Version: "0.1.0"}},
 		rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"},
 			ServerInfoSnake: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"}, ClientID: ExampleClientID, Epoch: ExampleEpoch,
-			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, Features: []string{rpc.FeatureFiles, rpc.FeatureSearch, rpc.FeaturePresence, rpc.FeatureStatus}, RuntimeRegistry: rpc.RuntimeRegistry{
+			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, Features: []string{rpc.FeatureFiles, rpc.FeatureSearch, rpc.FeaturePresence, rpc.FeatureStatus, rpc.FeatureDiscover}, RuntimeRegistry: rpc.RuntimeRegistry{
 				SchemaVersion: rpc.RegistrySchemaVersion, GeneratedAt: exampleTime, DefaultRuntime: "claude",
 				Routing:  rpc.Routing{AgentTypeField: "agent_type", DefaultAgentType: "claude", RequiredOnMethods: rpc.RoutedMethods},
 				Runtimes: []rpc.Runtime{exampleRuntime}}}},
@@ -95,6 +95,10 @@ var Examples = map[string]Example{
 			Sessions: []rpc.WorkspaceSession{{ID: ExampleSessionID, WorkspaceID: ExampleWorkspaceID, AgentType: "claude",
 				Status: rpc.StatusRunning, Viewers: []string{ExampleClientID}}},
 			ActiveSessionCount: 1, HasActiveSession: true, IsBeingWatched: true, WatchedSessionID: ExampleSessionID}},
+	rpc.MethodWorkspaceDiscover: {rpc.RepoDiscoverParams{Paths: []string{ExamplePath}},
+		rpc.RepoDiscoverResult{Repositories: []rpc.DiscoveredRepo{{Name: "app", Path: ExamplePath,
+			RemoteURL: "https://github.com/dev/app.git", LastModified: exampleTime}}, Count: 1, ElapsedMS: 3.1,
+			ScannedPaths: []string{ExamplePath}, SkippedPaths: []string{}}},
 	rpc.MethodSessionStart: {rpc.SessionStartParams{WorkspaceID: ExampleWorkspaceID, AgentType: "claude"},
 		rpc.SessionStartResult{SessionID: ExampleSessionID, WorkspaceID: ExampleWorkspaceID, AgentType: "claude", Status: rpc.StartStarted, Source: "new"}},
 	rpc.MethodSessionSend: {rpc.SessionSendParams{SessionID: ExampleSessionID, Prompt: "Explain this repository.", AgentType: "claude"},

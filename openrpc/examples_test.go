@@ -90,6 +90,7 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodDiscover)
 	live[openrpc.ExampleWorkspaceID] = field(call(rpc.MethodWorkspaceAdd), "id")
 	call(rpc.MethodWorkspaceList)
+	call(rpc.MethodWorkspaceDiscover)
 	call(rpc.MethodWorkspaceGet)
 	call(rpc.MethodWorkspaceSubscribe)
 	call(rpc.MethodWorkspaceSubscriptions)

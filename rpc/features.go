@@ -17,6 +17,7 @@ const (
 	FeatureSearch   = "search"
 	FeaturePresence = "presence"
 	FeatureStatus   = "workspace_status"
+	FeatureDiscover = "discover"
 )
 
 // Features lists every workspace feature, in the order initialize reports
@@ -26,4 +27,5 @@ var Features = []Feature{
 	{FeatureSearch, []string{MethodSearch}},
 	{FeaturePresence, []string{MethodFocus}},
 	{FeatureStatus, []string{MethodWorkspaceStatus}},
+	{FeatureDiscover, []string{MethodWorkspaceDiscover}},
 }

@@ -15,6 +15,7 @@ const (
 	MethodWorkspaceSubscriptions = "workspace/subscriptions"
 	MethodWorkspaceSubscribeAll  = "workspace/subscribeAll"
 	MethodWorkspaceStatus        = "workspace/status"
+	MethodWorkspaceDiscover      = "workspace/discover"
 
 	MethodFilesList = "workspace/files/list"
 	MethodFileGet   = "workspace/file/get"
@@ -84,6 +85,7 @@ var Methods = []MethodSpec{
 	{MethodWorkspaceUnsubscribe, "Stop receiving a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
 	{MethodWorkspaceSubscriptions, "This connection's workspace subscriptions.", EmptyParams{}, SubscriptionsResult{}, nil},
 	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, []int64{CodeInternalError}},
+	{MethodWorkspaceDiscover, "Git repositories under the given folders (or ~/Projects, ~/Code, ~/src…) that could become workspaces; cached.", RepoDiscoverParams{}, RepoDiscoverResult{}, []int64{CodeInvalidParams}},
 	{MethodWorkspaceStatus, "A workspace's sessions and git state, and what this connection watches there.", WorkspaceIDParams{}, WorkspaceStatusResult{}, workspaceErrs},
 
 	{MethodFilesList, "One page of a workspace directory's listing: directories, then files.", FilesListParams{}, FilesListResult{}, filesErrs},

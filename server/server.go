@@ -25,6 +25,7 @@ import (
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/discover"
 	"github.com/cdevd/cdevd/workspaces/search"
 )
 
@@ -36,6 +37,7 @@ type Config struct {
 	Engine     *sessions.Engine
 	Search     *search.Service   // repository/search and files/list's git flags
 	Presence   *presence.Tracker // who views which session; nil: a new one
+	Finder     *discover.Finder  // workspace/discover's scans and cache
 	// Discover is the OpenRPC document returned by rpc.discover.
 	Discover json.RawMessage
 	Logger   *zap.Logger
@@ -50,6 +52,7 @@ type Server struct {
 	engine   *sessions.Engine
 	search   *search.Service
 	presence *presence.Tracker
+	discover *discover.Finder
 	started  time.Time
 
 	methods map[string]method // the dispatch table, built once by New
@@ -69,7 +72,7 @@ func New(cfg Config) *Server {
 		cfg.Logger = zap.NewNop()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
-		engine: cfg.Engine, search: cfg.Search, presence: cfg.Presence, started: time.Now(), clients: map[*transport.Conn]*client{}}
+		engine: cfg.Engine, search: cfg.Search, presence: cfg.Presence, discover: cfg.Finder, started: time.Now(), clients: map[*transport.Conn]*client{}}
 	if s.presence == nil {
 		s.presence = presence.New()
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/workspaces"
@@ -21,6 +22,7 @@ func (s *Server) workspaceMethods() family {
 		rpc.MethodWorkspaceSubscriptions: lookup(withClient(s.workspaceSubscriptions)),
 		rpc.MethodWorkspaceSubscribeAll:  withClient(s.workspaceSubscribeAll),
 		rpc.MethodWorkspaceStatus:        withClient(s.workspaceStatus),
+		rpc.MethodWorkspaceDiscover:      plain(s.workspaceDiscover),
 	}
 }
 
@@ -143,5 +145,28 @@ func (s *Server) workspaceStatus(_ context.Context, c *client, p rpc.WorkspaceID
 	}
 	c.mu.Unlock()
 	res.IsBeingWatched = res.WatchedSessionID != "" || slices.Contains(s.engine.Subscriptions(c), w.ID)
+	return res, nil
+}
+
+func (s *Server) workspaceDiscover(ctx context.Context, p rpc.RepoDiscoverParams) (rpc.RepoDiscoverResult, error) {
+	roots, bad := s.discover.Roots(p.Paths)
+	if bad != "" {
+		return rpc.RepoDiscoverResult{}, rpc.InvalidParams("paths", bad+" is not absolute (nor ~/…)")
+	}
+	scan, cached, refreshing := s.discover.Find(ctx, roots, p.Fresh)
+	configured := map[string]bool{}
+	for _, w := range s.ws.List() {
+		configured[w.Path] = true
+	}
+	res := rpc.RepoDiscoverResult{Repositories: make([]rpc.DiscoveredRepo, 0, len(scan.Repos)), Count: len(scan.Repos),
+		Cached: cached, RefreshInProgress: refreshing, ElapsedMS: float64(scan.Took.Microseconds()) / 1000,
+		ScannedPaths: scan.Scanned, SkippedPaths: scan.Skipped}
+	if cached {
+		res.CacheAgeSeconds = time.Since(scan.At).Seconds()
+	}
+	for _, r := range scan.Repos {
+		res.Repositories = append(res.Repositories, rpc.DiscoveredRepo{Name: r.Name, Path: r.Path, RemoteURL: r.RemoteURL,
+			LastModified: rpc.FormatTime(r.LastModified), IsConfigured: configured[r.Path]})
+	}
 	return res, nil
 }

@@ -88,6 +88,11 @@ export interface Methods {
     result: T.SubscribeResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
   };
+  "workspace/discover": {
+    params: T.RepoDiscoverParams;
+    result: T.RepoDiscoverResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
   "workspace/status": {
     params: T.WorkspaceIDParams;
     result: T.WorkspaceStatusResult;
@@ -212,6 +217,7 @@ export const methodTable = {
   "workspace/unsubscribe": { params: "WorkspaceIDParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "workspace/subscriptions": { params: "EmptyParams", result: "SubscriptionsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "workspace/subscribeAll": { params: "EmptyParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/discover": { params: "RepoDiscoverParams", result: "RepoDiscoverResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "workspace/status": { params: "WorkspaceIDParams", result: "WorkspaceStatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "workspace/files/list": { params: "FilesListParams", result: "FilesListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
   "workspace/file/get": { params: "FileGetParams", result: "FileGetResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },

@@ -362,6 +362,23 @@ export interface DocumentInfo {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DiscoveredRepo".
+ */
+export interface DiscoveredRepo {
+  /**
+   * Already a workspace.
+   */
+  is_configured: boolean;
+  last_modified?: string;
+  name: string;
+  path: string;
+  /**
+   * origin's URL, without credentials.
+   */
+  remote_url?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "EmptyParams".
  */
 export interface EmptyParams {}
@@ -1072,6 +1089,43 @@ export interface QuestionNotification {
   jsonrpc: "2.0";
   method: "event/question";
   params: QuestionEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RepoDiscoverParams".
+ */
+export interface RepoDiscoverParams {
+  /**
+   * Refresh the cached answer (in the background when there is one: refresh_in_progress).
+   */
+  fresh?: boolean;
+  /**
+   * Folders to scan (absolute or ~/…); default: ~/Projects, ~/Code, ~/src and the like.
+   */
+  paths?: string[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RepoDiscoverResult".
+ */
+export interface RepoDiscoverResult {
+  cache_age_seconds: number;
+  cached: boolean;
+  count: number;
+  /**
+   * The scan's duration.
+   */
+  elapsed_ms: number;
+  /**
+   * A refresh runs: ask again (the iOS app polls every 2 s).
+   */
+  refresh_in_progress: boolean;
+  repositories: DiscoveredRepo[];
+  scanned_paths: string[];
+  /**
+   * Folders that do not exist or cannot be read.
+   */
+  skipped_paths: string[];
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
