@@ -201,10 +201,10 @@ func bothResolved(t *testing.T, ctx context.Context, a, b *Client, id, request, 
 }
 
 // messageIDs lists the ids of stored messages.
-func messageIDs(ms []rpc.Message) []string {
+func messageIDs(ms []rpc.PagedMessage) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
-		out[i] = m.ID
+		out[i] = m.UUID
 	}
 	return out
 }

@@ -154,7 +154,7 @@ func TestClaudeThroughCdevd(t *testing.T) {
 			files, _ := filepath.Glob(filepath.Join(r.transcripts(), "*", id+".jsonl"))
 			return len(files) == 1
 		})
-		conv.id, conv.pid, conv.answer, conv.prompt = id, pid, msgs[len(msgs)-1].ID, msgs[0].ID
+		conv.id, conv.pid, conv.answer, conv.prompt = id, pid, msgs[len(msgs)-1].UUID, msgs[0].UUID
 		made = append(made, id)
 	})
 
@@ -427,16 +427,16 @@ func TestClaudeThroughCdevd(t *testing.T) {
 		all := pageMessages(t, ctx, c, rpc.MessagesParams{WorkspaceID: w.ID, SessionID: conv.id, Limit: 500})
 		want := []string{"user: hello", "assistant: echo: hello", "user: second", "assistant: echo: second",
 			"user: third", "assistant: echo: third"}
-		if got := saidStored(all.Messages); !slices.Equal(got, want) {
+		if got := saidPaged(all.Messages); !slices.Equal(got, want) {
 			t.Errorf("stored conversation %q, want %q", got, want)
 		}
-		// The prompt and the answer are stored under the ids they were
+		// The prompt and the answer are stored under the uuids they were
 		// streamed with, so a client merging history with live events
 		// shows each once.
-		if i := slices.IndexFunc(all.Messages, func(m rpc.Message) bool { return m.ID == conv.prompt }); i != 0 {
+		if i := slices.IndexFunc(all.Messages, func(m rpc.PagedMessage) bool { return m.UUID == conv.prompt }); i != 0 {
 			t.Errorf("the first prompt, streamed as %s, is stored at %d", conv.prompt, i)
 		}
-		if i := slices.IndexFunc(all.Messages, func(m rpc.Message) bool { return m.ID == conv.answer }); i != 1 {
+		if i := slices.IndexFunc(all.Messages, func(m rpc.PagedMessage) bool { return m.UUID == conv.answer }); i != 1 {
 			t.Errorf("the first answer, streamed as %s, is stored at %d", conv.answer, i)
 		}
 		if all.Total != len(all.Messages) || all.HasMore || conversation.MessageCount != all.Total {

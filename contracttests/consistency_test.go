@@ -89,7 +89,10 @@ func checkStored(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, 
 		Limit: 500}, &all)
 	ids := make([]string, len(all.Messages))
 	for i, m := range all.Messages {
-		ids[i] = m.ID
+		ids[i] = m.UUID
+		if m.ID != i {
+			t.Errorf("messages: %s is at %d, its id says %d", m.UUID, i, m.ID)
+		}
 	}
 	if all.Total != len(ids) {
 		t.Errorf("messages: total %d, %d messages", all.Total, len(ids))
@@ -101,12 +104,12 @@ func checkStored(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, 
 	}
 	at := -1
 	for _, m := range seen {
-		i := slices.Index(ids, m.ID)
+		i := slices.Index(ids, m.UUID)
 		if i < 0 {
-			t.Fatalf("messages lacks %s %s %q, received before; it holds %v", m.Type, m.ID, text(m.Message), ids)
+			t.Fatalf("messages lacks %s %s %q, received before; it holds %v", m.Type, m.UUID, text(m.Message), ids)
 		}
 		if i < at {
-			t.Errorf("messages lists %s before a message received earlier: %v", m.ID, ids)
+			t.Errorf("messages lists %s before a message received earlier: %v", m.UUID, ids)
 		}
 		at = i
 	}
@@ -116,7 +119,7 @@ func checkStored(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, 
 	var desc rpc.MessagesResult
 	c.MustCall(ctx, rpc.MethodMessages, rpc.MessagesParams{WorkspaceID: w.ID, SessionID: id, AgentType: agent,
 		Limit: 1, Order: rpc.OrderDesc}, &desc)
-	if len(desc.Messages) != 1 || desc.Messages[0].ID != ids[len(ids)-1] || desc.Total != len(ids) || !desc.HasMore {
+	if len(desc.Messages) != 1 || desc.Messages[0].UUID != ids[len(ids)-1] || desc.Messages[0].ID != len(ids)-1 || desc.Total != len(ids) || !desc.HasMore {
 		t.Errorf("newest message = %+v, want %s of %d", desc, ids[len(ids)-1], len(ids))
 	}
 	for off := range len(ids) {
@@ -125,7 +128,7 @@ func checkStored(t *testing.T, ctx context.Context, c *Client, w rpc.Workspace, 
 			Limit: 1, Offset: off}, &one)
 		// The transcript may grow meanwhile (Claude's late lines), never
 		// change what it holds.
-		if len(one.Messages) != 1 || one.Messages[0].ID != ids[off] {
+		if len(one.Messages) != 1 || one.Messages[0].UUID != ids[off] || one.Messages[0].ID != off {
 			t.Errorf("message %d alone = %+v, want %s", off, one.Messages, ids[off])
 		}
 	}

@@ -228,6 +228,17 @@ func saidLive(ms []rpc.MessageEvent) []string {
 	return out
 }
 
+// saidPaged is saidStored of a page of workspace/session/messages.
+func saidPaged(ms []rpc.PagedMessage) []string {
+	var out []string
+	for _, m := range ms {
+		if s := text(m.Message); s != "" {
+			out = append(out, string(m.Type)+": "+s)
+		}
+	}
+	return out
+}
+
 // saidStored lists "type: text" for each stored message with text.
 func saidStored(ms []rpc.Message) []string {
 	var out []string

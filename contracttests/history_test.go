@@ -64,9 +64,9 @@ func TestHistoryMessagesDelete(t *testing.T) {
 	}
 	all := page(rpc.MessagesParams{})
 	var texts []string
-	for _, m := range all.Messages {
+	for i, m := range all.Messages {
 		texts = append(texts, string(m.Type)+":"+text(m.Message))
-		if m.SessionID != id || m.ID == "" || m.UUID == "" {
+		if m.SessionID != id || m.UUID == "" || m.ID != i {
 			t.Errorf("message %+v lacks ids", m)
 		}
 	}

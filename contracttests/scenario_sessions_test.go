@@ -68,7 +68,7 @@ func scenarioOutside(t *testing.T, r *scenarioRig) {
 		t.Errorf("history %+v, want the outside session with its 4 messages", h.Sessions)
 	}
 	want := []string{"user: outside one", "assistant: echo: outside one", "user: outside two", "assistant: echo: outside two"}
-	if got := saidStored(r.messages(t, ctx, c, w, id).Messages); !slices.Equal(got, want) {
+	if got := saidPaged(r.messages(t, ctx, c, w, id).Messages); !slices.Equal(got, want) {
 		t.Errorf("messages %q, want %q", got, want)
 	}
 }

@@ -145,7 +145,7 @@ func scenarioResume(t *testing.T, r *scenarioRig) {
 	}
 	want := []string{"user: hello", "assistant: echo: hello", "user: second", "assistant: echo: second",
 		"user: third", "assistant: echo: third"}
-	if got := saidStored(r.messages(t, ctx, c, w, id).Messages); !slices.Equal(got, want) {
+	if got := saidPaged(r.messages(t, ctx, c, w, id).Messages); !slices.Equal(got, want) {
 		t.Errorf("stored conversation %q, want %q", got, want)
 	}
 	// Stop it, so that later scenarios' process counts are their own.

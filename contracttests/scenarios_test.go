@@ -52,6 +52,7 @@ const (
 	scReadWrites  = "read your writes"
 	scOutside     = "watch a session run outside cdevd"
 	scIDs         = "client-chosen id for a new session"
+	scAppPage     = "the iOS app's transcript page"
 	scRegistry    = "registry record"
 )
 
@@ -66,6 +67,7 @@ var scenarios = []scenario{
 	{scReadWrites, scenarioReadYourWrites},
 	{scOutside, scenarioOutside},
 	{scIDs, scenarioIDs},
+	{scAppPage, scenarioAppPage},
 	{scRegistry, scenarioRegistry},
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/openrpc"
+	"github.com/cdevd/cdevd/presence"
 	"github.com/cdevd/cdevd/reach"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/runtimes"
@@ -29,6 +30,8 @@ import (
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/discover"
+	"github.com/cdevd/cdevd/workspaces/search"
 )
 
 // Version is cdevd's version.
@@ -93,6 +96,8 @@ type Daemon struct {
 	transport *transport.Server
 	engine    *sessions.Engine
 	notifier  *notify.Notifier
+	search    *search.Service
+	discover  *discover.Finder
 	reg       *registry.Registry
 	served    chan error
 	token     string
@@ -186,12 +191,13 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	sinks := append(slices.Clone(cfg.Notify.Sinks), notify.NewWebPush(subs, vapid, "", log.Named("notify")))
-	presence := cfg.Notify.Presence
-	if presence == nil {
-		presence = notify.PresenceFunc(func(id string) bool { return engine.Watched(id) })
+	viewers := presence.New()
+	present := cfg.Notify.Presence
+	if present == nil {
+		present = notify.PresenceFunc(func(id string) bool { return looking(viewers, engine, id) })
 	}
 	notifier := notify.New(notify.Config{Sinks: sinks, PermissionWait: cfg.Notify.PermissionWait,
-		Presence: presence,
+		Presence: present,
 		Workspace: func(id string) string {
 			if w, err := store.Get(id); err == nil {
 				return w.Name
@@ -218,8 +224,12 @@ func Start(cfg Config) (*Daemon, error) {
 		Name: "sessions_running", Help: "Sessions whose runtime process is alive."},
 		func() float64 { return float64(engine.Running()) }))
 
+	// Search shares the engine's inotify instance: one per daemon.
+	repos := discover.New("")
+	finder := search.New(search.Config{Watcher: sc.Watcher, Logger: log.Named("search")})
 	srv := server.New(server.Config{Version: Version, ServerID: serverID, Hostname: hostname(), Registry: reg,
-		Workspaces: store, Engine: engine, Discover: openrpc.Document, Logger: log.Named("rpc"),
+		Workspaces: store, Engine: engine, Search: finder, Presence: viewers, Finder: repos,
+		Discover: openrpc.Document, Logger: log.Named("rpc"),
 		Notify: &notify.Service{Notifier: notifier, Subs: subs, Keys: vapid}})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -250,12 +260,20 @@ func Start(cfg Config) (*Daemon, error) {
 	ts := transport.New(tc, srv)
 	listening = ln.Addr()
 	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, engine: engine,
-		notifier: notifier, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
+		notifier: notifier, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
 
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
 	go func() { d.served <- ts.Serve(ln) }()
 	return d, nil
+}
+
+// looking tells the notifier whether someone is looking at session id: a
+// client that says where it looks (client/session/focus: the iOS app, the
+// console) counts while it views the session with its page in front; one
+// that never says (an IDE, a script) counts while it watches the session.
+func looking(viewers *presence.Tracker, engine *sessions.Engine, id string) bool {
+	return viewers.Present(id) || engine.Watched(id, func(client string) bool { return !viewers.Reports(client) })
 }
 
 // URL is the WebSocket URL clients connect to on the listening address.
@@ -312,6 +330,8 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
 	d.notifier.Close()
+	d.search.Close()
+	d.discover.Close()
 	d.reg.Close()
 	return err
 }

@@ -90,17 +90,35 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodDiscover)
 	live[openrpc.ExampleWorkspaceID] = field(call(rpc.MethodWorkspaceAdd), "id")
 	call(rpc.MethodWorkspaceList)
+	call(rpc.MethodWorkspaceDiscover)
 	call(rpc.MethodWorkspaceGet)
 	call(rpc.MethodWorkspaceSubscribe)
 	call(rpc.MethodWorkspaceSubscriptions)
 	call(rpc.MethodWorkspaceSubscribeAll)
 	call(rpc.MethodWorkspaceUnsubscribe)
 
+	// The Explorer, on a README and a folder; search names no workspace
+	// (as the iOS app sends it): the one this connection subscribed to.
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# app\n\nHello.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	call(rpc.MethodFilesList)
+	call(rpc.MethodFileGet)
+	call(rpc.MethodSearch)
+
 	id := field(call(rpc.MethodSessionStart), "session_id")
 	live[openrpc.ExampleSessionID] = id
 	call(rpc.MethodSessionSend)
 	awaitEvent(rpc.EventTurnCompleted, id)
 	call(rpc.MethodSessionState)
+	call(rpc.MethodFocus)
+	call(rpc.MethodWorkspaceStatus)
 
 	// Two prompts to answer: one with session/respond, one with session/input.
 	ask := `{"steps":[{"permission":{"tool":"Bash","target":"ls","kind":"bash_command"}},{"permission":{"tool":"Bash","target":"pwd","kind":"bash_command"}}]}`

@@ -45,7 +45,7 @@ func sampleInitializeResult() rpc.InitializeResult {
 		ServerInfoSnake: server,
 		ClientID:        "c1",
 		Epoch:           "e1",
-		Capabilities: rpc.ServerCapabilities{
+		Capabilities: rpc.ServerCapabilities{Features: []string{rpc.FeatureFiles},
 			SupportedAgents: []string{"claude"},
 			RuntimeRegistry: rpc.RuntimeRegistry{
 				SchemaVersion:  rpc.RegistrySchemaVersion,

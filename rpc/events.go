@@ -18,6 +18,9 @@ const (
 	EventSessionStopped     = "session_stopped"
 	EventSessionUpdated     = "session_updated"
 	EventHeartbeat          = "heartbeat"
+	EventSessionJoined      = "session_joined"
+	EventSessionLeft        = "session_left"
+	EventWorkspaceRemoved   = "workspace_removed"
 )
 
 // EventHeader is carried, flattened, by every session event.
@@ -204,4 +207,17 @@ type HeartbeatEvent struct {
 	ServerTime    string `json:"server_time" format:"date-time"`
 	Sequence      int64  `json:"sequence"`
 	UptimeSeconds int64  `json:"uptime_seconds"`
+}
+
+// WorkspaceRemovedEvent tells a workspace's subscribers that it was
+// removed (they are unsubscribed with it). Like every workspace event it
+// carries the agent_type of the runtime the client uses there and no
+// session_id: the iOS app drops an event without a runtime it has open,
+// and would read one with a session_id as a session's info.
+type WorkspaceRemovedEvent struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Path      string `json:"path"`
+	AgentType string `json:"agent_type"`
+	Timestamp string `json:"timestamp" format:"date-time"`
 }

@@ -52,13 +52,13 @@ type MessagesParams struct {
 
 // MessagesResult is one page of a transcript.
 type MessagesResult struct {
-	SessionID   string    `json:"session_id"`
-	Messages    []Message `json:"messages"`
-	Total       int       `json:"total"`
-	Limit       int       `json:"limit"`
-	Offset      int       `json:"offset"`
-	HasMore     bool      `json:"has_more"`
-	QueryTimeMS float64   `json:"query_time_ms"`
+	SessionID   string         `json:"session_id"`
+	Messages    []PagedMessage `json:"messages"`
+	Total       int            `json:"total"`
+	Limit       int            `json:"limit"`
+	Offset      int            `json:"offset"`
+	HasMore     bool           `json:"has_more"`
+	QueryTimeMS float64        `json:"query_time_ms"`
 }
 
 // MessageType is who a message is from.
@@ -82,6 +82,32 @@ type Message struct {
 	UUID      string      `json:"uuid"`
 	Timestamp string      `json:"timestamp" format:"date-time"`
 	Message   MessageBody `json:"message"`
+}
+
+// PagedMessage is a Message as a page of workspace/session/messages serves
+// it: the same fields, but id is the message's position in its transcript
+// (0 for the oldest), an integer, because the iOS app decodes a page's ids
+// as integers and fails the whole page on a string. The stable string id
+// moves to uuid, which clients key on (it is the uuid, or else the id, of
+// the same message's claude_message event). A stored message keeps its
+// position across pages, orders and reloads, since transcripts are only
+// appended to.
+type PagedMessage struct {
+	ID        int         `json:"id" minimum:"0" doc:"The message's position in its transcript, from 0 (the oldest)."`
+	SessionID string      `json:"session_id"`
+	Type      MessageType `json:"type"`
+	UUID      string      `json:"uuid" doc:"The message's stable id: key on this."`
+	Timestamp string      `json:"timestamp" format:"date-time"`
+	Message   MessageBody `json:"message"`
+}
+
+// Paged is m as a page serves it at position pos.
+func (m Message) Paged(pos int) PagedMessage {
+	uuid := m.UUID
+	if uuid == "" {
+		uuid = m.ID
+	}
+	return PagedMessage{ID: pos, SessionID: m.SessionID, Type: m.Type, UUID: uuid, Timestamp: m.Timestamp, Message: m.Message}
 }
 
 // MessageBody is the role and content of a Message.

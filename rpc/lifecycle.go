@@ -50,6 +50,7 @@ type InitializeResult struct {
 type ServerCapabilities struct {
 	SupportedAgents []string        `json:"supportedAgents" doc:"Equal to the ids of runtimeRegistry.runtimes."`
 	RuntimeRegistry RuntimeRegistry `json:"runtimeRegistry"`
+	Features        []string        `json:"features" doc:"The workspace features this server has (files, search, presence…): each one's methods are all answered."`
 }
 
 // RuntimeRegistry is the runtime capability registry contract.

@@ -14,6 +14,14 @@ const (
 	MethodWorkspaceUnsubscribe   = "workspace/unsubscribe"
 	MethodWorkspaceSubscriptions = "workspace/subscriptions"
 	MethodWorkspaceSubscribeAll  = "workspace/subscribeAll"
+	MethodWorkspaceStatus        = "workspace/status"
+	MethodWorkspaceDiscover      = "workspace/discover"
+
+	MethodFilesList = "workspace/files/list"
+	MethodFileGet   = "workspace/file/get"
+	MethodSearch    = "repository/search"
+
+	MethodFocus = "client/session/focus"
 
 	MethodSessionStart   = "session/start"
 	MethodSessionSend    = "session/send"
@@ -65,6 +73,9 @@ var (
 	// subscribeErrs: InternalError when the system refuses to watch the
 	// workspace's transcripts (data.reason names the kernel limit).
 	subscribeErrs = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound}
+	// filesErrs: InvalidPath for a path that does not exist, is of the
+	// wrong kind or reaches into .git; PathOutside for one that leads out.
+	filesErrs = []int64{CodeInvalidParams, CodeWorkspaceNotFound, CodeInvalidPath, CodePathOutside}
 )
 
 // Methods lists every method clients may call, in documentation order.
@@ -81,6 +92,13 @@ var Methods = []MethodSpec{
 	{MethodWorkspaceUnsubscribe, "Stop receiving a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
 	{MethodWorkspaceSubscriptions, "This connection's workspace subscriptions.", EmptyParams{}, SubscriptionsResult{}, nil},
 	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, []int64{CodeInternalError}},
+	{MethodWorkspaceDiscover, "Git repositories under the given folders (or ~/Projects, ~/Code, ~/src…) that could become workspaces; cached.", RepoDiscoverParams{}, RepoDiscoverResult{}, []int64{CodeInvalidParams}},
+	{MethodWorkspaceStatus, "A workspace's sessions and git state, and what this connection watches there.", WorkspaceIDParams{}, WorkspaceStatusResult{}, workspaceErrs},
+
+	{MethodFilesList, "One page of a workspace directory's listing: directories, then files.", FilesListParams{}, FilesListResult{}, filesErrs},
+	{MethodFileGet, "A workspace file's content (the first MiB; base64 when binary).", FileGetParams{}, FileGetResult{}, filesErrs},
+	{MethodSearch, "Fuzzy search over a workspace's file paths (ignored files left out).", SearchParams{}, SearchResult{}, append(filesErrs, CodeInternalError)},
+	{MethodFocus, "Say which session this client shows now (after each watch), or that its page is hidden; answers who else views it.", FocusParams{}, FocusResult{}, workspaceErrs},
 
 	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)},
 	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath)},
@@ -119,4 +137,7 @@ var Events = []EventSpec{
 	{EventSessionStopped, "A session was stopped.", SessionEndEvent{}},
 	{EventSessionUpdated, "A workspace session's transcript changed.", SessionUpdatedEvent{}},
 	{EventHeartbeat, "Keepalive.", HeartbeatEvent{}},
+	{EventSessionJoined, "Another client started viewing the session this client focused.", SessionJoinedEvent{}},
+	{EventSessionLeft, "A client stopped viewing the session this client focused.", SessionLeftEvent{}},
+	{EventWorkspaceRemoved, "A subscribed workspace was removed.", WorkspaceRemovedEvent{}},
 }

@@ -18,6 +18,7 @@ type WorkspaceSession struct {
 	WorkspaceID string        `json:"workspace_id"`
 	AgentType   string        `json:"agent_type,omitempty"`
 	Status      SessionStatus `json:"status"`
+	Viewers     []string      `json:"viewers,omitempty" doc:"Client ids viewing it now (client/session/focus)."`
 }
 
 // WorkspaceListParams lists workspaces.
@@ -62,3 +63,44 @@ type SubscriptionsResult struct {
 
 // EmptyParams takes nothing.
 type EmptyParams struct{}
+
+// WorkspaceStatusResult is a workspace's state as this connection sees it.
+type WorkspaceStatusResult struct {
+	WorkspaceID        string             `json:"workspace_id"`
+	WorkspaceName      string             `json:"workspace_name"`
+	Path               string             `json:"path"`
+	Sessions           []WorkspaceSession `json:"sessions" doc:"Sessions cdevd runs in this workspace."`
+	ActiveSessionCount int                `json:"active_session_count" doc:"Those starting or running."`
+	HasActiveSession   bool               `json:"has_active_session"`
+	IsGitRepo          bool               `json:"is_git_repo"`
+	GitRepoName        string             `json:"git_repo_name,omitempty" doc:"The work tree's folder name."`
+	IsBeingWatched     bool               `json:"is_being_watched" doc:"This connection subscribed to the workspace or views a session in it."`
+	WatchedSessionID   string             `json:"watched_session_id,omitempty" doc:"The session this connection views there (client/session/focus); the iOS app selects it."`
+}
+
+// RepoDiscoverParams asks for git repositories that could become workspaces.
+type RepoDiscoverParams struct {
+	Fresh bool     `json:"fresh,omitempty" doc:"Refresh the cached answer (in the background when there is one: refresh_in_progress)."`
+	Paths []string `json:"paths,omitempty" doc:"Folders to scan (absolute or ~/…); default: ~/Projects, ~/Code, ~/src and the like."`
+}
+
+// DiscoveredRepo is one repository found.
+type DiscoveredRepo struct {
+	Name         string `json:"name"`
+	Path         string `json:"path"`
+	RemoteURL    string `json:"remote_url,omitempty" doc:"origin's URL, without credentials."`
+	LastModified string `json:"last_modified,omitempty" format:"date-time"`
+	IsConfigured bool   `json:"is_configured" doc:"Already a workspace."`
+}
+
+// RepoDiscoverResult lists the repositories found, most recently worked on first.
+type RepoDiscoverResult struct {
+	Repositories      []DiscoveredRepo `json:"repositories"`
+	Count             int              `json:"count"`
+	Cached            bool             `json:"cached"`
+	CacheAgeSeconds   float64          `json:"cache_age_seconds"`
+	RefreshInProgress bool             `json:"refresh_in_progress" doc:"A refresh runs: ask again (the iOS app polls every 2 s)."`
+	ElapsedMS         float64          `json:"elapsed_ms" doc:"The scan's duration."`
+	ScannedPaths      []string         `json:"scanned_paths"`
+	SkippedPaths      []string         `json:"skipped_paths" doc:"Folders that do not exist or cannot be read."`
+}

@@ -13,7 +13,7 @@ func (s *Server) historyMethods() family {
 		rpc.MethodMessages: plain(s.messages),
 		rpc.MethodWatch:    withClient(s.watch),
 		rpc.MethodUnwatch:  withClient(s.unwatch),
-		rpc.MethodActivate: plain(s.activate),
+		rpc.MethodActivate: withClient(s.activate),
 		rpc.MethodDelete:   plain(s.delete),
 	}
 }
@@ -52,7 +52,7 @@ func (s *Server) unwatch(_ context.Context, c *client, p rpc.UnwatchParams) (rpc
 	return rpc.UnwatchResult{Status: "unwatched", Watching: false, WorkspaceID: wsID, SessionID: p.SessionID}, nil
 }
 
-func (s *Server) activate(_ context.Context, p rpc.SessionRefParams) (rpc.ActivateResult, error) {
+func (s *Server) activate(_ context.Context, c *client, p rpc.SessionRefParams) (rpc.ActivateResult, error) {
 	if err := required("workspace_id", p.WorkspaceID); err != nil {
 		return rpc.ActivateResult{}, err
 	}
@@ -62,6 +62,7 @@ func (s *Server) activate(_ context.Context, p rpc.SessionRefParams) (rpc.Activa
 	if err := s.engine.Activate(p.WorkspaceID, p.SessionID, p.AgentType); err != nil {
 		return rpc.ActivateResult{}, err
 	}
+	c.setWorkspace(p.WorkspaceID)
 	return rpc.ActivateResult{Success: true, WorkspaceID: p.WorkspaceID, SessionID: p.SessionID}, nil
 }
 

@@ -105,7 +105,7 @@ func (s *Server) encodeCaps(reg rpc.RuntimeRegistry, statuses []registry.Status)
 		ServerInfo:      info,
 		ServerInfoSnake: info,
 		Epoch:           s.engine.Epoch(),
-		Capabilities:    rpc.ServerCapabilities{SupportedAgents: s.reg.IDs(), RuntimeRegistry: reg},
+		Capabilities:    rpc.ServerCapabilities{SupportedAgents: s.reg.IDs(), RuntimeRegistry: reg, Features: s.features()},
 	}
 	// Without HTML escaping, like every other reply (see transport).
 	var buf bytes.Buffer
@@ -122,4 +122,16 @@ func (s *Server) encodeCaps(reg rpc.RuntimeRegistry, statuses []registry.Status)
 		s.caps.Store(c)
 	}
 	return c
+}
+
+// features lists the workspace features whose every method is in the
+// dispatch table.
+func (s *Server) features() []string {
+	out := []string{}
+	for _, f := range rpc.Features {
+		if !slices.ContainsFunc(f.Methods, func(m string) bool { _, ok := s.methods[m]; return !ok }) {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }

@@ -52,7 +52,8 @@ func TestInitializeResultCached(t *testing.T) {
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: info,
 			ServerInfoSnake: info, ClientID: clientID, Epoch: "epoch-1",
-			Capabilities: rpc.ServerCapabilities{SupportedAgents: reg.IDs(), RuntimeRegistry: snap}}); err != nil {
+			Capabilities: rpc.ServerCapabilities{SupportedAgents: reg.IDs(), RuntimeRegistry: snap,
+				Features: s.features()}}); err != nil {
 			t.Fatal(err)
 		}
 		return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))

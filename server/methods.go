@@ -24,7 +24,8 @@ type family map[string]method
 // families lists every method family; TestEveryMethodHasAHandler holds it
 // to rpc.Methods, so that a method cannot be declared and silently missed.
 func (s *Server) families() []family {
-	return []family{s.lifecycleMethods(), s.workspaceMethods(), s.sessionMethods(), s.historyMethods(), s.notifyMethods()}
+	return []family{s.lifecycleMethods(), s.workspaceMethods(), s.fileMethods(), s.presenceMethods(), s.sessionMethods(),
+		s.historyMethods(), s.notifyMethods()}
 }
 
 // table merges the families; a method in two of them is a programming error.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cdevd/cdevd/rpc"
@@ -21,5 +22,23 @@ func TestEveryMethodHasAHandler(t *testing.T) {
 		if !declared[name] {
 			t.Errorf("%s has a handler but is not in rpc.Methods", name)
 		}
+	}
+}
+
+// capabilities.features follows the method table: a feature is reported
+// when, and only when, every one of its methods is answered.
+func TestFeaturesFollowTheTable(t *testing.T) {
+	s := &Server{}
+	s.methods = s.table()
+	var all []string
+	for _, f := range rpc.Features {
+		all = append(all, f.Name)
+	}
+	if got := s.features(); !slices.Equal(got, all) {
+		t.Errorf("features %v, want every one of %v", got, all)
+	}
+	delete(s.methods, rpc.MethodFileGet)
+	if got := s.features(); slices.Contains(got, rpc.FeatureFiles) || !slices.Contains(got, rpc.FeatureSearch) {
+		t.Errorf("without %s: features %v", rpc.MethodFileGet, got)
 	}
 }

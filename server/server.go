@@ -19,11 +19,14 @@ import (
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/presence"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/discover"
+	"github.com/cdevd/cdevd/workspaces/search"
 )
 
 // Config wires the server to the daemon's parts.
@@ -34,6 +37,9 @@ type Config struct {
 	Registry   *registry.Registry
 	Workspaces *workspaces.Store
 	Engine     *sessions.Engine
+	Search     *search.Service   // repository/search and files/list's git flags
+	Presence   *presence.Tracker // who views which session; nil: a new one
+	Finder     *discover.Finder  // workspace/discover's scans and cache
 	// Discover is the OpenRPC document returned by rpc.discover.
 	Discover json.RawMessage
 	// Notify serves the notify/* methods; nil turns them off.
@@ -43,12 +49,15 @@ type Config struct {
 
 // Server is the transport.Handler of cdevd.
 type Server struct {
-	cfg     Config
-	log     *zap.Logger
-	reg     *registry.Registry
-	ws      *workspaces.Store
-	engine  *sessions.Engine
-	started time.Time
+	cfg      Config
+	log      *zap.Logger
+	reg      *registry.Registry
+	ws       *workspaces.Store
+	engine   *sessions.Engine
+	search   *search.Service
+	presence *presence.Tracker
+	discover *discover.Finder
+	started  time.Time
 
 	methods map[string]method // the dispatch table, built once by New
 
@@ -67,7 +76,10 @@ func New(cfg Config) *Server {
 		cfg.Logger = zap.NewNop()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
-		engine: cfg.Engine, started: time.Now(), clients: map[*transport.Conn]*client{}}
+		engine: cfg.Engine, search: cfg.Search, presence: cfg.Presence, discover: cfg.Finder, started: time.Now(), clients: map[*transport.Conn]*client{}}
+	if s.presence == nil {
+		s.presence = presence.New()
+	}
 	s.methods = s.table()
 	return s
 }
@@ -80,6 +92,25 @@ type client struct {
 	mu          sync.Mutex
 	initialized bool
 	info        rpc.ClientInfo
+	viewing     viewing // the session this connection focused (client/session/focus)
+	// workspace is the workspace this connection last subscribed to or
+	// activated a session in: repository/search, which the iOS app sends
+	// without a workspace_id, searches it.
+	workspace string
+}
+
+// setWorkspace records the workspace c last turned to.
+func (c *client) setWorkspace(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.workspace = id
+}
+
+// lastWorkspace is the workspace c last turned to, "" if none.
+func (c *client) lastWorkspace() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.workspace
 }
 
 func (c *client) ClientID() string { return c.conn.ID() }
@@ -114,6 +145,7 @@ func (s *Server) Close(conn *transport.Conn) {
 	s.mu.Unlock()
 	if c != nil {
 		s.engine.Detach(c)
+		s.leavePresence(c)
 	}
 }
 

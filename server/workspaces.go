@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/workspaces"
@@ -19,11 +21,16 @@ func (s *Server) workspaceMethods() family {
 		rpc.MethodWorkspaceUnsubscribe:   withClient(s.workspaceUnsubscribe),
 		rpc.MethodWorkspaceSubscriptions: lookup(withClient(s.workspaceSubscriptions)),
 		rpc.MethodWorkspaceSubscribeAll:  withClient(s.workspaceSubscribeAll),
+		rpc.MethodWorkspaceStatus:        withClient(s.workspaceStatus),
+		rpc.MethodWorkspaceDiscover:      plain(s.workspaceDiscover),
 	}
 }
 
 func (s *Server) toWire(w workspaces.Workspace) rpc.Workspace {
 	live := s.engine.WorkspaceSessions(w.ID)
+	for i := range live {
+		live[i].Viewers = s.presence.Viewers(live[i].ID)
+	}
 	activeID, activeAgent := s.engine.ActiveSession(w.ID)
 	_, err := os.Stat(filepath.Join(w.Path, ".git"))
 	return rpc.Workspace{ID: w.ID, Name: w.Name, Path: w.Path,
@@ -52,9 +59,14 @@ func (s *Server) workspaceRemove(ctx context.Context, p rpc.WorkspaceIDParams) (
 	if err := required("workspace_id", p.WorkspaceID); err != nil {
 		return rpc.SuccessResult{}, err
 	}
+	w, err := s.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.SuccessResult{}, err
+	}
 	if err := s.engine.RemoveWorkspace(ctx, p.WorkspaceID); err != nil {
 		return rpc.SuccessResult{}, err
 	}
+	s.search.Forget(w.Path) // its index and watches
 	return rpc.SuccessResult{Success: true}, nil
 }
 
@@ -77,6 +89,7 @@ func (s *Server) workspaceSubscribe(_ context.Context, c *client, p rpc.Workspac
 	if err != nil {
 		return rpc.SubscribeResult{}, err
 	}
+	c.setWorkspace(p.WorkspaceID)
 	return rpc.SubscribeResult{Success: true, WorkspaceID: p.WorkspaceID, Subscribed: ids}, nil
 }
 
@@ -101,4 +114,59 @@ func (s *Server) workspaceSubscribeAll(_ context.Context, c *client, _ rpc.Empty
 		return rpc.SubscribeResult{}, err
 	}
 	return rpc.SubscribeResult{Success: true, Subscribed: ids}, nil
+}
+
+func (s *Server) workspaceStatus(_ context.Context, c *client, p rpc.WorkspaceIDParams) (rpc.WorkspaceStatusResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.WorkspaceStatusResult{}, err
+	}
+	w, err := s.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.WorkspaceStatusResult{}, err
+	}
+	wire := s.toWire(w)
+	res := rpc.WorkspaceStatusResult{WorkspaceID: w.ID, WorkspaceName: w.Name, Path: w.Path,
+		Sessions: wire.Sessions, IsGitRepo: wire.IsGitRepo}
+	if res.Sessions == nil {
+		res.Sessions = []rpc.WorkspaceSession{}
+	}
+	for _, ls := range res.Sessions {
+		if ls.Status == rpc.StatusRunning || ls.Status == rpc.StatusStarting {
+			res.ActiveSessionCount++
+		}
+	}
+	res.HasActiveSession = res.ActiveSessionCount > 0
+	if res.IsGitRepo {
+		res.GitRepoName = filepath.Base(w.Path)
+	}
+	c.mu.Lock()
+	if c.viewing.workspaceID == w.ID {
+		res.WatchedSessionID = c.viewing.sessionID
+	}
+	c.mu.Unlock()
+	res.IsBeingWatched = res.WatchedSessionID != "" || slices.Contains(s.engine.Subscriptions(c), w.ID)
+	return res, nil
+}
+
+func (s *Server) workspaceDiscover(ctx context.Context, p rpc.RepoDiscoverParams) (rpc.RepoDiscoverResult, error) {
+	roots, bad := s.discover.Roots(p.Paths)
+	if bad != "" {
+		return rpc.RepoDiscoverResult{}, rpc.InvalidParams("paths", bad+" is not absolute (nor ~/…)")
+	}
+	scan, cached, refreshing := s.discover.Find(ctx, roots, p.Fresh)
+	configured := map[string]bool{}
+	for _, w := range s.ws.List() {
+		configured[w.Path] = true
+	}
+	res := rpc.RepoDiscoverResult{Repositories: make([]rpc.DiscoveredRepo, 0, len(scan.Repos)), Count: len(scan.Repos),
+		Cached: cached, RefreshInProgress: refreshing, ElapsedMS: float64(scan.Took.Microseconds()) / 1000,
+		ScannedPaths: scan.Scanned, SkippedPaths: scan.Skipped}
+	if cached {
+		res.CacheAgeSeconds = time.Since(scan.At).Seconds()
+	}
+	for _, r := range scan.Repos {
+		res.Repositories = append(res.Repositories, rpc.DiscoveredRepo{Name: r.Name, Path: r.Path, RemoteURL: r.RemoteURL,
+			LastModified: rpc.FormatTime(r.LastModified), IsConfigured: configured[r.Path]})
+	}
+	return res, nil
 }

@@ -4,8 +4,10 @@ package sessions
 // sessions, and its removal (which stops them).
 
 import (
+	"cmp"
 	"context"
 	"sort"
+	"time"
 
 	"github.com/cdevd/cdevd/rpc"
 )
@@ -40,14 +42,22 @@ func (e *Engine) RemoveWorkspace(ctx context.Context, id string) error {
 	// Removed first: ensureProcess checks the workspace under the session's
 	// opMu, which stop takes too, so a start racing this one either fails
 	// or is stopped below.
+	gone, err := e.ws.Get(id)
+	if err != nil {
+		return err
+	}
 	if err := e.ws.Remove(id); err != nil {
 		return err
 	}
 	e.mu.Lock()
 	var running []*session
+	agent := e.active[id].agentType
 	for _, s := range e.sessions {
 		if s.workspaceID == id && !s.external {
 			running = append(running, s)
+		}
+		if s.workspaceID == id && agent == "" {
+			agent = s.agentType
 		}
 	}
 	delete(e.active, id)
@@ -61,10 +71,30 @@ func (e *Engine) RemoveWorkspace(ctx context.Context, id string) error {
 		subs = append(subs, w)
 	}
 	e.subMu.Unlock()
+	if agent == "" && len(e.reg.IDs()) > 0 {
+		agent = e.reg.IDs()[0] // the preferred runtime
+	}
+	now := time.Now()
 	for _, w := range subs {
+		// Each with the runtime its client uses there: the iOS app drops an
+		// event whose agent_type is not a runtime it has open.
+		a := agent
+		if wa, ok := w.(WorkspaceAgent); ok {
+			a = cmp.Or(wa.AgentTypeIn(id), agent)
+		}
+		w.Deliver(&Event{Type: rpc.EventWorkspaceRemoved, WorkspaceID: id, At: now,
+			Frame: notification(rpc.EventPrefix+rpc.EventWorkspaceRemoved, rpc.WorkspaceRemovedEvent{
+				ID: gone.ID, Name: gone.Name, Path: gone.Path, AgentType: a, Timestamp: rpc.FormatTime(now)})})
 		e.unsubscribe(w, id)
 	}
 	return nil
+}
+
+// WorkspaceAgent is a Watcher that knows which runtime its client uses in
+// a workspace (the session it views there), for the workspace events it
+// receives; "" when it does not.
+type WorkspaceAgent interface {
+	AgentTypeIn(workspaceID string) string
 }
 
 // Activate marks a session as the workspace's current one.

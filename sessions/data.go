@@ -215,13 +215,18 @@ func (e *Engine) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.Messag
 	if err != nil {
 		return rpc.MessagesResult{}, rpc.RuntimeFailed(rpc.MethodMessages, agent, err)
 	}
-	if msgs == nil {
-		msgs = []rpc.Message{}
+	page := make([]rpc.PagedMessage, len(msgs))
+	for i, m := range msgs {
+		m.SessionID = p.SessionID
+		// A page is contiguous from offset in its order, so each message's
+		// position follows from where the page starts.
+		pos := p.Offset + i
+		if p.Order == rpc.OrderDesc {
+			pos = total - 1 - pos
+		}
+		page[i] = m.Paged(pos)
 	}
-	for i := range msgs {
-		msgs[i].SessionID = p.SessionID
-	}
-	return rpc.MessagesResult{SessionID: p.SessionID, Messages: msgs, Total: total, Limit: limit,
+	return rpc.MessagesResult{SessionID: p.SessionID, Messages: page, Total: total, Limit: limit,
 		Offset: p.Offset, HasMore: p.Offset+len(msgs) < total,
 		QueryTimeMS: float64(time.Since(began).Microseconds()) / 1000}, nil
 }

@@ -97,6 +97,9 @@ func (s *session) emitMessageLocked(m rpc.Message) {
 	if m.Message.Content == nil {
 		m.Message.Content = []rpc.ContentBlock{} // required on the wire: never null
 	}
+	if m.UUID == "" {
+		m.UUID = m.ID // clients key on uuid, as a page of messages gives it (rpc.Message.Paged)
+	}
 	s.rememberLocked(m)
 	s.emitAtLocked(rpc.EventMessage, m.Timestamp, func(h rpc.EventHeader) any {
 		return rpc.MessageEvent{EventHeader: h, ID: m.ID, Type: m.Type, UUID: m.UUID, Message: m.Message}

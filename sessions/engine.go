@@ -204,16 +204,21 @@ func (e *Engine) lookup(id string) *session {
 	return e.sessions[id]
 }
 
-// Watched reports whether any connection watches session id now: the
-// simplest sign that someone is looking at it.
-func (e *Engine) Watched(id string) bool {
+// Watched reports whether a connection that counts (by its client id)
+// watches session id now: the simplest sign that someone is looking at it.
+func (e *Engine) Watched(id string, counts func(clientID string) bool) bool {
 	s := e.lookup(id)
 	if s == nil {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.watchers) > 0
+	for w := range s.watchers {
+		if counts(w.ClientID()) {
+			return true
+		}
+	}
+	return false
 }
 
 // session returns a live (cdevd-run) session or SessionNotFound.

@@ -40,19 +40,21 @@ func TestObserverSeesEventsWithoutWatchers(t *testing.T) {
 	e, wsID := newEngine(t, a, func(c *Config) { c.Observer = o })
 	w := newRecorder("c1")
 	id, ms := start(t, e, a, w, wsID)
-	if !e.Watched(id) {
+	if !e.Watched(id, anyone) {
 		t.Fatal("Watched = false while the starting client watches")
 	}
 	ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "watched"})
 	e.Unwatch(w, id)
-	if e.Watched(id) {
+	if e.Watched(id, anyone) {
 		t.Fatal("Watched = true after the only watcher left")
 	}
 	ms.sink(runtimes.MessageDelta{MessageID: "m", Phase: rpc.PhaseText, Text: "unwatched"})
 	if got := o.count(rpc.EventMessageDelta); got != 2 {
 		t.Fatalf("observer saw %d message deltas, want 2 (one watched, one not)", got)
 	}
-	if e.Watched("no-such-session") {
+	if e.Watched("no-such-session", anyone) {
 		t.Fatal("Watched = true for an unknown session")
 	}
 }
+
+func anyone(string) bool { return true }

@@ -119,6 +119,10 @@ func TestSession(t *testing.T) {
 		Response: "yes", RequestID: perm.RequestID}); err != nil {
 		t.Fatal(err)
 	}
+	var said rpc.MessageEvent
+	if err := next(t, c, rpc.EventMessage).Decode(&said); err != nil || said.UUID == "" {
+		t.Fatalf("message %+v %v", said, err)
+	}
 	next(t, c, rpc.EventTurnCompleted)
 	h, err := c.History(ctx, rpc.HistoryParams{WorkspaceID: w.ID})
 	if err != nil || len(h.Sessions) != 1 || h.Sessions[0].SessionID != s.SessionID {
@@ -127,6 +131,18 @@ func TestSession(t *testing.T) {
 	m, err := c.Messages(ctx, rpc.MessagesParams{WorkspaceID: w.ID, SessionID: s.SessionID})
 	if err != nil || m.Total == 0 {
 		t.Fatalf("messages %+v %v", m, err)
+	}
+	// A page's ids are positions; the message received live is found by
+	// its uuid.
+	found := false
+	for i, pm := range m.Messages {
+		if pm.ID != i {
+			t.Errorf("message %d has id %d", i, pm.ID)
+		}
+		found = found || pm.UUID == said.UUID
+	}
+	if !found {
+		t.Errorf("messages %+v lack the message received live, uuid %s", m.Messages, said.UUID)
 	}
 	if _, err := c.SessionStop(ctx, rpc.SessionStopParams{SessionID: s.SessionID}); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,9 @@ func (c *Client) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 	return res, err
 }
 
-// Messages reads a page of a session's transcript.
+// Messages reads a page of a session's transcript. A message's ID there is
+// its position in the transcript; key messages on UUID, which the same
+// message's live event carries too.
 func (c *Client) Messages(ctx context.Context, p rpc.MessagesParams) (rpc.MessagesResult, error) {
 	var res rpc.MessagesResult
 	err := c.Call(ctx, rpc.MethodMessages, p, &res)

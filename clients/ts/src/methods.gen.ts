@@ -88,6 +88,36 @@ export interface Methods {
     result: T.SubscribeResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
   };
+  "workspace/discover": {
+    params: T.RepoDiscoverParams;
+    result: T.RepoDiscoverResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
+  "workspace/status": {
+    params: T.WorkspaceIDParams;
+    result: T.WorkspaceStatusResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32002 | -32001;
+  };
+  "workspace/files/list": {
+    params: T.FilesListParams;
+    result: T.FilesListResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32002 | -32001;
+  };
+  "workspace/file/get": {
+    params: T.FileGetParams;
+    result: T.FileGetResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32002 | -32001;
+  };
+  "repository/search": {
+    params: T.SearchParams;
+    result: T.SearchResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32002 | -32001;
+  };
+  "client/session/focus": {
+    params: T.FocusParams;
+    result: T.FocusResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32002 | -32001;
+  };
   "session/start": {
     params: T.SessionStartParams;
     result: T.SessionStartResult;
@@ -200,6 +230,9 @@ export interface Events {
   "event/session_stopped": T.SessionEndEvent;
   "event/session_updated": T.SessionUpdatedEvent;
   "event/heartbeat": T.HeartbeatEvent;
+  "event/session_joined": T.SessionJoinedEvent;
+  "event/session_left": T.SessionLeftEvent;
+  "event/workspace_removed": T.WorkspaceRemovedEvent;
 }
 
 /** Each method's schemas (names in cdevd.schema.json's definitions) and error codes. */
@@ -214,6 +247,12 @@ export const methodTable = {
   "workspace/unsubscribe": { params: "WorkspaceIDParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "workspace/subscriptions": { params: "EmptyParams", result: "SubscriptionsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "workspace/subscribeAll": { params: "EmptyParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/discover": { params: "RepoDiscoverParams", result: "RepoDiscoverResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/status": { params: "WorkspaceIDParams", result: "WorkspaceStatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
+  "workspace/files/list": { params: "FilesListParams", result: "FilesListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
+  "workspace/file/get": { params: "FileGetParams", result: "FileGetResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
+  "repository/search": { params: "SearchParams", result: "SearchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
+  "client/session/focus": { params: "FocusParams", result: "FocusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "session/start": { params: "SessionStartParams", result: "SessionStartResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32011, -32010, -32002, -32001] },
   "session/send": { params: "SessionSendParams", result: "SessionSendResult", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32020, -32011, -32010, -32002, -32001] },
   "session/stop": { params: "SessionStopParams", result: "SessionStopResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
@@ -249,6 +288,9 @@ export const eventTable = {
   "event/session_stopped": "SessionEndEvent",
   "event/session_updated": "SessionUpdatedEvent",
   "event/heartbeat": "HeartbeatEvent",
+  "event/session_joined": "SessionJoinedEvent",
+  "event/session_left": "SessionLeftEvent",
+  "event/workspace_removed": "WorkspaceRemovedEvent",
 } as const satisfies { [E in keyof Events]: string };
 
 /** The definitions that stay open to fields they do not name (all others are closed). */

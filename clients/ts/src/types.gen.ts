@@ -39,6 +39,11 @@ export type RuntimeStatus = "active" | "preview" | "deprecated" | "disabled";
 export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "interactive";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileEncoding".
+ */
+export type FileEncoding = "utf-8" | "base64";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "SessionStatus".
  */
 export type SessionStatus = "starting" | "running" | "stopping" | "stopped" | "error" | "historical";
@@ -103,7 +108,10 @@ export type ServerNotification =
   | SessionEndNotification
   | SessionStoppedNotification
   | SessionUpdatedNotification
-  | HeartbeatNotification;
+  | HeartbeatNotification
+  | SessionJoinedNotification
+  | SessionLeftNotification
+  | WorkspaceRemovedNotification;
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "StartStatus".
@@ -284,6 +292,26 @@ export interface DeleteResult {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DirEntry".
+ */
+export interface DirEntry {
+  /**
+   * Files directly inside.
+   */
+  file_count: number;
+  /**
+   * Directories directly inside.
+   */
+  folder_count: number;
+  last_modified?: string;
+  name: string;
+  /**
+   * Relative to the workspace.
+   */
+  path: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "DisabledRuntimeData".
  */
 export interface DisabledRuntimeData {
@@ -331,6 +359,23 @@ export interface DocumentInfo {
    */
   version: string;
   [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DiscoveredRepo".
+ */
+export interface DiscoveredRepo {
+  /**
+   * Already a workspace.
+   */
+  is_configured: boolean;
+  last_modified?: string;
+  name: string;
+  path: string;
+  /**
+   * origin's URL, without credentials.
+   */
+  remote_url?: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -402,6 +447,143 @@ export interface FieldErrorData {
    * The value refused (an unsupported permission_mode, a session_id the runtime cannot run a new session under).
    */
   value?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileEntry".
+ */
+export interface FileEntry {
+  /**
+   * The directory holding it, relative to the workspace ("" at the root).
+   */
+  directory: string;
+  /**
+   * Without the dot, lower case.
+   */
+  extension?: string;
+  /**
+   * In a git work tree only: git ignores it.
+   */
+  git_ignored?: boolean;
+  /**
+   * In a git work tree only: git tracks it.
+   */
+  git_tracked?: boolean;
+  /**
+   * From the first 8 KiB: a NUL byte or invalid UTF-8.
+   */
+  is_binary: boolean;
+  /**
+   * A file that commonly holds secrets (.env, private keys, *.pem, credentials).
+   */
+  is_sensitive: boolean;
+  is_symlink: boolean;
+  modified_at?: string;
+  name: string;
+  /**
+   * Relative to the workspace.
+   */
+  path: string;
+  size_bytes: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileGetParams".
+ */
+export interface FileGetParams {
+  /**
+   * Relative to the workspace.
+   */
+  path: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileGetResult".
+ */
+export interface FileGetResult {
+  content: string;
+  /**
+   * base64 for binary content.
+   */
+  encoding: FileEncoding;
+  is_binary: boolean;
+  is_sensitive: boolean;
+  path: string;
+  /**
+   * The whole file's size in bytes.
+   */
+  size: number;
+  /**
+   * Content holds only the first 1 MiB (cut at a character boundary for text).
+   */
+  truncated: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FilesListParams".
+ */
+export interface FilesListParams {
+  /**
+   * Relative to the workspace; omitted or empty for its root.
+   */
+  directory?: string;
+  /**
+   * Entries per page, directories first (default and 0: 500).
+   */
+  limit?: number;
+  offset?: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FilesListResult".
+ */
+export interface FilesListResult {
+  directories: DirEntry[];
+  directory: string;
+  files: FileEntry[];
+  pagination: Pagination;
+  total_directories: number;
+  total_files: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "Pagination".
+ */
+export interface Pagination {
+  has_more: boolean;
+  limit: number;
+  offset: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FocusParams".
+ */
+export interface FocusParams {
+  /**
+   * false: this client's page is hidden (the console sends document.visibilityState), so it views nothing until it focuses again. Omitted: true.
+   */
+  active?: boolean;
+  session_id: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FocusResult".
+ */
+export interface FocusResult {
+  /**
+   * The other viewers' client ids (initialize's clientId).
+   */
+  other_viewers: string[];
+  session_id: string;
+  success: boolean;
+  /**
+   * Viewers of the session, this client included (0 after active:false).
+   */
+  viewer_count: number;
+  workspace_id: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -495,6 +677,10 @@ export interface InitializeResult {
  * via the `definition` "ServerCapabilities".
  */
 export interface ServerCapabilities {
+  /**
+   * The workspace features this server has (files, search, presence…): each one's methods are all answered.
+   */
+  features: string[];
   runtimeRegistry: RuntimeRegistry;
   /**
    * Equal to the ids of runtimeRegistry.runtimes.
@@ -647,18 +833,6 @@ export interface InvalidRequestData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
- * via the `definition` "Message".
- */
-export interface Message {
-  id: string;
-  message: MessageBody;
-  session_id: string;
-  timestamp: string;
-  type: MessageType;
-  uuid: string;
-}
-/**
- * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "MessageDeltaEvent".
  */
 export interface MessageDeltaEvent {
@@ -709,11 +883,29 @@ export interface MessagesParams {
 export interface MessagesResult {
   has_more: boolean;
   limit: number;
-  messages: Message[];
+  messages: PagedMessage[];
   offset: number;
   query_time_ms: number;
   session_id: string;
   total: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "PagedMessage".
+ */
+export interface PagedMessage {
+  /**
+   * The message's position in its transcript, from 0 (the oldest).
+   */
+  id: number;
+  message: MessageBody;
+  session_id: string;
+  timestamp: string;
+  type: MessageType;
+  /**
+   * The message's stable id: key on this.
+   */
+  uuid: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -1006,6 +1198,43 @@ export interface QuestionNotification {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RepoDiscoverParams".
+ */
+export interface RepoDiscoverParams {
+  /**
+   * Refresh the cached answer (in the background when there is one: refresh_in_progress).
+   */
+  fresh?: boolean;
+  /**
+   * Folders to scan (absolute or ~/…); default: ~/Projects, ~/Code, ~/src and the like.
+   */
+  paths?: string[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RepoDiscoverResult".
+ */
+export interface RepoDiscoverResult {
+  cache_age_seconds: number;
+  cached: boolean;
+  count: number;
+  /**
+   * The scan's duration.
+   */
+  elapsed_ms: number;
+  /**
+   * A refresh runs: ask again (the iOS app polls every 2 s).
+   */
+  refresh_in_progress: boolean;
+  repositories: DiscoveredRepo[];
+  scanned_paths: string[];
+  /**
+   * Folders that do not exist or cannot be read.
+   */
+  skipped_paths: string[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "RequestNotFoundData".
  */
 export interface RequestNotFoundData {
@@ -1014,6 +1243,62 @@ export interface RequestNotFoundData {
    */
   request_id: string;
   session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SearchHit".
+ */
+export interface SearchHit {
+  directory: string;
+  extension?: string;
+  is_binary: boolean;
+  /**
+   * Higher is better; comparable within one answer only.
+   */
+  match_score: number;
+  modified_at?: string;
+  name: string;
+  /**
+   * Relative to the workspace.
+   */
+  path: string;
+  size_bytes: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SearchParams".
+ */
+export interface SearchParams {
+  exclude_binaries?: boolean;
+  /**
+   * Default and 0: 50.
+   */
+  limit?: number;
+  /**
+   * fuzzy (the default and the only mode).
+   */
+  mode?: string;
+  query: string;
+  /**
+   * Omitted (as the iOS app does): the workspace this connection last subscribed to or activated a session in.
+   */
+  workspace_id?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SearchResult".
+ */
+export interface SearchResult {
+  elapsed_ms: number;
+  has_more: boolean;
+  mode: string;
+  query: string;
+  results: SearchHit[];
+  /**
+   * Every path that matches (results holds at most limit of them).
+   */
+  total: number;
+  workspace_id: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -1124,6 +1409,74 @@ export interface SessionUpdatedEvent {
   summary: string;
   timestamp: string;
   workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionJoinedNotification".
+ */
+export interface SessionJoinedNotification {
+  jsonrpc: "2.0";
+  method: "event/session_joined";
+  params: SessionJoinedEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionJoinedEvent".
+ */
+export interface SessionJoinedEvent {
+  agent_type: string;
+  joining_client_id: string;
+  /**
+   * The viewers but the recipient.
+   */
+  other_viewers: string[];
+  timestamp: string;
+  viewer_count: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionLeftNotification".
+ */
+export interface SessionLeftNotification {
+  jsonrpc: "2.0";
+  method: "event/session_left";
+  params: SessionLeftEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionLeftEvent".
+ */
+export interface SessionLeftEvent {
+  agent_type: string;
+  leaving_client_id: string;
+  /**
+   * The viewers left but the recipient.
+   */
+  remaining_viewers: string[];
+  timestamp: string;
+  viewer_count: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "WorkspaceRemovedNotification".
+ */
+export interface WorkspaceRemovedNotification {
+  jsonrpc: "2.0";
+  method: "event/workspace_removed";
+  params: WorkspaceRemovedEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "WorkspaceRemovedEvent".
+ */
+export interface WorkspaceRemovedEvent {
+  agent_type: string;
+  id: string;
+  name: string;
+  path: string;
+  timestamp: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -1427,6 +1780,10 @@ export interface WorkspaceSession {
   agent_type?: string;
   id: string;
   status: SessionStatus;
+  /**
+   * Client ids viewing it now (client/session/focus).
+   */
+  viewers?: string[];
   workspace_id: string;
 }
 /**
@@ -1475,4 +1832,35 @@ export interface WorkspaceListResult {
  */
 export interface WorkspaceNotFoundData {
   workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "WorkspaceStatusResult".
+ */
+export interface WorkspaceStatusResult {
+  /**
+   * Those starting or running.
+   */
+  active_session_count: number;
+  /**
+   * The work tree's folder name.
+   */
+  git_repo_name?: string;
+  has_active_session: boolean;
+  /**
+   * This connection subscribed to the workspace or views a session in it.
+   */
+  is_being_watched: boolean;
+  is_git_repo: boolean;
+  path: string;
+  /**
+   * Sessions cdevd runs in this workspace.
+   */
+  sessions: WorkspaceSession[];
+  /**
+   * The session this connection views there (client/session/focus); the iOS app selects it.
+   */
+  watched_session_id?: string;
+  workspace_id: string;
+  workspace_name: string;
 }

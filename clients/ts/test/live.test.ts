@@ -71,6 +71,11 @@ test("a full claude session through the client", { skip: !url && "CDEVD_URL not 
     assert.ok(hist.sessions.some((s) => s.session_id === sid), `history: ${JSON.stringify(hist.sessions)}`);
     const msgs = await c.call("workspace/session/messages", { workspace_id: w.id, session_id: sid, agent_type: "claude" });
     assert.ok(msgs.total >= 2, `messages: ${msgs.total}`);
+    // A page's ids are positions; messages received live are found by uuid.
+    msgs.messages.forEach((m, i) => assert.equal(m.id, i, `message ${m.uuid}`));
+    const paged = new Set(msgs.messages.map((m) => m.uuid));
+    const live = inbox.all.slice(mark).flatMap((n) => (n.method === "event/claude_message" ? [n.params.uuid] : []));
+    assert.ok(live.length > 0 && live.every((u) => paged.has(u)), `live ${JSON.stringify(live)}, paged ${JSON.stringify([...paged])}`);
 
     const stop = await c.call("session/stop", { session_id: sid, agent_type: "claude" });
     assert.equal(stop.success, true);

@@ -179,6 +179,12 @@ function narrow(n: ServerNotification): string {
     case "event/session_updated":
     case "event/heartbeat":
       return n.method;
+    case "event/session_joined":
+      return typeof n.params.joining_client_id === "string" ? n.method : "";
+    case "event/session_left":
+      return typeof n.params.leaving_client_id === "string" ? n.method : "";
+    case "event/workspace_removed":
+      return typeof n.params.path === "string" ? n.method : "";
     default: {
       const unknown: never = n;
       return String(unknown);

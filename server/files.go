@@ -1,0 +1,78 @@
+package server
+
+import (
+	"context"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/workspaces/files"
+)
+
+// The Explorer family: a workspace's files, one file, and search.
+
+func (s *Server) fileMethods() family {
+	return family{
+		rpc.MethodFilesList: withClient(s.filesList),
+		rpc.MethodFileGet:   withClient(s.fileGet),
+		rpc.MethodSearch:    withClient(s.repositorySearch),
+	}
+}
+
+func (s *Server) filesList(ctx context.Context, _ *client, p rpc.FilesListParams) (rpc.FilesListResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.FilesListResult{}, err
+	}
+	w, err := s.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.FilesListResult{}, err
+	}
+	// git_tracked and git_ignored come from the search index (git ls-files,
+	// kept fresh), so that a listing runs no git of its own.
+	git, err := s.search.GitState(ctx, w)
+	if err != nil {
+		s.log.Debug("files/list without git flags")
+		git = nil
+	}
+	return files.List(w, p, git)
+}
+
+func (s *Server) fileGet(_ context.Context, c *client, p rpc.FileGetParams) (rpc.FileGetResult, error) {
+	if err := required("workspace_id", p.WorkspaceID); err != nil {
+		return rpc.FileGetResult{}, err
+	}
+	if err := required("path", p.Path); err != nil {
+		return rpc.FileGetResult{}, err
+	}
+	w, err := s.ws.Get(p.WorkspaceID)
+	if err != nil {
+		return rpc.FileGetResult{}, err
+	}
+	res, err := files.Read(w, p.Path)
+	// The name asked for and the file it resolved to: a symlink must not
+	// launder a .env.
+	if (err == nil && res.IsSensitive || files.Sensitive(p.Path)) && !s.maySeeSensitive(c) {
+		return rpc.FileGetResult{}, rpc.InvalidPath(p.Path, "holds secrets, which this device may not read")
+	}
+	return res, err
+}
+
+// maySeeSensitive is the hook for who may read files that commonly hold
+// secrets (.env, private keys): every client with the token today, as any
+// of them can already run an agent that reads them. When devices get
+// scopes (reach), only a device allowed to act should.
+func (s *Server) maySeeSensitive(*client) bool { return true }
+
+func (s *Server) repositorySearch(ctx context.Context, c *client, p rpc.SearchParams) (rpc.SearchResult, error) {
+	id := p.WorkspaceID
+	if id == "" {
+		id = c.lastWorkspace()
+	}
+	if id == "" {
+		return rpc.SearchResult{}, rpc.InvalidParams("workspace_id",
+			"no workspace: subscribe to one (workspace/subscribe) or activate a session in one first, or name it")
+	}
+	w, err := s.ws.Get(id)
+	if err != nil {
+		return rpc.SearchResult{}, err
+	}
+	return s.search.Search(ctx, w, p)
+}
