@@ -1,0 +1,190 @@
+// The open session's transcript: stored pages (newest first, older ones
+// prepended as the reader scrolls up), live messages and streamed drafts.
+import { $, h, when } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
+import { call } from "./rpc.js";
+import { messageKey, page, type Open } from "./state.js";
+import { attachResult, renderResult, renderToolUse, resultText } from "./tools.js";
+
+export const pageSize = 50;
+
+export function newOpen(workspaceId: string, sessionId: string, agentType: string): Open {
+  return { workspaceId, sessionId, agentType, offset: 0, hasMore: true, loading: false, seen: new Set(), tools: new Map(), orphans: new Map() };
+}
+
+export async function reloadTranscript(): Promise<void> {
+  const o = page.open;
+  if (!o) return;
+  o.offset = 0;
+  o.hasMore = true;
+  o.seen.clear();
+  o.tools.clear();
+  o.orphans.clear();
+  $("transcript").replaceChildren();
+  await loadOlder();
+}
+
+// loadOlder reads the next page backwards from the newest message and puts
+// it on top, keeping what the reader is looking at in place.
+export async function loadOlder(): Promise<void> {
+  const o = page.open;
+  if (!o || !o.hasMore || o.loading) return;
+  o.loading = true;
+  try {
+    const res = await call("workspace/session/messages", {
+      workspace_id: o.workspaceId,
+      session_id: o.sessionId,
+      agent_type: o.agentType,
+      limit: pageSize,
+      offset: o.offset,
+      order: "desc",
+    });
+    if (page.open !== o) return;
+    const msgs: any[] = res.messages ?? [];
+    o.offset += msgs.length;
+    o.hasMore = !!res.has_more && msgs.length > 0;
+    const t = $("transcript");
+    const before = t.scrollHeight - t.scrollTop;
+    const frag = document.createDocumentFragment();
+    for (const m of msgs.reverse()) {
+      const key = messageKey(m);
+      if (key && o.seen.has(key)) continue;
+      if (key) o.seen.add(key);
+      frag.append(renderMessage(m, o));
+    }
+    t.querySelector(".older")?.remove();
+    t.prepend(frag);
+    if (o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+    t.scrollTop = t.scrollHeight - before;
+  } finally {
+    o.loading = false;
+  }
+}
+
+function renderBlock(b: any, o: Open): Node | null {
+  switch (b?.type) {
+    case "text":
+      return renderMarkdown(b.text ?? "");
+    case "thinking":
+      // Collapsed: the answer matters more than the reasoning.
+      return h("details", { class: "thinking" }, h("summary", {}, "thinking"), h("div", { class: "text" }, b.thinking ?? b.text ?? ""));
+    case "tool_use": {
+      const card = renderToolUse(b);
+      const id = typeof b.id === "string" ? b.id : "";
+      if (id) {
+        o.tools.set(id, card);
+        // Its result was drawn first (it came on a newer page): take it in.
+        const orphan = o.orphans.get(id);
+        if (orphan) {
+          o.orphans.delete(id);
+          attachResult(card, JSON.parse(orphan.dataset.block ?? "{}"));
+          orphan.remove();
+        }
+      }
+      return card;
+    }
+    case "tool_result": {
+      const card = o.tools.get(b.tool_use_id ?? "");
+      if (card) {
+        attachResult(card, b);
+        return null;
+      }
+      const el = renderResult(resultText(b.content), !!b.is_error);
+      if (b.tool_use_id) {
+        el.dataset.block = JSON.stringify(b);
+        o.orphans.set(b.tool_use_id, el);
+      }
+      return el;
+    }
+    case "image":
+      return h("div", { class: "text" }, "[image]");
+    default:
+      return h("details", { class: "unknown-block" }, h("summary", {}, String(b?.type ?? "block")), h("pre", {}, JSON.stringify(b, null, 2)));
+  }
+}
+
+export function renderMessage(m: any, o: Open): HTMLElement {
+  const role = m.type ?? m.message?.role ?? "";
+  const el = h("div", { class: "msg " + role, "data-id": messageKey(m) });
+  const content = m.message?.content;
+  if (typeof content === "string") el.append(role === "user" ? h("div", { class: "text" }, content) : renderMarkdown(content));
+  else
+    for (const b of content ?? []) {
+      const part = b?.type === "text" && role === "user" ? h("div", { class: "text" }, b.text ?? "") : renderBlock(b, o);
+      if (part) el.append(part);
+    }
+  // A message that only carried results now shown in their calls' cards.
+  if (!el.childElementCount) el.classList.add("absorbed");
+  const time = when(m.timestamp);
+  if (time) el.prepend(h("time", { class: "msg-time", datetime: String(m.timestamp) }, time));
+  return el;
+}
+
+function stuckToBottom(): boolean {
+  const t = $("transcript");
+  return t.scrollHeight - t.scrollTop - t.clientHeight < 60;
+}
+
+export function append(el: HTMLElement): void {
+  const t = $("transcript");
+  const stick = stuckToBottom();
+  t.append(el);
+  if (stick) t.scrollTop = t.scrollHeight;
+}
+
+export function delta(p: any): void {
+  const t = $("transcript");
+  // Counted for the browser tests: proof the answer streamed.
+  t.dataset.deltas = String(Number(t.dataset.deltas ?? 0) + 1);
+  let el = t.querySelector<HTMLElement>(`.msg.streaming[data-id="${CSS.escape(p.message_id ?? "")}"]`);
+  if (!el) {
+    el = h("div", { class: "msg assistant streaming", "data-id": p.message_id ?? "" });
+    append(el);
+  }
+  const cls = p.phase === "thinking" ? "thinking" : "text";
+  let part = el.lastElementChild as HTMLElement | null;
+  if (!part || !part.classList.contains("part-" + cls)) {
+    part =
+      cls === "thinking"
+        ? h("details", { class: "thinking part-thinking" }, h("summary", {}, "thinking"), h("div", { class: "text" }))
+        : h("div", { class: "text part-text" });
+    el.append(part);
+  }
+  // Drafts stay plain text: markdown half-written renders wrongly, and the
+  // complete message replaces the draft rendered.
+  const target = cls === "thinking" ? (part.lastElementChild as HTMLElement) : part;
+  target.textContent += p.text ?? "";
+  if (stuckToBottom()) t.scrollTop = t.scrollHeight;
+}
+
+// A complete message replaces its streamed draft: the one with its id, or
+// (for runtimes whose deltas carry ids of cdevd's making) the oldest draft.
+export function message(p: any): void {
+  const o = page.open!;
+  const t = $("transcript");
+  const key = messageKey(p);
+  if (p.type === "assistant") {
+    const draft =
+      t.querySelector(`.msg.streaming[data-id="${CSS.escape(key)}"]`) ??
+      t.querySelector(`.msg.streaming[data-id="${CSS.escape(String(p.id ?? ""))}"]`) ??
+      t.querySelector(".msg.streaming");
+    draft?.remove();
+  }
+  if (key && o.seen.has(key)) return;
+  if (key) o.seen.add(key);
+  o.offset++;
+  append(renderMessage(p, o));
+}
+
+// cutDrafts marks drafts that will never be completed, the process that
+// was writing them being gone, so they no longer look in progress.
+export function cutDrafts(): void {
+  for (const d of $("transcript").querySelectorAll(".msg.streaming")) {
+    d.classList.remove("streaming");
+    d.classList.add("interrupted");
+  }
+}
+
+export function endDrafts(): void {
+  for (const d of $("transcript").querySelectorAll(".msg.streaming")) d.classList.remove("streaming");
+}
