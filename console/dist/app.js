@@ -10732,10 +10732,10 @@ function lineDiff(before, after) {
         out.push({ op: " ", text: am[i] });
         i++;
         j++;
-      } else if (j < bm.length && (i === am.length || lcs[i * w2 + j + 1] >= lcs[(i + 1) * w2 + j])) {
-        out.push({ op: "+", text: bm[j++] });
-      } else {
+      } else if (i < am.length && (j === bm.length || lcs[(i + 1) * w2 + j] >= lcs[i * w2 + j + 1])) {
         out.push({ op: "-", text: am[i++] });
+      } else {
+        out.push({ op: "+", text: bm[j++] });
       }
     }
   }
@@ -11042,14 +11042,17 @@ function renderBlock(b, o) {
       return h("details", { class: "unknown-block" }, h("summary", {}, String(b?.type ?? "block")), h("pre", {}, JSON.stringify(b, null, 2)));
   }
 }
+function userText(text2) {
+  return collapsible(h("div", { class: "text" }, text2), text2, 12, 1200);
+}
 function renderMessage(m, o) {
   const role = m.type ?? m.message?.role ?? "";
   const el = h("div", { class: "msg " + role, "data-id": messageKey(m) });
   const content = m.message?.content;
-  if (typeof content === "string") el.append(role === "user" ? h("div", { class: "text" }, content) : renderMarkdown(content));
+  if (typeof content === "string") el.append(role === "user" ? userText(content) : renderMarkdown(content));
   else
     for (const b of content ?? []) {
-      const part = b?.type === "text" && role === "user" ? h("div", { class: "text" }, b.text ?? "") : renderBlock(b, o);
+      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o);
       if (part) el.append(part);
     }
   if (!el.childElementCount) el.classList.add("absorbed");

@@ -36,10 +36,11 @@ export function lineDiff(before: string, after: string): DiffLine[] {
         out.push({ op: " ", text: am[i] });
         i++;
         j++;
-      } else if (j < bm.length && (i === am.length || lcs[i * w + j + 1] >= lcs[(i + 1) * w + j])) {
-        out.push({ op: "+", text: bm[j++] });
-      } else {
+      } else if (i < am.length && (j === bm.length || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])) {
+        // Removed lines first, as in a review.
         out.push({ op: "-", text: am[i++] });
+      } else {
+        out.push({ op: "+", text: bm[j++] });
       }
     }
   }

@@ -1,6 +1,6 @@
 // The open session's transcript: stored pages (newest first, older ones
 // prepended as the reader scrolls up), live messages and streamed drafts.
-import { $, h, when } from "./dom.js";
+import { $, collapsible, h, when } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { call } from "./rpc.js";
 import { messageKey, page, type Open } from "./state.js";
@@ -103,14 +103,19 @@ function renderBlock(b: any, o: Open): Node | null {
   }
 }
 
+// userText is what a person typed, as typed (no markdown), long ones folded.
+function userText(text: string): HTMLElement {
+  return collapsible(h("div", { class: "text" }, text), text, 12, 1200);
+}
+
 export function renderMessage(m: any, o: Open): HTMLElement {
   const role = m.type ?? m.message?.role ?? "";
   const el = h("div", { class: "msg " + role, "data-id": messageKey(m) });
   const content = m.message?.content;
-  if (typeof content === "string") el.append(role === "user" ? h("div", { class: "text" }, content) : renderMarkdown(content));
+  if (typeof content === "string") el.append(role === "user" ? userText(content) : renderMarkdown(content));
   else
     for (const b of content ?? []) {
-      const part = b?.type === "text" && role === "user" ? h("div", { class: "text" }, b.text ?? "") : renderBlock(b, o);
+      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o);
       if (part) el.append(part);
     }
   // A message that only carried results now shown in their calls' cards.
