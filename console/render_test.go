@@ -134,9 +134,7 @@ func TestConsoleRendersEachRuntimesShapes(t *testing.T) {
 	if p := eval[[]string](t, a, renderingProblems); len(p) < 40 {
 		t.Errorf("the checks found only %d problems in an empty transcript: %q", len(p), p)
 	}
-	script, _ := json.Marshal(shapesScript(t))
-	eval[bool](t, a, `(document.querySelector('#prompt').value = `+string(script)+`, true)`)
-	do(t, a, "send the script", chromedp.Click(chromedp.CSS("#send")))
+	setPrompt(t, a, shapesScript(t))
 	until(t, a, "the last message", `document.querySelector('.tool[data-tool-id="gm-memory"]')`)
 	until(t, a, "idle", `document.querySelector('#state').textContent === 'idle'`)
 	if p := eval[[]string](t, a, renderingProblems); len(p) > 0 {

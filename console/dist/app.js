@@ -11042,6 +11042,14 @@ function renderBlock(b, o) {
       return h("details", { class: "unknown-block" }, h("summary", {}, String(b?.type ?? "block")), h("pre", {}, JSON.stringify(b, null, 2)));
   }
 }
+function noteModel(m) {
+  const model = m?.message?.model;
+  const el = $("session-model");
+  if (typeof model === "string" && model && el.hidden) {
+    el.textContent = model;
+    el.hidden = false;
+  }
+}
 function userText(text2) {
   return collapsible(h("div", { class: "text" }, text2), text2, 12, 1200);
 }
@@ -11055,6 +11063,7 @@ function renderMessage(m, o) {
       const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o);
       if (part) el.append(part);
     }
+  noteModel(m);
   if (!el.childElementCount) el.classList.add("absorbed");
   const time = when(m.timestamp);
   if (time) el.prepend(h("time", { class: "msg-time", datetime: String(m.timestamp) }, time));
@@ -11184,13 +11193,6 @@ function header(sessionId, agentType, summary, model = "") {
   $("session-runtime").className = "badge rt-" + agentType;
   $("session-model").textContent = model;
   $("session-model").hidden = model === "";
-}
-function noteModel(m) {
-  const model = m?.message?.model;
-  if (typeof model === "string" && model && $("session-model").hidden) {
-    $("session-model").textContent = model;
-    $("session-model").hidden = false;
-  }
 }
 function showSession() {
   $("session").hidden = false;
@@ -11406,7 +11408,6 @@ function onEvent(n) {
       delta(p);
       break;
     case "claude_message":
-      noteModel(p);
       message(p);
       break;
     case "pty_permission":

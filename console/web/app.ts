@@ -18,7 +18,7 @@ import { $, h } from "./dom.js";
 import { historySoon, loadHistory, loadWorkspaces, onHistoryOpen } from "./history.js";
 import { prompt, resolved } from "./prompts.js";
 import { call, client, setClient } from "./rpc.js";
-import { backToList, note, noteModel, openSession, setState } from "./session.js";
+import { backToList, note, openSession, setState } from "./session.js";
 import { renderModes, renderStartChoices, start } from "./start.js";
 import { page } from "./state.js";
 import { cutDrafts, delta, endDrafts, loadOlder, message, reloadTranscript } from "./transcript.js";
@@ -153,7 +153,6 @@ function onEvent(n: ServerNotification): void {
       delta(p);
       break;
     case "claude_message":
-      noteModel(p);
       message(p);
       break;
     case "pty_permission":

@@ -30,15 +30,6 @@ export function header(sessionId: string, agentType: string, summary: string, mo
   $("session-model").hidden = model === "";
 }
 
-// noteModel fills the header's model from the first message that names it.
-export function noteModel(m: any): void {
-  const model = m?.message?.model;
-  if (typeof model === "string" && model && $("session-model").hidden) {
-    $("session-model").textContent = model;
-    $("session-model").hidden = false;
-  }
-}
-
 // showSession brings the session pane into view: on a phone it takes the
 // screen (the list comes back with the back button).
 export function showSession(): void {

@@ -103,6 +103,17 @@ function renderBlock(b: any, o: Open): Node | null {
   }
 }
 
+// noteModel fills the session header's model from the first message
+// that names it (stored or live).
+function noteModel(m: any): void {
+  const model = m?.message?.model;
+  const el = $("session-model");
+  if (typeof model === "string" && model && el.hidden) {
+    el.textContent = model;
+    el.hidden = false;
+  }
+}
+
 // userText is what a person typed, as typed (no markdown), long ones folded.
 function userText(text: string): HTMLElement {
   return collapsible(h("div", { class: "text" }, text), text, 12, 1200);
@@ -118,6 +129,7 @@ export function renderMessage(m: any, o: Open): HTMLElement {
       const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o);
       if (part) el.append(part);
     }
+  noteModel(m);
   // A message that only carried results now shown in their calls' cards.
   if (!el.childElementCount) el.classList.add("absorbed");
   const time = when(m.timestamp);
