@@ -11187,6 +11187,7 @@ function note(msg, crashed = false) {
   n.classList.toggle("crashed", crashed);
 }
 function header(sessionId, agentType, summary, model = "") {
+  $("session").dataset.runtime = agentType;
   $("session-title").textContent = summary || "New session";
   $("session-title").title = sessionId;
   $("session-runtime").textContent = runtimeName(agentType);

@@ -22,6 +22,7 @@ export function note(msg: string, crashed = false): void {
 // header shows what the session is about; the id stays in reach as the
 // title's tooltip and in data-session.
 export function header(sessionId: string, agentType: string, summary: string, model = ""): void {
+  $("session").dataset.runtime = agentType;
   $("session-title").textContent = summary || "New session";
   $("session-title").title = sessionId;
   $("session-runtime").textContent = runtimeName(agentType);
