@@ -1976,12 +1976,14 @@ function h(tag, attrs = {}, ...kids) {
   for (const k of kids) if (k !== null && k !== void 0) el.append(k);
   return el;
 }
+var timeFormat = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+var dateFormat = new Intl.DateTimeFormat([]);
 function when(ts, now = /* @__PURE__ */ new Date()) {
   if (typeof ts !== "string" && typeof ts !== "number") return "";
   const d = new Date(ts);
   if (Number.isNaN(d.getTime())) return "";
-  const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  return d.toDateString() === now.toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
+  const time = timeFormat.format(d);
+  return d.toDateString() === now.toDateString() ? time : `${dateFormat.format(d)} ${time}`;
 }
 function copyButton(text2, label = "Copy") {
   const b = h("button", { type: "button", class: "copy", "aria-label": label }, label);
@@ -10672,7 +10674,9 @@ function highlight(code, lang) {
   const name = lang.toLowerCase();
   if (!name || !core_default.getLanguage(name)) return;
   const out = core_default.highlight(code.textContent ?? "", { language: name, ignoreIllegals: true });
-  code.replaceChildren(sanitize(out.value));
+  const tpl = document.createElement("template");
+  tpl.innerHTML = out.value;
+  code.replaceChildren(tpl.content);
   code.classList.add("hljs", "language-" + name);
 }
 function codeBlock(text2, lang = "") {
@@ -10956,7 +10960,20 @@ function renderResult(text2, failed, label = "tool result") {
 // web/transcript.ts
 var pageSize = 50;
 function newOpen(workspaceId, sessionId, agentType) {
-  return { workspaceId, sessionId, agentType, offset: 0, hasMore: true, loading: false, seen: /* @__PURE__ */ new Set(), tools: /* @__PURE__ */ new Map(), orphans: /* @__PURE__ */ new Map() };
+  return {
+    workspaceId,
+    sessionId,
+    agentType,
+    offset: 0,
+    hasMore: true,
+    loading: false,
+    seen: /* @__PURE__ */ new Set(),
+    tools: /* @__PURE__ */ new Map(),
+    orphans: /* @__PURE__ */ new Map(),
+    msgs: [],
+    lo: 0,
+    hi: 0
+  };
 }
 async function reloadTranscript() {
   const o = page.open;
@@ -10966,12 +10983,65 @@ async function reloadTranscript() {
   o.seen.clear();
   o.tools.clear();
   o.orphans.clear();
+  o.msgs = [];
+  o.lo = o.hi = 0;
   $("transcript").replaceChildren();
   await loadOlder();
 }
+var maxDrawn = 200;
+var chunk = pageSize;
+var drawn = (t) => t.querySelectorAll(":scope > .msg.w");
+function draw(o, from, to) {
+  const frag = document.createDocumentFragment();
+  for (const m of o.msgs.slice(from, to)) {
+    const el = renderMessage(m, o);
+    el.classList.add("w");
+    frag.append(el);
+  }
+  return frag;
+}
+function forget(o, el) {
+  for (const c of el.querySelectorAll(".tool[data-tool-id]")) o.tools.delete(c.dataset.toolId ?? "");
+  for (const r of el.querySelectorAll(".tool-result[data-block]")) o.orphans.delete(JSON.parse(r.dataset.block ?? "{}").tool_use_id);
+  el.remove();
+}
+function drawOlder(o) {
+  const t = $("transcript");
+  const n = Math.min(chunk, o.lo);
+  const before = t.scrollHeight - t.scrollTop;
+  t.querySelector(".older")?.remove();
+  t.prepend(draw(o, o.lo - n, o.lo));
+  o.lo -= n;
+  const els = drawn(t);
+  for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
+  if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+  t.scrollTop = t.scrollHeight - before;
+}
+function drawNewer(o) {
+  const t = $("transcript");
+  const n = Math.min(chunk, o.msgs.length - o.hi);
+  if (n <= 0) return;
+  const anchor = drawn(t)[o.hi - o.lo - 1]?.nextSibling ?? null;
+  t.insertBefore(draw(o, o.hi, o.hi + n), anchor);
+  o.hi += n;
+  const els = drawn(t);
+  const before = t.scrollHeight;
+  for (let i = 0; o.hi - o.lo > maxDrawn; i++, o.lo++) forget(o, els[i]);
+  t.scrollTop -= before - t.scrollHeight;
+  if (o.lo > 0 && !t.querySelector(".older")) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+}
+function onTranscriptScroll() {
+  const t = $("transcript");
+  const o = page.open;
+  if (o && t.scrollHeight - t.scrollTop - t.clientHeight < 200 && o.hi < o.msgs.length) drawNewer(o);
+  if (t.scrollTop < 200) return loadOlder();
+  return Promise.resolve();
+}
 async function loadOlder() {
   const o = page.open;
-  if (!o || !o.hasMore || o.loading) return;
+  if (!o || o.loading) return;
+  if (o.lo > 0) return drawOlder(o);
+  if (!o.hasMore) return;
   o.loading = true;
   try {
     const res = await call("workspace/session/messages", {
@@ -10986,19 +11056,18 @@ async function loadOlder() {
     const msgs = res.messages ?? [];
     o.offset += msgs.length;
     o.hasMore = !!res.has_more && msgs.length > 0;
-    const t = $("transcript");
-    const before = t.scrollHeight - t.scrollTop;
-    const frag = document.createDocumentFragment();
+    const older = [];
     for (const m of msgs.reverse()) {
       const key = messageKey(m);
       if (key && o.seen.has(key)) continue;
       if (key) o.seen.add(key);
-      frag.append(renderMessage(m, o));
+      older.push(m);
     }
-    t.querySelector(".older")?.remove();
-    t.prepend(frag);
-    if (o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
-    t.scrollTop = t.scrollHeight - before;
+    o.msgs.unshift(...older);
+    o.lo += older.length;
+    o.hi += older.length;
+    if (o.lo > 0) drawOlder(o);
+    else if (!o.hasMore) $("transcript").querySelector(".older")?.remove();
   } finally {
     o.loading = false;
   }
@@ -11108,7 +11177,16 @@ function message(p) {
   if (key && o.seen.has(key)) return;
   if (key) o.seen.add(key);
   o.offset++;
-  append(renderMessage(p, o));
+  o.msgs.push(p);
+  if (o.hi !== o.msgs.length - 1) return;
+  const el = renderMessage(p, o);
+  el.classList.add("w");
+  append(el);
+  o.hi++;
+  if (o.hi - o.lo > maxDrawn && stuckToBottom()) {
+    forget(o, drawn(t)[0]);
+    o.lo++;
+  }
 }
 function cutDrafts() {
   for (const d of $("transcript").querySelectorAll(".msg.streaming")) {
@@ -11490,9 +11568,7 @@ function wire() {
   $("stop").onclick = () => guard("Stop", async () => {
     if (page.open) await call("session/stop", { session_id: page.open.sessionId, agent_type: page.open.agentType });
   });
-  $("transcript").onscroll = () => {
-    if ($("transcript").scrollTop < 40) guard("Load older messages", loadOlder);
-  };
+  $("transcript").onscroll = () => guard("Load older messages", onTranscriptScroll);
 }
 wire();
 var token = takeToken();

@@ -21,7 +21,7 @@ import { call, client, setClient } from "./rpc.js";
 import { backToList, note, openSession, setState } from "./session.js";
 import { renderModes, renderStartChoices, start } from "./start.js";
 import { page } from "./state.js";
-import { cutDrafts, delta, endDrafts, loadOlder, message, reloadTranscript } from "./transcript.js";
+import { cutDrafts, delta, endDrafts, message, onTranscriptScroll, reloadTranscript } from "./transcript.js";
 
 const tokenKey = "cdevd.token";
 
@@ -238,9 +238,7 @@ function wire(): void {
     guard("Stop", async () => {
       if (page.open) await call("session/stop", { session_id: page.open.sessionId, agent_type: page.open.agentType });
     });
-  $("transcript").onscroll = () => {
-    if ($("transcript").scrollTop < 40) guard("Load older messages", loadOlder);
-  };
+  $("transcript").onscroll = () => guard("Load older messages", onTranscriptScroll);
 }
 
 wire();

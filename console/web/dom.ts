@@ -13,12 +13,17 @@ export function h(tag: string, attrs: Record<string, string> = {}, ...kids: (Nod
 
 // when is a timestamp as a person reads it: the time alone for today,
 // the date too otherwise; "" for none or an unreadable one.
+// The formatters are made once: toLocaleTimeString makes one per call,
+// which costs more than the rest of drawing a message.
+const timeFormat = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+const dateFormat = new Intl.DateTimeFormat([]);
+
 export function when(ts: unknown, now = new Date()): string {
   if (typeof ts !== "string" && typeof ts !== "number") return "";
   const d = new Date(ts);
   if (Number.isNaN(d.getTime())) return "";
-  const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  return d.toDateString() === now.toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
+  const time = timeFormat.format(d);
+  return d.toDateString() === now.toDateString() ? time : `${dateFormat.format(d)} ${time}`;
 }
 
 // copyButton copies what text() returns when clicked, and says so.

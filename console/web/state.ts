@@ -14,7 +14,10 @@ export interface Open {
   offset: number; // messages loaded from the newest backwards (paging)
   hasMore: boolean;
   loading: boolean;
-  seen: Set<string>; // message keys rendered, so a page and live events never repeat one
+  seen: Set<string>; // message keys loaded, so a page and live events never repeat one
+  msgs: any[]; // every message loaded, oldest first
+  lo: number; // msgs[lo:hi] are drawn: a long transcript is drawn a window at a time
+  hi: number;
   tools: Map<string, HTMLElement>; // tool call id → its card, for results that arrive later
   orphans: Map<string, HTMLElement>; // results drawn before their call (paging backwards)
 }

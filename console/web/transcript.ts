@@ -9,7 +9,10 @@ import { attachResult, renderResult, renderToolUse, resultText } from "./tools.j
 export const pageSize = 50;
 
 export function newOpen(workspaceId: string, sessionId: string, agentType: string): Open {
-  return { workspaceId, sessionId, agentType, offset: 0, hasMore: true, loading: false, seen: new Set(), tools: new Map(), orphans: new Map() };
+  return {
+    workspaceId, sessionId, agentType, offset: 0, hasMore: true, loading: false, seen: new Set(),
+    tools: new Map(), orphans: new Map(), msgs: [], lo: 0, hi: 0,
+  };
 }
 
 export async function reloadTranscript(): Promise<void> {
@@ -20,15 +23,85 @@ export async function reloadTranscript(): Promise<void> {
   o.seen.clear();
   o.tools.clear();
   o.orphans.clear();
+  o.msgs = [];
+  o.lo = o.hi = 0;
   $("transcript").replaceChildren();
   await loadOlder();
 }
 
-// loadOlder reads the next page backwards from the newest message and puts
-// it on top, keeping what the reader is looking at in place.
+// A window of at most maxDrawn messages is in the page: the browser lays
+// out and paints what is drawn, and 5,000 rich messages make every frame
+// slow. Scrolling near either end draws the next chunk there and drops
+// one at the other end; messages already loaded are drawn from memory.
+const maxDrawn = 200;
+const chunk = pageSize;
+
+const drawn = (t: HTMLElement) => t.querySelectorAll<HTMLElement>(":scope > .msg.w");
+
+// draw renders msgs[from:to] as window messages.
+function draw(o: Open, from: number, to: number): DocumentFragment {
+  const frag = document.createDocumentFragment();
+  for (const m of o.msgs.slice(from, to)) {
+    const el = renderMessage(m, o);
+    el.classList.add("w");
+    frag.append(el);
+  }
+  return frag;
+}
+
+// forget drops a message element and what points into it.
+function forget(o: Open, el: HTMLElement): void {
+  for (const c of el.querySelectorAll<HTMLElement>(".tool[data-tool-id]")) o.tools.delete(c.dataset.toolId ?? "");
+  for (const r of el.querySelectorAll<HTMLElement>(".tool-result[data-block]")) o.orphans.delete(JSON.parse(r.dataset.block ?? "{}").tool_use_id);
+  el.remove();
+}
+
+// drawOlder draws the chunk above the window, keeping what the reader
+// sees in place, and drops the bottom of the window past maxDrawn.
+function drawOlder(o: Open): void {
+  const t = $("transcript");
+  const n = Math.min(chunk, o.lo);
+  const before = t.scrollHeight - t.scrollTop;
+  t.querySelector(".older")?.remove();
+  t.prepend(draw(o, o.lo - n, o.lo));
+  o.lo -= n;
+  const els = drawn(t);
+  for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
+  if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+  t.scrollTop = t.scrollHeight - before;
+}
+
+// drawNewer draws the chunk below the window and drops its top.
+function drawNewer(o: Open): void {
+  const t = $("transcript");
+  const n = Math.min(chunk, o.msgs.length - o.hi);
+  if (n <= 0) return;
+  const anchor = drawn(t)[o.hi - o.lo - 1]?.nextSibling ?? null;
+  t.insertBefore(draw(o, o.hi, o.hi + n), anchor);
+  o.hi += n;
+  const els = drawn(t);
+  const before = t.scrollHeight;
+  for (let i = 0; o.hi - o.lo > maxDrawn; i++, o.lo++) forget(o, els[i]);
+  t.scrollTop -= before - t.scrollHeight;
+  if (o.lo > 0 && !t.querySelector(".older")) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+}
+
+// onTranscriptScroll draws more at the end the reader nears.
+export function onTranscriptScroll(): Promise<void> {
+  const t = $("transcript");
+  const o = page.open;
+  if (o && t.scrollHeight - t.scrollTop - t.clientHeight < 200 && o.hi < o.msgs.length) drawNewer(o);
+  if (t.scrollTop < 200) return loadOlder();
+  return Promise.resolve();
+}
+
+// loadOlder draws the messages above the window: from memory, or the
+// next page read backwards from the newest message.
 export async function loadOlder(): Promise<void> {
   const o = page.open;
-  if (!o || !o.hasMore || o.loading) return;
+  if (!o || o.loading) return;
+  if (o.lo > 0) return drawOlder(o);
+  if (!o.hasMore) return;
   o.loading = true;
   try {
     const res = await call("workspace/session/messages", {
@@ -43,19 +116,18 @@ export async function loadOlder(): Promise<void> {
     const msgs: any[] = res.messages ?? [];
     o.offset += msgs.length;
     o.hasMore = !!res.has_more && msgs.length > 0;
-    const t = $("transcript");
-    const before = t.scrollHeight - t.scrollTop;
-    const frag = document.createDocumentFragment();
+    const older: any[] = [];
     for (const m of msgs.reverse()) {
       const key = messageKey(m);
       if (key && o.seen.has(key)) continue;
       if (key) o.seen.add(key);
-      frag.append(renderMessage(m, o));
+      older.push(m);
     }
-    t.querySelector(".older")?.remove();
-    t.prepend(frag);
-    if (o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
-    t.scrollTop = t.scrollHeight - before;
+    o.msgs.unshift(...older);
+    o.lo += older.length;
+    o.hi += older.length;
+    if (o.lo > 0) drawOlder(o);
+    else if (!o.hasMore) $("transcript").querySelector(".older")?.remove();
   } finally {
     o.loading = false;
   }
@@ -190,7 +262,18 @@ export function message(p: any): void {
   if (key && o.seen.has(key)) return;
   if (key) o.seen.add(key);
   o.offset++;
-  append(renderMessage(p, o));
+  o.msgs.push(p);
+  // Drawn when the window reaches the end; else the reader scrolling
+  // down draws it.
+  if (o.hi !== o.msgs.length - 1) return;
+  const el = renderMessage(p, o);
+  el.classList.add("w");
+  append(el);
+  o.hi++;
+  if (o.hi - o.lo > maxDrawn && stuckToBottom()) {
+    forget(o, drawn(t)[0]);
+    o.lo++;
+  }
 }
 
 // cutDrafts marks drafts that will never be completed, the process that
