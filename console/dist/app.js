@@ -10935,17 +10935,18 @@ function exitCode(text2) {
 function attachResult(card, b) {
   const text2 = resultText(b?.content);
   const failed = !!b?.is_error;
+  const command = card.classList.contains("tool-command");
   const status = card.querySelector(".tool-status");
   if (status) {
     const code = exitCode(text2);
     status.className = "tool-status " + (failed ? "failed" : "ok");
-    status.textContent = code !== null ? `exit ${code}` : failed ? "failed" : card.classList.contains("tool-command") ? "exit 0" : "done";
-    if (code === null && failed && card.classList.contains("tool-command")) status.textContent = "failed";
+    if (code !== null) status.textContent = `exit ${code}`;
+    else if (failed) status.textContent = "failed";
+    else status.textContent = command ? "exit 0" : "done";
   }
   card.classList.toggle("error", failed);
   card.querySelector(".tool-result")?.remove();
-  if (text2 === "") return;
-  card.append(renderResult(text2, failed, card.classList.contains("tool-command") ? "output" : "result"));
+  if (text2 !== "") card.append(renderResult(text2, failed, command ? "output" : "result"));
 }
 function renderResult(text2, failed, label = "tool result") {
   const pre = h("pre", { class: "output" }, text2);
@@ -10988,8 +10989,8 @@ async function reloadTranscript() {
   $("transcript").replaceChildren();
   await loadOlder();
 }
-var maxDrawn = 200;
-var chunk = pageSize;
+var maxDrawn = 120;
+var chunk = 20;
 var drawn = (t) => t.querySelectorAll(":scope > .msg.w");
 function draw(o, from, to) {
   const frag = document.createDocumentFragment();
@@ -11016,6 +11017,8 @@ function drawOlder(o) {
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
   if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
   t.scrollTop = t.scrollHeight - before;
+  if ((o.lo > 0 || o.hasMore) && t.scrollHeight - 200 < t.clientHeight)
+    requestAnimationFrame(() => page.open === o && guard("Load older messages", loadOlder));
 }
 function drawNewer(o) {
   const t = $("transcript");

@@ -184,17 +184,20 @@ function exitCode(text: string): number | null {
 export function attachResult(card: HTMLElement, b: any): void {
   const text = resultText(b?.content);
   const failed = !!b?.is_error;
+  const command = card.classList.contains("tool-command");
   const status = card.querySelector<HTMLElement>(".tool-status");
   if (status) {
+    // A command's status is its exit code where the output states it;
+    // Codex and ACP say only whether it failed.
     const code = exitCode(text);
     status.className = "tool-status " + (failed ? "failed" : "ok");
-    status.textContent = code !== null ? `exit ${code}` : failed ? "failed" : card.classList.contains("tool-command") ? "exit 0" : "done";
-    if (code === null && failed && card.classList.contains("tool-command")) status.textContent = "failed";
+    if (code !== null) status.textContent = `exit ${code}`;
+    else if (failed) status.textContent = "failed";
+    else status.textContent = command ? "exit 0" : "done";
   }
   card.classList.toggle("error", failed);
   card.querySelector(".tool-result")?.remove();
-  if (text === "" ) return;
-  card.append(renderResult(text, failed, card.classList.contains("tool-command") ? "output" : "result"));
+  if (text !== "") card.append(renderResult(text, failed, command ? "output" : "result"));
 }
 
 // renderResult is a result on its own (its call not on the page).

@@ -1,5 +1,6 @@
 // The open session's transcript: stored pages (newest first, older ones
 // prepended as the reader scrolls up), live messages and streamed drafts.
+import { guard } from "./banners.js";
 import { $, collapsible, h, when } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { call } from "./rpc.js";
@@ -33,8 +34,10 @@ export async function reloadTranscript(): Promise<void> {
 // out and paints what is drawn, and 5,000 rich messages make every frame
 // slow. Scrolling near either end draws the next chunk there and drops
 // one at the other end; messages already loaded are drawn from memory.
-const maxDrawn = 200;
-const chunk = pageSize;
+// Chunks are small so that drawing one fits in a frame or two: a rich
+// message (markdown, highlighted code) costs far more than plain text.
+const maxDrawn = 120;
+const chunk = 20;
 
 const drawn = (t: HTMLElement) => t.querySelectorAll<HTMLElement>(":scope > .msg.w");
 
@@ -69,6 +72,9 @@ function drawOlder(o: Open): void {
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
   if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
   t.scrollTop = t.scrollHeight - before;
+  // A view not yet filled cannot be scrolled up: draw on by itself.
+  if ((o.lo > 0 || o.hasMore) && t.scrollHeight - 200 < t.clientHeight)
+    requestAnimationFrame(() => page.open === o && guard("Load older messages", loadOlder));
 }
 
 // drawNewer draws the chunk below the window and drops its top.
@@ -126,6 +132,8 @@ export async function loadOlder(): Promise<void> {
     o.msgs.unshift(...older);
     o.lo += older.length;
     o.hi += older.length;
+    // Only a chunk now (the newest): the rest of the page is drawn from
+    // memory as the reader scrolls up.
     if (o.lo > 0) drawOlder(o);
     else if (!o.hasMore) $("transcript").querySelector(".older")?.remove();
   } finally {
