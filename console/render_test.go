@@ -60,7 +60,9 @@ const renderingProblems = `(() => {
   expect(!text('.md').includes('**'), 'markdown shown raw');
   // Nothing hostile made it into the page, and nothing ran.
   expect(window.__pwned === undefined, 'a script ran: ' + window.__pwned);
-  expect(!q('script') && !q('iframe') && !q('[onerror]') && !q('a[href^="javascript"]'), 'hostile markup kept');
+  expect(!q('script') && !q('iframe') && !q('object') && !q('form') && !q('style') && !q('meta') && !q('a[href^="javascript"]'), 'hostile markup kept');
+  expect(![...document.querySelectorAll('#transcript *')].some((e) => [...e.attributes].some((a) => a.name.startsWith('on') || /^\s*javascript:/i.test(a.value))), 'an event attribute or javascript: URL kept');
+  expect(getComputedStyle(document.body).display !== 'none', 'a style element applied');
   const tool = (id) => q('.tool[data-tool-id="' + id + '"]');
   const status = (id) => tool(id)?.querySelector('.tool-status')?.textContent;
   // Commands: the command, its output and its exit status.

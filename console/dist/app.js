@@ -10707,6 +10707,14 @@ function renderMarkdown(text2) {
   }
   return collapsible(box, text2, 80, 8e3);
 }
+function warmUp() {
+  const run = () => {
+    const langs = Object.keys(languages);
+    renderMarkdown("# a\n\n*b* `c`\n\n| d |\n|---|\n| e |\n\n" + langs.map((l3) => "```" + l3 + "\nx\n```").join("\n\n"));
+  };
+  if ("requestIdleCallback" in window) requestIdleCallback(run, { timeout: 2e3 });
+  else setTimeout(run, 200);
+}
 
 // web/diff.ts
 var maxCells = 4e5;
@@ -11574,6 +11582,7 @@ function wire() {
   $("transcript").onscroll = () => guard("Load older messages", onTranscriptScroll);
 }
 wire();
+warmUp();
 var token = takeToken();
 if (token) connect(token);
 else showLogin();

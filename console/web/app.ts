@@ -16,6 +16,7 @@ import {
 import { clearBanner, guard, showBanner } from "./banners.js";
 import { $, h } from "./dom.js";
 import { historySoon, loadHistory, loadWorkspaces, onHistoryOpen } from "./history.js";
+import { warmUp } from "./markdown.js";
 import { prompt, resolved } from "./prompts.js";
 import { call, client, setClient } from "./rpc.js";
 import { backToList, note, openSession, setState } from "./session.js";
@@ -242,6 +243,7 @@ function wire(): void {
 }
 
 wire();
+warmUp();
 const token = takeToken();
 if (token) connect(token);
 else showLogin();

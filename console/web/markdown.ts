@@ -102,3 +102,15 @@ export function renderMarkdown(text: string): HTMLElement {
   }
   return collapsible(box, text, 80, 8000);
 }
+
+// warmUp runs the parser, the sanitiser and each language's grammar once
+// while the page is idle: their first use compiles them, which would
+// otherwise land on the first transcript opened.
+export function warmUp(): void {
+  const run = () => {
+    const langs = Object.keys(languages);
+    renderMarkdown("# a\n\n*b* `c`\n\n| d |\n|---|\n| e |\n\n" + langs.map((l) => "```" + l + "\nx\n```").join("\n\n"));
+  };
+  if ("requestIdleCallback" in window) requestIdleCallback(run, { timeout: 2000 });
+  else setTimeout(run, 200);
+}
