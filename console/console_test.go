@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"compress/gzip"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -72,7 +73,7 @@ func generateArgs(t *testing.T) []string {
 // inline and nothing from elsewhere.
 func TestHandler(t *testing.T) {
 	h := Handler()
-	for _, path := range []string{"/", "/app.js", "/style.css", "/sw.js"} {
+	for _, path := range []string{"/", "/app.js", "/style.css", "/sw.js", "/favicon.svg"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 		if rec.Code != http.StatusOK {
@@ -92,6 +93,9 @@ func TestHandler(t *testing.T) {
 		}
 	}
 	page, _ := dist.ReadFile("dist/index.html")
+	if !bytes.Contains(page, []byte(`<link rel="icon" href="favicon.svg"`)) {
+		t.Error("index.html names no icon: browsers ask for /favicon.ico and log a 404")
+	}
 	for _, bad := range []string{"<script>", "style=", "onclick", "http://", "https://"} {
 		if bytes.Contains(page, []byte(bad)) {
 			t.Errorf("index.html contains %q", bad)
@@ -101,5 +105,27 @@ func TestHandler(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/nope.js", nil))
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("GET /nope.js = %d", rec.Code)
+	}
+}
+
+// The page's JavaScript and CSS together, gzipped as a server would send
+// them, stay under 300 KB: a phone on a slow network opens it quickly.
+func TestBundleBudget(t *testing.T) {
+	const budget = 300 << 10
+	var total int
+	for _, name := range []string{"dist/app.js", "dist/style.css"} {
+		b, err := dist.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		w.Write(b)
+		w.Close()
+		t.Logf("%s: %d bytes, %d gzipped", name, len(b), z.Len())
+		total += z.Len()
+	}
+	if total >= budget {
+		t.Errorf("JS and CSS are %d bytes gzipped, over the budget of %d", total, budget)
 	}
 }

@@ -3,11 +3,14 @@
 // any other client.
 //
 // The assets are embedded (go:embed), so `go build` alone gives a working
-// console. dist/ is what is served: index.html, style.css and sw.js (the
-// service worker that shows pushed notifications) are written by hand there; dist/app.js is web/app.ts (the page) bundled by esbuild with
-// the TypeScript client package it imports (clients/ts, the protocol, no
-// DOM), after tsc --strict has checked both (`go generate ./console`, tools
-// pinned in package.json). It is committed and checked by TestDistIsFresh.
+// console. dist/ is what is served: index.html, style.css, favicon.svg and
+// sw.js (the service worker that shows pushed notifications) are written by
+// hand there; dist/app.js is the page's modules (web/*.ts, entry web/app.ts)
+// bundled by esbuild with the TypeScript client package they import
+// (clients/ts, the protocol, no DOM) and the pinned marked, DOMPurify and
+// highlight.js, after tsc --strict has checked them (`go generate
+// ./console`, tools pinned in package.json). It is committed and checked by
+// TestDistIsFresh, its size by TestBundleBudget.
 //
 // The page takes the token from the URL's fragment (#token=…, which
 // browsers never send), keeps it in sessionStorage and removes it from the

@@ -293,8 +293,8 @@ func TestConsoleCrashedSession(t *testing.T) {
 	do(t, a, "pick the scripted runtime", chromedp.SetValue(chromedp.CSS("#start-runtime"), scripted.ID))
 	do(t, a, "start a session", chromedp.Click(chromedp.CSS("#start"), chromedp.NodeVisible))
 	until(t, a, "the session", `!document.querySelector('#session').hidden && document.querySelector('#session').dataset.session`)
-	if title := eval[string](t, a, "document.querySelector('#session-title').textContent"); !strings.HasPrefix(title, scripted.ID) {
-		t.Fatalf("session title %q: not a scripted session", title)
+	if rt := eval[string](t, a, "document.querySelector('#session').dataset.runtime"); rt != scripted.ID {
+		t.Fatalf("session of runtime %q: not a scripted session", rt)
 	}
 	do(t, a, "send a crashing prompt", chromedp.SendKeys(chromedp.CSS("#prompt"), `{"steps":[{"delta":"about to "},{"crash":3}]}`),
 		chromedp.Click(chromedp.CSS("#send")))

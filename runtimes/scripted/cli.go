@@ -257,6 +257,8 @@ func (c *cli) do(s step) error {
 		c.writeLine(bytes.Repeat([]byte("x"), s.Bigline))
 	case s.Fail != nil:
 		return errors.New(*s.Fail)
+	case s.Blocks != nil:
+		return c.completeBlocks(*s.Blocks)
 	default:
 		return errors.New("unknown script step")
 	}
@@ -328,8 +330,28 @@ func (c *cli) complete(b rpc.ContentBlock) error {
 	return nil
 }
 
-func (c *cli) newMessage(t rpc.MessageType, id string, b rpc.ContentBlock) rpc.Message {
-	body := rpc.MessageBody{Role: string(t), Content: []rpc.ContentBlock{b}}
+// completeBlocks records and prints a message of the step's blocks: an
+// assistant's under the id its deltas used, a user's (tool results) under
+// an id of its own.
+func (c *cli) completeBlocks(b blocksStep) error {
+	if b.Role != rpc.MessageUser {
+		m := c.newMessage(rpc.MessageAssistant, c.msgID, b.Content...)
+		c.msgID = uuid.NewString()
+		return c.emit(m)
+	}
+	return c.emit(c.newMessage(rpc.MessageUser, uuid.NewString(), b.Content...))
+}
+
+func (c *cli) emit(m rpc.Message) error {
+	if err := c.record(m); err != nil {
+		return err
+	}
+	c.send(output{Type: outMessage, Message: &m})
+	return nil
+}
+
+func (c *cli) newMessage(t rpc.MessageType, id string, b ...rpc.ContentBlock) rpc.Message {
+	body := rpc.MessageBody{Role: string(t), Content: b}
 	if t == rpc.MessageAssistant {
 		body.Model = c.model
 	}

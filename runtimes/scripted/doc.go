@@ -38,6 +38,10 @@
 //	{"bigline":N}           prints one line of N bytes
 //	{"big_message":N}       a complete assistant message of N characters
 //	{"fail":"text"}         ends the turn: TurnFailed runtime_error
+//	{"blocks":{"role":"assistant","content":[blocks]}}
+//	                        a complete message of those blocks (any
+//	                        runtime's tool_use and tool_result shapes);
+//	                        role user for a message of tool results
 //
 // The fake keeps a transcript of rpc.Message lines in
 // StateDir/<workspace dir, non-alphanumerics as '-'>/<session id>.jsonl.

@@ -78,6 +78,14 @@ type step struct {
 	Bigline       int             `json:"bigline,omitempty"`
 	BigMessage    int             `json:"big_message,omitempty"`
 	Fail          *string         `json:"fail,omitempty"`
+	Blocks        *blocksStep     `json:"blocks,omitempty"`
+}
+
+// blocksStep is a complete message of any blocks, for clients that draw
+// each runtime's shapes (tool calls and their results) to be shown them.
+type blocksStep struct {
+	Role    rpc.MessageType    `json:"role"` // assistant (the default) or user
+	Content []rpc.ContentBlock `json:"content"`
 }
 
 // permissionStep is a tool call that needs approval.

@@ -1,0 +1,198 @@
+package console_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/cdevd/cdevd/console"
+	"github.com/cdevd/cdevd/daemon"
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/scripted"
+)
+
+const largeSession = 5000
+
+// largeTranscript is n messages of a working session: prompts, answers
+// in markdown with code, and every fifth exchange a command and its output.
+func largeTranscript(sessionID string, n int) []byte {
+	var b strings.Builder
+	start := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		m := rpc.Message{ID: fmt.Sprintf("m%05d", i), UUID: fmt.Sprintf("m%05d", i), SessionID: sessionID,
+			Timestamp: rpc.FormatTime(start.Add(time.Duration(i) * time.Second))}
+		switch {
+		case i%10 == 8:
+			m.Type = rpc.MessageAssistant
+			in, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("go test ./pkg%d/...", i), "description": "Run the tests"})
+			m.Message.Content = []rpc.ContentBlock{{Type: rpc.BlockToolUse, ID: fmt.Sprintf("t%d", i), Name: "Bash", Input: in}}
+		case i%10 == 9:
+			m.Type = rpc.MessageUser
+			out, _ := json.Marshal(strings.Repeat(fmt.Sprintf("ok  \tgithub.com/x/pkg%d\t0.%03ds\n", i, i%1000), 6))
+			m.Message.Content = []rpc.ContentBlock{{Type: rpc.BlockToolResult, ToolUseID: fmt.Sprintf("t%d", i-1), Content: out}}
+		case i%2 == 0:
+			m.Type = rpc.MessageUser
+			m.Message.Content = []rpc.ContentBlock{{Type: rpc.BlockText, Text: fmt.Sprintf("Step %d: make the parser handle case %d", i, i)}}
+		default:
+			m.Type = rpc.MessageAssistant
+			m.Message.Content = []rpc.ContentBlock{{Type: rpc.BlockText, Text: fmt.Sprintf(
+				"## Case %d\n\nThe parser now handles it **without** a special path:\n\n- reads the token\n- checks `case%d`\n\n```go\nfunc case%d(t Token) bool {\n\treturn t.Kind == %d\n}\n```", i, i, i, i)}}
+		}
+		m.Message.Role = string(m.Type)
+		line, _ := json.Marshal(m)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+// beforeIssue27 serves the console as it was before issue 27 (kept in
+// testdata) on its own port, passing /ws and /healthz to cdevd with the
+// page's Host, so cdevd sees its console's own origin.
+func beforeIssue27(t *testing.T, d *daemon.Daemon) string {
+	t.Helper()
+	target := &url.URL{Scheme: "http", Host: d.Addr()}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.Host = r.In.Host
+	}}
+	files := http.FileServer(http.Dir("testdata/console-before-27"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ws" || r.URL.Path == "/healthz" {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Security-Policy", console.CSP)
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	_, frag, _ := strings.Cut(d.ConsoleURL(), "#")
+	return srv.URL + "/#" + frag
+}
+
+// openAndScroll opens the session from history, pages every older
+// message in by keeping the view at the top (as a reader flinging up
+// would), then scrolls the whole transcript from its first message to its
+// last. It returns, in milliseconds, the time from the click to the first
+// message drawn, the longest frame while pages came in, and the longest
+// frame of the full scroll.
+const openAndScroll = `new Promise((done) => {
+  const t = document.querySelector('#transcript');
+  const item = document.querySelector('.hist[data-session="%s"]');
+  let first = 0;
+  const t0 = performance.now();
+  const seen = new MutationObserver(() => {
+    if (!first && t.querySelector('.msg')) {
+      first = performance.now() - t0;
+      seen.disconnect();
+      requestAnimationFrame(() => requestAnimationFrame(pageIn));
+    }
+  });
+  seen.observe(t, { childList: true, subtree: true });
+  item.click();
+  let last = 0, pagingLongest = 0, scrollLongest = 0, frames = 0;
+  // The machine may be shared: generous limits, each phase its own.
+  let deadline = performance.now() + 120000;
+  const all = () => !t.querySelector('.older') && t.querySelector('.msg[data-id="m00000"]');
+  let reachedFirst = false;
+  const finish = () => done({ first, pagingLongest, scrollLongest, frames, reachedFirst, reachedLast: !!t.querySelector('.msg[data-id="m04999"]'), drawn: t.querySelectorAll('.msg').length });
+  function pageIn(now) {
+    if (last) pagingLongest = Math.max(pagingLongest, now - last);
+    last = now;
+    if (now > deadline) return finish();
+    if (all()) {
+      reachedFirst = true;
+      deadline = now + 90000;
+      t.scrollTop = 0;
+      last = 0;
+      return requestAnimationFrame(scroll);
+    }
+    t.scrollTop = 0;
+    t.dispatchEvent(new Event('scroll'));
+    requestAnimationFrame(pageIn);
+  }
+  function scroll(now) {
+    if (last) scrollLongest = Math.max(scrollLongest, now - last);
+    last = now;
+    frames++;
+    if ((t.scrollTop + t.clientHeight >= t.scrollHeight - 1 && t.querySelector('.msg[data-id="m04999"]')) || now > deadline) return finish();
+    t.scrollTop += 4000;
+    t.dispatchEvent(new Event('scroll'));
+    requestAnimationFrame(scroll);
+  }
+})`
+
+type scrollFigures struct {
+	First         float64 `json:"first"`
+	PagingLongest float64 `json:"pagingLongest"`
+	ScrollLongest float64 `json:"scrollLongest"`
+	Frames        int     `json:"frames"`
+	ReachedFirst  bool    `json:"reachedFirst"`
+	ReachedLast   bool    `json:"reachedLast"`
+	Drawn         int     `json:"drawn"`
+}
+
+// A 5,000-message session opens and scrolls through, in today's console
+// and, in the same run, the console before issue 27: the figures are
+// logged side by side.
+func TestConsoleLargeSession(t *testing.T) {
+	bctx := browser(t)
+	ws, state := t.TempDir(), t.TempDir()
+	d := startDaemon(t, daemon.Config{Workspaces: []string{ws}, Adapters: []runtimes.Adapter{
+		scripted.New(scripted.Config{Bin: os.Args[0], StateDir: state}),
+	}})
+	a := tab(t, bctx)
+	do(t, a, "open the console", chromedp.Navigate(d.ConsoleURL()))
+	until(t, a, "the workspace", `document.querySelector('.ws .ws-open')`)
+	do(t, a, "pick the workspace", chromedp.Click(chromedp.CSS(`.ws .ws-open`), chromedp.NodeVisible))
+	do(t, a, "start a session", chromedp.Click(chromedp.CSS("#start"), chromedp.NodeVisible))
+	until(t, a, "the session", `document.querySelector('#session').dataset.session`)
+	id := eval[string](t, a, "document.querySelector('#session').dataset.session")
+	setPrompt(t, a, "hello")
+	until(t, a, "the answer", has(".msg.assistant:not(.streaming)", "echo: hello"))
+	do(t, a, "stop", chromedp.Click(chromedp.CSS("#stop")))
+	until(t, a, "stopped", `document.querySelector('#state').textContent === 'stopped'`)
+	// The session's stored transcript becomes a long one.
+	files, _ := filepath.Glob(filepath.Join(state, "*", id+".jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("transcript of %s: %v", id, files)
+	}
+	if err := os.WriteFile(files[0], largeTranscript(id, largeSession), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	figures := map[string]scrollFigures{}
+	for _, c := range []struct{ name, url string }{{"before issue 27", beforeIssue27(t, d)}, {"today", d.ConsoleURL()}} {
+		p := tab(t, bctx)
+		do(t, p, "open "+c.name, chromedp.Navigate(c.url))
+		until(t, p, "the workspace", `document.querySelector('.ws .ws-open')`)
+		do(t, p, "pick the workspace", chromedp.Click(chromedp.CSS(`.ws .ws-open`), chromedp.NodeVisible))
+		until(t, p, "the session in history", `document.querySelector('.hist[data-session="`+id+`"]')`)
+		f, err := chromedp.Run(p, chromedp.Evaluate[scrollFigures](fmt.Sprintf(openAndScroll, id), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		t.Logf("%s: first message drawn %.0f ms after the click; longest frame %.0f ms while older pages came in; "+
+			"full scroll of %d messages: longest frame %.0f ms over %d frames (%d messages in the page at the end)",
+			c.name, f.First, f.PagingLongest, largeSession, f.ScrollLongest, f.Frames, f.Drawn)
+		if !f.ReachedFirst || !f.ReachedLast {
+			t.Errorf("%s: the scroll reached the first message: %v, the last again: %v", c.name, f.ReachedFirst, f.ReachedLast)
+		}
+		figures[c.name] = f
+	}
+	// Drawn a window at a time, today's console keeps the page small.
+	if today := figures["today"]; today.Drawn > 1000 {
+		t.Errorf("today's console has %d of %d messages in the page", today.Drawn, largeSession)
+	}
+}
