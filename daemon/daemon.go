@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/registry"
@@ -48,6 +49,9 @@ type Config struct {
 	Disabled map[string]string
 	// NoConsole turns the web console at / off (--no-console).
 	NoConsole bool
+	// PairingApproval makes each pairing wait for the host's approval
+	// (--pairing-approval): `cdevd devices approve|reject`.
+	PairingApproval bool
 
 	IdleTimeout  time.Duration
 	MaxProcesses int
@@ -63,6 +67,7 @@ type Daemon struct {
 	log       *zap.Logger
 	ln        net.Listener
 	transport *transport.Server
+	auth      *auth.Service
 	engine    *sessions.Engine
 	reg       *registry.Registry
 	served    chan error
@@ -87,6 +92,11 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	token, from, err := LoadToken(cfg.Home, cfg.Token)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := auth.NewService(auth.Config{OwnerToken: token, DeviceFile: DeviceFile(cfg.Home),
+		Approval: cfg.PairingApproval, Logger: log.Named("auth")})
 	if err != nil {
 		return nil, err
 	}
@@ -141,11 +151,14 @@ func Start(cfg Config) (*Daemon, error) {
 		Discover: openrpc.Document, Logger: log.Named("rpc")})
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
+	tc.Auth, tc.API = authn.Authenticator(), authn.Handler()
 	tc.Registry, tc.Logger = metrics, log.Named("transport")
 	if !cfg.NoConsole {
 		tc.Console = console.Handler()
 	}
 	ts := transport.New(tc, srv)
+	// A revoked device is shut out at once, not at its next connection.
+	authn.Store.OnRevoke(func(id string) { ts.CloseDevice(id) })
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
@@ -155,7 +168,7 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{log: log, ln: ln, transport: ts, engine: engine, reg: reg, served: make(chan error, 1),
+	d := &Daemon{log: log, ln: ln, transport: ts, auth: authn, engine: engine, reg: reg, served: make(chan error, 1),
 		token: token, tokenFrom: from, console: !cfg.NoConsole}
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
@@ -175,6 +188,10 @@ func (d *Daemon) ConsoleURL() string {
 	}
 	return "http://" + d.ln.Addr().String() + "/#token=" + url.QueryEscape(d.token)
 }
+
+// Auth is cdevd's authentication: the paired devices and the pairings in
+// progress.
+func (d *Daemon) Auth() *auth.Service { return d.auth }
 
 // Addr is the listening address.
 func (d *Daemon) Addr() string { return d.ln.Addr().String() }
@@ -197,5 +214,5 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
 	d.reg.Close()
-	return err
+	return errors.Join(err, d.auth.Close())
 }
