@@ -31,7 +31,7 @@ const (
 	ExamplePath        = "/home/dev/code/app"
 	ExampleSessionID   = "8c2f3b1e-5d4a-4c7e-9f1a-2b3c4d5e6f70"
 	ExampleRequestID   = "perm-1"
-	ExampleClientID    = "c_7d1e9a"
+	ExampleClientID    = "owner:c_7d1e9a"
 	ExampleEpoch       = "e_5b0c2d"
 	exampleTime        = "2026-01-15T09:30:12.345Z"
 )
@@ -55,6 +55,7 @@ var Examples = map[string]Example{
 		rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion, ClientInfo: &rpc.ClientInfo{Name: "my-client", Version: "0.1.0"}},
 		rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"},
 			ServerInfoSnake: rpc.ServerInfo{Name: "cdevd", Version: "1.0.0"}, ClientID: ExampleClientID, Epoch: ExampleEpoch,
+			Device: rpc.DeviceInfo{ID: "owner", Name: "owner", Scope: "control"},
 			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"}, RuntimeRegistry: rpc.RuntimeRegistry{
 				SchemaVersion: rpc.RegistrySchemaVersion, GeneratedAt: exampleTime, DefaultRuntime: "claude",
 				Routing:  rpc.Routing{AgentTypeField: "agent_type", DefaultAgentType: "claude", RequiredOnMethods: rpc.RoutedMethods},

@@ -43,7 +43,8 @@ func sampleInitializeResult() rpc.InitializeResult {
 		ProtocolVersion: rpc.ProtocolVersion,
 		ServerInfo:      server,
 		ServerInfoSnake: server,
-		ClientID:        "c1",
+		ClientID:        "owner:c1",
+		Device:          rpc.DeviceInfo{ID: "owner", Name: "owner", Scope: "control"},
 		Epoch:           "e1",
 		Capabilities: rpc.ServerCapabilities{
 			SupportedAgents: []string{"claude"},

@@ -60,6 +60,11 @@ var (
 	subscribeErrs = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound}
 )
 
+// acting adds what a method that changes something can also answer: a
+// device with the watch scope may not call it. server's dispatch table
+// declares which methods act; a test holds the two together.
+func acting(codes ...int64) []int64 { return append(codes, CodeForbidden) }
+
 // Methods lists every method clients may call, in documentation order.
 var Methods = []MethodSpec{
 	{MethodInitialize, "Open the protocol on this connection; returns the runtime registry.", InitializeParams{}, InitializeResult{}, []int64{CodeInvalidRequest}},
@@ -67,27 +72,27 @@ var Methods = []MethodSpec{
 	{MethodDiscover, "The OpenRPC document of this server.", DiscoverParams{}, DiscoverResult{}, nil},
 
 	{MethodWorkspaceList, "List workspaces.", WorkspaceListParams{}, WorkspaceListResult{}, nil},
-	{MethodWorkspaceAdd, "Add a directory as a workspace (idempotent for a path).", WorkspaceAddParams{}, Workspace{}, []int64{CodeInvalidParams, CodeInvalidPath}},
-	{MethodWorkspaceRemove, "Forget a workspace; sessions and transcripts are untouched.", WorkspaceIDParams{}, SuccessResult{}, workspaceErrs},
+	{MethodWorkspaceAdd, "Add a directory as a workspace (idempotent for a path).", WorkspaceAddParams{}, Workspace{}, acting(CodeInvalidParams, CodeInvalidPath)},
+	{MethodWorkspaceRemove, "Forget a workspace; sessions and transcripts are untouched.", WorkspaceIDParams{}, SuccessResult{}, acting(workspaceErrs...)},
 	{MethodWorkspaceGet, "One workspace.", WorkspaceIDParams{}, Workspace{}, workspaceErrs},
 	{MethodWorkspaceSubscribe, "Receive a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, subscribeErrs},
 	{MethodWorkspaceUnsubscribe, "Stop receiving a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
 	{MethodWorkspaceSubscriptions, "This connection's workspace subscriptions.", EmptyParams{}, SubscriptionsResult{}, nil},
 	{MethodWorkspaceSubscribeAll, "Subscribe to every workspace.", EmptyParams{}, SubscribeResult{}, []int64{CodeInternalError}},
 
-	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)},
-	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath)},
-	{MethodSessionStop, "Interrupt the running turn and end the session's process.", SessionStopParams{}, SessionStopResult{}, sessionErrs},
-	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
-	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
+	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, acting(append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)...)},
+	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, acting(append(sessionErrs, CodeSessionBusy, CodeInvalidPath)...)},
+	{MethodSessionStop, "Interrupt the running turn and end the session's process.", SessionStopParams{}, SessionStopResult{}, acting(sessionErrs...)},
+	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, acting(append(sessionErrs, CodeRequestNotFound)...)},
+	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, acting(append(sessionErrs, CodeRequestNotFound)...)},
 	{MethodSessionState, "A session's exact state.", SessionStateParams{}, SessionStateResult{}, sessionErrs},
 
 	{MethodHistory, "A workspace's sessions, newest first, including those run outside cdevd.", HistoryParams{}, HistoryResult{}, sessionErrs},
 	{MethodMessages, "A page of a session's transcript.", MessagesParams{}, MessagesResult{}, sessionErrs},
 	{MethodWatch, "Receive a session's events, replaying from since_seq.", WatchParams{}, WatchResult{}, sessionErrs},
 	{MethodUnwatch, "Stop receiving a session's events.", UnwatchParams{}, UnwatchResult{}, nil},
-	{MethodActivate, "Mark a session as this client's current one in a workspace.", SessionRefParams{}, ActivateResult{}, sessionErrs},
-	{MethodDelete, "Move a session's transcript to the trash (refused while it runs).", SessionRefParams{}, DeleteResult{}, append(sessionErrs, CodeSessionBusy)},
+	{MethodActivate, "Mark a session as this client's current one in a workspace.", SessionRefParams{}, ActivateResult{}, acting(sessionErrs...)},
+	{MethodDelete, "Move a session's transcript to the trash (refused while it runs).", SessionRefParams{}, DeleteResult{}, acting(append(sessionErrs, CodeSessionBusy)...)},
 }
 
 // Events lists every notification the server sends.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cdevd/cdevd/rpc"
@@ -20,6 +21,17 @@ func TestEveryMethodHasAHandler(t *testing.T) {
 	for name := range table {
 		if !declared[name] {
 			t.Errorf("%s has a handler but is not in rpc.Methods", name)
+		}
+	}
+}
+
+// A method that acts is refused to watch devices with -32003, and the
+// contract says so for exactly those methods.
+func TestActingMethodsDeclareForbidden(t *testing.T) {
+	table := (&Server{}).table()
+	for _, m := range rpc.Methods {
+		if got, want := slices.Contains(m.Errors, rpc.CodeForbidden), table[m.Name].access == acts; got != want {
+			t.Errorf("%s: rpc.Methods lists -32003: %v; the dispatch table says it acts: %v", m.Name, got, want)
 		}
 	}
 }

@@ -78,7 +78,9 @@ type client struct {
 	info        rpc.ClientInfo
 }
 
-func (c *client) ClientID() string { return c.conn.ID() }
+// ClientID names the connection after its device (device:connection), so
+// that resolved_by tells users which device answered; it holds no secret.
+func (c *client) ClientID() string { return c.conn.Principal().DeviceID + ":" + c.conn.ID() }
 
 func (c *client) Deliver(ev *sessions.Event) { c.conn.SendEvent(ev.Method(), ev.Frame) }
 
@@ -140,6 +142,11 @@ func (s *Server) Handle(ctx context.Context, conn *transport.Conn, name string, 
 	}
 	if !m.beforeInit && !c.isInitialized() {
 		return nil, rpc.NotInitialized
+	}
+	if m.access == acts {
+		if p := conn.Principal(); !p.CanAct() {
+			return nil, rpc.Forbidden(name, string(p.Scope))
+		}
 	}
 	return m.handle(ctx, c, params)
 }

@@ -11,14 +11,14 @@ import (
 
 func (s *Server) workspaceMethods() family {
 	return family{
-		rpc.MethodWorkspaceList:          lookup(plain(s.workspaceList)),
-		rpc.MethodWorkspaceAdd:           plain(s.workspaceAdd),
-		rpc.MethodWorkspaceRemove:        plain(s.workspaceRemove),
-		rpc.MethodWorkspaceGet:           lookup(plain(s.workspaceGet)),
-		rpc.MethodWorkspaceSubscribe:     withClient(s.workspaceSubscribe),
-		rpc.MethodWorkspaceUnsubscribe:   withClient(s.workspaceUnsubscribe),
-		rpc.MethodWorkspaceSubscriptions: lookup(withClient(s.workspaceSubscriptions)),
-		rpc.MethodWorkspaceSubscribeAll:  withClient(s.workspaceSubscribeAll),
+		rpc.MethodWorkspaceList:          read(lookup(plain(s.workspaceList))),
+		rpc.MethodWorkspaceAdd:           act(plain(s.workspaceAdd)),
+		rpc.MethodWorkspaceRemove:        act(plain(s.workspaceRemove)),
+		rpc.MethodWorkspaceGet:           read(lookup(plain(s.workspaceGet))),
+		rpc.MethodWorkspaceSubscribe:     read(withClient(s.workspaceSubscribe)),
+		rpc.MethodWorkspaceUnsubscribe:   read(withClient(s.workspaceUnsubscribe)),
+		rpc.MethodWorkspaceSubscriptions: read(lookup(withClient(s.workspaceSubscriptions))),
+		rpc.MethodWorkspaceSubscribeAll:  read(withClient(s.workspaceSubscribeAll)),
 	}
 }
 

@@ -261,7 +261,10 @@ func New(cfg Config, h Handler) *Server {
 	s.mux.HandleFunc("GET /readyz", s.serveReady)
 	s.mux.Handle("GET /metrics", s.requireToken(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})))
 	if cfg.API != nil {
-		s.mux.Handle("/api/", s.apiGuard(cfg.API))
+		// By method: "/api/" alone would conflict with the console's "GET /".
+		api := s.apiGuard(cfg.API)
+		s.mux.Handle("GET /api/", api)
+		s.mux.Handle("POST /api/", api)
 	}
 	if cfg.Console != nil {
 		s.mux.Handle("GET /", cfg.Console)

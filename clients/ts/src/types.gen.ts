@@ -284,6 +284,21 @@ export interface DeleteResult {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DeviceInfo".
+ */
+export interface DeviceInfo {
+  /**
+   * "owner" for the static token, else the paired device's id.
+   */
+  id: string;
+  name: string;
+  /**
+   * control may call every method; watch may read but not act (-32003).
+   */
+  scope: "control" | "watch";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "DisabledRuntimeData".
  */
 export interface DisabledRuntimeData {
@@ -405,6 +420,17 @@ export interface FieldErrorData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "ForbiddenData".
+ */
+export interface ForbiddenData {
+  method: string;
+  /**
+   * The scope of the calling device, which may read but not act.
+   */
+  scope: "watch";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "HeartbeatEvent".
  */
 export interface HeartbeatEvent {
@@ -478,7 +504,14 @@ export interface InitializeParams {
  */
 export interface InitializeResult {
   capabilities: ServerCapabilities;
+  /**
+   * This connection's id, after its device's id (device:connection); permission_resolved's resolved_by names it.
+   */
   clientId: string;
+  /**
+   * Who this connection belongs to: the owner (the static token) or a paired device.
+   */
+  device: DeviceInfo;
   /**
    * A new id per server start; event seqs are meaningful within one epoch.
    */
