@@ -51,7 +51,9 @@ const usage = `usage: cdevd <command> [flags]
 
 commands:
   serve     run the daemon
-  token     print the token clients must present (--rotate makes a new one)
+  token     print the owner's token (full control; --rotate makes a new one)
+  pair      pair a phone or another device: a QR code and a 6-digit code (--name, --scope, --json)
+  devices   list, revoke, approve or reject paired devices
   doctor    show each runtime: found or not, path, version, status and why (--json)
   service   install, uninstall or show cdevd as a per-user service (systemd, launchd)
   bench     measure cdevd (a served process, over loopback) and print the performance table
@@ -70,6 +72,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = serve(args[1:], stdout, stderr)
 	case "token":
 		err = token(args[1:], stdout, stderr)
+	case "pair":
+		err = pair(args[1:], stdout, stderr)
+	case "devices":
+		err = devices(args[1:], stdout, stderr)
 	case "doctor":
 		err = doctor(args[1:], stdout, stderr)
 	case "service":
@@ -182,7 +188,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 type serveOptions struct {
 	addr, logFormat, logLevel            string
 	allowRemote, noConsole, benchRuntime bool
-	demo                                 bool
+	demo, pairingApproval                bool
 	workspaces, origins, hosts, disabled multiFlag
 	idle, stall                          time.Duration
 	maxProcs                             int
@@ -203,6 +209,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.DurationVar(&o.idle, "idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
 	fs.DurationVar(&o.stall, "stall-timeout", 5*time.Minute, "fail a turn whose CLI prints nothing for this long")
 	fs.BoolVar(&o.noConsole, "no-console", false, "do not serve the web console at /")
+	fs.BoolVar(&o.pairingApproval, "pairing-approval", false, "a device pairing waits until you approve it (`cdevd devices approve`)")
 	fs.BoolVar(&o.benchRuntime, "bench-runtime", false, "also register the scripted test runtime (for `cdevd bench`)")
 	fs.IntVar(&o.maxProcs, "max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
 	fs.BoolVar(&o.demo, "demo", false, "run the real CLIs against bundled fake models in a throwaway home (no account)")
@@ -286,7 +293,7 @@ func (c checkedServe) daemonConfig(as []runtimes.Adapter, log *zap.Logger) daemo
 	return daemon.Config{Home: c.home, Addr: o.addr, AllowRemote: o.allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
 		Adapters: as, Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
-		NoConsole: o.noConsole, Logger: log}
+		NoConsole: o.noConsole, PairingApproval: o.pairingApproval, Logger: log}
 }
 
 func serve(args []string, stdout, stderr io.Writer) error {
