@@ -131,7 +131,7 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request) {
 
 // defaultName names a device paired without --name after its client.
 func defaultName(userAgent string) string {
-	if prod, _, _ := strings.Cut(userAgent, "/"); prod != "" && checkName(prod) == nil && len(prod) <= 32 {
+	if prod, _, _ := strings.Cut(userAgent, "/"); prod != "" && CheckName(prod) == nil && len(prod) <= 32 {
 		return prod
 	}
 	return "device"

@@ -54,7 +54,7 @@ func (s *Service) Authenticator() *Authenticator { return s.auth }
 // code, becomes a device called name with scope.
 func (s *Service) Pair(name string, scope Scope) (Ticket, error) {
 	name = strings.TrimSpace(name)
-	if err := checkName(name); err != nil {
+	if err := CheckName(name); err != nil {
 		return Ticket{}, err
 	}
 	t := s.pairings.create(name, scope)
@@ -63,8 +63,8 @@ func (s *Service) Pair(name string, scope Scope) (Ticket, error) {
 	return t, nil
 }
 
-// checkName bounds a device name: users see it in lists and logs.
-func checkName(name string) error {
+// CheckName bounds a device name: users see it in lists and logs.
+func CheckName(name string) error {
 	if len(name) > 64 {
 		return errors.New("a device name is at most 64 bytes")
 	}
@@ -100,6 +100,22 @@ func (s *Service) Revoke(id string) error {
 	}
 	s.log.Info("device revoked", zap.String("device", id))
 	return nil
+}
+
+// Rename names a device anew.
+func (s *Service) Rename(id, name string) (Device, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Device{}, errors.New("a device needs a name")
+	}
+	if err := CheckName(name); err != nil {
+		return Device{}, err
+	}
+	d, err := s.Store.Rename(id, name)
+	if err == nil {
+		s.log.Info("device renamed", zap.String("device", id), zap.String("name", name))
+	}
+	return d, err
 }
 
 // Close writes what is kept only in memory (last-seen times).

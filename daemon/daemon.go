@@ -147,7 +147,7 @@ func Start(cfg Config) (*Daemon, error) {
 		Name: "sessions_running", Help: "Sessions whose runtime process is alive."},
 		func() float64 { return float64(engine.Running()) }))
 
-	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine,
+	srv := server.New(server.Config{Version: Version, Registry: reg, Workspaces: store, Engine: engine, Auth: authn,
 		Discover: openrpc.Document, Logger: log.Named("rpc")})
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts

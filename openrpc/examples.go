@@ -33,6 +33,7 @@ const (
 	ExampleRequestID   = "perm-1"
 	ExampleClientID    = "owner:c_7d1e9a"
 	ExampleEpoch       = "e_5b0c2d"
+	ExampleDeviceID    = "dev_4KQ7Z2M9XW3B"
 	exampleTime        = "2026-01-15T09:30:12.345Z"
 )
 
@@ -106,7 +107,14 @@ var Examples = map[string]Example{
 		rpc.ActivateResult{Success: true, WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID}},
 	rpc.MethodDelete: {rpc.SessionRefParams{WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID, AgentType: "claude"},
 		rpc.DeleteResult{Status: "deleted", WorkspaceID: ExampleWorkspaceID, SessionID: ExampleSessionID}},
+
+	rpc.MethodDeviceList:   {rpc.EmptyParams{}, rpc.DeviceListResult{Devices: []rpc.Device{exampleDevice}}},
+	rpc.MethodDeviceRename: {rpc.DeviceRenameParams{DeviceID: ExampleDeviceID, Name: "Anna's iPhone"}, exampleDevice},
+	rpc.MethodDeviceRevoke: {rpc.DeviceIDParams{DeviceID: ExampleDeviceID}, rpc.SuccessResult{Success: true}},
 }
+
+var exampleDevice = rpc.Device{ID: ExampleDeviceID, Name: "Anna's iPhone", Scope: "control",
+	CreatedAt: "2026-01-15T09:30:12.000Z", LastSeenAt: "2026-01-15T10:02:40.512Z", LastSeenAddress: "192.168.1.23", Client: "cdev-ios/1.4"}
 
 // examplesOf is the document's example pairing of a method: its params by
 // name, in the order of the method's params.

@@ -28,6 +28,10 @@ const (
 	MethodUnwatch  = "workspace/session/unwatch"
 	MethodActivate = "workspace/session/activate"
 	MethodDelete   = "workspace/session/delete"
+
+	MethodDeviceList   = "device/list"
+	MethodDeviceRevoke = "device/revoke"
+	MethodDeviceRename = "device/rename"
 )
 
 // RoutedMethods must carry agent_type for deterministic routing.
@@ -93,6 +97,10 @@ var Methods = []MethodSpec{
 	{MethodUnwatch, "Stop receiving a session's events.", UnwatchParams{}, UnwatchResult{}, nil},
 	{MethodActivate, "Mark a session as this client's current one in a workspace.", SessionRefParams{}, ActivateResult{}, acting(sessionErrs...)},
 	{MethodDelete, "Move a session's transcript to the trash (refused while it runs).", SessionRefParams{}, DeleteResult{}, acting(append(sessionErrs, CodeSessionBusy)...)},
+
+	{MethodDeviceList, "The paired devices (control scope).", EmptyParams{}, DeviceListResult{}, acting()},
+	{MethodDeviceRevoke, "Forget a device: its connections close at once and its tokens are refused (control scope).", DeviceIDParams{}, SuccessResult{}, acting(CodeInvalidParams)},
+	{MethodDeviceRename, "Rename a device (control scope).", DeviceRenameParams{}, Device{}, acting(CodeInvalidParams)},
 }
 
 // Events lists every notification the server sends.

@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/sessions"
@@ -32,6 +33,8 @@ type Config struct {
 	Registry   *registry.Registry
 	Workspaces *workspaces.Store
 	Engine     *sessions.Engine
+	// Auth holds the paired devices, for the device family.
+	Auth *auth.Service
 	// Discover is the OpenRPC document returned by rpc.discover.
 	Discover json.RawMessage
 	Logger   *zap.Logger

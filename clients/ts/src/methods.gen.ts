@@ -150,6 +150,21 @@ export interface Methods {
     result: T.DeleteResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32011 | -32010 | -32003 | -32002 | -32001;
   };
+  "device/list": {
+    params: T.EmptyParams;
+    result: T.DeviceListResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32003 | -32002 | -32001;
+  };
+  "device/revoke": {
+    params: T.DeviceIDParams;
+    result: T.SuccessResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32003 | -32002 | -32001;
+  };
+  "device/rename": {
+    params: T.DeviceRenameParams;
+    result: T.Device;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32003 | -32002 | -32001;
+  };
 }
 
 /** Client-to-server notifications (no answer). */
@@ -198,6 +213,9 @@ export const methodTable = {
   "workspace/session/unwatch": { params: "UnwatchParams", result: "UnwatchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "workspace/session/activate": { params: "SessionRefParams", result: "ActivateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32003, -32002, -32001] },
   "workspace/session/delete": { params: "SessionRefParams", result: "DeleteResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32011, -32010, -32003, -32002, -32001] },
+  "device/list": { params: "EmptyParams", result: "DeviceListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
+  "device/revoke": { params: "DeviceIDParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
+  "device/rename": { params: "DeviceRenameParams", result: "Device", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
 } as const satisfies { [M in keyof Methods]: { params: string; result: string; errors: readonly Methods[M]["errors"][] } };
 
 /** Each event's params schema (a name in cdevd.schema.json's definitions). */

@@ -284,6 +284,38 @@ export interface DeleteResult {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "Device".
+ */
+export interface Device {
+  /**
+   * The User-Agent it paired with.
+   */
+  client?: string;
+  created_at: string;
+  id: string;
+  /**
+   * The address it last connected from.
+   */
+  last_seen_address?: string;
+  /**
+   * When it last connected or refreshed its tokens.
+   */
+  last_seen_at?: string;
+  name: string;
+  /**
+   * control may call every method; watch may read but not act.
+   */
+  scope: "control" | "watch";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DeviceIDParams".
+ */
+export interface DeviceIDParams {
+  device_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "DeviceInfo".
  */
 export interface DeviceInfo {
@@ -296,6 +328,27 @@ export interface DeviceInfo {
    * control may call every method; watch may read but not act (-32003).
    */
   scope: "control" | "watch";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DeviceListResult".
+ */
+export interface DeviceListResult {
+  /**
+   * Oldest first.
+   */
+  devices: Device[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DeviceRenameParams".
+ */
+export interface DeviceRenameParams {
+  device_id: string;
+  /**
+   * At most 64 bytes, no control characters.
+   */
+  name: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
