@@ -147,8 +147,9 @@ func (s *Service) refresh(w http.ResponseWriter, r *http.Request) {
 	t, err := s.Store.Refresh(req.RefreshToken, r.RemoteAddr)
 	switch {
 	case errors.Is(err, ErrReplayed):
+		id, _ := ReplayedDevice(err)
 		s.log.Warn("a refresh token was presented twice: its device is revoked (a copy may be in other hands)",
-			zap.String("remote", r.RemoteAddr))
+			zap.String("device", id), zap.String("remote", r.RemoteAddr))
 		writeError(w, http.StatusUnauthorized, "refresh token already used: the device is revoked; pair it again")
 	case errors.Is(err, ErrInvalidToken):
 		writeError(w, http.StatusUnauthorized, "invalid or expired refresh token; pair again")

@@ -63,6 +63,21 @@ var (
 	ErrReplayed = errors.New("refresh token already used: the device is revoked")
 )
 
+// replayError is ErrReplayed naming the device revoked, for the log.
+type replayError struct{ deviceID string }
+
+func (e *replayError) Error() string        { return ErrReplayed.Error() + " (" + e.deviceID + ")" }
+func (e *replayError) Is(target error) bool { return target == ErrReplayed }
+
+// ReplayedDevice is the device a refresh token replay revoked, if err is one.
+func ReplayedDevice(err error) (string, bool) {
+	var r *replayError
+	if errors.As(err, &r) {
+		return r.deviceID, true
+	}
+	return "", false
+}
+
 // Store keeps the paired devices in one file (mode 0600, replaced
 // atomically), with the hashes of their tokens only. It is the scheme of
 // the devices' access tokens (devices.go).
@@ -198,7 +213,7 @@ func (s *Store) Refresh(refresh, addr string) (Tokens, error) {
 		err := s.save()
 		s.mu.Unlock()
 		s.revoked(r.ID)
-		return Tokens{}, errors.Join(ErrReplayed, err)
+		return Tokens{}, errors.Join(&replayError{deviceID: r.ID}, err)
 	}
 	defer s.mu.Unlock()
 	r := s.byRefresh[h]

@@ -106,8 +106,9 @@ func TestRefreshRotatesAndAReplayRevokes(t *testing.T) {
 		t.Error("the new access token is refused")
 	}
 	// The first refresh token again: a copy is in other hands.
-	if _, err := s.Refresh(first.RefreshToken, ""); !errors.Is(err, ErrReplayed) {
-		t.Fatalf("replayed refresh: %v, want ErrReplayed", err)
+	_, err = s.Refresh(first.RefreshToken, "")
+	if id, ok := ReplayedDevice(err); !errors.Is(err, ErrReplayed) || !ok || id != d.ID {
+		t.Fatalf("replayed refresh: %v, want ErrReplayed naming %s", err, d.ID)
 	}
 	if len(revoked) != 1 || revoked[0] != d.ID {
 		t.Errorf("OnRevoke got %v, want [%s]", revoked, d.ID)
