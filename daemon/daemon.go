@@ -193,6 +193,21 @@ func (d *Daemon) ConsoleURL() string {
 // progress.
 func (d *Daemon) Auth() *auth.Service { return d.auth }
 
+// ConsolePairingURL is the web console's address with a new one-time
+// pairing token in its fragment (which browsers never send): the console
+// exchanges it and becomes a paired device called "console", so that the
+// long-lived token is printed nowhere. "" with NoConsole.
+func (d *Daemon) ConsolePairingURL() (string, error) {
+	if !d.console {
+		return "", nil
+	}
+	t, err := d.auth.Pair("console", auth.ScopeControl)
+	if err != nil {
+		return "", err
+	}
+	return "http://" + d.ln.Addr().String() + "/#pair=" + url.QueryEscape(t.PairingToken), nil
+}
+
 // Addr is the listening address.
 func (d *Daemon) Addr() string { return d.ln.Addr().String() }
 

@@ -332,7 +332,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
-	printConsoleURL(stdout, d.ConsoleURL())
+	consoleURL, err := d.ConsolePairingURL()
+	if err != nil {
+		return err
+	}
+	printConsoleURL(stdout, consoleURL)
 	if c.demo != nil && os.Getenv("CDEVD_TOKEN") == "" {
 		fmt.Fprintf(stdout, "demo: the token is the demo's own: `CDEVD_HOME=%s cdevd token` prints it\n", h)
 	}
@@ -348,11 +352,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	return d.Shutdown(sctx)
 }
 
-// printConsoleURL prints the console's URL, which carries the token in its
-// fragment, only where the token is not kept: on a terminal. As a service,
-// stdout is the journal or a log file, written again at every restart and
-// readable long after a rotation; there the URL is printed without it.
-// Never the log either, for the same reason.
+// printConsoleURL prints the console's URL, which carries a one-time pairing
+// token in its fragment (the console exchanges it and becomes a paired
+// device; the owner's token is printed nowhere), only on a terminal. As a
+// service, stdout is the journal or a log file, kept and readable long after:
+// there the URL is printed without it. Never the log either.
 func printConsoleURL(stdout io.Writer, u string) {
 	if u == "" {
 		return
@@ -363,7 +367,7 @@ func printConsoleURL(stdout io.Writer, u string) {
 	}
 	bare, _, _ := strings.Cut(u, "#")
 	fmt.Fprintf(stdout, "console: open %s and paste the token `cdevd token` prints "+
-		"(the URL that carries it is printed only on a terminal)\n", bare)
+		"(the one-time link that pairs it is printed only on a terminal)\n", bare)
 }
 
 // reasons parses --disable-runtime values: ID or ID=reason.

@@ -75,7 +75,7 @@ function encodeRequest(id, method, params) {
 }
 
 // ../clients/ts/src/client.ts
-var browserSocket = (url, token2) => new globalThis.WebSocket(url, ["cdevd", "cdevd.bearer." + token2]);
+var browserSocket = (url, token) => new globalThis.WebSocket(url, ["cdevd", "cdevd.bearer." + token]);
 var OPEN = 1;
 function detach(ws) {
   ws.onclose = ws.onmessage = ws.onopen = null;
@@ -386,6 +386,7 @@ var CdevdClient = class {
 
 // web/app.ts
 var tokenKey = "cdevd.token";
+var refreshKey = "cdevd.refresh";
 var pageSize = 50;
 var $ = (id) => document.getElementById(id);
 function h(tag, attrs = {}, ...kids) {
@@ -432,20 +433,57 @@ function takeToken() {
   }
   return sessionStorage.getItem(tokenKey);
 }
+var refreshTimer;
+function keepPair(p) {
+  sessionStorage.setItem(tokenKey, p.access_token);
+  sessionStorage.setItem(refreshKey, p.refresh_token);
+  clearTimeout(refreshTimer);
+  const ms = Math.max(5e3, Date.parse(p.access_token_expires_at) - Date.now() - 12e4);
+  refreshTimer = setTimeout(() => void renew(), ms);
+  return p.access_token;
+}
+async function postPair(path, body) {
+  try {
+    const r = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      cache: "no-store"
+    });
+    return r.ok ? keepPair(await r.json()) : null;
+  } catch {
+    return null;
+  }
+}
+async function renew() {
+  const rt = sessionStorage.getItem(refreshKey);
+  if (!rt) return null;
+  const t = await postPair("/api/auth/refresh", { refresh_token: rt });
+  if (!t) sessionStorage.removeItem(refreshKey);
+  return t;
+}
+async function takePairing() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const p = frag.get("pair");
+  if (!p) return void 0;
+  history.replaceState(null, "", location.pathname + location.search);
+  return postPair("/api/auth/exchange", { pairing_token: p });
+}
 function showLogin(msg) {
   $("app").hidden = true;
   $("login").hidden = false;
   if (msg) $("login-msg").textContent = msg;
   $("token-input").focus();
 }
-function connect(token2) {
+function connect(token) {
   client?.close();
   $("login").hidden = true;
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
   const c = new CdevdClient({
     url: scheme + location.host + "/ws",
-    token: token2,
-    socket: browserSocket,
+    token,
+    // Each (re)connection presents the newest access token.
+    socket: (url, t) => browserSocket(url, sessionStorage.getItem(tokenKey) ?? t),
     clientName: "cdevd-console",
     onEvent,
     onState,
@@ -465,6 +503,10 @@ function connect(token2) {
 }
 function refused() {
   client?.close();
+  if (sessionStorage.getItem(refreshKey)) {
+    void renew().then((t) => t ? connect(t) : refused());
+    return;
+  }
   sessionStorage.removeItem(tokenKey);
   $("conn").textContent = "not connected";
   showLogin("The token was refused. Paste the token that `cdevd token` prints.");
@@ -915,7 +957,15 @@ function wire() {
     if ($("transcript").scrollTop < 40) guard(loadOlder);
   };
 }
+async function start() {
+  const paired = await takePairing();
+  if (paired === null) {
+    showLogin("This console link was already used or has expired: paste the token that `cdevd token` prints.");
+    return;
+  }
+  const token = paired ?? (sessionStorage.getItem(refreshKey) ? await renew() : null) ?? takeToken();
+  if (token) connect(token);
+  else showLogin();
+}
 wire();
-var token = takeToken();
-if (token) connect(token);
-else showLogin();
+void start();

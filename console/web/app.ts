@@ -15,6 +15,10 @@ import {
 } from "../../clients/ts/src/index.js";
 
 const tokenKey = "cdevd.token";
+// A console opened with a pairing link (#pair=cdev_p_…, what `cdevd serve`
+// prints) is a paired device: it keeps its refresh token here and renews
+// its short-lived access token (kept under tokenKey) before it expires.
+const refreshKey = "cdevd.refresh";
 const pageSize = 50;
 
 interface Workspace {
@@ -91,6 +95,59 @@ function takeToken(): string | null {
   return sessionStorage.getItem(tokenKey);
 }
 
+// The answer of /api/auth/exchange and /api/auth/refresh.
+interface DevicePair {
+  access_token: string;
+  access_token_expires_at: string;
+  refresh_token: string;
+}
+
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+function keepPair(p: DevicePair): string {
+  sessionStorage.setItem(tokenKey, p.access_token);
+  sessionStorage.setItem(refreshKey, p.refresh_token);
+  // Two minutes before it expires, as the iOS app does; an open socket
+  // stays open regardless, the new token is for the next connection.
+  clearTimeout(refreshTimer);
+  const ms = Math.max(5000, Date.parse(p.access_token_expires_at) - Date.now() - 120_000);
+  refreshTimer = setTimeout(() => void renew(), ms);
+  return p.access_token;
+}
+
+async function postPair(path: string, body: object): Promise<string | null> {
+  try {
+    const r = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      cache: "no-store",
+    });
+    return r.ok ? keepPair((await r.json()) as DevicePair) : null;
+  } catch {
+    return null;
+  }
+}
+
+// renew trades the kept refresh token for a new pair; null when there is
+// none or it was refused (the console must then be paired again).
+async function renew(): Promise<string | null> {
+  const rt = sessionStorage.getItem(refreshKey);
+  if (!rt) return null;
+  const t = await postPair("/api/auth/refresh", { refresh_token: rt });
+  if (!t) sessionStorage.removeItem(refreshKey);
+  return t;
+}
+
+// takePairing exchanges the pairing token of a #pair= link once.
+async function takePairing(): Promise<string | null | undefined> {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const p = frag.get("pair");
+  if (!p) return undefined;
+  history.replaceState(null, "", location.pathname + location.search);
+  return postPair("/api/auth/exchange", { pairing_token: p });
+}
+
 function showLogin(msg?: string): void {
   $("app").hidden = true;
   $("login").hidden = false;
@@ -105,7 +162,8 @@ function connect(token: string): void {
   const c = new CdevdClient({
     url: scheme + location.host + "/ws",
     token,
-    socket: browserSocket,
+    // Each (re)connection presents the newest access token.
+    socket: (url, t) => browserSocket(url, sessionStorage.getItem(tokenKey) ?? t),
     clientName: "cdevd-console",
     onEvent,
     onState,
@@ -132,6 +190,11 @@ function connect(token: string): void {
 
 function refused(): void {
   client?.close();
+  if (sessionStorage.getItem(refreshKey)) {
+    // A paired console's access token may have expired while it slept.
+    void renew().then((t) => (t ? connect(t) : refused()));
+    return;
+  }
   sessionStorage.removeItem(tokenKey);
   $("conn").textContent = "not connected";
   showLogin("The token was refused. Paste the token that `cdevd token` prints.");
@@ -637,7 +700,16 @@ function wire(): void {
   };
 }
 
+async function start(): Promise<void> {
+  const paired = await takePairing();
+  if (paired === null) {
+    showLogin("This console link was already used or has expired: paste the token that `cdevd token` prints.");
+    return;
+  }
+  const token = paired ?? (sessionStorage.getItem(refreshKey) ? await renew() : null) ?? takeToken();
+  if (token) connect(token);
+  else showLogin();
+}
+
 wire();
-const token = takeToken();
-if (token) connect(token);
-else showLogin();
+void start();
