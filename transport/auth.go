@@ -62,6 +62,23 @@ func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
 	return s.authn.Authenticate(r)
 }
 
+// CloseDevice closes every open connection of a device (revoked), with
+// 1008, and returns how many there were.
+func (s *Server) CloseDevice(deviceID string) int {
+	s.mu.Lock()
+	var conns []*Conn
+	for c := range s.conns {
+		if c.principal.DeviceID == deviceID {
+			conns = append(conns, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.Close(websocket.ClosePolicyViolation, "device revoked")
+	}
+	return len(conns)
+}
+
 // apiGuard checks what the pairing API needs beyond the Host check, which
 // has run: a page on another origin must not post to it (a browser sends
 // Origin on every cross-origin POST).

@@ -528,23 +528,6 @@ func (s *Server) add(c *Conn) bool {
 	return !s.shutdown
 }
 
-// CloseDevice closes every open connection of a device (revoked), with
-// 1008, and returns how many there were.
-func (s *Server) CloseDevice(deviceID string) int {
-	s.mu.Lock()
-	var conns []*Conn
-	for c := range s.conns {
-		if c.principal.DeviceID == deviceID {
-			conns = append(conns, c)
-		}
-	}
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.Close(websocket.ClosePolicyViolation, "device revoked")
-	}
-	return len(conns)
-}
-
 func (s *Server) remove(c *Conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
