@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/console"
 	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/openrpc"
@@ -63,6 +64,9 @@ type Config struct {
 	PublicURL string
 	// Notify says where notifications go (config.toml's [notify]).
 	Notify Notify
+	// PairingApproval makes each pairing wait for the host's approval
+	// (--pairing-approval): `cdevd devices approve|reject`.
+	PairingApproval bool
 
 	IdleTimeout  time.Duration
 	MaxProcesses int
@@ -94,6 +98,7 @@ type Daemon struct {
 	tls       bool
 	public    *url.URL
 	transport *transport.Server
+	auth      *auth.Service
 	engine    *sessions.Engine
 	notifier  *notify.Notifier
 	search    *search.Service
@@ -121,6 +126,11 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	token, from, err := LoadToken(cfg.Home, cfg.Token)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := auth.NewService(auth.Config{OwnerToken: token, DeviceFile: DeviceFile(cfg.Home),
+		Approval: cfg.PairingApproval, Logger: log.Named("auth")})
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +238,7 @@ func Start(cfg Config) (*Daemon, error) {
 	repos := discover.New("")
 	finder := search.New(search.Config{Watcher: sc.Watcher, Logger: log.Named("search")})
 	srv := server.New(server.Config{Version: Version, ServerID: serverID, Hostname: hostname(), Registry: reg,
-		Workspaces: store, Engine: engine, Search: finder, Presence: viewers, Finder: repos,
+		Workspaces: store, Engine: engine, Search: finder, Presence: viewers, Finder: repos, Auth: authn,
 		Discover: openrpc.Document, Logger: log.Named("rpc"),
 		Notify: &notify.Service{Notifier: notifier, Subs: subs, Keys: vapid}})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -245,6 +255,7 @@ func Start(cfg Config) (*Daemon, error) {
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
 	tc.TLS = tlsConfig
+	tc.Auth, tc.API = authn.Authenticator(), authn.Handler()
 	// The Host check takes the names and addresses advertised now; an
 	// address the machine gains later passes as the one a request came
 	// in on (see transport's hostAllowed).
@@ -258,8 +269,10 @@ func Start(cfg Config) (*Daemon, error) {
 		tc.Console = console.Handler()
 	}
 	ts := transport.New(tc, srv)
+	// A revoked device is shut out at once, not at its next connection.
+	authn.Store.OnRevoke(func(id string) { ts.CloseDevice(id) })
 	listening = ln.Addr()
-	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, engine: engine,
+	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, auth: authn, engine: engine,
 		notifier: notifier, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
 
 	// The CLIs' --version runs now, not on a client's first request.
@@ -309,6 +322,25 @@ func (d *Daemon) ConsoleURL() string {
 	return d.scheme("http") + "://" + d.ln.Addr().String() + "/#token=" + url.QueryEscape(d.token)
 }
 
+// Auth is cdevd's authentication: the paired devices and the pairings in
+// progress.
+func (d *Daemon) Auth() *auth.Service { return d.auth }
+
+// ConsolePairingURL is the web console's address with a new one-time
+// pairing token in its fragment (which browsers never send): the console
+// exchanges it and becomes a paired device called "console", so that the
+// long-lived token is printed nowhere. "" with NoConsole.
+func (d *Daemon) ConsolePairingURL() (string, error) {
+	if !d.console {
+		return "", nil
+	}
+	t, err := d.auth.Pair("console", auth.ScopeControl)
+	if err != nil {
+		return "", err
+	}
+	return d.scheme("http") + "://" + d.ln.Addr().String() + "/#pair=" + url.QueryEscape(t.PairingToken), nil
+}
+
 // Addr is the listening address.
 func (d *Daemon) Addr() string { return d.ln.Addr().String() }
 
@@ -333,5 +365,5 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	d.search.Close()
 	d.discover.Close()
 	d.reg.Close()
-	return err
+	return errors.Join(err, d.auth.Close())
 }

@@ -94,6 +94,10 @@ func RotateToken(home string) (string, error) {
 // TokenFile is where the token is kept.
 func TokenFile(home string) string { return filepath.Join(home, "token") }
 
+// DeviceFile is where the paired devices are kept (with their tokens'
+// hashes only).
+func DeviceFile(home string) string { return filepath.Join(home, "devices.json") }
+
 // checkOrigins refuses --allow-origin values that cannot be what the user
 // meant. "null" is the Origin of sandboxed iframes, file:// pages and
 // data: URLs: any web page can make one, so allowing it allows them all.

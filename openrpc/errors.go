@@ -69,6 +69,12 @@ type InvalidRequestData struct {
 	MaxBatch int `json:"max_batch,omitempty" doc:"The most requests a batch may hold."`
 }
 
+// ForbiddenData names the method refused and the caller's scope.
+type ForbiddenData struct {
+	Method string `json:"method"`
+	Scope  string `json:"scope" enum:"watch" doc:"The scope of the calling device, which may read but not act."`
+}
+
 // SessionNotFoundData names the session.
 type SessionNotFoundData struct {
 	SessionID string `json:"session_id"`
@@ -116,6 +122,7 @@ var errorDocs = map[int64]errorDoc{
 	rpc.CodeInternalError:   {"InternalError", "internal error: the runtime failed or the system refused", typeOf[InternalErrorData]()},
 	rpc.CodeOverloaded:      {"Overloaded", "server overloaded: too many requests in flight on this connection; retry later", nil},
 	rpc.CodeNotInitialized:  {"NotInitialized", "not initialized: call initialize first and wait for its reply", nil},
+	rpc.CodeForbidden:       {"Forbidden", "forbidden: the method acts, and this device may only watch (its scope is watch)", typeOf[ForbiddenData]()},
 	rpc.CodeSessionNotFound: {"SessionNotFound", "session not found", typeOf[SessionNotFoundData]()},
 	rpc.CodeSessionBusy:     {"SessionBusy", "session busy: it cannot take the request now", typeOf[SessionBusyData]()},
 	rpc.CodeRequestNotFound: {"RequestNotFound", "no pending request to answer", typeOf[RequestNotFoundData]()},

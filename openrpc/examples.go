@@ -31,8 +31,9 @@ const (
 	ExamplePath        = "/home/dev/code/app"
 	ExampleSessionID   = "8c2f3b1e-5d4a-4c7e-9f1a-2b3c4d5e6f70"
 	ExampleRequestID   = "perm-1"
-	ExampleClientID    = "c_7d1e9a"
+	ExampleClientID    = "owner:c_7d1e9a"
 	ExampleEpoch       = "e_5b0c2d"
+	ExampleDeviceID    = "dev_4KQ7Z2M9XW3B"
 	exampleTime        = "2026-01-15T09:30:12.345Z"
 	// ExampleSubscriptionID is notify.SubscriptionID of examplePush's endpoint.
 	ExampleSubscriptionID = "k-Ei32ruu3mq5qHY"
@@ -69,6 +70,7 @@ var Examples = map[string]Example{
 		rpc.InitializeParams{ProtocolVersion: rpc.ProtocolVersion, ClientInfo: &rpc.ClientInfo{Name: "my-client", Version: "0.1.0"}},
 		rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: exampleServerInfo,
 			ServerInfoSnake: exampleServerInfo, ClientID: ExampleClientID, Epoch: ExampleEpoch,
+			Device: rpc.DeviceInfo{ID: "owner", Name: "owner", Scope: "control"},
 			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"},
 				Features: []string{rpc.FeatureFiles, rpc.FeatureSearch, rpc.FeaturePresence, rpc.FeatureStatus, rpc.FeatureDiscover},
 				RuntimeRegistry: rpc.RuntimeRegistry{
@@ -155,7 +157,13 @@ var Examples = map[string]Example{
 	rpc.MethodNotifyUpdate: {rpc.NotifyUpdateParams{ID: ExampleSubscriptionID, Kinds: []string{"permission", "question", "error"}},
 		rpc.NotifySubscription{ID: ExampleSubscriptionID, Device: "Firefox on the laptop", Kinds: []string{"permission", "question", "error"}, Created: exampleTime}},
 	rpc.MethodNotifyUnsubscribe: {rpc.NotifyUnsubscribeParams{ID: ExampleSubscriptionID}, rpc.SuccessResult{Success: true}},
+	rpc.MethodDeviceList:        {rpc.EmptyParams{}, rpc.DeviceListResult{Devices: []rpc.Device{exampleDevice}}},
+	rpc.MethodDeviceRename:      {rpc.DeviceRenameParams{DeviceID: ExampleDeviceID, Name: "Anna's iPhone"}, exampleDevice},
+	rpc.MethodDeviceRevoke:      {rpc.DeviceIDParams{DeviceID: ExampleDeviceID}, rpc.SuccessResult{Success: true}},
 }
+
+var exampleDevice = rpc.Device{ID: ExampleDeviceID, Name: "Anna's iPhone", Scope: "control",
+	CreatedAt: "2026-01-15T09:30:12.000Z", LastSeenAt: "2026-01-15T10:02:40.512Z", LastSeenAddress: "192.168.1.23", Client: "cdev-ios/1.4"}
 
 // examplesOf is the document's example pairing of a method: its params by
 // name, in the order of the method's params.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/contracttests"
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/openrpc"
@@ -149,6 +150,14 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodNotifySubscriptions)
 	call(rpc.MethodNotifyUpdate)
 	call(rpc.MethodNotifyUnsubscribe)
+	dev, _, err := d.Auth().Store.Add("phone", auth.ScopeControl, "cdev-ios/1.4", "192.0.2.1:5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live[openrpc.ExampleDeviceID] = dev.ID
+	call(rpc.MethodDeviceList)
+	call(rpc.MethodDeviceRename)
+	call(rpc.MethodDeviceRevoke)
 
 	for _, m := range rpc.Methods {
 		if !ran[m.Name] {

@@ -108,7 +108,7 @@ const xSchemasPrefix = "#/x-schemas/"
 // introduction.
 const description = `cdevd lets remote clients drive AI coding-agent CLIs over WebSocket and JSON-RPC 2.0.
 
-Connecting: open a WebSocket to ws://HOST:PORT/ws (cdevd serve prints the URL; default 127.0.0.1:16180). Present the token (cdevd token) as the header "Authorization: Bearer TOKEN", or, where headers cannot be set (browsers), as the subprotocol "cdevd.bearer.TOKEN" offered together with "cdevd" (the server selects "cdevd", never echoing the token). A connection without a valid token is refused.
+Connecting: open a WebSocket to ws://HOST:PORT/ws (cdevd serve prints the URL; default 127.0.0.1:16180). Present the token (cdevd token) as the header "Authorization: Bearer TOKEN", or, where headers cannot be set (browsers), as the subprotocol "cdevd.bearer.TOKEN" offered together with "cdevd" (the server selects "cdevd", never echoing the token). The token is the owner's (cdevd token) or a paired device's access token (cdev_s_…, from the HTTP pairing API: POST /api/auth/exchange, renewed with /api/auth/refresh; see docs/protocol.md); initialize's device names which, and its scope: a watch device gets -32003 from methods that act. A connection without a valid token is refused.
 
 Order: call initialize first and wait for its reply; any other method before it fails with -32002. initialize returns the runtime registry: which runtimes exist, whether each can be used and which methods to call.
 

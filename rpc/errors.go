@@ -17,6 +17,7 @@ const (
 
 	CodeOverloaded     = -32001 // too many requests in flight on this connection
 	CodeNotInitialized = -32002 // a method other than initialize before initialize
+	CodeForbidden      = -32003 // data {method, scope}: the connection's scope may not call the method
 
 	CodeSessionNotFound = -32010 // data {session_id}
 	CodeSessionBusy     = -32011 // data {session_id, reason}
@@ -142,6 +143,14 @@ var Overloaded = &Error{Code: CodeOverloaded, Message: "server overloaded; retry
 
 // NotInitialized is returned for any method called before initialize.
 var NotInitialized = &Error{Code: CodeNotInitialized, Message: "not initialized"}
+
+// Forbidden refuses a method that acts to a connection whose device may
+// only watch.
+func Forbidden(method, scope string) *Error {
+	return &Error{Code: CodeForbidden,
+		Message: fmt.Sprintf("forbidden: %s needs the control scope; this device has the %s scope", method, scope),
+		Data:    map[string]any{"method": method, "scope": scope}}
+}
 
 // RuntimeFailed reports an adapter's failure for a known, enabled runtime
 // as the contract's InternalError, with the runtime and method in its data.

@@ -36,12 +36,20 @@ type ServerInfo struct {
 	Hostname string `json:"hostname" doc:"The name of the machine cdevd runs on, for people to recognise it (not unique; use id)."`
 }
 
+// DeviceInfo is the device a connection authenticated as.
+type DeviceInfo struct {
+	ID    string `json:"id" doc:"\"owner\" for the static token, else the paired device's id."`
+	Name  string `json:"name"`
+	Scope string `json:"scope" enum:"control,watch" doc:"control may call every method; watch may read but not act (-32003)."`
+}
+
 // InitializeResult is the answer to initialize.
 type InitializeResult struct {
 	ProtocolVersion string             `json:"protocolVersion"`
 	ServerInfo      ServerInfo         `json:"serverInfo"`
 	ServerInfoSnake ServerInfo         `json:"server_info" doc:"Same as serverInfo; read by the iOS client."`
-	ClientID        string             `json:"clientId"`
+	ClientID        string             `json:"clientId" doc:"This connection's id, after its device's id (device:connection); permission_resolved's resolved_by names it."`
+	Device          DeviceInfo         `json:"device" doc:"Who this connection belongs to: the owner (the static token) or a paired device."`
 	Epoch           string             `json:"epoch" doc:"A new id per server start; event seqs are meaningful within one epoch."`
 	Capabilities    ServerCapabilities `json:"capabilities"`
 }

@@ -43,6 +43,9 @@ const (
 	MethodNotifySubscriptions = "notify/subscriptions"
 	MethodNotifyUpdate        = "notify/update"
 	MethodNotifyUnsubscribe   = "notify/unsubscribe"
+	MethodDeviceList          = "device/list"
+	MethodDeviceRevoke        = "device/revoke"
+	MethodDeviceRename        = "device/rename"
 )
 
 // RoutedMethods must carry agent_type for deterministic routing.
@@ -78,6 +81,11 @@ var (
 	filesErrs = []int64{CodeInvalidParams, CodeWorkspaceNotFound, CodeInvalidPath, CodePathOutside}
 )
 
+// acting adds what a method that changes something can also answer: a
+// device with the watch scope may not call it. server's dispatch table
+// declares which methods act; a test holds the two together.
+func acting(codes ...int64) []int64 { return append(codes, CodeForbidden) }
+
 // Methods lists every method clients may call, in documentation order.
 var Methods = []MethodSpec{
 	{MethodInitialize, "Open the protocol on this connection; returns the runtime registry.", InitializeParams{}, InitializeResult{}, []int64{CodeInvalidRequest}},
@@ -85,8 +93,8 @@ var Methods = []MethodSpec{
 	{MethodDiscover, "The OpenRPC document of this server.", DiscoverParams{}, DiscoverResult{}, nil},
 
 	{MethodWorkspaceList, "List workspaces.", WorkspaceListParams{}, WorkspaceListResult{}, nil},
-	{MethodWorkspaceAdd, "Add a directory as a workspace (idempotent for a path).", WorkspaceAddParams{}, Workspace{}, []int64{CodeInvalidParams, CodeInvalidPath}},
-	{MethodWorkspaceRemove, "Forget a workspace; sessions and transcripts are untouched.", WorkspaceIDParams{}, SuccessResult{}, workspaceErrs},
+	{MethodWorkspaceAdd, "Add a directory as a workspace (idempotent for a path).", WorkspaceAddParams{}, Workspace{}, acting(CodeInvalidParams, CodeInvalidPath)},
+	{MethodWorkspaceRemove, "Forget a workspace; sessions and transcripts are untouched.", WorkspaceIDParams{}, SuccessResult{}, acting(workspaceErrs...)},
 	{MethodWorkspaceGet, "One workspace.", WorkspaceIDParams{}, Workspace{}, workspaceErrs},
 	{MethodWorkspaceSubscribe, "Receive a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, subscribeErrs},
 	{MethodWorkspaceUnsubscribe, "Stop receiving a workspace's session lifecycle events.", WorkspaceIDParams{}, SubscribeResult{}, workspaceErrs},
@@ -100,26 +108,30 @@ var Methods = []MethodSpec{
 	{MethodSearch, "Fuzzy search over a workspace's file paths (ignored files left out).", SearchParams{}, SearchResult{}, append(filesErrs, CodeInternalError)},
 	{MethodFocus, "Say which session this client shows now (after each watch), or that its page is hidden; answers who else views it.", FocusParams{}, FocusResult{}, workspaceErrs},
 
-	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)},
-	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, append(sessionErrs, CodeSessionBusy, CodeInvalidPath)},
-	{MethodSessionStop, "Interrupt the running turn and end the session's process.", SessionStopParams{}, SessionStopResult{}, sessionErrs},
-	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
-	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, append(sessionErrs, CodeRequestNotFound)},
+	{MethodSessionStart, "Start a session, resume a historical one, or attach to a running one.", SessionStartParams{}, SessionStartResult{}, acting(append(sessionErrs, CodeSessionBusy, CodeInvalidPath, CodePathOutside)...)},
+	{MethodSessionSend, "Send the next user turn.", SessionSendParams{}, SessionSendResult{}, acting(append(sessionErrs, CodeSessionBusy, CodeInvalidPath)...)},
+	{MethodSessionStop, "Interrupt the running turn and end the session's process.", SessionStopParams{}, SessionStopResult{}, acting(sessionErrs...)},
+	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, acting(append(sessionErrs, CodeRequestNotFound)...)},
+	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, acting(append(sessionErrs, CodeRequestNotFound)...)},
 	{MethodSessionState, "A session's exact state.", SessionStateParams{}, SessionStateResult{}, sessionErrs},
 
 	{MethodHistory, "A workspace's sessions, newest first, including those run outside cdevd.", HistoryParams{}, HistoryResult{}, sessionErrs},
 	{MethodMessages, "A page of a session's transcript.", MessagesParams{}, MessagesResult{}, sessionErrs},
 	{MethodWatch, "Receive a session's events, replaying from since_seq.", WatchParams{}, WatchResult{}, sessionErrs},
 	{MethodUnwatch, "Stop receiving a session's events.", UnwatchParams{}, UnwatchResult{}, nil},
-	{MethodActivate, "Mark a session as this client's current one in a workspace.", SessionRefParams{}, ActivateResult{}, sessionErrs},
-	{MethodDelete, "Move a session's transcript to the trash (refused while it runs).", SessionRefParams{}, DeleteResult{}, append(sessionErrs, CodeSessionBusy)},
+	{MethodActivate, "Mark a session as this client's current one in a workspace.", SessionRefParams{}, ActivateResult{}, acting(sessionErrs...)},
+	{MethodDelete, "Move a session's transcript to the trash (refused while it runs).", SessionRefParams{}, DeleteResult{}, acting(append(sessionErrs, CodeSessionBusy)...)},
 
-	{MethodNotifyTest, "Send a test notification through every sink and say how each went.", EmptyParams{}, NotifyTestResult{}, nil},
+	{MethodNotifyTest, "Send a test notification through every sink and say how each went.", EmptyParams{}, NotifyTestResult{}, acting()},
 	{MethodNotifyVAPIDKey, "The key a browser subscribes to push with.", EmptyParams{}, NotifyVAPIDKeyResult{}, []int64{CodeInternalError}},
 	{MethodNotifySubscribe, "Register this device's push subscription, with the kinds it wants.", NotifySubscribeParams{}, NotifySubscription{}, []int64{CodeInvalidParams, CodeInternalError}},
 	{MethodNotifySubscriptions, "The registered push subscriptions.", EmptyParams{}, NotifySubscriptionsResult{}, []int64{CodeInternalError}},
 	{MethodNotifyUpdate, "Change the kinds a push subscription wants.", NotifyUpdateParams{}, NotifySubscription{}, []int64{CodeInvalidParams, CodeInternalError}},
 	{MethodNotifyUnsubscribe, "Remove a push subscription.", NotifyUnsubscribeParams{}, SuccessResult{}, []int64{CodeInvalidParams, CodeInternalError}},
+
+	{MethodDeviceList, "The paired devices (control scope).", EmptyParams{}, DeviceListResult{}, acting()},
+	{MethodDeviceRevoke, "Forget a device: its connections close at once and its tokens are refused (control scope).", DeviceIDParams{}, SuccessResult{}, acting(CodeInvalidParams)},
+	{MethodDeviceRename, "Rename a device (control scope).", DeviceRenameParams{}, Device{}, acting(CodeInvalidParams)},
 }
 
 // Events lists every notification the server sends.

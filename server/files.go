@@ -11,9 +11,9 @@ import (
 
 func (s *Server) fileMethods() family {
 	return family{
-		rpc.MethodFilesList: withClient(s.filesList),
-		rpc.MethodFileGet:   withClient(s.fileGet),
-		rpc.MethodSearch:    withClient(s.repositorySearch),
+		rpc.MethodFilesList: read(withClient(s.filesList)),
+		rpc.MethodFileGet:   read(withClient(s.fileGet)),
+		rpc.MethodSearch:    read(withClient(s.repositorySearch)),
 	}
 }
 

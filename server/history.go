@@ -9,12 +9,12 @@ import (
 
 func (s *Server) historyMethods() family {
 	return family{
-		rpc.MethodHistory:  plain(s.history),
-		rpc.MethodMessages: plain(s.messages),
-		rpc.MethodWatch:    withClient(s.watch),
-		rpc.MethodUnwatch:  withClient(s.unwatch),
-		rpc.MethodActivate: withClient(s.activate),
-		rpc.MethodDelete:   plain(s.delete),
+		rpc.MethodHistory:  read(plain(s.history)),
+		rpc.MethodMessages: read(plain(s.messages)),
+		rpc.MethodWatch:    read(withClient(s.watch)),
+		rpc.MethodUnwatch:  read(withClient(s.unwatch)),
+		rpc.MethodActivate: act(withClient(s.activate)),
+		rpc.MethodDelete:   act(plain(s.delete)),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -14,14 +15,14 @@ import (
 )
 
 func (s *Server) lifecycleMethods() family {
-	initialize := withClient(s.initialize)
+	initialize := read(withClient(s.initialize))
 	initialize.beforeInit = true
 	return family{
-		rpc.MethodInitialize:  initialize,
-		rpc.MethodInitialized: {beforeInit: true, handle: func(context.Context, *client, json.RawMessage) (any, error) { return nil, nil }},
-		rpc.MethodDiscover: lookup(plain(func(context.Context, rpc.DiscoverParams) (json.RawMessage, error) {
+		rpc.MethodInitialize:  read(initialize),
+		rpc.MethodInitialized: {beforeInit: true, access: reads, handle: func(context.Context, *client, json.RawMessage) (any, error) { return nil, nil }},
+		rpc.MethodDiscover: read(lookup(plain(func(context.Context, rpc.DiscoverParams) (json.RawMessage, error) {
 			return s.cfg.Discover, nil
-		})),
+		}))),
 	}
 }
 
@@ -42,17 +43,20 @@ func (s *Server) initialize(ctx context.Context, c *client, p rpc.InitializePara
 	if p.Capabilities != nil {
 		c.conn.SetOptOut(p.Capabilities.OptOutNotificationMethods)
 	}
-	return s.initializeResult(ctx, c.conn.ID()), nil
+	return s.initializeResult(ctx, c.ClientID(), c.conn.Principal()), nil
 }
 
 // initializeResult is the whole answer, in one literal, with the
 // capabilities built from the registry so that what is advertised is what
 // is registered. Encoding the registry was most of initialize's work: the
 // answer is encoded again only when a runtime's status changed (and
-// generatedAt says when that was); each connection splices in its id.
-func (s *Server) initializeResult(ctx context.Context, clientID string) transport.Encoded {
+// generatedAt says when that was); each connection splices in its id and
+// its device (after clientId's value).
+func (s *Server) initializeResult(ctx context.Context, clientID string, p auth.Principal) transport.Encoded {
 	caps := s.capabilities(ctx)
-	id, _ := json.Marshal(clientID) // a string
+	id, _ := json.Marshal(clientID)                                                              // a string
+	dev, _ := json.Marshal(rpc.DeviceInfo{ID: p.DeviceID, Name: p.Name, Scope: string(p.Scope)}) // strings
+	id = append(append(id, `,"device":`...), dev...)
 	enc := caps.json
 	msg := make([]byte, 0, len(enc)+len(id))
 	msg = append(append(msg, enc[:caps.idAt]...), id...)
@@ -71,6 +75,10 @@ type encodedCaps struct {
 // for one. It cannot occur inside a string value, where quotes are escaped,
 // and clientId is encoded before the registry.
 const clientIDField = `"clientId":`
+
+// emptyIDAndDevice is how the per-connection members, empty, are encoded
+// after clientIDField; initializeResult puts them back filled in.
+const emptyIDAndDevice = `"","device":{"id":"","name":"","scope":""}`
 
 // capabilities returns the encoded result for the registry's state.
 func (s *Server) capabilities(ctx context.Context) *encodedCaps {
@@ -115,8 +123,8 @@ func (s *Server) encodeCaps(reg rpc.RuntimeRegistry, statuses []registry.Status)
 		panic(err) // strings, bools and slices of them cannot fail
 	}
 	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	at := bytes.Index(out, []byte(clientIDField+`""`))
-	out = append(out[:at+len(clientIDField)], out[at+len(clientIDField)+2:]...)
+	at := bytes.Index(out, []byte(clientIDField+emptyIDAndDevice))
+	out = append(out[:at+len(clientIDField)], out[at+len(clientIDField)+len(emptyIDAndDevice):]...)
 	c := &encodedCaps{statuses: statuses, json: out, idAt: at + len(clientIDField)}
 	if statuses != nil {
 		s.caps.Store(c)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -43,7 +44,7 @@ func TestInitializeResultCached(t *testing.T) {
 
 	// fresh is what initialize answered before the cache: the result
 	// literal, encoded as the transport encodes results.
-	fresh := func(clientID string, generatedAt string) []byte {
+	fresh := func(clientID string, p auth.Principal, generatedAt string) []byte {
 		info := rpc.ServerInfo{Name: "cdevd", Version: "v9", ID: "srv-1", Hostname: "box"}
 		snap := reg.Snapshot(ctx)
 		snap.GeneratedAt = generatedAt
@@ -52,6 +53,7 @@ func TestInitializeResultCached(t *testing.T) {
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(rpc.InitializeResult{ProtocolVersion: rpc.ProtocolVersion, ServerInfo: info,
 			ServerInfoSnake: info, ClientID: clientID, Epoch: "epoch-1",
+			Device: rpc.DeviceInfo{ID: p.DeviceID, Name: p.Name, Scope: string(p.Scope)},
 			Capabilities: rpc.ServerCapabilities{SupportedAgents: reg.IDs(), RuntimeRegistry: snap,
 				Features: s.features()}}); err != nil {
 			t.Fatal(err)
@@ -66,14 +68,16 @@ func TestInitializeResultCached(t *testing.T) {
 		return r
 	}
 
-	s.initializeResult(ctx, "warm-up") // the cold path: every runtime detected
-	a := s.initializeResult(ctx, "CLIENTA")
-	b := s.initializeResult(ctx, `quote"d`)
+	owner := auth.Principal{DeviceID: auth.OwnerID, Name: "owner", Scope: auth.ScopeControl}
+	phone := auth.Principal{DeviceID: "dev_1", Name: `Anna's "phone"`, Scope: auth.ScopeWatch}
+	s.initializeResult(ctx, "warm-up", owner) // the cold path: every runtime detected
+	a := s.initializeResult(ctx, "CLIENTA", owner)
+	b := s.initializeResult(ctx, `quote"d`, phone)
 	at := decoded(a).Capabilities.RuntimeRegistry.GeneratedAt
-	if want := fresh("CLIENTA", at); !bytes.Equal(a, want) {
+	if want := fresh("CLIENTA", owner, at); !bytes.Equal(a, want) {
 		t.Fatalf("cached answer\n%s\ndiffers from a fresh one\n%s", a, want)
 	}
-	if want := fresh(`quote"d`, at); !bytes.Equal(b, want) {
+	if want := fresh(`quote"d`, phone, at); !bytes.Equal(b, want) {
 		t.Fatalf("second client's answer\n%s\nwant\n%s", b, want)
 	}
 	if first, second := s.caps.Load(), s.capabilities(ctx); first != second {
@@ -81,11 +85,11 @@ func TestInitializeResultCached(t *testing.T) {
 	}
 
 	reg.Disable("two", "turned off")
-	c := decoded(s.initializeResult(ctx, "CLIENTC"))
+	c := decoded(s.initializeResult(ctx, "CLIENTC", phone))
 	if rt := c.Capabilities.RuntimeRegistry.Runtimes[1]; rt.Status != rpc.RuntimeDisabled || rt.Availability.Reason != "turned off" {
 		t.Errorf("after Disable the cached answer still shows %s %q", rt.Status, rt.Availability.Reason)
 	}
-	if c.ClientID != "CLIENTC" {
-		t.Errorf("clientId %q", c.ClientID)
+	if c.ClientID != "CLIENTC" || c.Device.ID != "dev_1" || c.Device.Scope != "watch" {
+		t.Errorf("clientId %q, device %+v", c.ClientID, c.Device)
 	}
 }

@@ -7,9 +7,26 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 )
 
+// access is what a method does, which decides who may call it: a device
+// with the watch scope may call the methods that read, not those that act.
+// Every entry of the table must say (table panics otherwise), so that a new
+// method cannot be open to watchers by omission.
+type access int
+
+const (
+	accessUnset access = iota
+	// reads: initialize, lists, history, messages, watching, state: the
+	// method changes nothing a user could lose, nor runs anything.
+	reads
+	// acts: starts or steers an agent, answers it, changes the workspace
+	// list, deletes, or manages devices.
+	acts
+)
+
 // method is one entry of the dispatch table.
 type method struct {
 	handle func(ctx context.Context, c *client, params json.RawMessage) (any, error)
+	access access
 	// beforeInit: callable before initialize (the lifecycle methods).
 	beforeInit bool
 	// inline: a lookup under short locks, answered on the connection's
@@ -25,7 +42,7 @@ type family map[string]method
 // to rpc.Methods, so that a method cannot be declared and silently missed.
 func (s *Server) families() []family {
 	return []family{s.lifecycleMethods(), s.workspaceMethods(), s.fileMethods(), s.presenceMethods(), s.sessionMethods(),
-		s.historyMethods(), s.notifyMethods()}
+		s.historyMethods(), s.notifyMethods(), s.deviceMethods()}
 }
 
 // table merges the families; a method in two of them is a programming error.
@@ -33,6 +50,9 @@ func (s *Server) table() map[string]method {
 	t := map[string]method{}
 	for _, f := range s.families() {
 		for name, m := range f {
+			if m.access == accessUnset {
+				panic("server: method " + name + " does not say whether it reads or acts (wrap it in read or act)")
+			}
 			if _, dup := t[name]; dup {
 				panic("server: method " + name + " is in two families")
 			}
@@ -62,6 +82,18 @@ func withClient[P, R any](f func(context.Context, *client, P) (R, error)) method
 		}
 		return f(ctx, c, p)
 	}}
+}
+
+// read marks m as one that only reads: every scope may call it.
+func read(m method) method {
+	m.access = reads
+	return m
+}
+
+// act marks m as one that acts: only the control scope may call it.
+func act(m method) method {
+	m.access = acts
+	return m
 }
 
 // lookup marks m as answered inline.

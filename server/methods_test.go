@@ -42,3 +42,14 @@ func TestFeaturesFollowTheTable(t *testing.T) {
 		t.Errorf("without %s: features %v", rpc.MethodFileGet, got)
 	}
 }
+
+// A method that acts is refused to watch devices with -32003, and the
+// contract says so for exactly those methods.
+func TestActingMethodsDeclareForbidden(t *testing.T) {
+	table := (&Server{}).table()
+	for _, m := range rpc.Methods {
+		if got, want := slices.Contains(m.Errors, rpc.CodeForbidden), table[m.Name].access == acts; got != want {
+			t.Errorf("%s: rpc.Methods lists -32003: %v; the dispatch table says it acts: %v", m.Name, got, want)
+		}
+	}
+}

@@ -20,12 +20,12 @@ type Notifications interface {
 
 func (s *Server) notifyMethods() family {
 	return family{
-		rpc.MethodNotifyTest:          plain(s.notifyTest),
-		rpc.MethodNotifyVAPIDKey:      lookup(plain(s.notifyVAPIDKey)),
-		rpc.MethodNotifySubscribe:     plain(s.notifySubscribe),
-		rpc.MethodNotifySubscriptions: lookup(plain(s.notifySubscriptions)),
-		rpc.MethodNotifyUpdate:        plain(s.notifyUpdate),
-		rpc.MethodNotifyUnsubscribe:   plain(s.notifyUnsubscribe),
+		rpc.MethodNotifyTest:          act(plain(s.notifyTest)),
+		rpc.MethodNotifyVAPIDKey:      read(lookup(plain(s.notifyVAPIDKey))),
+		rpc.MethodNotifySubscribe:     read(plain(s.notifySubscribe)),
+		rpc.MethodNotifySubscriptions: read(lookup(plain(s.notifySubscriptions))),
+		rpc.MethodNotifyUpdate:        read(plain(s.notifyUpdate)),
+		rpc.MethodNotifyUnsubscribe:   read(plain(s.notifyUnsubscribe)),
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // the events that tell a session's viewers when another comes or goes.
 
 func (s *Server) presenceMethods() family {
-	return family{rpc.MethodFocus: withClient(s.focus)}
+	return family{rpc.MethodFocus: read(withClient(s.focus))}
 }
 
 // viewing is what a connection focused, for the events its leaving causes.

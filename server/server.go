@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/presence"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
@@ -40,6 +41,8 @@ type Config struct {
 	Search     *search.Service   // repository/search and files/list's git flags
 	Presence   *presence.Tracker // who views which session; nil: a new one
 	Finder     *discover.Finder  // workspace/discover's scans and cache
+	// Auth holds the paired devices, for the device family.
+	Auth *auth.Service
 	// Discover is the OpenRPC document returned by rpc.discover.
 	Discover json.RawMessage
 	// Notify serves the notify/* methods; nil turns them off.
@@ -113,7 +116,9 @@ func (c *client) lastWorkspace() string {
 	return c.workspace
 }
 
-func (c *client) ClientID() string { return c.conn.ID() }
+// ClientID names the connection after its device (device:connection), so
+// that resolved_by tells users which device answered; it holds no secret.
+func (c *client) ClientID() string { return c.conn.Principal().DeviceID + ":" + c.conn.ID() }
 
 func (c *client) Deliver(ev *sessions.Event) { c.conn.SendEvent(ev.Method(), ev.Frame) }
 
@@ -176,6 +181,11 @@ func (s *Server) Handle(ctx context.Context, conn *transport.Conn, name string, 
 	}
 	if !m.beforeInit && !c.isInitialized() {
 		return nil, rpc.NotInitialized
+	}
+	if m.access == acts {
+		if p := conn.Principal(); !p.CanAct() {
+			return nil, rpc.Forbidden(name, string(p.Scope))
+		}
 	}
 	return m.handle(ctx, c, params)
 }

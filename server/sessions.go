@@ -9,12 +9,12 @@ import (
 
 func (s *Server) sessionMethods() family {
 	return family{
-		rpc.MethodSessionStart:   withClient(s.sessionStart),
-		rpc.MethodSessionSend:    withClient(s.sessionSend),
-		rpc.MethodSessionStop:    plain(s.sessionStop),
-		rpc.MethodSessionInput:   withClient(s.sessionInput),
-		rpc.MethodSessionRespond: withClient(s.sessionRespond),
-		rpc.MethodSessionState:   lookup(plain(s.sessionState)),
+		rpc.MethodSessionStart:   act(withClient(s.sessionStart)),
+		rpc.MethodSessionSend:    act(withClient(s.sessionSend)),
+		rpc.MethodSessionStop:    act(plain(s.sessionStop)),
+		rpc.MethodSessionInput:   act(withClient(s.sessionInput)),
+		rpc.MethodSessionRespond: act(withClient(s.sessionRespond)),
+		rpc.MethodSessionState:   read(lookup(plain(s.sessionState))),
 	}
 }
 

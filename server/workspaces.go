@@ -13,16 +13,16 @@ import (
 
 func (s *Server) workspaceMethods() family {
 	return family{
-		rpc.MethodWorkspaceList:          lookup(plain(s.workspaceList)),
-		rpc.MethodWorkspaceAdd:           plain(s.workspaceAdd),
-		rpc.MethodWorkspaceRemove:        plain(s.workspaceRemove),
-		rpc.MethodWorkspaceGet:           lookup(plain(s.workspaceGet)),
-		rpc.MethodWorkspaceSubscribe:     withClient(s.workspaceSubscribe),
-		rpc.MethodWorkspaceUnsubscribe:   withClient(s.workspaceUnsubscribe),
-		rpc.MethodWorkspaceSubscriptions: lookup(withClient(s.workspaceSubscriptions)),
-		rpc.MethodWorkspaceSubscribeAll:  withClient(s.workspaceSubscribeAll),
-		rpc.MethodWorkspaceStatus:        withClient(s.workspaceStatus),
-		rpc.MethodWorkspaceDiscover:      plain(s.workspaceDiscover),
+		rpc.MethodWorkspaceList:          read(lookup(plain(s.workspaceList))),
+		rpc.MethodWorkspaceAdd:           act(plain(s.workspaceAdd)),
+		rpc.MethodWorkspaceRemove:        act(plain(s.workspaceRemove)),
+		rpc.MethodWorkspaceGet:           read(lookup(plain(s.workspaceGet))),
+		rpc.MethodWorkspaceSubscribe:     read(withClient(s.workspaceSubscribe)),
+		rpc.MethodWorkspaceUnsubscribe:   read(withClient(s.workspaceUnsubscribe)),
+		rpc.MethodWorkspaceSubscriptions: read(lookup(withClient(s.workspaceSubscriptions))),
+		rpc.MethodWorkspaceSubscribeAll:  read(withClient(s.workspaceSubscribeAll)),
+		rpc.MethodWorkspaceStatus:        read(withClient(s.workspaceStatus)),
+		rpc.MethodWorkspaceDiscover:      read(plain(s.workspaceDiscover)),
 	}
 }
 

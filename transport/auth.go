@@ -1,8 +1,6 @@
 package transport
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net"
 	"net/http"
 	"net/netip"
@@ -10,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/cdevd/cdevd/auth"
 )
 
 // hostAllowed defends against DNS rebinding: a page on evil.example that
@@ -75,36 +75,40 @@ func (s *Server) consoleOrigin(r *http.Request, o string) bool {
 	return s.cfg.Console != nil && r.Host != "" && strings.EqualFold(o, scheme+r.Host)
 }
 
-// validToken compares hashes, so the time taken depends on neither the
-// token's content nor its length.
-func (s *Server) validToken(tok string) bool {
-	h := sha256.Sum256([]byte(tok))
-	return subtle.ConstantTimeCompare(h[:], s.tokenHash[:]) == 1 && s.cfg.Token != ""
+// authenticate asks the authenticator who r comes from (see the auth
+// package: the owner's token, or a paired device's access token).
+func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
+	return s.authn.Authenticate(r)
 }
 
-// headerToken returns the token of an "Authorization: Bearer" header.
-func headerToken(r *http.Request) (string, bool) {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	return strings.TrimSpace(tok), true
-}
-
-// credential returns the token r presents: the Authorization header's if it
-// has one, else a bearer subprotocol's. The query string is never looked
-// at: URLs end up in logs and histories.
-func credential(r *http.Request) string {
-	if r.Header.Get("Authorization") != "" {
-		tok, _ := headerToken(r)
-		return tok
-	}
-	for _, p := range websocket.Subprotocols(r) {
-		if t, ok := strings.CutPrefix(p, bearerPrefix); ok {
-			return t
+// CloseDevice closes every open connection of a device (revoked), with
+// 1008, and returns how many there were.
+func (s *Server) CloseDevice(deviceID string) int {
+	s.mu.Lock()
+	var conns []*Conn
+	for c := range s.conns {
+		if c.principal.DeviceID == deviceID {
+			conns = append(conns, c)
 		}
 	}
-	return ""
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.Close(websocket.ClosePolicyViolation, "device revoked")
+	}
+	return len(conns)
+}
+
+// apiGuard checks what the pairing API needs beyond the Host check, which
+// has run: a page on another origin must not post to it (a browser sends
+// Origin on every cross-origin POST).
+func (s *Server) apiGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.originAllowed(r) {
+			s.refuse(w, r, "origin", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // selectProtocol picks the subprotocol to answer with: Subprotocol if the

@@ -13,9 +13,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cdevd/cdevd/rpc"
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/auth"
+	"github.com/cdevd/cdevd/rpc"
 )
 
 // closeGrace is how long a closing connection waits for the peer to answer
@@ -34,9 +36,10 @@ func methodField(method string) zap.Field { return zap.String("method", method) 
 
 // Conn is one client connection. Its methods are safe for concurrent use.
 type Conn struct {
-	id  string
-	srv *Server
-	ws  *websocket.Conn
+	id        string
+	principal auth.Principal // who it belongs to; holds no secret
+	srv       *Server
+	ws        *websocket.Conn
 	// log is lazy: an eager With encodes the field into a buffer of its
 	// own (about 1 KiB), which every idle connection would keep.
 	log *zap.Logger
@@ -105,6 +108,17 @@ func newConn(s *Server, ws *websocket.Conn) *Conn {
 
 // ID is random and unique per connection.
 func (c *Conn) ID() string { return c.id }
+
+// setPrincipal records who the connection belongs to, before it serves;
+// its log lines name the device.
+func (c *Conn) setPrincipal(p auth.Principal) {
+	c.principal = p
+	c.log = c.srv.log.WithLazy(connField(c.id), zap.String("device", p.DeviceID))
+}
+
+// Principal is who the connection belongs to (the owner, or a paired
+// device, and its scope).
+func (c *Conn) Principal() auth.Principal { return c.principal }
 
 // Context is cancelled when the connection ends (or starts closing).
 func (c *Conn) Context() context.Context { return c.ctx }

@@ -3,7 +3,6 @@ package transport
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
+
+	"github.com/cdevd/cdevd/auth"
 )
 
 // Defaults for the zero values of Config.
@@ -76,11 +77,16 @@ const Subprotocol = "cdevd"
 
 // bearerPrefix starts the subprotocol that carries the token, for browsers,
 // which cannot set an Authorization header on a WebSocket.
-const bearerPrefix = "cdevd.bearer."
+const bearerPrefix = auth.BearerSubprotocolPrefix
 
 // Config configures a Server. Zero values take the defaults above.
 type Config struct {
-	Token              string               // required (an empty token refuses everyone); compared in constant time
+	Token string // the owner's token, when Auth is nil (an empty token refuses everyone)
+	// Auth decides who each request comes from (nil: the owner's Token only).
+	Auth *auth.Authenticator
+	// API, when set, serves /api/ (the pairing API), behind the Host and
+	// Origin checks.
+	API                http.Handler
 	AllowOrigins       []string             // exact Origin values allowed (e.g. "https://app.example"); none by default
 	AllowHosts         []string             // Host names allowed besides loopback IPs and "localhost" (any port)
 	MaxFrameBytes      int64                // a bigger message closes the socket with 1009
@@ -190,14 +196,14 @@ type Inliner interface {
 // which applies the HTTP timeouts and connection caps of Config; it is also
 // an http.Handler, for tests that bring their own http.Server.
 type Server struct {
-	cfg       Config
-	h         Handler
-	log       *zap.Logger
-	metrics   *metrics
-	mux       *http.ServeMux
-	upgrader  websocket.Upgrader
-	tokenHash [sha256.Size]byte
-	started   time.Time
+	cfg      Config
+	h        Handler
+	log      *zap.Logger
+	metrics  *metrics
+	mux      *http.ServeMux
+	upgrader websocket.Upgrader
+	authn    *auth.Authenticator
+	started  time.Time
 
 	// unauthenticated counts requests being served that may not carry
 	// the token (see admitRequest).
@@ -229,7 +235,7 @@ func New(cfg Config, h Handler) *Server {
 		h:          h,
 		log:        cfg.Logger,
 		metrics:    newMetrics(cfg.Registry),
-		tokenHash:  sha256.Sum256([]byte(cfg.Token)),
+		authn:      cfg.Auth,
 		started:    time.Now(),
 		conns:      make(map[*Conn]struct{}),
 		unfinished: byteBudget{max: cfg.MaxUnfinishedBytes},
@@ -246,8 +252,11 @@ func New(cfg Config, h Handler) *Server {
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 	}
-	if cfg.Token == "" {
-		s.log.Error("no token configured: every WebSocket and /metrics request will be refused")
+	if s.authn == nil {
+		if cfg.Token == "" {
+			s.log.Error("no token configured: every WebSocket and /metrics request will be refused")
+		}
+		s.authn = auth.New(auth.OwnerToken(cfg.Token))
 	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /ws", s.serveWS)
@@ -256,6 +265,12 @@ func New(cfg Config, h Handler) *Server {
 	})
 	s.mux.HandleFunc("GET /readyz", s.serveReady)
 	s.mux.Handle("GET /metrics", s.requireToken(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})))
+	if cfg.API != nil {
+		// By method: "/api/" alone would conflict with the console's "GET /".
+		api := s.apiGuard(cfg.API)
+		s.mux.Handle("GET /api/", api)
+		s.mux.Handle("POST /api/", api)
+	}
 	if cfg.Console != nil {
 		s.mux.Handle("GET /", cfg.Console)
 	}
@@ -308,7 +323,11 @@ func (s *Server) admitRequest(r *http.Request) (counted, ok bool) {
 		return true, true
 	}
 	s.unauthenticated.Add(-1)
-	return false, r.URL.Path == "/ws" && s.validToken(credential(r))
+	if r.URL.Path != "/ws" {
+		return false, false
+	}
+	_, err := s.authenticate(r)
+	return false, err == nil
 }
 
 // Serve accepts connections on ln until Shutdown, with the HTTP timeouts
@@ -395,8 +414,7 @@ func (s *Server) serveReady(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := headerToken(r)
-		if !ok || !s.validToken(tok) {
+		if _, err := s.authn.AuthenticateHeader(r); err != nil {
 			http.Error(w, refusalText(r, "auth", http.StatusUnauthorized), http.StatusUnauthorized)
 			return
 		}
@@ -409,8 +427,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "origin", http.StatusForbidden)
 		return
 	}
-	tok := credential(r)
-	if !s.validToken(tok) {
+	principal, err := s.authenticate(r)
+	if err != nil {
 		s.refuse(w, r, "auth", http.StatusUnauthorized)
 		return
 	}
@@ -450,6 +468,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newConn(s, ws)
+	c.setPrincipal(principal)
 	c.setInput(hj.br, ws.NetConn())
 	if !s.add(c) {
 		c.Close(websocket.CloseGoingAway, "server shutting down")
@@ -509,7 +528,8 @@ func refusalText(r *http.Request, reason string, status int) string {
 	text := http.StatusText(status)
 	switch reason {
 	case "auth":
-		return text + ": no token, or not this cdevd's. On the machine cdevd runs on, `cdevd token` prints it; " +
+		return text + ": no token, or not one of this cdevd's (or an expired or revoked device token). Pair a device " +
+			"with `cdevd pair`, or, on the machine cdevd runs on, `cdevd token` prints the owner's token; " +
 			`send it as "Authorization: Bearer <token>" (in a browser, as the WebSocket subprotocol "cdevd.bearer.<token>")`
 	case "path":
 		scheme := "ws://"

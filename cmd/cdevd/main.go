@@ -53,7 +53,9 @@ const usage = `usage: cdevd <command> [flags]
 
 commands:
   serve     run the daemon
-  token     print the token clients must present (--rotate makes a new one)
+  token     print the owner's token (full control; --rotate makes a new one)
+  pair      pair a phone or another device: a QR code and a 6-digit code (--name, --scope, --json)
+  devices   list, revoke, approve or reject paired devices
   doctor    show each runtime: found or not, path, version, status and why (--json)
   service   install, uninstall or show cdevd as a per-user service (systemd, launchd)
   bench     measure cdevd (a served process, over loopback) and print the performance table
@@ -73,6 +75,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = serve(args[1:], stdout, stderr)
 	case "token":
 		err = token(args[1:], stdout, stderr)
+	case "pair":
+		err = pair(args[1:], stdout, stderr)
+	case "devices":
+		err = devices(args[1:], stdout, stderr)
 	case "doctor":
 		err = doctor(args[1:], stdout, stderr)
 	case "service":
@@ -188,7 +194,7 @@ type serveOptions struct {
 	addr, logFormat, logLevel            string
 	tlsCert, tlsKey, publicURL           string
 	allowRemote, noConsole, benchRuntime bool
-	demo                                 bool
+	demo, pairingApproval                bool
 	workspaces, origins, hosts, disabled multiFlag
 	idle, stall                          time.Duration
 	maxProcs                             int
@@ -212,6 +218,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.DurationVar(&o.idle, "idle-timeout", 30*time.Minute, "end an idle session's process after this long (it resumes on demand)")
 	fs.DurationVar(&o.stall, "stall-timeout", 5*time.Minute, "fail a turn whose CLI prints nothing for this long")
 	fs.BoolVar(&o.noConsole, "no-console", false, "do not serve the web console at /")
+	fs.BoolVar(&o.pairingApproval, "pairing-approval", false, "a device pairing waits until you approve it (`cdevd devices approve`)")
 	fs.BoolVar(&o.benchRuntime, "bench-runtime", false, "also register the scripted test runtime (for `cdevd bench`)")
 	fs.IntVar(&o.maxProcs, "max-processes", 8, "live processes per runtime; the least recently used idle one is ended first")
 	fs.BoolVar(&o.demo, "demo", false, "run the real CLIs against bundled fake models in a throwaway home (no account)")
@@ -295,7 +302,8 @@ func (c checkedServe) daemonConfig(as []runtimes.Adapter, log *zap.Logger) daemo
 	return daemon.Config{Home: c.home, Addr: o.addr, AllowRemote: o.allowRemote,
 		Token: os.Getenv("CDEVD_TOKEN"), Workspaces: o.workspaces, AllowOrigins: o.origins, AllowHosts: o.hosts,
 		Adapters: as, Disabled: reasons(o.disabled), IdleTimeout: o.idle, MaxProcesses: o.maxProcs,
-		NoConsole: o.noConsole, TLSCert: o.tlsCert, TLSKey: o.tlsKey, PublicURL: o.publicURL, Logger: log,
+		NoConsole: o.noConsole, TLSCert: o.tlsCert, TLSKey: o.tlsKey, PublicURL: o.publicURL,
+		PairingApproval: o.pairingApproval, Logger: log,
 		Notify: daemon.Notify{Sinks: notify.FromConfig(c.cfg.Notify), PermissionWait: c.cfg.Notify.PermissionWait,
 			ConsoleURL: c.cfg.Notify.ConsoleURL}}
 }
@@ -336,7 +344,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "cdevd %s listening on %s\n", daemon.Version, d.URL())
 	fmt.Fprintf(stdout, "token: from %s (print it with `cdevd token`; send it as \"Authorization: Bearer <token>\")\n", d.TokenSource())
-	printConsoleURL(stdout, d.ConsoleURL())
+	consoleURL, err := d.ConsolePairingURL()
+	if err != nil {
+		return err
+	}
+	printConsoleURL(stdout, consoleURL)
 	printAdvertised(stdout, d.Advertised())
 	if c.demo != nil && os.Getenv("CDEVD_TOKEN") == "" {
 		fmt.Fprintf(stdout, "demo: the token is the demo's own: `CDEVD_HOME=%s cdevd token` prints it\n", h)
@@ -353,11 +365,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	return d.Shutdown(sctx)
 }
 
-// printConsoleURL prints the console's URL, which carries the token in its
-// fragment, only where the token is not kept: on a terminal. As a service,
-// stdout is the journal or a log file, written again at every restart and
-// readable long after a rotation; there the URL is printed without it.
-// Never the log either, for the same reason.
+// printConsoleURL prints the console's URL, which carries a one-time pairing
+// token in its fragment (the console exchanges it and becomes a paired
+// device; the owner's token is printed nowhere), only on a terminal. As a
+// service, stdout is the journal or a log file, kept and readable long after:
+// there the URL is printed without it. Never the log either.
 func printConsoleURL(stdout io.Writer, u string) {
 	if u == "" {
 		return
@@ -368,7 +380,7 @@ func printConsoleURL(stdout io.Writer, u string) {
 	}
 	bare, _, _ := strings.Cut(u, "#")
 	fmt.Fprintf(stdout, "console: open %s and paste the token `cdevd token` prints "+
-		"(the URL that carries it is printed only on a terminal)\n", bare)
+		"(the one-time link that pairs it is printed only on a terminal)\n", bare)
 }
 
 // printAdvertised prints the URLs other machines may reach cdevd at (none

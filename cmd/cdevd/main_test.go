@@ -259,7 +259,7 @@ func TestServeAndSIGTERM(t *testing.T) {
 	}
 	// stdout is a pipe, as under a service manager: what is printed there
 	// is kept, so the console URL comes without the token.
-	if !lines.Scan() || !regexp.MustCompile("^console: open http://127\\.0\\.0\\.1:\\d+/ and paste the token `cdevd token` prints \\(the URL that carries it is printed only on a terminal\\)$").MatchString(lines.Text()) {
+	if !lines.Scan() || !regexp.MustCompile("^console: open http://127\\.0\\.0\\.1:\\d+/ and paste the token `cdevd token` prints \\(the one-time link that pairs it is printed only on a terminal\\)$").MatchString(lines.Text()) {
 		t.Fatalf("third line should be the console URL without the token: %q", lines.Text())
 	}
 	drained := make(chan struct{})

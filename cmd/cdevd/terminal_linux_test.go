@@ -103,8 +103,9 @@ func TestServeOnATerminal(t *testing.T) {
 	}()
 	select {
 	case u := <-found:
-		if !strings.HasSuffix(u, "/#token="+envToken) {
-			t.Fatalf("on a terminal the console URL should carry the token: %s", u)
+		// A one-time pairing link, never the owner's token.
+		if !strings.Contains(u, "/#pair=cdev_p_") || strings.Contains(u, envToken) {
+			t.Fatalf("on a terminal the console URL should carry a pairing token: %s", u)
 		}
 	case err := <-exited:
 		exited <- err

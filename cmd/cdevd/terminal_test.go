@@ -7,9 +7,11 @@ import (
 	"testing"
 )
 
-const consoleURL = "http://127.0.0.1:16180/#token=" + envToken
+const pairingToken = "cdev_p_TESTPAIRINGTOKEN0123456789"
 
-func TestConsoleURLCarriesTheTokenOnlyOnATerminal(t *testing.T) {
+const consoleURL = "http://127.0.0.1:16180/#pair=" + pairingToken
+
+func TestConsoleURLCarriesThePairingTokenOnlyOnATerminal(t *testing.T) {
 	for _, terminal := range []bool{true, false} {
 		old := isTerminal
 		isTerminal = func(io.Writer) bool { return terminal }
@@ -18,11 +20,11 @@ func TestConsoleURLCarriesTheTokenOnlyOnATerminal(t *testing.T) {
 		isTerminal = old
 		if terminal {
 			if out.String() != "console: open "+consoleURL+"\n" {
-				t.Errorf("on a terminal: %q, want the URL with the token", out.String())
+				t.Errorf("on a terminal: %q, want the URL with the pairing token", out.String())
 			}
 			continue
 		}
-		if strings.Contains(out.String(), envToken) || !strings.HasPrefix(out.String(), "console: open http://127.0.0.1:16180/ and paste") ||
+		if strings.Contains(out.String(), pairingToken) || !strings.HasPrefix(out.String(), "console: open http://127.0.0.1:16180/ and paste") ||
 			!strings.Contains(out.String(), "`cdevd token`") {
 			t.Errorf("not on a terminal: %q, want the URL without the token and how to get it", out.String())
 		}

@@ -398,11 +398,11 @@ var require_core = __commonJS({
     var PHRASAL_WORDS_MODE = {
       begin: /\b(a|an|the|are|I'm|isn't|don't|doesn't|won't|but|just|should|pretty|simply|enough|gonna|going|wtf|so|such|will|you|your|they|like|more)\b/
     };
-    var COMMENT = function(begin, end, modeOptions = {}) {
+    var COMMENT = function(begin2, end, modeOptions = {}) {
       const mode = inherit$1(
         {
           scope: "comment",
-          begin,
+          begin: begin2,
           end,
           contains: []
         },
@@ -1662,7 +1662,7 @@ function encodeRequest(id, method, params) {
 }
 
 // ../clients/ts/src/client.ts
-var browserSocket = (url, token2) => new globalThis.WebSocket(url, ["cdevd", "cdevd.bearer." + token2]);
+var browserSocket = (url, token) => new globalThis.WebSocket(url, ["cdevd", "cdevd.bearer." + token]);
 var OPEN = 1;
 function detach(ws) {
   ws.onclose = ws.onmessage = ws.onopen = null;
@@ -11471,8 +11471,50 @@ async function start() {
   $("prompt").focus();
 }
 
-// web/app.ts
+// web/pairing.ts
 var tokenKey = "cdevd.token";
+var refreshKey = "cdevd.refresh";
+var refreshTimer;
+function keepPair(p) {
+  sessionStorage.setItem(tokenKey, p.access_token);
+  sessionStorage.setItem(refreshKey, p.refresh_token);
+  clearTimeout(refreshTimer);
+  const ms = Math.max(5e3, Date.parse(p.access_token_expires_at) - Date.now() - 12e4);
+  refreshTimer = setTimeout(() => void renew(), ms);
+  return p.access_token;
+}
+async function postPair(path, body) {
+  try {
+    const r = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      cache: "no-store"
+    });
+    return r.ok ? keepPair(await r.json()) : null;
+  } catch {
+    return null;
+  }
+}
+function paired() {
+  return sessionStorage.getItem(refreshKey) !== null;
+}
+async function renew() {
+  const rt2 = sessionStorage.getItem(refreshKey);
+  if (!rt2) return null;
+  const t = await postPair("/api/auth/refresh", { refresh_token: rt2 });
+  if (!t) sessionStorage.removeItem(refreshKey);
+  return t;
+}
+async function takePairing() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const p = frag.get("pair");
+  if (!p) return void 0;
+  history.replaceState(null, "", location.pathname + location.search);
+  return postPair("/api/auth/exchange", { pairing_token: p });
+}
+
+// web/app.ts
 function takeToken() {
   const frag = new URLSearchParams(location.hash.slice(1));
   const t = frag.get("token");
@@ -11488,14 +11530,15 @@ function showLogin(msg) {
   if (msg) $("login-msg").textContent = msg;
   $("token-input").focus();
 }
-function connect(token2) {
+function connect(token) {
   client()?.close();
   $("login").hidden = true;
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
   const c = new CdevdClient({
     url: scheme + location.host + "/ws",
-    token: token2,
-    socket: browserSocket,
+    token,
+    // Each (re)connection presents the newest access token.
+    socket: (url, t) => browserSocket(url, sessionStorage.getItem(tokenKey) ?? t),
     clientName: "cdevd-console",
     onEvent,
     onState,
@@ -11522,6 +11565,10 @@ function connect(token2) {
 }
 function refused() {
   client()?.close();
+  if (paired()) {
+    void renew().then((t) => t ? connect(t) : refused());
+    return;
+  }
   sessionStorage.removeItem(tokenKey);
   $("conn").textContent = "not connected";
   showLogin("The token was refused. Paste the token that `cdevd token` prints.");
@@ -11674,9 +11721,17 @@ function wire() {
 }
 wire();
 warmUp();
-var token = takeToken();
-if (token) connect(token);
-else showLogin();
+void begin();
+async function begin() {
+  const pairedNow = await takePairing();
+  if (pairedNow === null) {
+    showLogin("This console link was already used or has expired: paste the token that `cdevd token` prints.");
+    return;
+  }
+  const token = pairedNow ?? (paired() ? await renew() : null) ?? takeToken();
+  if (token) connect(token);
+  else showLogin();
+}
 /*! Bundled license information:
 
 dompurify/dist/purify.es.mjs:

@@ -23,9 +23,9 @@ import { call, client, setClient } from "./rpc.js";
 import { backToList, note, openSession, setState } from "./session.js";
 import { renderModes, renderStartChoices, start } from "./start.js";
 import { page } from "./state.js";
+import { paired, renew, takePairing, tokenKey } from "./pairing.js";
 import { cutDrafts, delta, endDrafts, message, onTranscriptScroll, reloadTranscript } from "./transcript.js";
 
-const tokenKey = "cdevd.token";
 
 // ---- token and connection ----
 
@@ -54,7 +54,8 @@ function connect(token: string): void {
   const c = new CdevdClient({
     url: scheme + location.host + "/ws",
     token,
-    socket: browserSocket,
+    // Each (re)connection presents the newest access token.
+    socket: (url, t) => browserSocket(url, sessionStorage.getItem(tokenKey) ?? t),
     clientName: "cdevd-console",
     onEvent,
     onState,
@@ -88,6 +89,11 @@ function connect(token: string): void {
 
 function refused(): void {
   client()?.close();
+  if (paired()) {
+    // A paired console's access token may have expired while it slept.
+    void renew().then((t) => (t ? connect(t) : refused()));
+    return;
+  }
   sessionStorage.removeItem(tokenKey);
   $("conn").textContent = "not connected";
   showLogin("The token was refused. Paste the token that `cdevd token` prints.");
@@ -253,6 +259,17 @@ function wire(): void {
 
 wire();
 warmUp();
-const token = takeToken();
-if (token) connect(token);
-else showLogin();
+void begin();
+
+// begin connects with what the page was opened with: a pairing link, a
+// paired console's refresh token, or the owner's token.
+async function begin(): Promise<void> {
+  const pairedNow = await takePairing();
+  if (pairedNow === null) {
+    showLogin("This console link was already used or has expired: paste the token that `cdevd token` prints.");
+    return;
+  }
+  const token = pairedNow ?? (paired() ? await renew() : null) ?? takeToken();
+  if (token) connect(token);
+  else showLogin();
+}

@@ -4,6 +4,7 @@ import type * as T from "./types.gen.js";
 
 /** Every error code the document names, by name. */
 export const ErrorCode = {
+  Forbidden: -32003,
   InternalError: -32603,
   InvalidParams: -32602,
   InvalidPath: -32021,
@@ -21,6 +22,7 @@ export const ErrorCode = {
 
 /** The schema of each error code's data (undefined: the error has none). */
 export interface ErrorDataByCode {
+  [-32003]: T.ForbiddenData;
   [-32603]: T.InternalErrorData;
   [-32602]: T.InvalidParamsData;
   [-32021]: T.InvalidPathData;
@@ -56,12 +58,12 @@ export interface Methods {
   "workspace/add": {
     params: T.WorkspaceAddParams;
     result: T.Workspace;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32021 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32021 | -32003 | -32002 | -32001;
   };
   "workspace/remove": {
     params: T.WorkspaceIDParams;
     result: T.SuccessResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
   };
   "workspace/get": {
     params: T.WorkspaceIDParams;
@@ -121,27 +123,27 @@ export interface Methods {
   "session/start": {
     params: T.SessionStartParams;
     result: T.SessionStartResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32011 | -32010 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32011 | -32010 | -32003 | -32002 | -32001;
   };
   "session/send": {
     params: T.SessionSendParams;
     result: T.SessionSendResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32021 | -32020 | -32011 | -32010 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32021 | -32020 | -32011 | -32010 | -32003 | -32002 | -32001;
   };
   "session/stop": {
     params: T.SessionStopParams;
     result: T.SessionStopResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32003 | -32002 | -32001;
   };
   "session/input": {
     params: T.SessionInputParams;
     result: T.StatusResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32013 | -32010 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32013 | -32010 | -32003 | -32002 | -32001;
   };
   "session/respond": {
     params: T.SessionRespondParams;
     result: T.StatusResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32013 | -32010 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32013 | -32010 | -32003 | -32002 | -32001;
   };
   "session/state": {
     params: T.SessionStateParams;
@@ -171,17 +173,17 @@ export interface Methods {
   "workspace/session/activate": {
     params: T.SessionRefParams;
     result: T.ActivateResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32003 | -32002 | -32001;
   };
   "workspace/session/delete": {
     params: T.SessionRefParams;
     result: T.DeleteResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32011 | -32010 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32011 | -32010 | -32003 | -32002 | -32001;
   };
   "notify/test": {
     params: T.EmptyParams;
     result: T.NotifyTestResult;
-    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32003 | -32002 | -32001;
   };
   "notify/vapidKey": {
     params: T.EmptyParams;
@@ -207,6 +209,21 @@ export interface Methods {
     params: T.NotifyUnsubscribeParams;
     result: T.SuccessResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
+  "device/list": {
+    params: T.EmptyParams;
+    result: T.DeviceListResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32003 | -32002 | -32001;
+  };
+  "device/revoke": {
+    params: T.DeviceIDParams;
+    result: T.SuccessResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32003 | -32002 | -32001;
+  };
+  "device/rename": {
+    params: T.DeviceRenameParams;
+    result: T.Device;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32003 | -32002 | -32001;
   };
 }
 
@@ -240,8 +257,8 @@ export const methodTable = {
   "initialize": { params: "InitializeParams", result: "InitializeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32001] },
   "rpc.discover": { params: "DiscoverParams", result: "DiscoverResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "workspace/list": { params: "WorkspaceListParams", result: "WorkspaceListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
-  "workspace/add": { params: "WorkspaceAddParams", result: "Workspace", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32002, -32001] },
-  "workspace/remove": { params: "WorkspaceIDParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
+  "workspace/add": { params: "WorkspaceAddParams", result: "Workspace", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32003, -32002, -32001] },
+  "workspace/remove": { params: "WorkspaceIDParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
   "workspace/get": { params: "WorkspaceIDParams", result: "Workspace", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "workspace/subscribe": { params: "WorkspaceIDParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "workspace/unsubscribe": { params: "WorkspaceIDParams", result: "SubscribeResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
@@ -253,24 +270,27 @@ export const methodTable = {
   "workspace/file/get": { params: "FileGetParams", result: "FileGetResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
   "repository/search": { params: "SearchParams", result: "SearchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32002, -32001] },
   "client/session/focus": { params: "FocusParams", result: "FocusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
-  "session/start": { params: "SessionStartParams", result: "SessionStartResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32011, -32010, -32002, -32001] },
-  "session/send": { params: "SessionSendParams", result: "SessionSendResult", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32020, -32011, -32010, -32002, -32001] },
-  "session/stop": { params: "SessionStopParams", result: "SessionStopResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
-  "session/input": { params: "SessionInputParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32002, -32001] },
-  "session/respond": { params: "SessionRespondParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32002, -32001] },
+  "session/start": { params: "SessionStartParams", result: "SessionStartResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32011, -32010, -32003, -32002, -32001] },
+  "session/send": { params: "SessionSendParams", result: "SessionSendResult", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32020, -32011, -32010, -32003, -32002, -32001] },
+  "session/stop": { params: "SessionStopParams", result: "SessionStopResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32003, -32002, -32001] },
+  "session/input": { params: "SessionInputParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32003, -32002, -32001] },
+  "session/respond": { params: "SessionRespondParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32003, -32002, -32001] },
   "session/state": { params: "SessionStateParams", result: "SessionStateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/history": { params: "HistoryParams", result: "HistoryResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/messages": { params: "MessagesParams", result: "MessagesResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/watch": { params: "WatchParams", result: "WatchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/unwatch": { params: "UnwatchParams", result: "UnwatchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
-  "workspace/session/activate": { params: "SessionRefParams", result: "ActivateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
-  "workspace/session/delete": { params: "SessionRefParams", result: "DeleteResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32011, -32010, -32002, -32001] },
-  "notify/test": { params: "EmptyParams", result: "NotifyTestResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "workspace/session/activate": { params: "SessionRefParams", result: "ActivateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32003, -32002, -32001] },
+  "workspace/session/delete": { params: "SessionRefParams", result: "DeleteResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32011, -32010, -32003, -32002, -32001] },
+  "notify/test": { params: "EmptyParams", result: "NotifyTestResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
   "notify/vapidKey": { params: "EmptyParams", result: "NotifyVAPIDKeyResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "notify/subscribe": { params: "NotifySubscribeParams", result: "NotifySubscription", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "notify/subscriptions": { params: "EmptyParams", result: "NotifySubscriptionsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "notify/update": { params: "NotifyUpdateParams", result: "NotifySubscription", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "notify/unsubscribe": { params: "NotifyUnsubscribeParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "device/list": { params: "EmptyParams", result: "DeviceListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
+  "device/revoke": { params: "DeviceIDParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
+  "device/rename": { params: "DeviceRenameParams", result: "Device", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
 } as const satisfies { [M in keyof Methods]: { params: string; result: string; errors: readonly Methods[M]["errors"][] } };
 
 /** Each event's params schema (a name in cdevd.schema.json's definitions). */
@@ -298,6 +318,7 @@ export const openDefinitions = ["DiscoverResult","DocumentInfo"] as const;
 
 /** The schema of each error code's data, if it has one. */
 export const errorDataTable: { readonly [C in keyof ErrorDataByCode]: string | null } = {
+  [-32003]: "ForbiddenData",
   [-32603]: "InternalErrorData",
   [-32602]: "InvalidParamsData",
   [-32021]: "InvalidPathData",

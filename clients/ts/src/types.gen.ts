@@ -292,6 +292,74 @@ export interface DeleteResult {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "Device".
+ */
+export interface Device {
+  /**
+   * The User-Agent it paired with.
+   */
+  client?: string;
+  created_at: string;
+  id: string;
+  /**
+   * The address it last connected from.
+   */
+  last_seen_address?: string;
+  /**
+   * When it last connected or refreshed its tokens.
+   */
+  last_seen_at?: string;
+  name: string;
+  /**
+   * control may call every method; watch may read but not act.
+   */
+  scope: "control" | "watch";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DeviceIDParams".
+ */
+export interface DeviceIDParams {
+  device_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DeviceInfo".
+ */
+export interface DeviceInfo {
+  /**
+   * "owner" for the static token, else the paired device's id.
+   */
+  id: string;
+  name: string;
+  /**
+   * control may call every method; watch may read but not act (-32003).
+   */
+  scope: "control" | "watch";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DeviceListResult".
+ */
+export interface DeviceListResult {
+  /**
+   * Oldest first.
+   */
+  devices: Device[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "DeviceRenameParams".
+ */
+export interface DeviceRenameParams {
+  device_id: string;
+  /**
+   * At most 64 bytes, no control characters.
+   */
+  name: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "DirEntry".
  */
 export interface DirEntry {
@@ -587,6 +655,17 @@ export interface FocusResult {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "ForbiddenData".
+ */
+export interface ForbiddenData {
+  method: string;
+  /**
+   * The scope of the calling device, which may read but not act.
+   */
+  scope: "watch";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "HeartbeatEvent".
  */
 export interface HeartbeatEvent {
@@ -660,7 +739,14 @@ export interface InitializeParams {
  */
 export interface InitializeResult {
   capabilities: ServerCapabilities;
+  /**
+   * This connection's id, after its device's id (device:connection); permission_resolved's resolved_by names it.
+   */
   clientId: string;
+  /**
+   * Who this connection belongs to: the owner (the static token) or a paired device.
+   */
+  device: DeviceInfo;
   /**
    * A new id per server start; event seqs are meaningful within one epoch.
    */
