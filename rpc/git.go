@@ -285,3 +285,56 @@ type GitSummary struct {
 	UntrackedCount int    `json:"untracked_count"`
 	State          string `json:"state" enum:"none,clean,dirty,conflicted,merging,rebasing" doc:"none: not a repository."`
 }
+
+// Workspace event types: news of a workspace's files and repository, sent
+// to the workspace's subscribers. They belong to no session and carry no
+// session_id (the iOS app would read them as session info); agent_type is
+// the runtime the subscriber uses in the workspace (the app drops events of
+// runtimes it has not open).
+const (
+	EventGitStatusChanged      = "git_status_changed"
+	EventGitOperationCompleted = "git_operation_completed"
+	EventFileChanged           = "file_changed"
+)
+
+// WorkspaceEventHeader is carried, flattened, by every workspace event.
+type WorkspaceEventHeader struct {
+	WorkspaceID string `json:"workspace_id"`
+	AgentType   string `json:"agent_type" doc:"The runtime this client uses in the workspace (its watched or active session's, else the default)."`
+	Timestamp   string `json:"timestamp" format:"date-time"`
+}
+
+// GitStatusChangedEvent: the repository's status moved (files edited,
+// staged, committed; a branch switched).
+type GitStatusChangedEvent struct {
+	WorkspaceEventHeader
+	Branch         string   `json:"branch"`
+	Ahead          int      `json:"ahead"`
+	Behind         int      `json:"behind"`
+	StagedCount    int      `json:"staged_count"`
+	UnstagedCount  int      `json:"unstaged_count"`
+	UntrackedCount int      `json:"untracked_count"`
+	HasConflicts   bool     `json:"has_conflicts"`
+	ChangedFiles   []string `json:"changed_files" doc:"Files seen changing since the last event (at most 200)."`
+}
+
+// GitOperationCompletedEvent follows each git method that changes the
+// repository, whoever called it.
+type GitOperationCompletedEvent struct {
+	WorkspaceEventHeader
+	Operation string `json:"operation" enum:"stage,unstage,discard,commit,push,pull,checkout,branch_delete,init,remote_add,upstream_set"`
+	Success   bool   `json:"success"`
+	SHA       string `json:"sha,omitempty" doc:"The new commit (commit, init)."`
+	Message   string `json:"message,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// FileChangedEvent: a file of the workspace was created, written or
+// deleted (ignored folders and .git are not watched).
+type FileChangedEvent struct {
+	WorkspaceEventHeader
+	Path    string `json:"path" doc:"Relative to the workspace's folder."`
+	Change  string `json:"change" enum:"created,modified,deleted,renamed" doc:"A rename comes as deleted (old name) and created (new name)."`
+	Size    *int64 `json:"size,omitempty" doc:"Bytes; omitted when deleted."`
+	OldPath string `json:"old_path,omitempty"`
+}

@@ -28,6 +28,22 @@ const (
 	MethodUnwatch  = "workspace/session/unwatch"
 	MethodActivate = "workspace/session/activate"
 	MethodDelete   = "workspace/session/delete"
+
+	MethodGitStatus       = "git/status"
+	MethodGitDiff         = "git/diff"
+	MethodGitStage        = "git/stage"
+	MethodGitUnstage      = "git/unstage"
+	MethodGitDiscard      = "git/discard"
+	MethodGitCommit       = "git/commit"
+	MethodGitPush         = "git/push"
+	MethodGitPull         = "git/pull"
+	MethodGitBranches     = "git/branches"
+	MethodGitCheckout     = "git/checkout"
+	MethodGitBranchDelete = "git/branch/delete"
+	MethodGitLog          = "git/log"
+	MethodGitInit         = "git/init"
+	MethodGitRemoteAdd    = "git/remote/add"
+	MethodGitUpstreamSet  = "git/upstream/set"
 )
 
 // RoutedMethods must carry agent_type for deterministic routing.
@@ -58,6 +74,12 @@ var (
 	// subscribeErrs: InternalError when the system refuses to watch the
 	// workspace's transcripts (data.reason names the kernel limit).
 	subscribeErrs = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound}
+	// gitReadErrs: the read methods answer a folder outside any repository
+	// with NotGitRepo; the writing ones with success:false (and the same
+	// words in error), which the app's wizard reads.
+	gitReadErrs  = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound, CodeNotGitRepo}
+	gitWriteErrs = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound}
+	gitPathErrs  = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound, CodeInvalidPath, CodePathOutside}
 )
 
 // Methods lists every method clients may call, in documentation order.
@@ -88,6 +110,22 @@ var Methods = []MethodSpec{
 	{MethodUnwatch, "Stop receiving a session's events.", UnwatchParams{}, UnwatchResult{}, nil},
 	{MethodActivate, "Mark a session as this client's current one in a workspace.", SessionRefParams{}, ActivateResult{}, sessionErrs},
 	{MethodDelete, "Move a session's transcript to the trash (refused while it runs).", SessionRefParams{}, DeleteResult{}, append(sessionErrs, CodeSessionBusy)},
+
+	{MethodGitStatus, "The workspace repository's branch and changed files.", GitWorkspaceParams{}, GitStatusResult{}, gitReadErrs},
+	{MethodGitDiff, "A file's diff (the staged one when the working tree has none), or every changed file's.", GitDiffParams{}, GitDiffResult{}, append(gitReadErrs, CodeInvalidPath, CodePathOutside)},
+	{MethodGitStage, "Stage files (new, changed and deleted alike).", GitPathsParams{}, GitPathsResult{}, gitPathErrs},
+	{MethodGitUnstage, "Take files out of the index, keeping their changes.", GitPathsParams{}, GitPathsResult{}, gitPathErrs},
+	{MethodGitDiscard, "Throw away files' unstaged changes; an untracked file is deleted.", GitPathsParams{}, GitPathsResult{}, gitPathErrs},
+	{MethodGitCommit, "Commit what is staged, and push when asked.", GitCommitParams{}, GitCommitResult{}, gitWriteErrs},
+	{MethodGitPush, "Push the current branch (setting its upstream when it has none).", GitPushParams{}, GitPushResult{}, gitWriteErrs},
+	{MethodGitPull, "Pull the current branch's upstream (merge, or rebase).", GitPullParams{}, GitPullResult{}, gitWriteErrs},
+	{MethodGitBranches, "Local and remote-tracking branches.", GitWorkspaceParams{}, GitBranchesResult{}, gitReadErrs},
+	{MethodGitCheckout, "Switch branch, or create one.", GitCheckoutParams{}, GitCheckoutResult{}, gitWriteErrs},
+	{MethodGitBranchDelete, "Delete a local branch, and its remote one when asked.", GitBranchDeleteParams{}, GitBranchDeleteResult{}, gitWriteErrs},
+	{MethodGitLog, "A page of HEAD's history, with the commit graph when asked.", GitLogParams{}, GitLogResult{}, gitReadErrs},
+	{MethodGitInit, "Make the workspace's folder a repository, with a first commit when asked.", GitInitParams{}, GitInitResult{}, gitWriteErrs},
+	{MethodGitRemoteAdd, "Add a remote, and fetch it when asked.", GitRemoteAddParams{}, GitRemoteAddResult{}, gitWriteErrs},
+	{MethodGitUpstreamSet, "Set a branch's upstream.", GitUpstreamSetParams{}, GitResult{}, gitWriteErrs},
 }
 
 // Events lists every notification the server sends.
@@ -105,4 +143,7 @@ var Events = []EventSpec{
 	{EventSessionStopped, "A session was stopped.", SessionEndEvent{}},
 	{EventSessionUpdated, "A workspace session's transcript changed.", SessionUpdatedEvent{}},
 	{EventHeartbeat, "Keepalive.", HeartbeatEvent{}},
+	{EventGitStatusChanged, "A subscribed workspace's git status moved.", GitStatusChangedEvent{}},
+	{EventGitOperationCompleted, "A git method changed a subscribed workspace's repository.", GitOperationCompletedEvent{}},
+	{EventFileChanged, "A file of a subscribed workspace changed.", FileChangedEvent{}},
 }

@@ -24,7 +24,7 @@ type family map[string]method
 // families lists every method family; TestEveryMethodHasAHandler holds it
 // to rpc.Methods, so that a method cannot be declared and silently missed.
 func (s *Server) families() []family {
-	return []family{s.lifecycleMethods(), s.workspaceMethods(), s.sessionMethods(), s.historyMethods()}
+	return []family{s.lifecycleMethods(), s.workspaceMethods(), s.sessionMethods(), s.historyMethods(), s.gitMethods()}
 }
 
 // table merges the families; a method in two of them is a programming error.

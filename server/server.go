@@ -19,11 +19,13 @@ import (
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/gitops"
 )
 
 // Config wires the server to the daemon's parts.
@@ -35,6 +37,11 @@ type Config struct {
 	// Discover is the OpenRPC document returned by rpc.discover.
 	Discover json.RawMessage
 	Logger   *zap.Logger
+	// Git runs the git/* methods; nil is the user's git with the defaults.
+	Git *gitops.Git
+	// Watcher watches subscribed workspaces' folders for their events;
+	// nil is the process's shared inotify instance.
+	Watcher *fswatch.Watcher
 }
 
 // Server is the transport.Handler of cdevd.
@@ -44,6 +51,7 @@ type Server struct {
 	reg     *registry.Registry
 	ws      *workspaces.Store
 	engine  *sessions.Engine
+	git     *gitops.Git
 	started time.Time
 
 	methods map[string]method // the dispatch table, built once by New
@@ -62,9 +70,15 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
+	if cfg.Git == nil {
+		cfg.Git = gitops.New(gitops.Config{})
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
-		engine: cfg.Engine, started: time.Now(), clients: map[*transport.Conn]*client{}}
+		engine: cfg.Engine, git: cfg.Git, started: time.Now(), clients: map[*transport.Conn]*client{}}
 	s.methods = s.table()
+	if s.engine != nil {
+		s.engine.SetWorkspaceWatch(s.watchWorkspace)
+	}
 	return s
 }
 

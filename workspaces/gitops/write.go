@@ -21,8 +21,8 @@ func (r *Repo) counts(ctx context.Context, res *rpc.GitPathsResult) {
 }
 
 // Stage adds paths to the index (new, changed and deleted files alike).
-func (r *Repo) Stage(ctx context.Context, paths []string) (rpc.GitPathsResult, error) {
-	paths, err := r.cleanPaths(paths)
+func (r *Repo) Stage(ctx context.Context, p rpc.GitPathsParams) (rpc.GitPathsResult, error) {
+	paths, err := r.cleanPaths(p.Paths)
 	if err != nil {
 		return rpc.GitPathsResult{}, err
 	}
@@ -36,8 +36,8 @@ func (r *Repo) Stage(ctx context.Context, paths []string) (rpc.GitPathsResult, e
 // Unstage takes paths out of the index, keeping the working tree. In a
 // repository without commits yet there is no HEAD to reset to, so the
 // paths are removed from the index instead.
-func (r *Repo) Unstage(ctx context.Context, paths []string) (rpc.GitPathsResult, error) {
-	paths, err := r.cleanPaths(paths)
+func (r *Repo) Unstage(ctx context.Context, p rpc.GitPathsParams) (rpc.GitPathsResult, error) {
+	paths, err := r.cleanPaths(p.Paths)
 	if err != nil {
 		return rpc.GitPathsResult{}, err
 	}
@@ -78,8 +78,8 @@ func indexOf(s []string, v string) int {
 // Discard throws away the working tree's changes to paths: tracked files go
 // back to the index's version, untracked ones are deleted (git clean, which
 // leaves ignored files alone). Staged changes are kept.
-func (r *Repo) Discard(ctx context.Context, paths []string) (rpc.GitPathsResult, error) {
-	paths, err := r.cleanPaths(paths)
+func (r *Repo) Discard(ctx context.Context, p rpc.GitPathsParams) (rpc.GitPathsResult, error) {
+	paths, err := r.cleanPaths(p.Paths)
 	if err != nil {
 		return rpc.GitPathsResult{}, err
 	}
