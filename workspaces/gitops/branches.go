@@ -129,7 +129,7 @@ func (r *Repo) BranchDelete(ctx context.Context, p rpc.GitBranchDeleteParams) (r
 		}
 		push, err := r.network(ctx, "push", "--delete", "--", remote, "refs/heads/"+remoteBranch)
 		if err != nil || push.exit != 0 {
-			res.Error = "deleted locally, but not on " + remote + ": " + errText(push, err)
+			res.Error = "deleted locally, but not on " + remote + ": " + networkFailure(push, err)
 			return
 		}
 		res.DeletedRemote = true

@@ -21,6 +21,20 @@ func (r *Repo) network(ctx context.Context, args ...string) (result, error) {
 	return r.g.run(ctx, call{dir: r.Root, args: args, network: true})
 }
 
+// networkFailure is git's message for a failed exchange with a remote, with
+// what to do when the remote wanted credentials git had no way to ask for.
+func networkFailure(r result, err error) string {
+	msg := errText(r, err)
+	for _, s := range []string{"terminal prompts disabled", "Authentication failed", "Permission denied (publickey",
+		"Host key verification failed"} {
+		if strings.Contains(msg, s) {
+			return msg + " (the remote needs credentials cdevd cannot ask for: set up a credential helper " +
+				"or an SSH key, without a passphrase prompt, for the user cdevd runs as)"
+		}
+	}
+	return msg
+}
+
 // currentBranch is the checked-out branch, "" when HEAD is detached.
 func (r *Repo) currentBranch(ctx context.Context) string {
 	out, err := r.run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
@@ -102,12 +116,8 @@ func (r *Repo) Push(ctx context.Context, p rpc.GitPushParams) (rpc.GitPushResult
 		}
 		args = append(args, "--", remote, "refs/heads/"+branch+":refs/heads/"+branch)
 		out, err := r.network(ctx, args...)
-		if err != nil {
-			res = rpc.GitPushResult{Error: err.Error()}
-			return
-		}
-		if out.exit != 0 {
-			res = rpc.GitPushResult{Error: out.failure()}
+		if err != nil || out.exit != 0 {
+			res = rpc.GitPushResult{Error: networkFailure(out, err)}
 			return
 		}
 		res.Success = true
@@ -141,7 +151,7 @@ func (r *Repo) Pull(ctx context.Context, p rpc.GitPullParams) (rpc.GitPullResult
 			return
 		}
 		if out.exit != 0 {
-			res.Error = out.failure()
+			res.Error = networkFailure(out, nil)
 			if c, err := r.run(ctx, "diff", "--name-only", "--diff-filter=U", "-z"); err == nil {
 				for _, f := range bytes.Split(bytes.TrimRight(c.out, "\x00"), []byte{0}) {
 					if len(f) > 0 {
@@ -196,7 +206,7 @@ func (r *Repo) RemoteAdd(ctx context.Context, p rpc.GitRemoteAddParams) (rpc.Git
 		f, err := r.network(ctx, "fetch", "--", name)
 		if err != nil || f.exit != 0 {
 			res.Message = "added remote " + name + ", but the fetch failed"
-			res.Error = "fetch failed: " + errText(f, err)
+			res.Error = "fetch failed: " + networkFailure(f, err)
 			return
 		}
 		refs, err := r.run(ctx, "for-each-ref", "--format=%(refname:short)", "refs/remotes/"+name+"/")
