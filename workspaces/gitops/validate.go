@@ -102,6 +102,11 @@ func (r *Repo) checkBranch(ctx context.Context, field, name string) error {
 	if strings.HasPrefix(name, "-") {
 		return rpc.InvalidParams(field, "must not start with '-'")
 	}
+	if strings.Contains(name, "@{") {
+		// check-ref-format --branch expands @{-1} to the previous branch:
+		// a client names branches, not positions in the reflog.
+		return rpc.InvalidParams(field, "not a valid branch name: "+name)
+	}
 	res, err := r.run(ctx, "check-ref-format", "--branch", name)
 	if err != nil {
 		return err
