@@ -104,9 +104,9 @@ func parseCommit(rec string) (rpc.GitCommit, bool) {
 	}
 	c.IsMerge = len(c.ParentSHAs) > 1
 	if t, err := time.Parse(time.RFC3339, f[3]); err == nil {
-		c.Date = t.Format(time.RFC3339)
+		c.Date = rpc.FormatTime(t)
 	} else {
-		c.Date = time.Unix(0, 0).UTC().Format(time.RFC3339) // git could not read the date
+		c.Date = rpc.FormatTime(time.Unix(0, 0)) // git could not read the date
 		c.RelativeDate = "unknown date"
 	}
 	if c.Author == "" {
