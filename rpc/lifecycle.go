@@ -45,6 +45,10 @@ type InitializeResult struct {
 }
 
 // ServerCapabilities lists the runtimes and how to route to them.
+//
+// TODO(issue 26): capabilities.features, the workspace features this server
+// has, is not on main yet; when it lands, list "git" in it (the git/*
+// methods, git_* events and workspace/list include_git are served).
 type ServerCapabilities struct {
 	SupportedAgents []string        `json:"supportedAgents" doc:"Equal to the ids of runtimeRegistry.runtimes."`
 	RuntimeRegistry RuntimeRegistry `json:"runtimeRegistry"`

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cdevd/cdevd/rpc"
 )
@@ -31,8 +32,16 @@ func (r *Repo) Status(ctx context.Context) (rpc.GitStatusResult, error) {
 		}
 	}
 	if n := len(res.Staged) + len(res.Unstaged); n > 0 && n <= maxLineCounts {
-		r.lineCounts(ctx, res.Staged, "--cached")
+		// The two sides at once: each is a git start, which is most of
+		// what a small count costs.
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.lineCounts(ctx, res.Staged, "--cached")
+		}()
 		r.lineCounts(ctx, res.Unstaged)
+		wg.Wait()
 	}
 	return res, nil
 }
