@@ -174,6 +174,11 @@ func (g *Git) env(network bool) []string {
 		"SSH_ASKPASS_REQUIRE=never",
 		"GCM_INTERACTIVE=never", // Git Credential Manager: no dialog
 		"LC_ALL=C",              // git's messages in English, which the wizard matches
+		// git status refreshes the index when it can take its lock; a
+		// status cdevd runs (a client's, or the watch's) holding that lock
+		// would make a write racing it (ours or the user's own git) fail
+		// with "index.lock: File exists". Required locks are unaffected.
+		"GIT_OPTIONAL_LOCKS=0",
 	)
 	if network && os.Getenv("GIT_SSH_COMMAND") == "" {
 		// BatchMode: ssh fails instead of asking for a passphrase or to
