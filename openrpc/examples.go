@@ -145,8 +145,8 @@ var Examples = map[string]Example{
 	rpc.MethodGitLog: {rpc.GitLogParams{WorkspaceID: ExampleWorkspaceID, Limit: 50, Graph: true},
 		rpc.GitLogResult{Commits: []rpc.GitCommit{{SHA: exampleSHA, ShortSHA: exampleSHA[:7], Subject: "Add usage",
 			Author: "Dev", AuthorEmail: "dev@example.com", Date: exampleTime, RelativeDate: "2 hours ago",
-			ParentSHAs: []string{"3b18e512dba79e4c8300dd08aeb37f8e728b8dad"},
-			Refs:       []rpc.GitRef{{Name: "HEAD", Type: "head"}, {Name: "main", Type: "branch"}, {Name: "origin/main", Type: "remote"}},
+			ParentSHAs:    []string{"3b18e512dba79e4c8300dd08aeb37f8e728b8dad"},
+			Refs:          []rpc.GitRef{{Name: "HEAD", Type: "head"}, {Name: "main", Type: "branch"}, {Name: "origin/main", Type: "remote"}},
 			GraphPosition: &rpc.GitGraphPosition{Column: 0, Lines: []rpc.GitGraphLine{{FromColumn: 0, ToColumn: 0, Type: "straight"}}}}},
 			TotalCount: 2, HasMore: true, MaxColumns: 1}},
 }

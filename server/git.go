@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/cdevd/cdevd/rpc"
@@ -17,29 +18,48 @@ import (
 
 func (s *Server) gitMethods() family {
 	return family{
-		rpc.MethodGitStatus:       plain(s.gitStatus),
-		rpc.MethodGitDiff:         plain(s.gitDiff),
-		rpc.MethodGitBranches:     plain(s.gitBranches),
-		rpc.MethodGitLog:          plain(s.gitLog),
-		rpc.MethodGitStage:        plain(gitWrite(s, "stage", pathsID, (*gitops.Repo).Stage, pathsFail)),
-		rpc.MethodGitUnstage:      plain(gitWrite(s, "unstage", pathsID, (*gitops.Repo).Unstage, pathsFail)),
-		rpc.MethodGitDiscard:      plain(gitWrite(s, "discard", pathsID, (*gitops.Repo).Discard, pathsFail)),
-		rpc.MethodGitCommit:       plain(gitWrite(s, "commit", func(p rpc.GitCommitParams) string { return p.WorkspaceID }, (*gitops.Repo).Commit, func(e string) rpc.GitCommitResult { return rpc.GitCommitResult{Error: e} })),
-		rpc.MethodGitPush:         plain(gitWrite(s, "push", func(p rpc.GitPushParams) string { return p.WorkspaceID }, (*gitops.Repo).Push, func(e string) rpc.GitPushResult { return rpc.GitPushResult{Error: e} })),
-		rpc.MethodGitPull:         plain(gitWrite(s, "pull", func(p rpc.GitPullParams) string { return p.WorkspaceID }, (*gitops.Repo).Pull, func(e string) rpc.GitPullResult { return rpc.GitPullResult{Error: e, ConflictedFiles: []string{}} })),
-		rpc.MethodGitCheckout:     plain(gitWrite(s, "checkout", func(p rpc.GitCheckoutParams) string { return p.WorkspaceID }, (*gitops.Repo).Checkout, func(e string) rpc.GitCheckoutResult { return rpc.GitCheckoutResult{Error: e} })),
-		rpc.MethodGitBranchDelete: plain(gitWrite(s, "branch_delete", func(p rpc.GitBranchDeleteParams) string { return p.WorkspaceID }, (*gitops.Repo).BranchDelete, func(e string) rpc.GitBranchDeleteResult { return rpc.GitBranchDeleteResult{Error: e} })),
-		rpc.MethodGitRemoteAdd: plain(gitWrite(s, "remote_add", func(p rpc.GitRemoteAddParams) string { return p.WorkspaceID }, (*gitops.Repo).RemoteAdd, func(e string) rpc.GitRemoteAddResult {
-			return rpc.GitRemoteAddResult{Error: e, FetchedBranches: []string{}}
-		})),
-		rpc.MethodGitUpstreamSet: plain(gitWrite(s, "upstream_set", func(p rpc.GitUpstreamSetParams) string { return p.WorkspaceID }, (*gitops.Repo).UpstreamSet, func(e string) rpc.GitResult { return rpc.GitResult{Error: e} })),
-		rpc.MethodGitInit:        plain(s.gitInit),
+		rpc.MethodGitStatus:   plain(s.gitStatus),
+		rpc.MethodGitDiff:     plain(s.gitDiff),
+		rpc.MethodGitBranches: plain(s.gitBranches),
+		rpc.MethodGitLog:      plain(s.gitLog),
+		rpc.MethodGitInit:     plain(s.gitInit),
+
+		rpc.MethodGitStage:   plain(gitWrite(s, "stage", (*gitops.Repo).Stage, pathsFailed)),
+		rpc.MethodGitUnstage: plain(gitWrite(s, "unstage", (*gitops.Repo).Unstage, pathsFailed)),
+		rpc.MethodGitDiscard: plain(gitWrite(s, "discard", (*gitops.Repo).Discard, pathsFailed)),
+		rpc.MethodGitCommit: plain(gitWrite(s, "commit", (*gitops.Repo).Commit,
+			func(e string) rpc.GitCommitResult { return rpc.GitCommitResult{Error: e} })),
+		rpc.MethodGitPush: plain(gitWrite(s, "push", (*gitops.Repo).Push,
+			func(e string) rpc.GitPushResult { return rpc.GitPushResult{Error: e} })),
+		rpc.MethodGitPull: plain(gitWrite(s, "pull", (*gitops.Repo).Pull,
+			func(e string) rpc.GitPullResult { return rpc.GitPullResult{Error: e, ConflictedFiles: []string{}} })),
+		rpc.MethodGitCheckout: plain(gitWrite(s, "checkout", (*gitops.Repo).Checkout,
+			func(e string) rpc.GitCheckoutResult { return rpc.GitCheckoutResult{Error: e} })),
+		rpc.MethodGitBranchDelete: plain(gitWrite(s, "branch_delete", (*gitops.Repo).BranchDelete,
+			func(e string) rpc.GitBranchDeleteResult { return rpc.GitBranchDeleteResult{Error: e} })),
+		rpc.MethodGitRemoteAdd: plain(gitWrite(s, "remote_add", (*gitops.Repo).RemoteAdd,
+			func(e string) rpc.GitRemoteAddResult { return rpc.GitRemoteAddResult{Error: e, FetchedBranches: []string{}} })),
+		rpc.MethodGitUpstreamSet: plain(gitWrite(s, "upstream_set", (*gitops.Repo).UpstreamSet,
+			func(e string) rpc.GitResult { return rpc.GitResult{Error: e} })),
 	}
 }
 
-func pathsID(p rpc.GitPathsParams) string { return p.WorkspaceID }
+func pathsFailed(e string) rpc.GitPathsResult { return rpc.GitPathsResult{Error: e} }
 
-func pathsFail(e string) rpc.GitPathsResult { return rpc.GitPathsResult{Error: e} }
+// workspaceOf is the workspace_id of a git method's params (each has one).
+// The id is read back from the params' JSON field rather than through a
+// method per type, which package rpc (the wire's types only) does not have.
+func workspaceOf(p any) string {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return ""
+	}
+	var w struct {
+		WorkspaceID string `json:"workspace_id"`
+	}
+	_ = json.Unmarshal(b, &w)
+	return w.WorkspaceID
+}
 
 // gitRepo finds the workspace's repository: WorkspaceNotFound, NotGitRepo,
 // or the repository.
@@ -64,10 +84,11 @@ func (s *Server) gitRepo(ctx context.Context, workspaceID string) (*gitops.Repo,
 // gitWrite makes the handler of a method that changes the repository: a
 // folder outside any repository is an answer (fail), and the outcome is
 // told to the workspace's subscribers.
-func gitWrite[P, R any](s *Server, op string, id func(P) string, do func(*gitops.Repo, context.Context, P) (R, error),
+func gitWrite[P, R any](s *Server, op string, do func(*gitops.Repo, context.Context, P) (R, error),
 	fail func(string) R) func(context.Context, P) (R, error) {
 	return func(ctx context.Context, p P) (R, error) {
-		r, err := s.gitRepo(ctx, id(p))
+		id := workspaceOf(p)
+		r, err := s.gitRepo(ctx, id)
 		var rerr *rpc.Error
 		if errors.As(err, &rerr) && rerr.Code == rpc.CodeNotGitRepo {
 			return fail(rerr.Message), nil
@@ -80,7 +101,7 @@ func gitWrite[P, R any](s *Server, op string, id func(P) string, do func(*gitops
 		if err != nil {
 			return res, err
 		}
-		s.gitCompleted(id(p), op, res)
+		s.gitCompleted(id, op, res)
 		return res, nil
 	}
 }
