@@ -67,14 +67,15 @@ type TreeWatch struct {
 	timer   *time.Timer
 	closed  bool
 	firing  sync.WaitGroup
+	walking sync.WaitGroup // the first walk of the tree
+	walked  chan struct{}  // closed when it is done
 }
 
 // WatchTree starts watching dir (a workspace's folder), calling report
 // with each debounced batch from a goroutine of its own.
 func (g *Git) WatchTree(ctx context.Context, fw *fswatch.Watcher, dir string, report func(Report)) (*TreeWatch, error) {
 	t := &TreeWatch{fw: fswatch.Or(fw), root: dir, report: report, delay: watchDebounce,
-		handles: map[string]*fswatch.Handle{}, pending: map[string]string{}}
-	ignored := g.ignoredDirs(ctx, dir)
+		handles: map[string]*fswatch.Handle{}, pending: map[string]string{}, walked: make(chan struct{})}
 	if err := t.watch(dir); err != nil {
 		return nil, err
 	}
@@ -83,7 +84,15 @@ func (g *Git) WatchTree(ctx context.Context, fw *fswatch.Watcher, dir string, re
 			_ = t.watch(filepath.Join(dir, sub)) // best effort: the tree is watched without it
 		}
 	}
-	t.addTree(dir, ignored)
+	// The rest of the tree in the background: asking git what it ignores
+	// and walking thousands of folders would hold up the subscribe that
+	// started the watch. Changes there meanwhile reach git's status.
+	t.walking.Add(1)
+	go func() {
+		defer t.walking.Done()
+		defer close(t.walked)
+		t.addTree(dir, g.ignoredDirs(ctx, dir))
+	}()
 	return t, nil
 }
 
@@ -258,12 +267,25 @@ func (t *TreeWatch) Close() error {
 	if t.timer != nil {
 		t.timer.Stop()
 	}
-	handles := t.handles
+	handles := mapValues(t.handles)
 	t.handles = nil
 	t.mu.Unlock()
+	t.walking.Wait() // it stops at its next folder: watch refuses once closed
 	for _, h := range handles {
 		h.Close()
 	}
 	t.firing.Wait()
 	return nil
+}
+
+// Walked is closed once the whole tree is watched (the first walk runs in
+// the background).
+func (t *TreeWatch) Walked() <-chan struct{} { return t.walked }
+
+func mapValues(m map[string]*fswatch.Handle) []*fswatch.Handle {
+	out := make([]*fswatch.Handle, 0, len(m))
+	for _, h := range m {
+		out = append(out, h)
+	}
+	return out
 }

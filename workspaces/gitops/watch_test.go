@@ -20,6 +20,7 @@ func watchReports(t *testing.T, f *fixture, dir string) chan Report {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
+	<-w.Walked()
 	return reports
 }
 
@@ -106,7 +107,7 @@ func TestWatchTreeClose(t *testing.T) {
 	if fswatch.Instances() != before+1 {
 		t.Fatalf("instances %d, want %d", fswatch.Instances(), before+1)
 	}
-	w.Close()
+	w.Close() // while its first walk may still run
 	write(t, dir, "a.txt", "after close\n")
 	if got := fswatch.Instances(); got != before {
 		t.Errorf("instances after close %d, want %d", got, before)
