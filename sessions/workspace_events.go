@@ -57,11 +57,20 @@ func (e *Engine) HasSubscribers(workspaceID string) bool {
 	return len(e.subs[workspaceID]) > 0
 }
 
-// agentFor is the runtime w uses in the workspace: that of a session of the
-// workspace w watches (the active one first), else that of the workspace's
-// active session, else the default runtime. Locks are taken one at a time
+// agentFor is the runtime w uses in the workspace: the one it says it
+// uses, else that of a session of the workspace w watches (the active one
+// first), else that of the workspace's active session, else the default
+// runtime. Locks are taken one at a time
 // (Engine.mu, then each session's mu), never under subMu.
 func (e *Engine) agentFor(w Watcher, workspaceID string) string {
+	// A client that says which runtime it uses there (the session it
+	// views, through presence) is believed first. Spelled as an anonymous
+	// interface: main's WorkspaceAgent has this method set.
+	if wa, ok := w.(interface{ AgentTypeIn(string) string }); ok {
+		if a := wa.AgentTypeIn(workspaceID); a != "" {
+			return a
+		}
+	}
 	active, _ := e.activeRef(workspaceID)
 	e.mu.Lock()
 	var candidates []*session

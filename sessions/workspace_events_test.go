@@ -67,6 +67,15 @@ func TestWorkspaceEventsCarryTheSubscribersRuntime(t *testing.T) {
 	if ev := awaitNth(t, onlySubscribed, "event/git_status_changed", 2); ev["agent_type"] != "mem" {
 		t.Errorf("after the workspace's session was activated: %v", ev)
 	}
+	// A client that says which runtime it uses there is believed first.
+	says := &sayingRecorder{recorder: newRecorder("says"), agent: "first"}
+	if _, err := e.Subscribe(says, ws.ID); err != nil {
+		t.Fatal(err)
+	}
+	notify()
+	if ev := says.await(t, "event/git_status_changed"); ev["agent_type"] != "first" {
+		t.Errorf("to a client that says its runtime: %v", ev)
+	}
 	if n := elsewhere.count("event/git_status_changed"); n != 0 {
 		t.Errorf("a client not subscribed got %d", n)
 	}
@@ -95,3 +104,11 @@ func awaitNth(t *testing.T, r *recorder, method string, n int) map[string]any {
 		}
 	}
 }
+
+// sayingRecorder is a client that knows the runtime it uses in a workspace.
+type sayingRecorder struct {
+	*recorder
+	agent string
+}
+
+func (r *sayingRecorder) AgentTypeIn(string) string { return r.agent }
