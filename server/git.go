@@ -38,7 +38,9 @@ func (s *Server) gitMethods() family {
 		rpc.MethodGitBranchDelete: plain(gitWrite(s, "branch_delete", (*gitops.Repo).BranchDelete,
 			func(e string) rpc.GitBranchDeleteResult { return rpc.GitBranchDeleteResult{Error: e} })),
 		rpc.MethodGitRemoteAdd: plain(gitWrite(s, "remote_add", (*gitops.Repo).RemoteAdd,
-			func(e string) rpc.GitRemoteAddResult { return rpc.GitRemoteAddResult{Error: e, FetchedBranches: []string{}} })),
+			func(e string) rpc.GitRemoteAddResult {
+				return rpc.GitRemoteAddResult{Error: e, FetchedBranches: []string{}}
+			})),
 		rpc.MethodGitUpstreamSet: plain(gitWrite(s, "upstream_set", (*gitops.Repo).UpstreamSet,
 			func(e string) rpc.GitResult { return rpc.GitResult{Error: e} })),
 	}
