@@ -11,11 +11,15 @@ ARGS ?= --workspace .
 # node_modules holds the pinned agent CLIs the tests run for real; a CLI of
 # your own on PATH (logged in) takes precedence when serving.
 # chromium drives the console's browser tests; Debian's package, installed
-# here (as root) when missing, never downloaded by a test.
+# here (as root) when missing, never downloaded by a test. git is the
+# user's own, which the git/* methods run (and their tests, against local
+# repositories); installed the same way where it is missing.
 install: node-modules
 	$(GO) mod download
 	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
+	@if ! command -v git >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git; fi
 
 # npm ci deletes node_modules and installs it again: under a running
 # `make serve`, whose CLIs live there, it would pull them away. So it runs

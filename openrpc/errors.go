@@ -110,6 +110,12 @@ type PathOutsideData struct {
 	Path string `json:"path" doc:"The path that is in no workspace."`
 }
 
+// NotGitRepoData names the workspace and its folder.
+type NotGitRepoData struct {
+	WorkspaceID string `json:"workspace_id"`
+	Path        string `json:"path" doc:"The workspace's folder, in no git repository."`
+}
+
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 // errorDocs covers every code of rpc/errors.go; a test parses that file to
@@ -130,6 +136,8 @@ var errorDocs = map[int64]errorDoc{
 		typeOf[WorkspaceNotFoundData]()},
 	rpc.CodeInvalidPath: {"InvalidPath", "invalid path: it cannot be a workspace", typeOf[InvalidPathData]()},
 	rpc.CodePathOutside: {"PathOutside", "path outside workspace", typeOf[PathOutsideData]()},
+	rpc.CodeNotGitRepo: {"NotGitRepository", "not a git repository: the workspace's folder is in none (git/init makes one)",
+		typeOf[NotGitRepoData]()},
 }
 
 // invalidParamsData is the union InvalidParamsData stands for: anyOf, since

@@ -72,7 +72,7 @@ var Examples = map[string]Example{
 			ServerInfoSnake: exampleServerInfo, ClientID: ExampleClientID, Epoch: ExampleEpoch,
 			Device: rpc.DeviceInfo{ID: "owner", Name: "owner", Scope: "control"},
 			Capabilities: rpc.ServerCapabilities{SupportedAgents: []string{"claude"},
-				Features: []string{rpc.FeatureFiles, rpc.FeatureSearch, rpc.FeaturePresence, rpc.FeatureStatus, rpc.FeatureDiscover},
+				Features: []string{rpc.FeatureFiles, rpc.FeatureSearch, rpc.FeaturePresence, rpc.FeatureStatus, rpc.FeatureDiscover, rpc.FeatureGit},
 				RuntimeRegistry: rpc.RuntimeRegistry{
 					SchemaVersion: rpc.RegistrySchemaVersion, GeneratedAt: exampleTime, DefaultRuntime: "claude",
 					Routing:  rpc.Routing{AgentTypeField: "agent_type", DefaultAgentType: "claude", RequiredOnMethods: rpc.RoutedMethods},
@@ -160,10 +160,62 @@ var Examples = map[string]Example{
 	rpc.MethodDeviceList:        {rpc.EmptyParams{}, rpc.DeviceListResult{Devices: []rpc.Device{exampleDevice}}},
 	rpc.MethodDeviceRename:      {rpc.DeviceRenameParams{DeviceID: ExampleDeviceID, Name: "Anna's iPhone"}, exampleDevice},
 	rpc.MethodDeviceRevoke:      {rpc.DeviceIDParams{DeviceID: ExampleDeviceID}, rpc.SuccessResult{Success: true}},
+	// The git family, in the order the live test runs them: a folder with a
+	// README made a repository, a change seen, staged, unstaged, discarded,
+	// then committed, pushed to a new remote, pulled, a branch made and
+	// deleted, and the history read.
+	rpc.MethodGitInit: {rpc.GitInitParams{WorkspaceID: ExampleWorkspaceID, InitialBranch: "main", InitialCommit: true},
+		rpc.GitInitResult{Success: true, Branch: "main", CommitSHA: exampleSHA, FilesCommitted: 1, Message: "initialized and committed 1 file(s)"}},
+	rpc.MethodGitStatus: {rpc.GitWorkspaceParams{WorkspaceID: ExampleWorkspaceID},
+		rpc.GitStatusResult{Branch: "main", Staged: []rpc.GitFile{}, Untracked: []rpc.GitFile{}, Conflicted: []rpc.GitFile{},
+			Unstaged: []rpc.GitFile{{Path: "README.md", Status: "M", Additions: intp(1), Deletions: intp(0)}},
+			RepoName: "app", RepoRoot: ExamplePath}},
+	rpc.MethodGitDiff: {rpc.GitDiffParams{WorkspaceID: ExampleWorkspaceID, Path: "README.md", Staged: false},
+		rpc.GitDiffResult{Diffs: []rpc.GitFileDiff{{Path: "README.md",
+			Diff: "diff --git a/README.md b/README.md\nindex 3b18e51..a042389 100644\n--- a/README.md\n+++ b/README.md\n@@ -1 +1,2 @@\n # app\n+More.\n"}}}},
+	rpc.MethodGitStage: {rpc.GitPathsParams{WorkspaceID: ExampleWorkspaceID, Paths: []string{"README.md"}},
+		rpc.GitPathsResult{Success: true, Message: "staged 1 path(s)", StagedCount: 1}},
+	rpc.MethodGitUnstage: {rpc.GitPathsParams{WorkspaceID: ExampleWorkspaceID, Paths: []string{"README.md"}},
+		rpc.GitPathsResult{Success: true, Message: "unstaged 1 path(s)", UnstagedCount: 1}},
+	rpc.MethodGitDiscard: {rpc.GitPathsParams{WorkspaceID: ExampleWorkspaceID, Paths: []string{"README.md"}},
+		rpc.GitPathsResult{Success: true, Message: "discarded 1 file(s)", DiscardedCount: 1}},
+	rpc.MethodGitCommit: {rpc.GitCommitParams{WorkspaceID: ExampleWorkspaceID, Message: "Add usage", Push: false},
+		rpc.GitCommitResult{Success: true, SHA: exampleSHA, Message: "Add usage", FilesCommitted: 1}},
+	rpc.MethodGitRemoteAdd: {rpc.GitRemoteAddParams{WorkspaceID: ExampleWorkspaceID, Name: "origin", URL: ExampleRemote, Fetch: true},
+		rpc.GitRemoteAddResult{Success: true, Remote: &rpc.GitRemote{Name: "origin", FetchURL: ExampleRemote, PushURL: ExampleRemote, Provider: "github"},
+			FetchedBranches: []string{}, Message: "added remote origin and fetched 0 branch(es)"}},
+	rpc.MethodGitPush: {rpc.GitPushParams{WorkspaceID: ExampleWorkspaceID, Force: false, SetUpstream: true},
+		rpc.GitPushResult{Success: true, Message: "pushed main to origin (2 commit(s))", CommitsPushed: 2}},
+	rpc.MethodGitPull: {rpc.GitPullParams{WorkspaceID: ExampleWorkspaceID, Rebase: false},
+		rpc.GitPullResult{Success: true, Message: "Already up to date.", ConflictedFiles: []string{}}},
+	rpc.MethodGitUpstreamSet: {rpc.GitUpstreamSetParams{WorkspaceID: ExampleWorkspaceID, Branch: "main", Upstream: "origin/main"},
+		rpc.GitResult{Success: true, Message: "main now tracks origin/main"}},
+	rpc.MethodGitBranches: {rpc.GitWorkspaceParams{WorkspaceID: ExampleWorkspaceID},
+		rpc.GitBranchesResult{Current: "main", Upstream: "origin/main", Branches: []rpc.GitBranch{
+			{Name: "main", IsCurrent: true, Upstream: "origin/main"}, {Name: "origin/main", IsRemote: true}}}},
+	rpc.MethodGitCheckout: {rpc.GitCheckoutParams{WorkspaceID: ExampleWorkspaceID, Branch: "feature", Create: true},
+		rpc.GitCheckoutResult{Success: true, Branch: "feature", Message: "switched to feature"}},
+	rpc.MethodGitBranchDelete: {rpc.GitBranchDeleteParams{WorkspaceID: ExampleWorkspaceID, Branch: "feature", Force: false, DeleteRemote: false},
+		rpc.GitBranchDeleteResult{Success: true, Branch: "feature", Message: "deleted feature"}},
+	rpc.MethodGitLog: {rpc.GitLogParams{WorkspaceID: ExampleWorkspaceID, Limit: 50, Graph: true},
+		rpc.GitLogResult{Commits: []rpc.GitCommit{{SHA: exampleSHA, ShortSHA: exampleSHA[:7], Subject: "Add usage",
+			Author: "Dev", AuthorEmail: "dev@example.com", Date: exampleTime, RelativeDate: "2 hours ago",
+			ParentSHAs:    []string{"3b18e512dba79e4c8300dd08aeb37f8e728b8dad"},
+			Refs:          []rpc.GitRef{{Name: "HEAD", Type: "head"}, {Name: "main", Type: "branch"}, {Name: "origin/main", Type: "remote"}},
+			GraphPosition: &rpc.GitGraphPosition{Column: 0, Lines: []rpc.GitGraphLine{{FromColumn: 0, ToColumn: 0, Type: "straight"}}}}},
+			TotalCount: 2, HasMore: true, MaxColumns: 1}},
 }
 
 var exampleDevice = rpc.Device{ID: ExampleDeviceID, Name: "Anna's iPhone", Scope: "control",
 	CreatedAt: "2026-01-15T09:30:12.000Z", LastSeenAt: "2026-01-15T10:02:40.512Z", LastSeenAddress: "192.168.1.23", Client: "cdev-ios/1.4"}
+
+// ExampleRemote is the git examples' remote; the live test uses a local bare
+// repository in its place.
+const ExampleRemote = "https://github.com/dev/app.git"
+
+const exampleSHA = "9fceb02d0ae598e95dc970b74767f19372d61af8"
+
+func intp(n int) *int { return &n }
 
 // examplesOf is the document's example pairing of a method: its params by
 // name, in the order of the method's params.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -26,6 +27,7 @@ import (
 // requires the live result to have the example result's shape: the same
 // keys, at every level, with values of the same JSON types.
 func TestExamplesAgainstLiveServer(t *testing.T) {
+	gitIdentity(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	d := contracttests.StartDaemon(t, daemon.Config{Adapters: []runtimes.Adapter{
@@ -141,6 +143,7 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodActivate)
 	call(rpc.MethodSessionStop)
 	call(rpc.MethodDelete)
+	gitExamples(t, ctx, c, dir, live, call)
 	call(rpc.MethodWorkspaceRemove)
 
 	// notify/test before any browser subscribed: nothing leaves the machine.
@@ -263,4 +266,54 @@ func TestExamplesMatchTheDocument(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gitIdentity makes the git the daemon runs that of a user with a name and
+// no other configuration, whoever runs the test.
+func gitIdentity(t *testing.T) {
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
+		"GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com",
+		"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1"} {
+		t.Setenv(k, v)
+	}
+}
+
+// gitExamples runs the git family's examples in the workspace's folder, in
+// the order openrpc/examples.go tells: from an empty folder to a
+// repository with a remote and history.
+func gitExamples(t *testing.T, ctx context.Context, c *contracttests.Client, dir string, live map[string]string,
+	call func(string) json.RawMessage) {
+	t.Helper()
+	writeFile := func(content string) {
+		if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare := filepath.Join(t.TempDir(), "app.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v %s", err, out)
+	}
+	live[openrpc.ExampleRemote] = bare
+	ws := live[openrpc.ExampleWorkspaceID]
+
+	writeFile("# app\n")
+	call(rpc.MethodGitInit)
+	writeFile("# app\nMore.\n")
+	call(rpc.MethodGitStatus)
+	call(rpc.MethodGitDiff)
+	call(rpc.MethodGitStage)
+	call(rpc.MethodGitUnstage)
+	call(rpc.MethodGitDiscard)
+	writeFile("# app\nUsage.\n")
+	c.MustCall(ctx, rpc.MethodGitStage, rpc.GitPathsParams{WorkspaceID: ws, Paths: []string{"."}}, nil)
+	call(rpc.MethodGitCommit)
+	call(rpc.MethodGitRemoteAdd)
+	call(rpc.MethodGitPush)
+	call(rpc.MethodGitPull)
+	call(rpc.MethodGitUpstreamSet)
+	call(rpc.MethodGitBranches)
+	call(rpc.MethodGitCheckout)
+	c.MustCall(ctx, rpc.MethodGitCheckout, rpc.GitCheckoutParams{WorkspaceID: ws, Branch: "main"}, nil)
+	call(rpc.MethodGitBranchDelete)
+	call(rpc.MethodGitLog)
 }

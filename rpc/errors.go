@@ -26,6 +26,7 @@ const (
 	CodeWorkspaceNotFound = -32020 // data {workspace_id}
 	CodeInvalidPath       = -32021 // data {path, reason}
 	CodePathOutside       = -32022 // data {path}
+	CodeNotGitRepo        = -32023 // data {workspace_id, path}: git/* in a folder outside any repository
 )
 
 // Error is a JSON-RPC error object. Handlers return it (possibly wrapped with
@@ -136,6 +137,14 @@ func InvalidPath(path, reason string) *Error {
 func PathOutside(path string) *Error {
 	return &Error{Code: CodePathOutside, Message: "path outside workspace",
 		Data: map[string]any{"path": path}}
+}
+
+// NotGitRepo reports a git method called for a workspace whose folder is in
+// no git repository. The message says "not a git repository", which the iOS
+// app matches to offer its Git setup wizard (git/init).
+func NotGitRepo(workspaceID, path string) *Error {
+	return &Error{Code: CodeNotGitRepo, Message: "not a git repository: " + path + " (set one up with git/init)",
+		Data: map[string]any{"workspace_id": workspaceID, "path": path}}
 }
 
 // Overloaded is returned when a connection has too many requests in flight.

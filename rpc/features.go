@@ -18,6 +18,7 @@ const (
 	FeaturePresence = "presence"
 	FeatureStatus   = "workspace_status"
 	FeatureDiscover = "discover"
+	FeatureGit      = "git"
 )
 
 // Features lists every workspace feature, in the order initialize reports
@@ -28,4 +29,7 @@ var Features = []Feature{
 	{FeaturePresence, []string{MethodFocus}},
 	{FeatureStatus, []string{MethodWorkspaceStatus}},
 	{FeatureDiscover, []string{MethodWorkspaceDiscover}},
+	{FeatureGit, []string{MethodGitStatus, MethodGitDiff, MethodGitStage, MethodGitUnstage, MethodGitDiscard,
+		MethodGitCommit, MethodGitPush, MethodGitPull, MethodGitBranches, MethodGitCheckout, MethodGitBranchDelete,
+		MethodGitLog, MethodGitInit, MethodGitRemoteAdd, MethodGitUpstreamSet}},
 }

@@ -54,11 +54,12 @@ type InitializeResult struct {
 	Capabilities    ServerCapabilities `json:"capabilities"`
 }
 
-// ServerCapabilities lists the runtimes and how to route to them.
+// ServerCapabilities lists the runtimes and how to route to them, and the
+// workspace features this server has.
 type ServerCapabilities struct {
 	SupportedAgents []string        `json:"supportedAgents" doc:"Equal to the ids of runtimeRegistry.runtimes."`
 	RuntimeRegistry RuntimeRegistry `json:"runtimeRegistry"`
-	Features        []string        `json:"features" doc:"The workspace features this server has (files, search, presence…): each one's methods are all answered."`
+	Features        []string        `json:"features" doc:"The workspace features this server has (files, search, presence, git…): each one's methods are all answered."`
 }
 
 // RuntimeRegistry is the runtime capability registry contract.

@@ -46,6 +46,21 @@ const (
 	MethodDeviceList          = "device/list"
 	MethodDeviceRevoke        = "device/revoke"
 	MethodDeviceRename        = "device/rename"
+	MethodGitStatus           = "git/status"
+	MethodGitDiff             = "git/diff"
+	MethodGitStage            = "git/stage"
+	MethodGitUnstage          = "git/unstage"
+	MethodGitDiscard          = "git/discard"
+	MethodGitCommit           = "git/commit"
+	MethodGitPush             = "git/push"
+	MethodGitPull             = "git/pull"
+	MethodGitBranches         = "git/branches"
+	MethodGitCheckout         = "git/checkout"
+	MethodGitBranchDelete     = "git/branch/delete"
+	MethodGitLog              = "git/log"
+	MethodGitInit             = "git/init"
+	MethodGitRemoteAdd        = "git/remote/add"
+	MethodGitUpstreamSet      = "git/upstream/set"
 )
 
 // RoutedMethods must carry agent_type for deterministic routing.
@@ -79,6 +94,12 @@ var (
 	// filesErrs: InvalidPath for a path that does not exist, is of the
 	// wrong kind or reaches into .git; PathOutside for one that leads out.
 	filesErrs = []int64{CodeInvalidParams, CodeWorkspaceNotFound, CodeInvalidPath, CodePathOutside}
+	// gitReadErrs: the read methods answer a folder outside any repository
+	// with NotGitRepo; the writing ones with success:false (and the same
+	// words in error), which the app's wizard reads.
+	gitReadErrs  = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound, CodeNotGitRepo}
+	gitWriteErrs = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound}
+	gitPathErrs  = []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound, CodeInvalidPath, CodePathOutside}
 )
 
 // acting adds what a method that changes something can also answer: a
@@ -132,6 +153,22 @@ var Methods = []MethodSpec{
 	{MethodDeviceList, "The paired devices (control scope).", EmptyParams{}, DeviceListResult{}, acting()},
 	{MethodDeviceRevoke, "Forget a device: its connections close at once and its tokens are refused (control scope).", DeviceIDParams{}, SuccessResult{}, acting(CodeInvalidParams)},
 	{MethodDeviceRename, "Rename a device (control scope).", DeviceRenameParams{}, Device{}, acting(CodeInvalidParams)},
+
+	{MethodGitStatus, "The workspace repository's branch and changed files.", GitWorkspaceParams{}, GitStatusResult{}, gitReadErrs},
+	{MethodGitDiff, "A file's diff (the staged one when the working tree has none), or every changed file's.", GitDiffParams{}, GitDiffResult{}, append(gitReadErrs, CodeInvalidPath, CodePathOutside)},
+	{MethodGitStage, "Stage files (new, changed and deleted alike).", GitPathsParams{}, GitPathsResult{}, acting(gitPathErrs...)},
+	{MethodGitUnstage, "Take files out of the index, keeping their changes.", GitPathsParams{}, GitPathsResult{}, acting(gitPathErrs...)},
+	{MethodGitDiscard, "Throw away files' unstaged changes; an untracked file is deleted.", GitPathsParams{}, GitPathsResult{}, acting(gitPathErrs...)},
+	{MethodGitCommit, "Commit what is staged, and push when asked.", GitCommitParams{}, GitCommitResult{}, acting(gitWriteErrs...)},
+	{MethodGitPush, "Push the current branch (setting its upstream when it has none).", GitPushParams{}, GitPushResult{}, acting(gitWriteErrs...)},
+	{MethodGitPull, "Pull the current branch's upstream (merge, or rebase).", GitPullParams{}, GitPullResult{}, acting(gitWriteErrs...)},
+	{MethodGitBranches, "Local and remote-tracking branches.", GitWorkspaceParams{}, GitBranchesResult{}, gitReadErrs},
+	{MethodGitCheckout, "Switch branch, or create one.", GitCheckoutParams{}, GitCheckoutResult{}, acting(gitWriteErrs...)},
+	{MethodGitBranchDelete, "Delete a local branch, and its remote one when asked.", GitBranchDeleteParams{}, GitBranchDeleteResult{}, acting(gitWriteErrs...)},
+	{MethodGitLog, "A page of HEAD's history, with the commit graph when asked.", GitLogParams{}, GitLogResult{}, gitReadErrs},
+	{MethodGitInit, "Make the workspace's folder a repository, with a first commit when asked.", GitInitParams{}, GitInitResult{}, acting(gitWriteErrs...)},
+	{MethodGitRemoteAdd, "Add a remote, and fetch it when asked.", GitRemoteAddParams{}, GitRemoteAddResult{}, acting(gitWriteErrs...)},
+	{MethodGitUpstreamSet, "Set a branch's upstream.", GitUpstreamSetParams{}, GitResult{}, acting(gitWriteErrs...)},
 }
 
 // Events lists every notification the server sends.
@@ -152,4 +189,7 @@ var Events = []EventSpec{
 	{EventSessionJoined, "Another client started viewing the session this client focused.", SessionJoinedEvent{}},
 	{EventSessionLeft, "A client stopped viewing the session this client focused.", SessionLeftEvent{}},
 	{EventWorkspaceRemoved, "A subscribed workspace was removed.", WorkspaceRemovedEvent{}},
+	{EventGitStatusChanged, "A subscribed workspace's git status moved.", GitStatusChangedEvent{}},
+	{EventGitOperationCompleted, "A git method changed a subscribed workspace's repository.", GitOperationCompletedEvent{}},
+	{EventFileChanged, "A file of a subscribed workspace changed.", FileChangedEvent{}},
 }

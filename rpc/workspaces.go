@@ -10,6 +10,7 @@ type Workspace struct {
 	ActiveSessionID string             `json:"active_session_id,omitempty"`
 	ActiveAgentType string             `json:"active_agent_type,omitempty"`
 	IsGitRepo       bool               `json:"is_git_repo,omitempty"`
+	Git             *GitSummary        `json:"git,omitempty" doc:"With workspace/list include_git: the repository's state."`
 }
 
 // WorkspaceSession is a live session in a workspace listing.
@@ -23,7 +24,7 @@ type WorkspaceSession struct {
 
 // WorkspaceListParams lists workspaces.
 type WorkspaceListParams struct {
-	IncludeGit bool `json:"include_git,omitempty" doc:"Accepted for compatibility; is_git_repo is always filled."`
+	IncludeGit bool `json:"include_git,omitempty" doc:"Add each workspace's git summary (git); is_git_repo is always filled."`
 	GitLimit   int  `json:"git_limit,omitempty" doc:"Accepted for compatibility."`
 }
 

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/auth"
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/presence"
 	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
@@ -27,6 +28,7 @@ import (
 	"github.com/cdevd/cdevd/transport"
 	"github.com/cdevd/cdevd/workspaces"
 	"github.com/cdevd/cdevd/workspaces/discover"
+	"github.com/cdevd/cdevd/workspaces/gitops"
 	"github.com/cdevd/cdevd/workspaces/search"
 )
 
@@ -48,6 +50,11 @@ type Config struct {
 	// Notify serves the notify/* methods; nil turns them off.
 	Notify Notifications
 	Logger *zap.Logger
+	// Git runs the git/* methods; nil is the user's git with the defaults.
+	Git *gitops.Git
+	// Watcher watches subscribed workspaces' folders for their events;
+	// nil is the process's shared inotify instance.
+	Watcher *fswatch.Watcher
 }
 
 // Server is the transport.Handler of cdevd.
@@ -60,6 +67,7 @@ type Server struct {
 	search   *search.Service
 	presence *presence.Tracker
 	discover *discover.Finder
+	git      *gitops.Git
 	started  time.Time
 
 	methods map[string]method // the dispatch table, built once by New
@@ -78,12 +86,18 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
+	if cfg.Git == nil {
+		cfg.Git = gitops.New(gitops.Config{})
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces,
-		engine: cfg.Engine, search: cfg.Search, presence: cfg.Presence, discover: cfg.Finder, started: time.Now(), clients: map[*transport.Conn]*client{}}
+		engine: cfg.Engine, search: cfg.Search, presence: cfg.Presence, discover: cfg.Finder, git: cfg.Git, started: time.Now(), clients: map[*transport.Conn]*client{}}
 	if s.presence == nil {
 		s.presence = presence.New()
 	}
 	s.methods = s.table()
+	if s.engine != nil {
+		s.engine.SetWorkspaceWatch(s.watchWorkspace)
+	}
 	return s
 }
 

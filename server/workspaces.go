@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/cdevd/cdevd/rpc"
@@ -13,7 +14,8 @@ import (
 
 func (s *Server) workspaceMethods() family {
 	return family{
-		rpc.MethodWorkspaceList:          read(lookup(plain(s.workspaceList))),
+		// Not a lookup: include_git runs git in every workspace.
+		rpc.MethodWorkspaceList:          read(plain(s.workspaceList)),
 		rpc.MethodWorkspaceAdd:           act(plain(s.workspaceAdd)),
 		rpc.MethodWorkspaceRemove:        act(plain(s.workspaceRemove)),
 		rpc.MethodWorkspaceGet:           read(lookup(plain(s.workspaceGet))),
@@ -38,13 +40,33 @@ func (s *Server) toWire(w workspaces.Workspace) rpc.Workspace {
 		ActiveSessionID: activeID, ActiveAgentType: activeAgent, IsGitRepo: err == nil}
 }
 
-func (s *Server) workspaceList(_ context.Context, _ rpc.WorkspaceListParams) (rpc.WorkspaceListResult, error) {
+func (s *Server) workspaceList(ctx context.Context, p rpc.WorkspaceListParams) (rpc.WorkspaceListResult, error) {
 	list := s.ws.List()
 	res := rpc.WorkspaceListResult{Workspaces: make([]rpc.Workspace, 0, len(list))}
 	for _, w := range list {
 		res.Workspaces = append(res.Workspaces, s.toWire(w))
 	}
+	if p.IncludeGit {
+		s.addGitSummaries(ctx, res.Workspaces)
+	}
 	return res, nil
+}
+
+// addGitSummaries fills each workspace's git summary, a few at a time: each
+// is a git status, which in a large repository takes a while.
+func (s *Server) addGitSummaries(ctx context.Context, list []rpc.Workspace) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i := range list {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			sum := s.git.Summary(ctx, list[i].Path)
+			list[i].Git = &sum
+		}()
+	}
+	wg.Wait()
 }
 
 func (s *Server) workspaceAdd(_ context.Context, p rpc.WorkspaceAddParams) (rpc.Workspace, error) {

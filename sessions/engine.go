@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -95,6 +96,9 @@ type Engine struct {
 	ws  *workspaces.Store
 	// watcher is shared by every workspace's notifier.
 	watcher *fswatch.Watcher
+	// workspaceWatch, when set, also watches each subscribed workspace's
+	// folder (workspace_events.go).
+	workspaceWatch atomic.Pointer[WorkspaceWatch]
 
 	// Lock order: mu before any session's mu; subMu is a leaf taken by
 	// sessions while they hold their own lock, so it guards nothing else.

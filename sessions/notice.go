@@ -61,6 +61,19 @@ func (e *Engine) startNotifier(workspaceID string) (*notifier, error) {
 		n.watches = append(n.watches, w)
 		n.mu.Unlock()
 	}
+	if hook := e.workspaceWatch.Load(); hook != nil {
+		// The files' and repository's watch (workspace_events.go) lives
+		// and ends with the transcripts'. One it cannot start is logged,
+		// not refused: the session notices still come.
+		w, err := (*hook)(ws.ID, ws.Path)
+		if err != nil {
+			e.log.Warn("cannot watch a workspace's files", zap.String("workspace_id", ws.ID), zap.Error(err))
+		} else if w != nil {
+			n.mu.Lock()
+			n.watches = append(n.watches, w)
+			n.mu.Unlock()
+		}
+	}
 	if len(n.watches) == 0 {
 		return nil, nil
 	}

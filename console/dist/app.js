@@ -1599,7 +1599,10 @@ var eventTable = {
   "event/heartbeat": "HeartbeatEvent",
   "event/session_joined": "SessionJoinedEvent",
   "event/session_left": "SessionLeftEvent",
-  "event/workspace_removed": "WorkspaceRemovedEvent"
+  "event/workspace_removed": "WorkspaceRemovedEvent",
+  "event/git_status_changed": "GitStatusChangedEvent",
+  "event/git_operation_completed": "GitOperationCompletedEvent",
+  "event/file_changed": "FileChangedEvent"
 };
 
 // ../clients/ts/src/wire.ts

@@ -10,6 +10,7 @@ export const ErrorCode = {
   InvalidPath: -32021,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
+  NotGitRepository: -32023,
   NotInitialized: -32002,
   Overloaded: -32001,
   ParseError: -32700,
@@ -28,6 +29,7 @@ export interface ErrorDataByCode {
   [-32021]: T.InvalidPathData;
   [-32600]: T.InvalidRequestData;
   [-32601]: T.MethodNotFoundData;
+  [-32023]: T.NotGitRepoData;
   [-32002]: undefined;
   [-32001]: undefined;
   [-32700]: undefined;
@@ -225,6 +227,81 @@ export interface Methods {
     result: T.Device;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32003 | -32002 | -32001;
   };
+  "git/status": {
+    params: T.GitWorkspaceParams;
+    result: T.GitStatusResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32023 | -32020 | -32002 | -32001;
+  };
+  "git/diff": {
+    params: T.GitDiffParams;
+    result: T.GitDiffResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32023 | -32022 | -32021 | -32020 | -32002 | -32001;
+  };
+  "git/stage": {
+    params: T.GitPathsParams;
+    result: T.GitPathsResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/unstage": {
+    params: T.GitPathsParams;
+    result: T.GitPathsResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/discard": {
+    params: T.GitPathsParams;
+    result: T.GitPathsResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32022 | -32021 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/commit": {
+    params: T.GitCommitParams;
+    result: T.GitCommitResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/push": {
+    params: T.GitPushParams;
+    result: T.GitPushResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/pull": {
+    params: T.GitPullParams;
+    result: T.GitPullResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/branches": {
+    params: T.GitWorkspaceParams;
+    result: T.GitBranchesResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32023 | -32020 | -32002 | -32001;
+  };
+  "git/checkout": {
+    params: T.GitCheckoutParams;
+    result: T.GitCheckoutResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/branch/delete": {
+    params: T.GitBranchDeleteParams;
+    result: T.GitBranchDeleteResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/log": {
+    params: T.GitLogParams;
+    result: T.GitLogResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32023 | -32020 | -32002 | -32001;
+  };
+  "git/init": {
+    params: T.GitInitParams;
+    result: T.GitInitResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/remote/add": {
+    params: T.GitRemoteAddParams;
+    result: T.GitRemoteAddResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
+  };
+  "git/upstream/set": {
+    params: T.GitUpstreamSetParams;
+    result: T.GitResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32003 | -32002 | -32001;
+  };
 }
 
 /** Client-to-server notifications (no answer). */
@@ -250,6 +327,9 @@ export interface Events {
   "event/session_joined": T.SessionJoinedEvent;
   "event/session_left": T.SessionLeftEvent;
   "event/workspace_removed": T.WorkspaceRemovedEvent;
+  "event/git_status_changed": T.GitStatusChangedEvent;
+  "event/git_operation_completed": T.GitOperationCompletedEvent;
+  "event/file_changed": T.FileChangedEvent;
 }
 
 /** Each method's schemas (names in cdevd.schema.json's definitions) and error codes. */
@@ -291,6 +371,21 @@ export const methodTable = {
   "device/list": { params: "EmptyParams", result: "DeviceListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
   "device/revoke": { params: "DeviceIDParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
   "device/rename": { params: "DeviceRenameParams", result: "Device", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
+  "git/status": { params: "GitWorkspaceParams", result: "GitStatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32023, -32020, -32002, -32001] },
+  "git/diff": { params: "GitDiffParams", result: "GitDiffResult", errors: [-32700, -32603, -32602, -32601, -32600, -32023, -32022, -32021, -32020, -32002, -32001] },
+  "git/stage": { params: "GitPathsParams", result: "GitPathsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32003, -32002, -32001] },
+  "git/unstage": { params: "GitPathsParams", result: "GitPathsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32003, -32002, -32001] },
+  "git/discard": { params: "GitPathsParams", result: "GitPathsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32022, -32021, -32020, -32003, -32002, -32001] },
+  "git/commit": { params: "GitCommitParams", result: "GitCommitResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
+  "git/push": { params: "GitPushParams", result: "GitPushResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
+  "git/pull": { params: "GitPullParams", result: "GitPullResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
+  "git/branches": { params: "GitWorkspaceParams", result: "GitBranchesResult", errors: [-32700, -32603, -32602, -32601, -32600, -32023, -32020, -32002, -32001] },
+  "git/checkout": { params: "GitCheckoutParams", result: "GitCheckoutResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
+  "git/branch/delete": { params: "GitBranchDeleteParams", result: "GitBranchDeleteResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
+  "git/log": { params: "GitLogParams", result: "GitLogResult", errors: [-32700, -32603, -32602, -32601, -32600, -32023, -32020, -32002, -32001] },
+  "git/init": { params: "GitInitParams", result: "GitInitResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
+  "git/remote/add": { params: "GitRemoteAddParams", result: "GitRemoteAddResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
+  "git/upstream/set": { params: "GitUpstreamSetParams", result: "GitResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32003, -32002, -32001] },
 } as const satisfies { [M in keyof Methods]: { params: string; result: string; errors: readonly Methods[M]["errors"][] } };
 
 /** Each event's params schema (a name in cdevd.schema.json's definitions). */
@@ -311,6 +406,9 @@ export const eventTable = {
   "event/session_joined": "SessionJoinedEvent",
   "event/session_left": "SessionLeftEvent",
   "event/workspace_removed": "WorkspaceRemovedEvent",
+  "event/git_status_changed": "GitStatusChangedEvent",
+  "event/git_operation_completed": "GitOperationCompletedEvent",
+  "event/file_changed": "FileChangedEvent",
 } as const satisfies { [E in keyof Events]: string };
 
 /** The definitions that stay open to fields they do not name (all others are closed). */
@@ -324,6 +422,7 @@ export const errorDataTable: { readonly [C in keyof ErrorDataByCode]: string | n
   [-32021]: "InvalidPathData",
   [-32600]: "InvalidRequestData",
   [-32601]: "MethodNotFoundData",
+  [-32023]: "NotGitRepoData",
   [-32002]: null,
   [-32001]: null,
   [-32700]: null,

@@ -111,7 +111,10 @@ export type ServerNotification =
   | HeartbeatNotification
   | SessionJoinedNotification
   | SessionLeftNotification
-  | WorkspaceRemovedNotification;
+  | WorkspaceRemovedNotification
+  | GitStatusChangedNotification
+  | GitOperationCompletedNotification
+  | FileChangedNotification;
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "StartStatus".
@@ -518,6 +521,40 @@ export interface FieldErrorData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileChangedEvent".
+ */
+export interface FileChangedEvent {
+  /**
+   * The runtime this client uses in the workspace (its watched or active session's, else the default).
+   */
+  agent_type: string;
+  /**
+   * A rename comes as deleted (old name) and created (new name).
+   */
+  change: "created" | "modified" | "deleted" | "renamed";
+  old_path?: string;
+  /**
+   * Relative to the workspace's folder.
+   */
+  path: string;
+  /**
+   * Bytes; omitted when deleted.
+   */
+  size?: number;
+  timestamp: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "FileChangedNotification".
+ */
+export interface FileChangedNotification {
+  jsonrpc: "2.0";
+  method: "event/file_changed";
+  params: FileChangedEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "FileEntry".
  */
 export interface FileEntry {
@@ -666,6 +703,500 @@ export interface ForbiddenData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitBranch".
+ */
+export interface GitBranch {
+  is_current: boolean;
+  is_remote: boolean;
+  name: string;
+  upstream?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitBranchDeleteParams".
+ */
+export interface GitBranchDeleteParams {
+  branch: string;
+  /**
+   * Also delete the branch on its remote.
+   */
+  delete_remote?: boolean;
+  /**
+   * Delete even if not merged.
+   */
+  force?: boolean;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitBranchDeleteResult".
+ */
+export interface GitBranchDeleteResult {
+  branch?: string;
+  deleted_remote: boolean;
+  error?: string;
+  message?: string;
+  success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitBranchesResult".
+ */
+export interface GitBranchesResult {
+  ahead: number;
+  behind: number;
+  branches: GitBranch[];
+  current: string;
+  upstream?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitCheckoutParams".
+ */
+export interface GitCheckoutParams {
+  /**
+   * A local branch, or a remote-tracking one (origin/x) to track.
+   */
+  branch: string;
+  create?: boolean;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitCheckoutResult".
+ */
+export interface GitCheckoutResult {
+  branch?: string;
+  error?: string;
+  message?: string;
+  success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitCommit".
+ */
+export interface GitCommit {
+  author: string;
+  author_email: string;
+  date: string;
+  graph_position?: GitGraphPosition;
+  is_merge: boolean;
+  parent_shas: string[];
+  refs: GitRef[];
+  relative_date: string;
+  sha: string;
+  short_sha: string;
+  subject: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitGraphPosition".
+ */
+export interface GitGraphPosition {
+  column: number;
+  lines: GitGraphLine[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitGraphLine".
+ */
+export interface GitGraphLine {
+  from_column: number;
+  to_column: number;
+  /**
+   * straight: a lane passing by or the commit's first parent; merge: to a further parent; branch: a lane ending here because it joins the commit's column.
+   */
+  type: "straight" | "merge" | "branch";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitRef".
+ */
+export interface GitRef {
+  name: string;
+  type: "head" | "branch" | "remote" | "tag";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitCommitParams".
+ */
+export interface GitCommitParams {
+  message: string;
+  /**
+   * Push the branch after committing.
+   */
+  push?: boolean;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitCommitResult".
+ */
+export interface GitCommitResult {
+  error?: string;
+  files_committed: number;
+  message?: string;
+  pushed: boolean;
+  sha?: string;
+  success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitDiffParams".
+ */
+export interface GitDiffParams {
+  /**
+   * Omitted: every changed file.
+   */
+  path?: string;
+  /**
+   * false (what the app always sends) gives the working tree's diff, or the staged one when the file has no unstaged change.
+   */
+  staged?: boolean;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitDiffResult".
+ */
+export interface GitDiffResult {
+  diffs: GitFileDiff[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitFileDiff".
+ */
+export interface GitFileDiff {
+  diff: string;
+  is_new: boolean;
+  is_staged: boolean;
+  is_truncated: boolean;
+  path: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitFile".
+ */
+export interface GitFile {
+  /**
+   * Lines added; omitted for binary files and when many files changed.
+   */
+  additions?: number;
+  /**
+   * Lines deleted; omitted as additions is.
+   */
+  deletions?: number;
+  /**
+   * The path before a rename or copy.
+   */
+  old_path?: string;
+  /**
+   * Relative to repo_root.
+   */
+  path: string;
+  /**
+   * M A D R C T as git; ? untracked; U unmerged.
+   */
+  status: "M" | "A" | "D" | "R" | "C" | "T" | "?" | "U";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitInitParams".
+ */
+export interface GitInitParams {
+  /**
+   * Default main.
+   */
+  initial_branch?: string;
+  /**
+   * Commit every file (ignored ones left out).
+   */
+  initial_commit?: boolean;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitInitResult".
+ */
+export interface GitInitResult {
+  branch?: string;
+  commit_sha?: string;
+  error?: string;
+  files_committed: number;
+  message?: string;
+  success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitLogParams".
+ */
+export interface GitLogParams {
+  /**
+   * Lay out the commit graph (graph_position, max_columns).
+   */
+  graph?: boolean;
+  /**
+   * Default 50, at most 500.
+   */
+  limit?: number;
+  offset?: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitLogResult".
+ */
+export interface GitLogResult {
+  commits: GitCommit[];
+  has_more: boolean;
+  max_columns?: number;
+  total_count: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitOperationCompletedEvent".
+ */
+export interface GitOperationCompletedEvent {
+  /**
+   * The runtime this client uses in the workspace (its watched or active session's, else the default).
+   */
+  agent_type: string;
+  error?: string;
+  message?: string;
+  operation:
+    | "stage"
+    | "unstage"
+    | "discard"
+    | "commit"
+    | "push"
+    | "pull"
+    | "checkout"
+    | "branch_delete"
+    | "init"
+    | "remote_add"
+    | "upstream_set";
+  /**
+   * The new commit (commit, init).
+   */
+  sha?: string;
+  success: boolean;
+  timestamp: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitOperationCompletedNotification".
+ */
+export interface GitOperationCompletedNotification {
+  jsonrpc: "2.0";
+  method: "event/git_operation_completed";
+  params: GitOperationCompletedEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitPathsParams".
+ */
+export interface GitPathsParams {
+  /**
+   * Relative to repo_root; "." is every file.
+   */
+  paths: string[];
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitPathsResult".
+ */
+export interface GitPathsResult {
+  discarded_count?: number;
+  error?: string;
+  message?: string;
+  staged_count: number;
+  success: boolean;
+  unstaged_count: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitPullParams".
+ */
+export interface GitPullParams {
+  rebase?: boolean;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitPullResult".
+ */
+export interface GitPullResult {
+  conflicted_files: string[];
+  error?: string;
+  message?: string;
+  success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitPushParams".
+ */
+export interface GitPushParams {
+  /**
+   * A push with --force-with-lease.
+   */
+  force?: boolean;
+  /**
+   * Make the pushed branch the upstream (also done when there is none).
+   */
+  set_upstream?: boolean;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitPushResult".
+ */
+export interface GitPushResult {
+  commits_pushed: number;
+  error?: string;
+  message?: string;
+  success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitRemote".
+ */
+export interface GitRemote {
+  fetch_url: string;
+  name: string;
+  provider: "github" | "gitlab" | "bitbucket" | "other";
+  push_url: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitRemoteAddParams".
+ */
+export interface GitRemoteAddParams {
+  /**
+   * Fetch it once added.
+   */
+  fetch?: boolean;
+  /**
+   * Default origin.
+   */
+  name?: string;
+  url: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitRemoteAddResult".
+ */
+export interface GitRemoteAddResult {
+  error?: string;
+  fetched_branches: string[];
+  message?: string;
+  remote?: GitRemote;
+  success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitResult".
+ */
+export interface GitResult {
+  error?: string;
+  message?: string;
+  success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitStatusChangedEvent".
+ */
+export interface GitStatusChangedEvent {
+  /**
+   * The runtime this client uses in the workspace (its watched or active session's, else the default).
+   */
+  agent_type: string;
+  ahead: number;
+  behind: number;
+  branch: string;
+  /**
+   * Files seen changing since the last event (at most 200).
+   */
+  changed_files: string[];
+  has_conflicts: boolean;
+  staged_count: number;
+  timestamp: string;
+  unstaged_count: number;
+  untracked_count: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitStatusChangedNotification".
+ */
+export interface GitStatusChangedNotification {
+  jsonrpc: "2.0";
+  method: "event/git_status_changed";
+  params: GitStatusChangedEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitStatusResult".
+ */
+export interface GitStatusResult {
+  ahead: number;
+  behind: number;
+  /**
+   * Empty when HEAD is detached.
+   */
+  branch: string;
+  conflicted: GitFile[];
+  repo_name: string;
+  repo_root: string;
+  staged: GitFile[];
+  unstaged: GitFile[];
+  untracked: GitFile[];
+  upstream?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitSummary".
+ */
+export interface GitSummary {
+  ahead: number;
+  behind: number;
+  branch?: string;
+  has_remotes: boolean;
+  initialized: boolean;
+  staged_count: number;
+  /**
+   * none: not a repository.
+   */
+  state: "none" | "clean" | "dirty" | "conflicted" | "merging" | "rebasing";
+  unstaged_count: number;
+  untracked_count: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitUpstreamSetParams".
+ */
+export interface GitUpstreamSetParams {
+  /**
+   * Default the current branch.
+   */
+  branch?: string;
+  /**
+   * A remote-tracking branch, e.g. origin/main.
+   */
+  upstream: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "GitWorkspaceParams".
+ */
+export interface GitWorkspaceParams {
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "HeartbeatEvent".
  */
 export interface HeartbeatEvent {
@@ -764,7 +1295,7 @@ export interface InitializeResult {
  */
 export interface ServerCapabilities {
   /**
-   * The workspace features this server has (files, search, presence…): each one's methods are all answered.
+   * The workspace features this server has (files, search, presence, git…): each one's methods are all answered.
    */
   features: string[];
   runtimeRegistry: RuntimeRegistry;
@@ -999,6 +1530,17 @@ export interface PagedMessage {
  */
 export interface MethodNotFoundData {
   method: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NotGitRepoData".
+ */
+export interface NotGitRepoData {
+  /**
+   * The workspace's folder, in no git repository.
+   */
+  path: string;
+  workspace_id: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -1844,6 +2386,10 @@ export interface Workspace {
   active_session_id?: string;
   created_at: string;
   /**
+   * With workspace/list include_git: the repository's state.
+   */
+  git?: GitSummary;
+  /**
    * Stable for a path.
    */
   id: string;
@@ -1901,7 +2447,7 @@ export interface WorkspaceListParams {
    */
   git_limit?: number;
   /**
-   * Accepted for compatibility; is_git_repo is always filled.
+   * Add each workspace's git summary (git); is_git_repo is always filled.
    */
   include_git?: boolean;
 }

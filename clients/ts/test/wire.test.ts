@@ -185,6 +185,12 @@ function narrow(n: ServerNotification): string {
       return typeof n.params.leaving_client_id === "string" ? n.method : "";
     case "event/workspace_removed":
       return typeof n.params.path === "string" ? n.method : "";
+    case "event/git_status_changed":
+      return typeof n.params.staged_count === "number" ? n.method : "";
+    case "event/git_operation_completed":
+      return typeof n.params.operation === "string" ? n.method : "";
+    case "event/file_changed":
+      return typeof n.params.path === "string" ? n.method : "";
     default: {
       const unknown: never = n;
       return String(unknown);
