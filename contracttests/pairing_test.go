@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -377,5 +378,37 @@ func TestPairingAPIChecksHostAndOrigin(t *testing.T) {
 	// Still serving.
 	if st, _ := httpAPI(t, ctx, base, "GET", "/api/pair/info", "", nil, nil); st != 200 {
 		t.Errorf("info afterwards: %d", st)
+	}
+}
+
+// A watch device browses a workspace but is refused the files that
+// commonly hold secrets; the owner reads them.
+func TestWatchDeviceCannotReadSecrets(t *testing.T) {
+	e := startEnv(t)
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{".env": "API_KEY=not-for-the-wall\n", "main.go": "package main\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner := e.connect(ctx)
+	var w rpc.Workspace
+	owner.MustCall(ctx, rpc.MethodWorkspaceAdd, rpc.WorkspaceAddParams{Path: dir}, &w)
+	watch, _ := Connect(t, ctx, e.url, pairDevice(t, ctx, "http://"+e.d.Addr(), e.token, "wall screen", "watch"))
+
+	var plain rpc.FileGetResult
+	watch.MustCall(ctx, rpc.MethodFileGet, rpc.FileGetParams{WorkspaceID: w.ID, Path: "main.go"}, &plain)
+	if plain.Content != "package main\n" {
+		t.Errorf("main.go for the watch device: %q", plain.Content)
+	}
+	_, rerr := watch.Call(ctx, rpc.MethodFileGet, rpc.FileGetParams{WorkspaceID: w.ID, Path: ".env"})
+	if rerr == nil || rerr.Code != rpc.CodeInvalidPath || !strings.Contains(rerr.Message+fmt.Sprint(rerr.Data), "may not read") {
+		t.Errorf(".env for the watch device: %v, want -32021 saying it may not read it", rerr)
+	}
+	var secret rpc.FileGetResult
+	owner.MustCall(ctx, rpc.MethodFileGet, rpc.FileGetParams{WorkspaceID: w.ID, Path: ".env"}, &secret)
+	if !strings.Contains(secret.Content, "API_KEY") {
+		t.Errorf(".env for the owner: %q", secret.Content)
 	}
 }

@@ -55,11 +55,11 @@ func (s *Server) fileGet(_ context.Context, c *client, p rpc.FileGetParams) (rpc
 	return res, err
 }
 
-// maySeeSensitive is the hook for who may read files that commonly hold
-// secrets (.env, private keys): every client with the token today, as any
-// of them can already run an agent that reads them. When devices get
-// scopes (reach), only a device allowed to act should.
-func (s *Server) maySeeSensitive(*client) bool { return true }
+// maySeeSensitive says who may read files that commonly hold secrets
+// (.env, private keys): a device allowed to act, which can run an agent
+// that reads them anyway; never a watch device, which is meant to look at
+// the work, not at the machine's credentials.
+func (s *Server) maySeeSensitive(c *client) bool { return c.conn.Principal().CanAct() }
 
 func (s *Server) repositorySearch(ctx context.Context, c *client, p rpc.SearchParams) (rpc.SearchResult, error) {
 	id := p.WorkspaceID
