@@ -27,7 +27,7 @@ import (
 
 // chromiumBin is the browser to drive: $CHROMIUM_BIN, else chromium on
 // PATH. In CI a missing browser fails the test; elsewhere it skips, loudly.
-func chromiumBin(t *testing.T) string {
+func chromiumBin(t testing.TB) string {
 	t.Helper()
 	bin := os.Getenv("CHROMIUM_BIN")
 	if bin == "" {
@@ -46,7 +46,7 @@ func chromiumBin(t *testing.T) string {
 
 // browser starts a headless Chromium for the test and returns a context
 // for its first tab.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumBin(t)),
@@ -70,14 +70,14 @@ func browser(t *testing.T) context.Context {
 }
 
 // tab opens another tab in the same browser.
-func tab(t *testing.T, bctx context.Context) context.Context {
+func tab(t testing.TB, bctx context.Context) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(bctx)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func startDaemon(t *testing.T, cfg daemon.Config) *daemon.Daemon {
+func startDaemon(t testing.TB, cfg daemon.Config) *daemon.Daemon {
 	t.Helper()
 	cfg.Home, cfg.Addr = t.TempDir(), "127.0.0.1:0"
 	d, err := daemon.Start(cfg)
@@ -94,7 +94,7 @@ func startDaemon(t *testing.T, cfg daemon.Config) *daemon.Daemon {
 	return d
 }
 
-func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+func do(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -102,14 +102,14 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 }
 
 // until waits for a JavaScript predicate to hold in the page.
-func until(t *testing.T, ctx context.Context, what, js string) {
+func until(t testing.TB, ctx context.Context, what, js string) {
 	t.Helper()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool]("!!("+js+")", chromedp.WithPollingTimeout(claudetest.Timeout))); err != nil {
 		t.Fatalf("waiting for %s (%s): %v", what, js, err)
 	}
 }
 
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
+func eval[T any](t testing.TB, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
 	if err != nil {

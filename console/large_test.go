@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,7 +23,14 @@ import (
 	"github.com/cdevd/cdevd/runtimes/scripted"
 )
 
-const largeSession = 5000
+// largeSession is the issue's large session, which the benchmark opens;
+// the test opens a smaller one, enough for many pages and for the window
+// to slide (a 5,000-message scroll under -race on a busy machine takes
+// minutes, and how fast it goes is the benchmark's to say).
+const (
+	largeSession = 5000
+	testSession  = 800
+)
 
 // largeTranscript is n messages of a working session: prompts, answers
 // in markdown with code, and every fifth exchange a command and its output.
@@ -60,7 +68,7 @@ func largeTranscript(sessionID string, n int) []byte {
 // beforeIssue27 serves the console as it was before issue 27 (kept in
 // testdata) on its own port, passing /ws and /healthz to cdevd with the
 // page's Host, so cdevd sees its console's own origin.
-func beforeIssue27(t *testing.T, d *daemon.Daemon) string {
+func beforeIssue27(t testing.TB, d *daemon.Daemon) string {
 	t.Helper()
 	target := &url.URL{Scheme: "http", Host: d.Addr()}
 	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
@@ -89,7 +97,7 @@ func beforeIssue27(t *testing.T, d *daemon.Daemon) string {
 // frame of the full scroll.
 const openAndScroll = `new Promise((done) => {
   const t = document.querySelector('#transcript');
-  const item = document.querySelector('.hist[data-session="%s"]');
+  const item = document.querySelector('.hist[data-session="%[1]s"]');
   let first = 0;
   const t0 = performance.now();
   const seen = new MutationObserver(() => {
@@ -106,7 +114,7 @@ const openAndScroll = `new Promise((done) => {
   let deadline = performance.now() + 120000;
   const all = () => !t.querySelector('.older') && t.querySelector('.msg[data-id="m00000"]');
   let reachedFirst = false;
-  const finish = () => done({ first, pagingLongest, scrollLongest, frames, reachedFirst, reachedLast: !!t.querySelector('.msg[data-id="m04999"]'), drawn: t.querySelectorAll('.msg').length });
+  const finish = () => done({ first, pagingLongest, scrollLongest, frames, reachedFirst, reachedLast: !!t.querySelector('.msg[data-id="%[2]s"]'), drawn: t.querySelectorAll('.msg').length });
   function pageIn(now) {
     if (last) pagingLongest = Math.max(pagingLongest, now - last);
     last = now;
@@ -126,7 +134,7 @@ const openAndScroll = `new Promise((done) => {
     if (last) scrollLongest = Math.max(scrollLongest, now - last);
     last = now;
     frames++;
-    if ((t.scrollTop + t.clientHeight >= t.scrollHeight - 1 && t.querySelector('.msg[data-id="m04999"]')) || now > deadline) return finish();
+    if ((t.scrollTop + t.clientHeight >= t.scrollHeight - 1 && t.querySelector('.msg[data-id="%[2]s"]')) || now > deadline) return finish();
     t.scrollTop += 4000;
     t.dispatchEvent(new Event('scroll'));
     requestAnimationFrame(scroll);
@@ -143,10 +151,10 @@ type scrollFigures struct {
 	Drawn         int     `json:"drawn"`
 }
 
-// A 5,000-message session opens and scrolls through, in today's console
-// and, in the same run, the console before issue 27: the figures are
-// logged side by side.
-func TestConsoleLargeSession(t *testing.T) {
+// largeSessionRig starts cdevd with a stopped session whose stored
+// transcript holds n messages, and a browser; it returns the
+// browser, the daemon and the session's id.
+func largeSessionRig(t testing.TB, n int) (context.Context, *daemon.Daemon, string) {
 	bctx := browser(t)
 	ws, state := t.TempDir(), t.TempDir()
 	d := startDaemon(t, daemon.Config{Workspaces: []string{ws}, Adapters: []runtimes.Adapter{
@@ -168,31 +176,63 @@ func TestConsoleLargeSession(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("transcript of %s: %v", id, files)
 	}
-	if err := os.WriteFile(files[0], largeTranscript(id, largeSession), 0o600); err != nil {
+	if err := os.WriteFile(files[0], largeTranscript(id, n), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return bctx, d, id
+}
 
-	figures := map[string]scrollFigures{}
-	for _, c := range []struct{ name, url string }{{"before issue 27", beforeIssue27(t, d)}, {"today", d.ConsoleURL()}} {
-		p := tab(t, bctx)
-		do(t, p, "open "+c.name, chromedp.Navigate(c.url))
-		until(t, p, "the workspace", `document.querySelector('.ws .ws-open')`)
-		do(t, p, "pick the workspace", chromedp.Click(chromedp.CSS(`.ws .ws-open`), chromedp.NodeVisible))
-		until(t, p, "the session in history", `document.querySelector('.hist[data-session="`+id+`"]')`)
-		f, err := chromedp.Run(p, chromedp.Evaluate[scrollFigures](fmt.Sprintf(openAndScroll, id), chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		t.Logf("%s: first message drawn %.0f ms after the click; longest frame %.0f ms while older pages came in; "+
-			"full scroll of %d messages: longest frame %.0f ms over %d frames (%d messages in the page at the end)",
-			c.name, f.First, f.PagingLongest, largeSession, f.ScrollLongest, f.Frames, f.Drawn)
-		if !f.ReachedFirst || !f.ReachedLast {
-			t.Errorf("%s: the scroll reached the first message: %v, the last again: %v", c.name, f.ReachedFirst, f.ReachedLast)
-		}
-		figures[c.name] = f
+// openLarge opens the console at url in a new tab, opens the large
+// session from history and scrolls it through (openAndScroll).
+func openLarge(t testing.TB, bctx context.Context, url, id string, n int) scrollFigures {
+	p := tab(t, bctx)
+	do(t, p, "open the console", chromedp.Navigate(url))
+	until(t, p, "the workspace", `document.querySelector('.ws .ws-open')`)
+	do(t, p, "pick the workspace", chromedp.Click(chromedp.CSS(`.ws .ws-open`), chromedp.NodeVisible))
+	until(t, p, "the session in history", `document.querySelector('.hist[data-session="`+id+`"]')`)
+	f, err := chromedp.Run(p, chromedp.Evaluate[scrollFigures](fmt.Sprintf(openAndScroll, id, fmt.Sprintf("m%05d", n-1)), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("open and scroll: %v", err)
 	}
-	// Drawn a window at a time, today's console keeps the page small.
-	if today := figures["today"]; today.Drawn > 1000 {
-		t.Errorf("today's console has %d of %d messages in the page", today.Drawn, largeSession)
+	return f
+}
+
+// A long session opens and scrolls through from its first
+// message to its last, drawn a window at a time: the page keeps a small
+// part of it. How fast is BenchmarkConsoleLargeSession's to say.
+func TestConsoleLargeSession(t *testing.T) {
+	bctx, d, id := largeSessionRig(t, testSession)
+	f := openLarge(t, bctx, d.ConsoleURL(), id, testSession)
+	if !f.ReachedFirst || !f.ReachedLast {
+		t.Errorf("the scroll reached the first message: %v, the last again: %v", f.ReachedFirst, f.ReachedLast)
+	}
+	if f.Drawn >= testSession/2 {
+		t.Errorf("the console has %d of %d messages in the page", f.Drawn, testSession)
+	}
+}
+
+// BenchmarkConsoleLargeSession opens and scrolls the 5,000-message session
+// in today's console and, in the same run, the console before issue 27,
+// and reports each one's time to the first message drawn and longest
+// frames (ms), with today's over the earlier one's as ratios:
+//
+//	go test ./console -run '^$' -bench ConsoleLargeSession -benchtime 1x
+func BenchmarkConsoleLargeSession(b *testing.B) {
+	bctx, d, id := largeSessionRig(b, largeSession)
+	before := beforeIssue27(b, d)
+	for b.Loop() {
+		old := openLarge(b, bctx, before, id, largeSession)
+		now := openLarge(b, bctx, d.ConsoleURL(), id, largeSession)
+		b.Logf("before issue 27: %+v", old)
+		b.Logf("today: %+v", now)
+		b.ReportMetric(now.First, "first-ms")
+		b.ReportMetric(now.PagingLongest, "paging-longest-ms")
+		b.ReportMetric(now.ScrollLongest, "scroll-longest-ms")
+		b.ReportMetric(old.First, "before-first-ms")
+		b.ReportMetric(old.PagingLongest, "before-paging-longest-ms")
+		b.ReportMetric(old.ScrollLongest, "before-scroll-longest-ms")
+		if old.First > 0 {
+			b.ReportMetric(now.First/old.First, "first-ratio")
+		}
 	}
 }

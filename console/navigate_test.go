@@ -141,7 +141,7 @@ func TestConsoleHistoryStartBannersPhone(t *testing.T) {
 
 // setPrompt sends text as the composer's prompt (set whole: typing a long
 // script key by key is slow).
-func setPrompt(t *testing.T, ctx context.Context, text string) {
+func setPrompt(t testing.TB, ctx context.Context, text string) {
 	t.Helper()
 	js, err := json.Marshal(text)
 	if err != nil {
