@@ -275,6 +275,16 @@ func Start(cfg Config) (*Daemon, error) {
 	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, auth: authn, engine: engine,
 		notifier: notifier, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
 
+	// A QR code made in the console carries an address a phone can reach,
+	// not the loopback one the console may be opened at.
+	authn.SetAdvertised(func() []auth.Addresses {
+		var out []auth.Addresses
+		for _, u := range d.Advertised() {
+			out = append(out, auth.Addresses{WS: u.WS, HTTP: u.HTTP})
+		}
+		return out
+	})
+
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
 	go func() { d.served <- ts.Serve(ln) }()
