@@ -11521,6 +11521,7 @@ async function takePairing() {
 var reloadEveryMs = 3e3;
 var reloadTimer;
 var countdown;
+var drawn2 = "";
 async function api(method, path, body) {
   const r = await fetch(path, {
     method,
@@ -11542,6 +11543,7 @@ function openDevices() {
 function closeDevices() {
   clearInterval(reloadTimer);
   clearInterval(countdown);
+  drawn2 = "";
   $("pair-shown").hidden = true;
   $("devices").hidden = true;
   $("app").hidden = false;
@@ -11551,8 +11553,13 @@ async function loadDevices() {
     call("device/list"),
     api("GET", "/api/devices")
   ]);
-  drawDevices(list.devices ?? []);
-  drawRequests((pending.requests ?? []).filter((r) => r.status === "pending_approval"));
+  const devices = list.devices ?? [];
+  const waiting = (pending.requests ?? []).filter((r) => r.status === "pending_approval");
+  const now = JSON.stringify([devices, waiting]);
+  if (now === drawn2) return;
+  drawn2 = now;
+  drawDevices(devices);
+  drawRequests(waiting);
 }
 function drawDevices(devices) {
   $("device-list").replaceChildren(

@@ -41,6 +41,9 @@ interface PairAnswer {
 const reloadEveryMs = 3000;
 let reloadTimer: ReturnType<typeof setInterval> | undefined;
 let countdown: ReturnType<typeof setInterval> | undefined;
+// What was last drawn: a reload that finds the same leaves the rows (and
+// the button under the pointer) alone.
+let drawn = "";
 
 async function api<T>(method: "GET" | "POST", path: string, body?: object): Promise<T> {
   const r = await fetch(path, {
@@ -65,6 +68,7 @@ export function openDevices(): void {
 export function closeDevices(): void {
   clearInterval(reloadTimer);
   clearInterval(countdown);
+  drawn = "";
   $("pair-shown").hidden = true;
   $("devices").hidden = true;
   $("app").hidden = false;
@@ -75,8 +79,13 @@ export async function loadDevices(): Promise<void> {
     call("device/list"),
     api<{ requests: PairRequest[] | null }>("GET", "/api/devices"),
   ]);
-  drawDevices(list.devices ?? []);
-  drawRequests((pending.requests ?? []).filter((r) => r.status === "pending_approval"));
+  const devices = list.devices ?? [];
+  const waiting = (pending.requests ?? []).filter((r) => r.status === "pending_approval");
+  const now = JSON.stringify([devices, waiting]);
+  if (now === drawn) return;
+  drawn = now;
+  drawDevices(devices);
+  drawRequests(waiting);
 }
 
 function drawDevices(devices: Device[]): void {
