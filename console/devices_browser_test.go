@@ -188,8 +188,8 @@ func hasDevice(ds []auth.Device, name string, scope auth.Scope) bool {
 	return false
 }
 
-// With serve --pairing-approval, a phone's pairing waits on the Devices
-// screen until it is approved (the phone then gets its tokens) or rejected
+// With serve --pairing-approval, the console's own link still pairs it,
+// and a phone's pairing waits on the Devices screen until it is approved (the phone then gets its tokens) or rejected
 // (the phone is told so).
 func TestConsoleApprovesPairings(t *testing.T) {
 	bctx := browser(t)
@@ -214,9 +214,17 @@ func TestConsoleApprovesPairings(t *testing.T) {
 		ids[r.Name] = r.ID
 	}
 	a := tab(t, bctx)
-	// The owner's token: a device pairing needs the approval being tested.
-	do(t, a, "open the console", chromedp.Navigate("http://"+d.Addr()+"/#token="+d.Token()))
+	// The link serve prints pairs the console without waiting: its owner
+	// is the one who would approve it.
+	link, err := d.ConsolePairingURL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, a, "open the console", chromedp.Navigate(link))
 	until(t, a, "the workspace", `document.querySelector('.ws .ws-open')`)
+	if tok := eval[string](t, a, "sessionStorage.getItem('cdevd.token')"); !strings.HasPrefix(tok, auth.AccessPrefix) {
+		t.Fatalf("the console holds %.10q…, want a device's access token", tok)
+	}
 	do(t, a, "open Devices", chromedp.Click(chromedp.CSS("#devices-open")))
 	until(t, a, "two waiting pairings", `document.querySelectorAll('#pair-requests .pair-request').length === 2 && !document.querySelector('#pair-requests-box').hidden`)
 	do(t, a, "approve", chromedp.Click(chromedp.CSS(`.pair-request[data-id="`+ids["approved phone"]+`"] .pair-approve`)))

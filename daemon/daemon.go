@@ -348,6 +348,14 @@ func (d *Daemon) ConsolePairingURL() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The link is printed to whoever started serve, the one who would
+	// approve it: under --pairing-approval it is approved already, or the
+	// console could never pair (its approval screen is behind the pairing).
+	if t.ApprovalRequired {
+		if err := d.auth.Approve(t.RequestID); err != nil {
+			return "", err
+		}
+	}
 	return d.scheme("http") + "://" + d.ln.Addr().String() + "/#pair=" + url.QueryEscape(t.PairingToken), nil
 }
 
