@@ -161,6 +161,7 @@ func TestConsoleDevices(t *testing.T) {
 	if s, p := exchange(t, d, qr.Token); s != http.StatusOK {
 		t.Fatalf("exchanging the QR code's token: %d %v", s, p)
 	}
+	shot(t, a, "devices-pairing")
 	until(t, a, "ipad listed", `[...document.querySelectorAll('#device-list .device')].some(li => li.textContent.includes('ipad') && li.textContent.includes('watch'))`)
 
 	// A watch console: no Devices button, no start, send or add.
@@ -227,6 +228,7 @@ func TestConsoleApprovesPairings(t *testing.T) {
 	}
 	do(t, a, "open Devices", chromedp.Click(chromedp.CSS("#devices-open")))
 	until(t, a, "two waiting pairings", `document.querySelectorAll('#pair-requests .pair-request').length === 2 && !document.querySelector('#pair-requests-box').hidden`)
+	shot(t, a, "devices-approval")
 	do(t, a, "approve", chromedp.Click(chromedp.CSS(`.pair-request[data-id="`+ids["approved phone"]+`"] .pair-approve`)))
 	until(t, a, "one pairing waiting", `document.querySelectorAll('#pair-requests .pair-request').length === 1`)
 	do(t, a, "reject", chromedp.Click(chromedp.CSS(`.pair-request[data-id="`+ids["rejected phone"]+`"] .pair-reject`)))
