@@ -242,5 +242,13 @@ func TestConsoleApprovesPairings(t *testing.T) {
 	if s, p := exchange(t, d, tokens[1]); s != http.StatusForbidden {
 		t.Errorf("the rejected phone's exchange: %d %v, want 403", s, p)
 	}
+	// A name cdevd refuses is said in a banner; the screen stays usable.
+	do(t, a, "pair with too long a name",
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#pair-name').value = 'x'.repeat(65)`),
+		chromedp.Click(chromedp.CSS("#pair-start")))
+	until(t, a, "the refusal", has(".banner-item", "at most 64 bytes"))
+	if n := len(d.Auth().Requests()); n != 0 {
+		t.Errorf("%d pairings after a refused name, want none", n)
+	}
 	until(t, a, "the approved phone listed", `[...document.querySelectorAll('#device-list .device-name')].some(n => n.textContent === 'approved phone')`)
 }
