@@ -24,7 +24,7 @@ const maxBodyBytes = 4 << 10
 //
 // and, for `cdevd pair` and `cdevd devices` (with a control credential):
 //
-//	POST /api/pair/new       {name, scope} → a Ticket and the addresses
+//	POST /api/pair/new       {name, scope} → a Ticket, the addresses, the QR payload and its PNG
 //	GET  /api/devices        {devices, requests}
 //	POST /api/devices/revoke|approve|reject  {id}
 func (s *Service) Handler() http.Handler {
@@ -55,11 +55,14 @@ func addressesOf(r *http.Request) Addresses {
 }
 
 func (s *Service) info(w http.ResponseWriter, r *http.Request) {
+	// ws and http are the address the app asked at, which it reached;
+	// urls are every address cdevd advertises, for clients that keep
+	// several.
 	a := addressesOf(r)
 	// Pairing is always required; token and token_expires_at are the old
 	// server's way of handing out a token without one, which cdevd never does.
 	writeJSON(w, http.StatusOK, map[string]any{"ws": a.WS, "http": a.HTTP, "session": "", "repo": "",
-		"auth_required": true, "token": "", "token_expires_at": ""})
+		"auth_required": true, "token": "", "token_expires_at": "", "urls": s.reachable(r)})
 }
 
 var sixDigits = regexp.MustCompile(`^[0-9]{6}$`)
@@ -216,10 +219,23 @@ func (s *Service) newPairing(w http.ResponseWriter, r *http.Request, _ Principal
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Ticket
-		Addresses
-	}{t, addressesOf(r)})
+	urls := s.reachable(r)
+	payload, img, err := qrImage(QRPayload{WS: urls[0].WS, HTTP: urls[0].HTTP, Token: t.PairingToken})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "cannot draw the QR code: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, PairAnswer{Ticket: t, Addresses: urls[0], URLs: urls, QRPayload: payload, QRImage: img})
+}
+
+// PairAnswer is /api/pair/new's answer: the ticket, the best address
+// (ws, http) and every other one, and the QR code that carries them.
+type PairAnswer struct {
+	Ticket
+	Addresses
+	URLs      []Addresses `json:"urls"`
+	QRPayload string      `json:"qr_payload"` // the JSON the QR code holds
+	QRImage   string      `json:"qr_image"`   // the QR code as a PNG data: URL
 }
 
 func (s *Service) listDevices(w http.ResponseWriter, _ *http.Request, _ Principal) {

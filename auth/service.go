@@ -28,6 +28,8 @@ type Service struct {
 	guesses  *guessLimiter
 	now      func() time.Time
 	log      *zap.Logger
+	// advertised lists where phones reach cdevd (SetAdvertised).
+	advertised func() []Addresses
 }
 
 // NewService opens the device store and builds the schemes: the owner's

@@ -275,6 +275,16 @@ func Start(cfg Config) (*Daemon, error) {
 	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, auth: authn, engine: engine,
 		notifier: notifier, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
 
+	// A QR code made in the console carries an address a phone can reach,
+	// not the loopback one the console may be opened at.
+	authn.SetAdvertised(func() []auth.Addresses {
+		var out []auth.Addresses
+		for _, u := range d.Advertised() {
+			out = append(out, auth.Addresses{WS: u.WS, HTTP: u.HTTP})
+		}
+		return out
+	})
+
 	// The CLIs' --version runs now, not on a client's first request.
 	reg.Warm()
 	go func() { d.served <- ts.Serve(ln) }()
@@ -337,6 +347,14 @@ func (d *Daemon) ConsolePairingURL() (string, error) {
 	t, err := d.auth.Pair("console", auth.ScopeControl)
 	if err != nil {
 		return "", err
+	}
+	// The link is printed to whoever started serve, the one who would
+	// approve it: under --pairing-approval it is approved already, or the
+	// console could never pair (its approval screen is behind the pairing).
+	if t.ApprovalRequired {
+		if err := d.auth.Approve(t.RequestID); err != nil {
+			return "", err
+		}
 	}
 	return d.scheme("http") + "://" + d.ln.Addr().String() + "/#pair=" + url.QueryEscape(t.PairingToken), nil
 }

@@ -84,20 +84,13 @@ func (a *ownerAPI) call(method, path string, body, out any) error {
 	return json.Unmarshal(raw, out)
 }
 
-// pairAnswer is /api/pair/new's answer.
+// pairAnswer is what `cdevd pair` uses of /api/pair/new's answer: the
+// ticket, the address a phone can reach, and the QR code's payload (made
+// by cdevd, as the console's is).
 type pairAnswer struct {
 	auth.Ticket
 	auth.Addresses
-}
-
-// qrPayload is what the iOS app reads from the QR code: ws and token (a
-// pairing token it exchanges), with http, session and repo beside them.
-type qrPayload struct {
-	WS      string `json:"ws"`
-	HTTP    string `json:"http"`
-	Session string `json:"session"`
-	Repo    string `json:"repo"`
-	Token   string `json:"token"`
+	QRPayload string `json:"qr_payload"`
 }
 
 func pair(args []string, stdout, stderr io.Writer) error {
@@ -124,16 +117,12 @@ func pair(args []string, stdout, stderr io.Writer) error {
 	if err := api.call("POST", "/api/pair/new", map[string]string{"name": *name, "scope": *scope}, &p); err != nil {
 		return err
 	}
-	payload, _ := json.Marshal(qrPayload{WS: p.WS, HTTP: p.HTTP, Token: p.PairingToken})
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			pairAnswer
-			QR string `json:"qr_payload"`
-		}{p, string(payload)})
+		return enc.Encode(p)
 	}
-	q, err := qrcode.New(string(payload), qrcode.Medium)
+	q, err := qrcode.New(p.QRPayload, qrcode.Medium)
 	if err != nil {
 		return err
 	}

@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -644,8 +644,8 @@ var require_core = __commonJS({
           keywordList = keywordList.map((x2) => x2.toLowerCase());
         }
         keywordList.forEach(function(keyword) {
-          const pair = keyword.split("|");
-          compiledKeywords[pair[0]] = [scopeName2, scoreForKeyword(pair[0], pair[1])];
+          const pair2 = keyword.split("|");
+          compiledKeywords[pair2[0]] = [scopeName2, scoreForKeyword(pair2[0], pair2[1])];
         });
       }
     }
@@ -2255,7 +2255,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4283,11 +4283,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4681,7 +4681,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5629,7 +5629,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5689,7 +5689,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5848,7 +5848,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6551,7 +6551,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6598,7 +6598,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7018,7 +7018,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7345,7 +7345,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -7988,7 +7988,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8804,7 +8804,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9023,7 +9023,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9224,7 +9224,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11517,6 +11517,125 @@ async function takePairing() {
   return postPair("/api/auth/exchange", { pairing_token: p });
 }
 
+// web/devices.ts
+var reloadEveryMs = 3e3;
+var reloadTimer;
+var countdown;
+var drawn2 = "";
+async function api(method, path, body) {
+  const r = await fetch(path, {
+    method,
+    headers: { Authorization: "Bearer " + (sessionStorage.getItem(tokenKey) ?? ""), "Content-Type": "application/json" },
+    body: body ? JSON.stringify(body) : void 0,
+    cache: "no-store"
+  });
+  const answer = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(answer.error ?? `${r.status} ${r.statusText}`);
+  return answer;
+}
+function openDevices() {
+  $("app").hidden = true;
+  $("devices").hidden = false;
+  guard("Load devices", loadDevices);
+  clearInterval(reloadTimer);
+  reloadTimer = setInterval(() => void guard("Load devices", loadDevices), reloadEveryMs);
+}
+function closeDevices() {
+  clearInterval(reloadTimer);
+  clearInterval(countdown);
+  drawn2 = "";
+  $("pair-shown").hidden = true;
+  $("devices").hidden = true;
+  $("app").hidden = false;
+}
+async function loadDevices() {
+  const [list, pending] = await Promise.all([
+    call("device/list"),
+    api("GET", "/api/devices")
+  ]);
+  const devices = list.devices ?? [];
+  const waiting = (pending.requests ?? []).filter((r) => r.status === "pending_approval");
+  const now = JSON.stringify([devices, waiting]);
+  if (now === drawn2) return;
+  drawn2 = now;
+  drawDevices(devices);
+  drawRequests(waiting);
+}
+function drawDevices(devices) {
+  $("device-list").replaceChildren(
+    ...devices.map((d) => {
+      const seen = d.last_seen_at ? `last seen ${when(d.last_seen_at)}${d.last_seen_address ? " from " + d.last_seen_address : ""}` : "never seen";
+      const rename = h("button", { type: "button", class: "device-rename" }, "Rename");
+      const revoke = h("button", { type: "button", class: "device-revoke danger" }, "Revoke");
+      rename.onclick = () => {
+        const name = window.prompt(`New name for ${d.name}`, d.name)?.trim();
+        if (name && name !== d.name)
+          guard("Rename device", async () => {
+            await call("device/rename", { device_id: d.id, name });
+            await loadDevices();
+          });
+      };
+      revoke.onclick = () => {
+        if (window.confirm(`Revoke ${d.name}? Its connections close now and it must pair again.`))
+          guard("Revoke device", async () => {
+            await call("device/revoke", { device_id: d.id });
+            await loadDevices();
+          });
+      };
+      return h(
+        "li",
+        { class: "device", "data-id": d.id },
+        h("span", { class: "device-name" }, d.name),
+        h("span", { class: "badge scope-" + d.scope }, d.scope),
+        h("span", { class: "device-meta" }, `paired ${when(d.created_at)} · ${seen}${d.client ? " · " + d.client : ""}`),
+        h("span", { class: "row" }, rename, revoke)
+      );
+    })
+  );
+  if (devices.length === 0) $("device-list").append(h("li", { class: "empty" }, "No paired devices."));
+}
+function drawRequests(requests) {
+  $("pair-requests-box").hidden = requests.length === 0;
+  $("pair-requests").replaceChildren(
+    ...requests.map((r) => {
+      const decide = (action, label) => {
+        const b = h("button", { type: "button", class: "pair-" + action }, label);
+        b.onclick = () => guard(`${label} pairing`, async () => {
+          await api("POST", "/api/devices/" + action, { id: r.request_id });
+          await loadDevices();
+        });
+        return b;
+      };
+      return h(
+        "li",
+        { class: "pair-request", "data-id": r.request_id },
+        h("span", { class: "device-name" }, r.name || r.client || "device"),
+        h("span", { class: "badge scope-" + r.scope }, r.scope),
+        h("span", { class: "device-meta" }, [r.client, r.address].filter(Boolean).join(" from ")),
+        h("span", { class: "row" }, decide("approve", "Approve"), decide("reject", "Reject"))
+      );
+    })
+  );
+}
+async function pair() {
+  const name = $("pair-name").value.trim();
+  const scope = $("pair-scope").value;
+  const p = await api("POST", "/api/pair/new", { name, scope });
+  $("pair-qr").src = p.qr_image;
+  $("pair-code").textContent = p.code;
+  $("pair-address").textContent = p.http;
+  $("pair-approval").hidden = !p.approval_required;
+  $("pair-shown").hidden = false;
+  const tick = () => {
+    const left = Math.max(0, Math.round((Date.parse(p.code_expires_at) - Date.now()) / 1e3));
+    $("pair-expiry").textContent = left > 0 ? `code valid for ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` : "code expired";
+    if (left === 0) clearInterval(countdown);
+  };
+  clearInterval(countdown);
+  tick();
+  countdown = setInterval(tick, 1e3);
+}
+
 // web/app.ts
 function takeToken() {
   const frag = new URLSearchParams(location.hash.slice(1));
@@ -11602,7 +11721,10 @@ function onState(s) {
 }
 function onOpen2(init) {
   $("server").textContent = `${init.serverInfo.version}`;
-  $("app").hidden = false;
+  if ($("devices").hidden) $("app").hidden = false;
+  const watch = init.device?.scope === "watch";
+  document.body.classList.toggle("watch", watch);
+  $("devices-open").hidden = watch;
   page.runtimes = init.capabilities.runtimeRegistry.runtimes;
   page.defaultRuntime = init.capabilities.runtimeRegistry.defaultRuntime;
   renderRuntimes();
@@ -11720,6 +11842,12 @@ function wire() {
   $("stop").onclick = () => guard("Stop", async () => {
     if (page.open) await call("session/stop", { session_id: page.open.sessionId, agent_type: page.open.agentType });
   });
+  $("devices-open").onclick = openDevices;
+  $("devices-close").onclick = closeDevices;
+  $("pair-form").onsubmit = (e) => {
+    e.preventDefault();
+    guard("Pair", pair);
+  };
   $("transcript").onscroll = () => guard("Load older messages", onTranscriptScroll);
 }
 wire();

@@ -23,6 +23,7 @@ import { call, client, setClient } from "./rpc.js";
 import { backToList, note, openSession, setState } from "./session.js";
 import { renderModes, renderStartChoices, start } from "./start.js";
 import { page } from "./state.js";
+import { closeDevices, openDevices, pair } from "./devices.js";
 import { paired, renew, takePairing, tokenKey } from "./pairing.js";
 import { cutDrafts, delta, endDrafts, message, onTranscriptScroll, reloadTranscript } from "./transcript.js";
 
@@ -127,7 +128,12 @@ function onState(s: ConnState): void {
 
 function onOpen(init: InitializeResult): void {
   $("server").textContent = `${init.serverInfo.version}`;
-  $("app").hidden = false;
+  if ($("devices").hidden) $("app").hidden = false;
+  // A watch device may read but not act: the server refuses its acting
+  // calls anyway, the page does not offer them.
+  const watch = init.device?.scope === "watch";
+  document.body.classList.toggle("watch", watch);
+  $("devices-open").hidden = watch;
   page.runtimes = init.capabilities.runtimeRegistry.runtimes;
   page.defaultRuntime = init.capabilities.runtimeRegistry.defaultRuntime;
   renderRuntimes();
@@ -254,6 +260,12 @@ function wire(): void {
     guard("Stop", async () => {
       if (page.open) await call("session/stop", { session_id: page.open.sessionId, agent_type: page.open.agentType });
     });
+  $("devices-open").onclick = openDevices;
+  $("devices-close").onclick = closeDevices;
+  $("pair-form").onsubmit = (e) => {
+    e.preventDefault();
+    guard("Pair", pair);
+  };
   $("transcript").onscroll = () => guard("Load older messages", onTranscriptScroll);
 }
 
