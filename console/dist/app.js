@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../main/node_modules/highlight.js/lib/core.js
+// ../node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -2255,7 +2255,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../../main/node_modules/dompurify/dist/purify.es.mjs
+// ../node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4283,11 +4283,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../../main/node_modules/highlight.js/es/core.js
+// ../node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../../main/node_modules/highlight.js/es/languages/bash.js
+// ../node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4681,7 +4681,7 @@ function bash(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/css.js
+// ../node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5629,7 +5629,7 @@ function css(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/diff.js
+// ../node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5689,7 +5689,7 @@ function diff(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/go.js
+// ../node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5848,7 +5848,7 @@ function go(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/javascript.js
+// ../node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6551,7 +6551,7 @@ function javascript(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/json.js
+// ../node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6598,7 +6598,7 @@ function json(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/python.js
+// ../node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7018,7 +7018,7 @@ function python(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/rust.js
+// ../node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7345,7 +7345,7 @@ function rust(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/sql.js
+// ../node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -7988,7 +7988,7 @@ function sql(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/typescript.js
+// ../node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8804,7 +8804,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../../main/node_modules/highlight.js/es/languages/xml.js
+// ../node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9023,7 +9023,7 @@ function xml2(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/yaml.js
+// ../node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9224,7 +9224,7 @@ function yaml(hljs) {
   };
 }
 
-// ../../main/node_modules/marked/lib/marked.esm.js
+// ../node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11494,7 +11494,7 @@ async function postPair(path, body) {
       body: JSON.stringify(body),
       cache: "no-store"
     });
-    return r.ok ? keepPair(await r.json()) : null;
+    return r.status === 200 ? keepPair(await r.json()) : null;
   } catch {
     return null;
   }

@@ -35,7 +35,9 @@ async function postPair(path: string, body: object): Promise<string | null> {
       body: JSON.stringify(body),
       cache: "no-store",
     });
-    return r.ok ? keepPair((await r.json()) as DevicePair) : null;
+    // 200 only: a 202 (a pairing waiting for the host's approval) has no
+    // tokens yet, and the link serve prints is approved already.
+    return r.status === 200 ? keepPair((await r.json()) as DevicePair) : null;
   } catch {
     return null;
   }
