@@ -12,7 +12,10 @@ import (
 // Record is one turn's snapshots, kept so that its diff can be shown and
 // the turn reverted after the daemon restarts.
 type Record struct {
-	Turn   int    `json:"turn"`
+	Turn int `json:"turn"`
+	// Dir is the workspace folder the turn ran in, so that a turn can be
+	// shown and reverted when its session no longer runs.
+	Dir    string `json:"dir"`
 	Before string `json:"before"`
 	After  string `json:"after"`
 	// Reverts is the turn this record undid (0 for an agent's turn): a
