@@ -10,10 +10,6 @@ const (
 	MethodSessionRevert   = "session/revert"
 
 	EventTurnDiff = "turn_diff"
-
-	// CodeRevertConflict refuses a revert: files it would restore were
-	// changed since the turn. data {session_id, turn, files}.
-	CodeRevertConflict = -32014
 )
 
 // TurnFile is one file a turn changed.
