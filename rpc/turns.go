@@ -1,5 +1,7 @@
 package rpc
 
+import "fmt"
+
 // Per-turn diffs and undo: what an agent's turn changed in the workspace,
 // and taking it back (session/turns, session/turn_diff, session/revert,
 // event/turn_diff).
@@ -93,8 +95,7 @@ func RevertConflict(sessionID string, turn int, files []string) *Error {
 }
 
 // TurnNotFound reports a turn with no record (none yet, or in a workspace
-// that is not a git repository).
+// that is not a git repository, where turns are not recorded).
 func TurnNotFound(sessionID string, turn int) *Error {
-	return &Error{Code: CodeInvalidParams, Message: "no such turn recorded in this session",
-		Data: map[string]any{"session_id": sessionID, "turn": turn, "field": "turn"}}
+	return InvalidParams("turn", fmt.Sprintf("session %s has no turn %d recorded (turns are recorded only in a git repository)", sessionID, turn))
 }

@@ -154,7 +154,7 @@ func (e *Engine) turnRecord(ctx context.Context, sessionID string, turn int) (tu
 	}
 	repo, err := e.cfg.Turns.Open(ctx, rec.Dir)
 	if err != nil {
-		return rec, nil, rpc.InvalidPath(rec.Dir, "the turn's workspace is no longer a git repository: "+err.Error())
+		return rec, nil, rpc.InvalidParams("turn", "its workspace is no longer a git repository: "+err.Error())
 	}
 	return rec, repo, nil
 }
