@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/scripted"
 )
@@ -149,5 +150,46 @@ func TestTurnsInAFolderThatIsNotARepository(t *testing.T) {
 		if n.Type() == rpc.EventTurnDiff {
 			t.Errorf("a turn_diff outside a repository: %s", n.Params)
 		}
+	}
+}
+
+// A turn's snapshots are kept under $CDEVD_HOME: after a restart its diff
+// is there, and it can be reverted, with no process of its session running.
+func TestTurnsAfterDaemonRestart(t *testing.T) {
+	home, state := t.TempDir(), t.TempDir()
+	same := func(dc *daemon.Config, sc *scripted.Config) { dc.Home, sc.StateDir = home, state }
+	ctx := testCtx(t)
+
+	first := startEnv(t, same)
+	c := first.connect(ctx)
+	w := first.workspace(ctx, c)
+	gitRepo(t, w.Path)
+	a := filepath.Join(w.Path, "a.txt")
+	id := startSession(t, ctx, c, w)
+	writingTurn(t, ctx, c, id, a, "by the agent\n")
+	var ev rpc.TurnDiffEvent
+	if err := await(t, ctx, c, rpc.EventTurnDiff, id).Decode(&ev); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if err := first.d.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	second := startEnv(t, same)
+	c = second.connect(ctx)
+	var d rpc.TurnDiffResult
+	c.MustCall(ctx, rpc.MethodSessionTurnDiff, rpc.TurnRefParams{SessionID: id, Turn: 1}, &d)
+	if d.Diff != ev.Diff || !reflect.DeepEqual(d.Files, ev.Files) {
+		t.Fatalf("turn 1 after the restart = %+v, before it %+v", d.TurnDiff, ev.TurnDiff)
+	}
+	var res rpc.RevertResult
+	c.MustCall(ctx, rpc.MethodSessionRevert, rpc.RevertParams{SessionID: id, Turn: 1}, &res)
+	if got := readFile(t, a); !res.Success || got != "original\n" {
+		t.Fatalf("revert after the restart = %+v, a.txt = %q", res, got)
+	}
+	fi, err := os.Stat(filepath.Join(home, "turns", "sessions", id+".json"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the session's turn records: %v, %v", fi, err)
 	}
 }
