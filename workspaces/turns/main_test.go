@@ -22,14 +22,14 @@ func TestMain(m *testing.M) {
 // fixture is a user's git setup in a temporary HOME, a repository made
 // with the real git, and a Snapshotter whose home is a directory of its own.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	env  []string
 	dir  string
 	home string
 	repo *Repo
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	home := canon(t, t.TempDir())
 	cfg := "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
@@ -54,7 +54,7 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func canon(t *testing.T, p string) string {
+func canon(t testing.TB, p string) string {
 	t.Helper()
 	c, err := filepath.EvalSymlinks(p)
 	if err != nil {
