@@ -127,7 +127,9 @@ func (r *Repo) restore(ctx context.Context, rel string, e entry) error {
 		return err
 	}
 	if e.mode == "160000" {
-		return errors.New("a submodule is not restored; check it out yourself")
+		// A submodule's commit is the submodule's own repository's
+		// business (a checkout there); its folder is left as it is.
+		return nil
 	}
 	content, err := r.s.git(ctx, r.Root, r.readEnv(), "cat-file", "blob", e.id)
 	if err != nil {
