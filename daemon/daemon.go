@@ -33,6 +33,7 @@ import (
 	"github.com/cdevd/cdevd/workspaces"
 	"github.com/cdevd/cdevd/workspaces/discover"
 	"github.com/cdevd/cdevd/workspaces/search"
+	"github.com/cdevd/cdevd/workspaces/turns"
 )
 
 // Version is cdevd's version.
@@ -178,6 +179,12 @@ func Start(cfg Config) (*Daemon, error) {
 	sc := cfg.Sessions
 	sc.Registry, sc.Workspaces, sc.Logger = reg, store, log.Named("sessions")
 	sc.TrashDir = filepath.Join(cfg.Home, "trash")
+	if sc.Turns == nil {
+		// Turn snapshots' objects and records: cdevd's own, never the
+		// user's repository (workspaces/turns).
+		sc.Turns = turns.New(turns.Config{Home: filepath.Join(cfg.Home, "turns")})
+		sc.TurnStore = turns.NewStore(filepath.Join(cfg.Home, "turns", "sessions"))
+	}
 	if cfg.IdleTimeout != 0 {
 		sc.IdleTimeout = cfg.IdleTimeout
 	}

@@ -116,6 +116,13 @@ type NotGitRepoData struct {
 	Path        string `json:"path" doc:"The workspace's folder, in no git repository."`
 }
 
+// RevertConflictData lists the files a revert refused to overwrite.
+type RevertConflictData struct {
+	SessionID string   `json:"session_id"`
+	Turn      int      `json:"turn"`
+	Files     []string `json:"files" doc:"Changed since the turn; session/revert with force restores them anyway."`
+}
+
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 // errorDocs covers every code of rpc/errors.go; a test parses that file to
@@ -132,6 +139,7 @@ var errorDocs = map[int64]errorDoc{
 	rpc.CodeSessionNotFound: {"SessionNotFound", "session not found", typeOf[SessionNotFoundData]()},
 	rpc.CodeSessionBusy:     {"SessionBusy", "session busy: it cannot take the request now", typeOf[SessionBusyData]()},
 	rpc.CodeRequestNotFound: {"RequestNotFound", "no pending request to answer", typeOf[RequestNotFoundData]()},
+	rpc.CodeRevertConflict:  {"RevertConflict", "revert refused: files it would restore were changed since the turn (by the user or a later turn); force overwrites them", typeOf[RevertConflictData]()},
 	rpc.CodeWorkspaceNotFound: {"WorkspaceNotFound", "workspace not found",
 		typeOf[WorkspaceNotFoundData]()},
 	rpc.CodeInvalidPath: {"InvalidPath", "invalid path: it cannot be a workspace", typeOf[InvalidPathData]()},

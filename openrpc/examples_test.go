@@ -144,6 +144,7 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodSessionStop)
 	call(rpc.MethodDelete)
 	gitExamples(t, ctx, c, dir, live, call)
+	turnExamples(t, ctx, c, dir, live, call)
 	call(rpc.MethodWorkspaceRemove)
 
 	// notify/test before any browser subscribed: nothing leaves the machine.
@@ -316,4 +317,36 @@ func gitExamples(t *testing.T, ctx context.Context, c *contracttests.Client, dir
 	c.MustCall(ctx, rpc.MethodGitCheckout, rpc.GitCheckoutParams{WorkspaceID: ws, Branch: "main"}, nil)
 	call(rpc.MethodGitBranchDelete)
 	call(rpc.MethodGitLog)
+}
+
+// turnExamples runs a turn that changes README.md in the repository
+// gitExamples made (the test writes it while the turn waits on a
+// permission prompt, as an agent's tool would), then the turn methods.
+func turnExamples(t *testing.T, ctx context.Context, c *contracttests.Client, dir string, live map[string]string,
+	call func(string) json.RawMessage) {
+	t.Helper()
+	var start rpc.SessionStartResult
+	c.MustCall(ctx, rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: live[openrpc.ExampleWorkspaceID],
+		AgentType: scripted.ID}, &start)
+	id := start.SessionID
+	live[openrpc.ExampleSessionID] = id
+	ask := `{"steps":[{"permission":{"tool":"Write","target":"README.md","kind":"write_file"}}]}`
+	c.MustCall(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: id, Prompt: ask, AgentType: scripted.ID}, nil)
+	if _, err := c.Await(ctx, contracttests.Event(rpc.EventPermission, id)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# app\nUsage, by the agent.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.MustCall(ctx, rpc.MethodSessionRespond, rpc.SessionRespondParams{SessionID: id, Type: rpc.RespondPermission,
+		Response: "yes", AgentType: scripted.ID}, nil)
+	if _, err := c.Await(ctx, contracttests.Event(rpc.EventTurnDiff, id)); err != nil {
+		t.Fatal(err)
+	}
+	call(rpc.MethodSessionTurns)
+	call(rpc.MethodSessionTurnDiff)
+	call(rpc.MethodSessionRevert)
+	if b, err := os.ReadFile(filepath.Join(dir, "README.md")); err != nil || string(b) != "# app\nUsage.\n" {
+		t.Fatalf("README.md after the revert: %q %v", b, err)
+	}
 }

@@ -22,6 +22,7 @@ const (
 	CodeSessionNotFound = -32010 // data {session_id}
 	CodeSessionBusy     = -32011 // data {session_id, reason}
 	CodeRequestNotFound = -32013 // data {session_id, request_id}: nothing pending to answer
+	CodeRevertConflict  = -32014 // data {session_id, turn, files}: changed since the turn; force overwrites
 
 	CodeWorkspaceNotFound = -32020 // data {workspace_id}
 	CodeInvalidPath       = -32021 // data {path, reason}

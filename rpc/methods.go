@@ -135,6 +135,9 @@ var Methods = []MethodSpec{
 	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, acting(append(sessionErrs, CodeRequestNotFound)...)},
 	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, acting(append(sessionErrs, CodeRequestNotFound)...)},
 	{MethodSessionState, "A session's exact state.", SessionStateParams{}, SessionStateResult{}, sessionErrs},
+	{MethodSessionTurns, "A session's turns that changed files in its workspace, oldest first.", TurnsParams{}, TurnsResult{}, sessionErrs},
+	{MethodSessionTurnDiff, "What one turn changed: its files and unified diff.", TurnRefParams{}, TurnDiffResult{}, sessionErrs},
+	{MethodSessionRevert, "Restore the files a turn changed to their state before it; refused over files changed since unless forced, and while the session is in a turn.", RevertParams{}, RevertResult{}, acting(append(sessionErrs, CodeSessionBusy, CodeRevertConflict)...)},
 
 	{MethodHistory, "A workspace's sessions, newest first, including those run outside cdevd.", HistoryParams{}, HistoryResult{}, sessionErrs},
 	{MethodMessages, "A page of a session's transcript.", MessagesParams{}, MessagesResult{}, sessionErrs},
@@ -180,6 +183,7 @@ var Events = []EventSpec{
 	{EventQuestion, "A question for the user.", QuestionEvent{}},
 	{EventState, "What the agent is doing now.", StateEvent{}},
 	{EventTurnCompleted, "A turn finished.", TurnCompletedEvent{}},
+	{EventTurnDiff, "A turn (or a revert) changed files in the session's workspace.", TurnDiffEvent{}},
 	{EventError, "A turn failed, or the session hit an error.", ErrorEvent{}},
 	{EventSessionStart, "A session started running.", SessionStartEvent{}},
 	{EventSessionEnd, "A session's process ended.", SessionEndEvent{}},

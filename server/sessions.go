@@ -9,12 +9,15 @@ import (
 
 func (s *Server) sessionMethods() family {
 	return family{
-		rpc.MethodSessionStart:   act(withClient(s.sessionStart)),
-		rpc.MethodSessionSend:    act(withClient(s.sessionSend)),
-		rpc.MethodSessionStop:    act(plain(s.sessionStop)),
-		rpc.MethodSessionInput:   act(withClient(s.sessionInput)),
-		rpc.MethodSessionRespond: act(withClient(s.sessionRespond)),
-		rpc.MethodSessionState:   read(lookup(plain(s.sessionState))),
+		rpc.MethodSessionStart:    act(withClient(s.sessionStart)),
+		rpc.MethodSessionSend:     act(withClient(s.sessionSend)),
+		rpc.MethodSessionStop:     act(plain(s.sessionStop)),
+		rpc.MethodSessionInput:    act(withClient(s.sessionInput)),
+		rpc.MethodSessionRespond:  act(withClient(s.sessionRespond)),
+		rpc.MethodSessionState:    read(lookup(plain(s.sessionState))),
+		rpc.MethodSessionTurns:    read(plain(s.engine.Turns)),
+		rpc.MethodSessionTurnDiff: read(plain(s.engine.TurnDiff)),
+		rpc.MethodSessionRevert:   act(plain(s.engine.Revert)),
 	}
 }
 

@@ -67,6 +67,7 @@ func (s *session) endTurnLocked() bool {
 		return false
 	}
 	s.turnOpen = false
+	s.snapshotAfterTurnLocked()
 	s.setActivityLocked(rpc.ActivityIdle)
 	s.armIdleLocked()
 	return true

@@ -14,6 +14,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/turns"
 )
 
 // Watcher is where a client's events go: one per connection.
@@ -85,6 +86,12 @@ type Config struct {
 	// do but whether or not anyone watches (notifications are built on it).
 	Observer Observer
 
+	// Turns, if set, snapshots the workspace around each turn (event
+	// turn_diff, session/turns, session/turn_diff, session/revert) and
+	// TurnStore keeps the snapshots' ids; both or neither.
+	Turns     *turns.Snapshotter
+	TurnStore *turns.Store
+
 	Logger *zap.Logger
 }
 
@@ -115,6 +122,9 @@ type Engine struct {
 	ctx    context.Context // ends with Close: background work stops
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // replays and other background work
+	// turnsWG counts end-of-turn snapshots (turndiff.go), started under a
+	// session's lock, where e.mu (which track takes) may not be taken.
+	turnsWG sync.WaitGroup
 }
 
 // New creates an Engine.
@@ -292,6 +302,7 @@ func (e *Engine) Close(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	e.turnsWG.Wait() // the last turns' snapshots, before their context ends
 	e.cancel()
 	e.subMu.Lock()
 	notifiers := e.notifiers

@@ -226,6 +226,7 @@ func (s *session) stop(ctx context.Context, reason string) {
 	s.stopIdleLocked()
 	if rt == nil {
 		s.turnOpen = false
+		s.snapshotAfterTurnLocked()
 		if s.st != rpc.StatusStopped {
 			s.st = rpc.StatusStopped
 			s.cancelPromptsLocked()
@@ -298,6 +299,7 @@ func (s *session) exitedLocked(ev runtimes.ProcessExited) {
 	switch {
 	case s.stopping:
 		s.stopping, s.turnOpen = false, false
+		s.snapshotAfterTurnLocked() // a stopped turn may have changed files too
 		s.st = rpc.StatusStopped
 		s.setActivityLocked(rpc.ActivityIdle)
 		reason := s.stopReason
@@ -306,6 +308,7 @@ func (s *session) exitedLocked(ev runtimes.ProcessExited) {
 		})
 	case s.turnOpen:
 		s.turnOpen = false
+		s.snapshotAfterTurnLocked()
 		s.st = rpc.StatusError
 		s.emitLocked(rpc.EventError, func(h rpc.EventHeader) any {
 			return rpc.ErrorEvent{EventHeader: h, Code: runtimes.CodeCLIExited,

@@ -182,6 +182,7 @@ func (s *session) send(ctx context.Context, text string) error {
 	if err := s.ensureProcess(ctx, rpc.MethodSessionSend); err != nil {
 		return err
 	}
+	repo, base := s.snapshotBeforeTurn(ctx)
 	s.mu.Lock()
 	rt := s.rt
 	if rt == nil {
@@ -190,6 +191,7 @@ func (s *session) send(ctx context.Context, text string) error {
 		return rpc.RuntimeFailed(rpc.MethodSessionSend, s.agentType, runtimes.ErrExited)
 	}
 	s.turnOpen = true
+	s.turnRepo, s.turnBase = repo, base
 	s.hadTurn = true
 	s.st = rpc.StatusRunning
 	s.lastActive = time.Now()
@@ -209,6 +211,7 @@ func (s *session) send(ctx context.Context, text string) error {
 		s.mu.Lock()
 		open := s.turnOpen
 		s.turnOpen = false
+		s.turnRepo, s.turnBase = nil, "" // the turn never started
 		if open {
 			code := runtimes.CodeRuntimeError
 			if errors.Is(err, runtimes.ErrExited) {

@@ -10,6 +10,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/workspaces"
+	"github.com/cdevd/cdevd/workspaces/turns"
 )
 
 // session is one session id and, while it runs, its one process.
@@ -46,6 +47,11 @@ type session struct {
 	exitedGen  int              // generation of the last process that exited
 	gone       bool             // forgotten by the engine: it must never start a process again
 	turnOpen   bool
+	// The open turn's starting snapshot (turndiff.go); snapping is closed
+	// when the last turn's end snapshot is recorded.
+	turnRepo   *turns.Repo
+	turnBase   string
+	snapping   chan struct{}
 	pending    []*prompt
 	unsettled  []rpc.Message // emitted, maybe not in the transcript yet (overlay.go)
 	events     *eventLog

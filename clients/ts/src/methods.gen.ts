@@ -16,6 +16,7 @@ export const ErrorCode = {
   ParseError: -32700,
   PathOutside: -32022,
   RequestNotFound: -32013,
+  RevertConflict: -32014,
   SessionBusy: -32011,
   SessionNotFound: -32010,
   WorkspaceNotFound: -32020,
@@ -35,6 +36,7 @@ export interface ErrorDataByCode {
   [-32700]: undefined;
   [-32022]: T.PathOutsideData;
   [-32013]: T.RequestNotFoundData;
+  [-32014]: T.RevertConflictData;
   [-32011]: T.SessionBusyData;
   [-32010]: T.SessionNotFoundData;
   [-32020]: T.WorkspaceNotFoundData;
@@ -151,6 +153,21 @@ export interface Methods {
     params: T.SessionStateParams;
     result: T.SessionStateResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32002 | -32001;
+  };
+  "session/turns": {
+    params: T.TurnsParams;
+    result: T.TurnsResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32002 | -32001;
+  };
+  "session/turn_diff": {
+    params: T.TurnRefParams;
+    result: T.TurnDiffResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32002 | -32001;
+  };
+  "session/revert": {
+    params: T.RevertParams;
+    result: T.RevertResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32014 | -32011 | -32010 | -32003 | -32002 | -32001;
   };
   "workspace/session/history": {
     params: T.HistoryParams;
@@ -318,6 +335,7 @@ export interface Events {
   "event/question": T.QuestionEvent;
   "event/pty_state": T.StateEvent;
   "event/turn_completed": T.TurnCompletedEvent;
+  "event/turn_diff": T.TurnDiffEvent;
   "event/error": T.ErrorEvent;
   "event/session_start": T.SessionStartEvent;
   "event/session_end": T.SessionEndEvent;
@@ -356,6 +374,9 @@ export const methodTable = {
   "session/input": { params: "SessionInputParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32003, -32002, -32001] },
   "session/respond": { params: "SessionRespondParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32003, -32002, -32001] },
   "session/state": { params: "SessionStateParams", result: "SessionStateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "session/turns": { params: "TurnsParams", result: "TurnsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "session/turn_diff": { params: "TurnRefParams", result: "TurnDiffResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "session/revert": { params: "RevertParams", result: "RevertResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32014, -32011, -32010, -32003, -32002, -32001] },
   "workspace/session/history": { params: "HistoryParams", result: "HistoryResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/messages": { params: "MessagesParams", result: "MessagesResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/watch": { params: "WatchParams", result: "WatchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
@@ -397,6 +418,7 @@ export const eventTable = {
   "event/question": "QuestionEvent",
   "event/pty_state": "StateEvent",
   "event/turn_completed": "TurnCompletedEvent",
+  "event/turn_diff": "TurnDiffEvent",
   "event/error": "ErrorEvent",
   "event/session_start": "SessionStartEvent",
   "event/session_end": "SessionEndEvent",
@@ -428,6 +450,7 @@ export const errorDataTable: { readonly [C in keyof ErrorDataByCode]: string | n
   [-32700]: null,
   [-32022]: "PathOutsideData",
   [-32013]: "RequestNotFoundData",
+  [-32014]: "RevertConflictData",
   [-32011]: "SessionBusyData",
   [-32010]: "SessionNotFoundData",
   [-32020]: "WorkspaceNotFoundData",

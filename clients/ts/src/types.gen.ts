@@ -103,6 +103,7 @@ export type ServerNotification =
   | QuestionNotification
   | PtyStateNotification
   | TurnCompletedNotification
+  | TurnDiffNotification
   | ErrorNotification
   | SessionStartNotification
   | SessionEndNotification
@@ -1874,6 +1875,55 @@ export interface RequestNotFoundData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RevertConflictData".
+ */
+export interface RevertConflictData {
+  /**
+   * Changed since the turn; session/revert with force restores them anyway.
+   */
+  files: string[];
+  session_id: string;
+  turn: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RevertParams".
+ */
+export interface RevertParams {
+  /**
+   * Say what would be restored and what conflicts; change nothing.
+   */
+  dry_run?: boolean;
+  /**
+   * Restore files changed since the turn too.
+   */
+  force?: boolean;
+  session_id: string;
+  turn: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RevertResult".
+ */
+export interface RevertResult {
+  /**
+   * Files changed since the turn (restored only with force).
+   */
+  conflicts: string[];
+  dry_run: boolean;
+  /**
+   * The files restored, or to be restored.
+   */
+  files: string[];
+  session_id: string;
+  success: boolean;
+  /**
+   * The revert's own number, by which it can be reverted in turn; absent for a dry run or when nothing changed.
+   */
+  turn?: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "SearchHit".
  */
 export interface SearchHit {
@@ -1955,6 +2005,64 @@ export interface TurnCompletedEvent {
   timestamp: string;
   usage: Usage;
   workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TurnDiffNotification".
+ */
+export interface TurnDiffNotification {
+  jsonrpc: "2.0";
+  method: "event/turn_diff";
+  params: TurnDiffEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TurnDiffEvent".
+ */
+export interface TurnDiffEvent {
+  agent_type: string;
+  /**
+   * Unified diff, capped at a line's end.
+   */
+  diff: string;
+  epoch: string;
+  files: TurnFile[];
+  is_truncated: boolean;
+  /**
+   * For a revert: the turn it undid.
+   */
+  reverts?: number;
+  /**
+   * Per session, from 1, no gaps within an epoch.
+   */
+  seq: number;
+  session_id: string;
+  timestamp: string;
+  /**
+   * The turn's number in its session, from 1; a revert is numbered as a turn too.
+   */
+  turn: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TurnFile".
+ */
+export interface TurnFile {
+  /**
+   * Lines added; 0 for a binary file.
+   */
+  additions: number;
+  binary?: boolean;
+  /**
+   * Lines removed; 0 for a binary file.
+   */
+  deletions: number;
+  /**
+   * Relative to the repository's top level, with forward slashes.
+   */
+  path: string;
+  status: "added" | "modified" | "deleted";
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -2324,6 +2432,59 @@ export interface SubscriptionsResult {
  */
 export interface SuccessResult {
   success: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TurnDiffResult".
+ */
+export interface TurnDiffResult {
+  /**
+   * Unified diff, capped at a line's end.
+   */
+  diff: string;
+  files: TurnFile[];
+  is_truncated: boolean;
+  /**
+   * For a revert: the turn it undid.
+   */
+  reverts?: number;
+  session_id: string;
+  /**
+   * The turn's number in its session, from 1; a revert is numbered as a turn too.
+   */
+  turn: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TurnRefParams".
+ */
+export interface TurnRefParams {
+  session_id: string;
+  turn: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TurnSummary".
+ */
+export interface TurnSummary {
+  files: TurnFile[];
+  reverts?: number;
+  turn: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TurnsParams".
+ */
+export interface TurnsParams {
+  session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TurnsResult".
+ */
+export interface TurnsResult {
+  session_id: string;
+  turns: TurnSummary[];
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
