@@ -17,6 +17,39 @@ export interface PushHooks {
 }
 
 let hooks: PushHooks | null = null;
+
+// A session to open: what a notification's click URL carries in its
+// fragment (notify.SessionURL: #session=…&workspace=…&agent=…). Read as
+// the page loads, before the token is taken from the same fragment; a
+// window opened without a token opens it after the login.
+export interface Clicked {
+  workspaceId: string;
+  sessionId: string;
+  agentType: string;
+}
+
+let clicked: Clicked | null = readClicked();
+
+function readClicked(): Clicked | null {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const sessionId = frag.get("session");
+  const workspaceId = frag.get("workspace");
+  if (!sessionId || !workspaceId) return null;
+  const agentType = frag.get("agent") ?? "";
+  for (const k of ["session", "workspace", "agent"]) frag.delete(k);
+  // Out of the address bar, so that a reload does not open it again; a
+  // token in the same fragment stays for app.ts to take.
+  const rest = frag.toString();
+  history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
+  return { workspaceId, sessionId, agentType };
+}
+
+// takeClicked hands over the session to open, once.
+export function takeClicked(): Clicked | null {
+  const c = clicked;
+  clicked = null;
+  return c;
+}
 let started = false;
 
 const supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
