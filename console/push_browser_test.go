@@ -14,8 +14,10 @@ import (
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/chromedp"
 
+	cdevd "github.com/cdevd/cdevd/clients/go"
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/notify"
+	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/scripted"
@@ -49,6 +51,54 @@ func TestConsoleServiceWorkerShowsPush(t *testing.T) {
 
 	push(t, a, origin, registration, notify.PushPayload{Tag: "s1/req1", Action: notify.ActionWithdraw})
 	until(t, a, "the notification withdrawn", `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.length === 0)`)
+}
+
+// While its tab is hidden, cdevd counts the console as absent and the
+// page itself shows a plain notification for a permission request.
+func TestConsoleHiddenTabNotifies(t *testing.T) {
+	bctx := browser(t)
+	d := startDaemon(t, daemon.Config{Workspaces: []string{t.TempDir()}, Adapters: []runtimes.Adapter{
+		scripted.New(scripted.Config{Bin: os.Args[0], StateDir: t.TempDir(), KillGrace: 2 * time.Second}),
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), claudetest.Timeout)
+	defer cancel()
+	other, err := cdevd.Dial(ctx, cdevd.Config{URL: d.URL(), Token: d.Token()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	wss, err := other.WorkspaceList(ctx)
+	if err != nil || len(wss) != 1 {
+		t.Fatalf("workspaces %v, %v", wss, err)
+	}
+	st, err := other.SessionStart(ctx, rpc.SessionStartParams{WorkspaceID: wss[0].ID, AgentType: scripted.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _, _ := strings.Cut(d.ConsoleURL(), "#")
+	allowNotifications(t, bctx, strings.TrimSuffix(base, "/"))
+	a := tab(t, bctx)
+	link := notify.SessionURL(base, wss[0].ID, st.SessionID, scripted.ID) + "&token=" + d.Token()
+	do(t, a, "open the session", chromedp.Navigate(link))
+	until(t, a, "the session", `document.querySelector('#session').dataset.session === "`+st.SessionID+`"`)
+	// Notifications the browser showed, recorded as it shows them.
+	do(t, a, "record notifications", chromedp.Evaluate[chromedp.Void](`(() => {
+		window.shown = [];
+		const Real = Notification;
+		window.Notification = class extends Real {
+			constructor(title, opts) {
+				super(title, opts);
+				this.addEventListener("show", () => shown.push(title + " | " + (opts?.body ?? "")));
+			}
+		};
+	})()`))
+	do(t, a, "hide the page", chromedp.Evaluate[chromedp.Void](setVisibility("hidden")))
+
+	ask := `{"steps":[{"permission":{"tool":"Bash","target":"make deploy","kind":"bash_command"}}]}`
+	if _, err := other.SessionSend(ctx, rpc.SessionSendParams{SessionID: st.SessionID, AgentType: scripted.ID, Prompt: ask}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, a, "a notification", `shown.some(s => s.startsWith("scripted needs you") && s.includes("make deploy"))`)
 }
 
 // allowNotifications grants the console's origin what "Notify me" asks.
