@@ -2046,6 +2046,7 @@ function takeClicked() {
   return c;
 }
 var started = false;
+var pushing = false;
 var supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
 function setupPush(h2) {
   hooks = h2;
@@ -2095,9 +2096,10 @@ async function subscribe() {
     auth: json2.keys?.auth,
     device: navigator.userAgent.slice(0, 64)
   });
+  pushing = true;
 }
 function noticeEvent(type, p) {
-  if (!supported || !document.hidden || Notification.permission !== "granted") return;
+  if (!supported || pushing || !document.hidden || Notification.permission !== "granted") return;
   if (type !== "pty_permission" && type !== "question") return;
   const what = type === "question" ? p.questions?.[0]?.question ?? "a question" : `${p.tool_name}: ${p.target ?? ""}`;
   const n = new Notification(`${p.agent_type} needs you`, {

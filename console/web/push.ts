@@ -5,9 +5,13 @@
 //   service worker (dist/sw.js, served under the console's CSP), subscribes
 //   with cdevd's VAPID key and registers the subscription for this device.
 //   The worker shows what cdevd pushes and opens the session on a click.
-// - While this tab is open but hidden, cdevd counts it as present (it
-//   watches the session) and pushes nothing for it, so the page shows a
-//   plain browser notification itself for a request or a question.
+// - While this tab is open but hidden, cdevd counts it as absent
+//   (presence.ts) and notifies its sinks. A browser without a push
+//   subscription (no push service, or "Notify me" not asked) would hear
+//   nothing, so the page shows a plain notification itself for a request
+//   or a question; with one, cdevd's push says it (same tag, one shown).
+// - A click on a notification opens its session: the worker asks an open
+//   tab, or opens the click URL, whose fragment this module reads.
 
 export interface PushHooks {
   // call is app.ts's typed call, loosened: this module names its methods.
@@ -51,6 +55,7 @@ export function takeClicked(): Clicked | null {
   return c;
 }
 let started = false;
+let pushing = false; // this browser's subscription is registered with cdevd
 
 const supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
 
@@ -106,12 +111,13 @@ async function subscribe(): Promise<void> {
     auth: json.keys?.auth,
     device: navigator.userAgent.slice(0, 64),
   });
+  pushing = true;
 }
 
 // noticeEvent shows a plain notification for a request or a question
 // while the tab is hidden (app.ts hands it every event).
 export function noticeEvent(type: string, p: any): void {
-  if (!supported || !document.hidden || Notification.permission !== "granted") return;
+  if (!supported || pushing || !document.hidden || Notification.permission !== "granted") return;
   if (type !== "pty_permission" && type !== "question") return;
   const what = type === "question" ? (p.questions?.[0]?.question ?? "a question") : `${p.tool_name}: ${p.target ?? ""}`;
   const n = new Notification(`${p.agent_type} needs you`, {
