@@ -251,17 +251,22 @@ func (n *Notifier) base(h rpc.EventHeader) Notification {
 	}
 	if n.cfg.ConsoleURL != nil {
 		if base := n.cfg.ConsoleURL(); base != "" {
-			note.URL = SessionURL(base, h.WorkspaceID, h.SessionID)
+			note.URL = SessionURL(base, h.WorkspaceID, h.SessionID, h.AgentType)
 		}
 	}
 	return note
 }
 
-// SessionURL is the console's address of a session: the console reads the
-// fragment (never sent to the server) and opens it.
-func SessionURL(console, workspaceID, sessionID string) string {
-	q := url.Values{"workspace": {workspaceID}, "session": {sessionID}}
-	return console + "#" + q.Encode()
+// SessionURL is the console's address of a session: the console
+// (web/push.ts, readClicked) reads the fragment, which is never sent to
+// the server, and opens the session once connected. The runtime is part
+// of it because watching a session names its agent type.
+func SessionURL(console, workspaceID, sessionID, agentType string) string {
+	u := console + "#session=" + url.QueryEscape(sessionID) + "&workspace=" + url.QueryEscape(workspaceID)
+	if agentType != "" {
+		u += "&agent=" + url.QueryEscape(agentType)
+	}
+	return u
 }
 
 func (n *Notifier) dispatch(note Notification) {

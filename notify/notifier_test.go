@@ -29,7 +29,7 @@ func TestPermissionNotifiedOnceThenWithdrawn(t *testing.T) {
 		!strings.Contains(got.note.Body, "myproject on testhost") {
 		t.Errorf("text = %q / %q", got.note.Title, got.note.Body)
 	}
-	if got.note.URL != "http://127.0.0.1:16180/#session=s1&workspace=ws1" {
+	if got.note.URL != "http://127.0.0.1:16180/#session=s1&workspace=ws1&agent=claude" {
 		t.Errorf("url = %q", got.note.URL)
 	}
 	if got.header.Get(ActionHeader) != ActionNotify || got.header.Get("Content-Type") != "application/json" {

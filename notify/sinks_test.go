@@ -193,7 +193,7 @@ func TestNtfyPublishFormat(t *testing.T) {
 	}
 	if m.Topic != "cdevd-alerts" || m.Title != "claude asks a question" || m.Priority != 4 ||
 		m.Message != "Deploy to production? · myproject on testhost" ||
-		m.Click != "http://127.0.0.1:16180/#session=s1&workspace=ws1" || !slices.Contains(m.Tags, "question") {
+		m.Click != "http://127.0.0.1:16180/#session=s1&workspace=ws1&agent=claude" || !slices.Contains(m.Tags, "question") {
 		t.Errorf("published %s", body)
 	}
 	n.Observe(sessionEvent(t, rpc.EventPermissionResolved, "s1", rpc.PermissionResolvedEvent{RequestID: "q1", Decision: "answered"}))

@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -1974,9 +1974,79 @@ var CdevdClient = class {
   }
 };
 
+// web/rpc.ts
+var current = null;
+function setClient(c) {
+  current = c;
+}
+function client() {
+  return current;
+}
+function call(method, ...args) {
+  if (!current) return Promise.reject(new Error("not connected"));
+  return current.call(method, ...args);
+}
+function describe(e) {
+  if (e instanceof RpcError) {
+    const d = e.data ?? {};
+    const reason = typeof d.reason === "string" && !e.message.includes(d.reason) ? `: ${d.reason}` : "";
+    return `${e.message}${reason}`;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
+// web/state.ts
+var page = {
+  runtimes: [],
+  defaultRuntime: "",
+  workspaces: [],
+  selected: null,
+  open: null
+};
+var usable = (r) => r.status !== "disabled";
+var runtimeName = (id) => page.runtimes.find((r) => r.id === id)?.displayName ?? id;
+function messageKey(m) {
+  if (typeof m?.uuid === "string" && m.uuid) return m.uuid;
+  if (typeof m?.id === "string") return m.id;
+  return m?.id != null ? String(m.id) : "";
+}
+
+// web/presence.ts
+function focusOpen() {
+  const o = page.open;
+  if (!o) return;
+  const params = { workspace_id: o.workspaceId, session_id: o.sessionId, active: !document.hidden };
+  call("client/session/focus", params).catch(() => {
+  });
+}
+var wired = false;
+function setupPresence() {
+  if (wired) return;
+  wired = true;
+  document.addEventListener("visibilitychange", focusOpen);
+}
+
 // web/push.ts
 var hooks = null;
+var clicked = readClicked();
+function readClicked() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const sessionId = frag.get("session");
+  const workspaceId = frag.get("workspace");
+  if (!sessionId || !workspaceId) return null;
+  const agentType = frag.get("agent") ?? "";
+  for (const k of ["session", "workspace", "agent"]) frag.delete(k);
+  const rest = frag.toString();
+  history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
+  return { workspaceId, sessionId, agentType };
+}
+function takeClicked() {
+  const c = clicked;
+  clicked = null;
+  return c;
+}
 var started = false;
+var pushing = false;
 var supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
 function setupPush(h2) {
   hooks = h2;
@@ -2026,9 +2096,10 @@ async function subscribe() {
     auth: json2.keys?.auth,
     device: navigator.userAgent.slice(0, 64)
   });
+  pushing = true;
 }
 function noticeEvent(type, p) {
-  if (!supported || !document.hidden || Notification.permission !== "granted") return;
+  if (!supported || pushing || !document.hidden || Notification.permission !== "granted") return;
   if (type !== "pty_permission" && type !== "question") return;
   const what = type === "question" ? p.questions?.[0]?.question ?? "a question" : `${p.tool_name}: ${p.target ?? ""}`;
   const n = new Notification(`${p.agent_type} needs you`, {
@@ -2100,27 +2171,6 @@ function collapsible(el, text2, maxLines = 24, maxChars = 2400) {
   return box;
 }
 
-// web/rpc.ts
-var current = null;
-function setClient(c) {
-  current = c;
-}
-function client() {
-  return current;
-}
-function call(method, ...args) {
-  if (!current) return Promise.reject(new Error("not connected"));
-  return current.call(method, ...args);
-}
-function describe(e) {
-  if (e instanceof RpcError) {
-    const d = e.data ?? {};
-    const reason = typeof d.reason === "string" && !e.message.includes(d.reason) ? `: ${d.reason}` : "";
-    return `${e.message}${reason}`;
-  }
-  return e instanceof Error ? e.message : String(e);
-}
-
 // web/banners.ts
 function showBanner(action, msg) {
   const box = $("banner");
@@ -2148,22 +2198,6 @@ async function guard(action, f) {
     showBanner(action, `${action}: ${describe(e)}`);
     return false;
   }
-}
-
-// web/state.ts
-var page = {
-  runtimes: [],
-  defaultRuntime: "",
-  workspaces: [],
-  selected: null,
-  open: null
-};
-var usable = (r) => r.status !== "disabled";
-var runtimeName = (id) => page.runtimes.find((r) => r.id === id)?.displayName ?? id;
-function messageKey(m) {
-  if (typeof m?.uuid === "string" && m.uuid) return m.uuid;
-  if (typeof m?.id === "string") return m.id;
-  return m?.id != null ? String(m.id) : "";
 }
 
 // web/history.ts
@@ -2255,7 +2289,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4283,11 +4317,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4681,7 +4715,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5629,7 +5663,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5689,7 +5723,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5848,7 +5882,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6551,7 +6585,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6598,7 +6632,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7018,7 +7052,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7345,7 +7379,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -7988,7 +8022,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8804,7 +8838,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9023,7 +9057,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9224,7 +9258,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11400,9 +11434,11 @@ async function openSession(workspaceId, sessionId, agentType, started2, model = 
   if (started2) {
     client().track(workspaceId, sessionId, agentType);
     o.hasMore = false;
+    focusOpen();
     return;
   }
   await client().watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
+  if (page.open === o) focusOpen();
   await loadOlder();
   try {
     const st2 = await call("session/state", { session_id: sessionId });
@@ -11729,7 +11765,19 @@ function onOpen2(init) {
   page.defaultRuntime = init.capabilities.runtimeRegistry.defaultRuntime;
   renderRuntimes();
   renderStartChoices();
-  guard("Load workspaces", loadWorkspaces);
+  setupPresence();
+  focusOpen();
+  guard("Load workspaces", async () => {
+    await loadWorkspaces();
+    await openClicked();
+  });
+}
+async function openClicked() {
+  const t = takeClicked();
+  if (!t) return;
+  const w2 = page.workspaces.find((x2) => x2.id === t.workspaceId);
+  if (w2) await selectWorkspace(w2);
+  await openSession(t.workspaceId, t.sessionId, t.agentType, false);
 }
 function renderRuntimes() {
   const ul = $("runtimes");

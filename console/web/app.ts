@@ -12,11 +12,12 @@ import {
   type InitializeResult,
   type ServerNotification,
 } from "../../clients/ts/src/index.js";
-import { noticeEvent, setupPush } from "./push.js";
+import { focusOpen, setupPresence } from "./presence.js";
+import { noticeEvent, setupPush, takeClicked } from "./push.js";
 
 import { clearBanner, guard, showBanner } from "./banners.js";
 import { $, h } from "./dom.js";
-import { historySoon, loadHistory, loadWorkspaces, onHistoryOpen } from "./history.js";
+import { historySoon, loadHistory, loadWorkspaces, onHistoryOpen, selectWorkspace } from "./history.js";
 import { warmUp } from "./markdown.js";
 import { prompt, resolved } from "./prompts.js";
 import { call, client, setClient } from "./rpc.js";
@@ -138,7 +139,22 @@ function onOpen(init: InitializeResult): void {
   page.defaultRuntime = init.capabilities.runtimeRegistry.defaultRuntime;
   renderRuntimes();
   renderStartChoices();
-  guard("Load workspaces", loadWorkspaces);
+  setupPresence();
+  focusOpen(); // a new connection has no presence yet
+  guard("Load workspaces", async () => {
+    await loadWorkspaces();
+    await openClicked();
+  });
+}
+
+// openClicked opens the session a notification's click asked for (the
+// address's fragment), once the console is connected.
+async function openClicked(): Promise<void> {
+  const t = takeClicked();
+  if (!t) return;
+  const w = page.workspaces.find((x) => x.id === t.workspaceId);
+  if (w) await selectWorkspace(w);
+  await openSession(t.workspaceId, t.sessionId, t.agentType, false);
 }
 
 function renderRuntimes(): void {

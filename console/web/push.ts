@@ -5,9 +5,13 @@
 //   service worker (dist/sw.js, served under the console's CSP), subscribes
 //   with cdevd's VAPID key and registers the subscription for this device.
 //   The worker shows what cdevd pushes and opens the session on a click.
-// - While this tab is open but hidden, cdevd counts it as present (it
-//   watches the session) and pushes nothing for it, so the page shows a
-//   plain browser notification itself for a request or a question.
+// - While this tab is open but hidden, cdevd counts it as absent
+//   (presence.ts) and notifies its sinks. A browser without a push
+//   subscription (no push service, or "Notify me" not asked) would hear
+//   nothing, so the page shows a plain notification itself for a request
+//   or a question; with one, cdevd's push says it (same tag, one shown).
+// - A click on a notification opens its session: the worker asks an open
+//   tab, or opens the click URL, whose fragment this module reads.
 
 export interface PushHooks {
   // call is app.ts's typed call, loosened: this module names its methods.
@@ -17,7 +21,41 @@ export interface PushHooks {
 }
 
 let hooks: PushHooks | null = null;
+
+// A session to open: what a notification's click URL carries in its
+// fragment (notify.SessionURL: #session=…&workspace=…&agent=…). Read as
+// the page loads, before the token is taken from the same fragment; a
+// window opened without a token opens it after the login.
+export interface Clicked {
+  workspaceId: string;
+  sessionId: string;
+  agentType: string;
+}
+
+let clicked: Clicked | null = readClicked();
+
+function readClicked(): Clicked | null {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const sessionId = frag.get("session");
+  const workspaceId = frag.get("workspace");
+  if (!sessionId || !workspaceId) return null;
+  const agentType = frag.get("agent") ?? "";
+  for (const k of ["session", "workspace", "agent"]) frag.delete(k);
+  // Out of the address bar, so that a reload does not open it again; a
+  // token in the same fragment stays for app.ts to take.
+  const rest = frag.toString();
+  history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
+  return { workspaceId, sessionId, agentType };
+}
+
+// takeClicked hands over the session to open, once.
+export function takeClicked(): Clicked | null {
+  const c = clicked;
+  clicked = null;
+  return c;
+}
 let started = false;
+let pushing = false; // this browser's subscription is registered with cdevd
 
 const supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
 
@@ -73,12 +111,13 @@ async function subscribe(): Promise<void> {
     auth: json.keys?.auth,
     device: navigator.userAgent.slice(0, 64),
   });
+  pushing = true;
 }
 
 // noticeEvent shows a plain notification for a request or a question
 // while the tab is hidden (app.ts hands it every event).
 export function noticeEvent(type: string, p: any): void {
-  if (!supported || !document.hidden || Notification.permission !== "granted") return;
+  if (!supported || pushing || !document.hidden || Notification.permission !== "granted") return;
   if (type !== "pty_permission" && type !== "question") return;
   const what = type === "question" ? (p.questions?.[0]?.question ?? "a question") : `${p.tool_name}: ${p.target ?? ""}`;
   const n = new Notification(`${p.agent_type} needs you`, {

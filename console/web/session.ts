@@ -2,6 +2,7 @@
 // the navigation between the list and it (on a phone one shows at a time).
 import { $ } from "./dom.js";
 import { known } from "./history.js";
+import { focusOpen } from "./presence.js";
 import { call, client } from "./rpc.js";
 import { page, runtimeName } from "./state.js";
 import { loadOlder, newOpen } from "./transcript.js";
@@ -65,11 +66,13 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
   if (started) {
     client()!.track(workspaceId, sessionId, agentType);
     o.hasMore = false;
+    focusOpen();
     return;
   }
   // Watch first, then read: whatever happens in between arrives as an
   // event, and ids keep it from showing twice.
   await client()!.watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
+  if (page.open === o) focusOpen();
   await loadOlder();
   try {
     const st = await call("session/state", { session_id: sessionId });
