@@ -115,3 +115,45 @@ func TestNotifyMethods(t *testing.T) {
 		t.Errorf("after unsubscribe: %+v, %+v", ok, list)
 	}
 }
+
+// A paired device's browser subscribes to push; once the device is revoked
+// its subscription is gone, and another device's stays.
+func TestRevokedDeviceLosesItsPushSubscription(t *testing.T) {
+	e := startEnv(t)
+	ctx := testCtx(t)
+	base := "http://" + e.d.Addr()
+	owner := e.connect(ctx)
+	subscribe := func(c *Client, endpoint string) rpc.NotifySubscription {
+		t.Helper()
+		browser, err := ecdh.P256().GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sub rpc.NotifySubscription
+		c.MustCall(ctx, rpc.MethodNotifySubscribe, rpc.NotifySubscribeParams{Endpoint: endpoint,
+			P256dh: base64.RawURLEncoding.EncodeToString(browser.PublicKey().Bytes()),
+			Auth:   base64.RawURLEncoding.EncodeToString([]byte("0123456789abcdef"))}, &sub)
+		return sub
+	}
+	laptop, _ := Connect(t, ctx, e.url, pairDevice(t, ctx, base, e.token, "laptop", "control"))
+	phone, _ := Connect(t, ctx, e.url, pairDevice(t, ctx, base, e.token, "old phone", "watch"))
+	kept := subscribe(laptop, "https://push.example.com/laptop")
+	gone := subscribe(phone, "https://push.example.com/phone")
+
+	var devices rpc.DeviceListResult
+	owner.MustCall(ctx, rpc.MethodDeviceList, rpc.EmptyParams{}, &devices)
+	for _, dev := range devices.Devices {
+		if dev.Name == "old phone" {
+			owner.MustCall(ctx, rpc.MethodDeviceRevoke, rpc.DeviceIDParams{DeviceID: dev.ID}, nil)
+		}
+	}
+	var list rpc.NotifySubscriptionsResult
+	owner.MustCall(ctx, rpc.MethodNotifySubscriptions, nil, &list)
+	var ids []string
+	for _, s := range list.Subscriptions {
+		ids = append(ids, s.ID)
+	}
+	if !slices.Contains(ids, kept.ID) || slices.Contains(ids, gone.ID) {
+		t.Errorf("subscriptions after revoking the phone: %v; want the laptop's %s and not the phone's %s", ids, kept.ID, gone.ID)
+	}
+}

@@ -277,7 +277,13 @@ func Start(cfg Config) (*Daemon, error) {
 	}
 	ts := transport.New(tc, srv)
 	// A revoked device is shut out at once, not at its next connection.
-	authn.Store.OnRevoke(func(id string) { ts.CloseDevice(id) })
+	authn.Store.OnRevoke(func(id string) {
+		ts.CloseDevice(id)
+		// Nor does its browser hear from cdevd again.
+		if n, err := subs.RemoveOwner(id); err != nil || n > 0 {
+			log.Info("revoked device's push subscriptions removed", zap.String("device", id), zap.Int("count", n), zap.Error(err))
+		}
+	})
 	listening = ln.Addr()
 	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, auth: authn, engine: engine,
 		notifier: notifier, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}

@@ -35,7 +35,9 @@ func (s *Service) VAPIDKey() rpc.NotifyVAPIDKeyResult {
 }
 
 // Subscribe registers a browser's subscription.
-func (s *Service) Subscribe(p rpc.NotifySubscribeParams) (rpc.NotifySubscription, error) {
+// Subscribe registers a browser's subscription for owner, the paired
+// device whose connection asked (revoking it removes the subscription).
+func (s *Service) Subscribe(p rpc.NotifySubscribeParams, owner string) (rpc.NotifySubscription, error) {
 	var kinds []Kind
 	if p.Kinds != nil {
 		kinds = toKinds(p.Kinds)
@@ -43,7 +45,8 @@ func (s *Service) Subscribe(p rpc.NotifySubscribeParams) (rpc.NotifySubscription
 	if len(p.Device) > 64 {
 		return rpc.NotifySubscription{}, rpc.InvalidParams("device", "longer than 64 characters")
 	}
-	sub, err := s.Subs.Add(Subscription{Endpoint: p.Endpoint, P256dh: p.P256dh, Auth: p.Auth, Kinds: kinds, Device: p.Device})
+	sub, err := s.Subs.Add(Subscription{Endpoint: p.Endpoint, P256dh: p.P256dh, Auth: p.Auth, Kinds: kinds, Device: p.Device,
+		Owner: owner})
 	if err != nil {
 		return rpc.NotifySubscription{}, paramsError(err)
 	}

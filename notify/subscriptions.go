@@ -27,13 +27,16 @@ const maxSubscriptions = 32
 // it, with the kinds it wants.
 type Subscription struct {
 	// ID is derived from the endpoint: registering again replaces.
-	ID       string    `json:"id"`
-	Endpoint string    `json:"endpoint"`
-	P256dh   string    `json:"p256dh"` // the browser's public key, base64url
-	Auth     string    `json:"auth"`   // the authentication secret, base64url
-	Kinds    []Kind    `json:"kinds"`
-	Device   string    `json:"device,omitempty"` // what the console calls itself
-	Created  time.Time `json:"created"`
+	ID       string `json:"id"`
+	Endpoint string `json:"endpoint"`
+	P256dh   string `json:"p256dh"` // the browser's public key, base64url
+	Auth     string `json:"auth"`   // the authentication secret, base64url
+	Kinds    []Kind `json:"kinds"`
+	Device   string `json:"device,omitempty"` // what the console calls itself
+	// Owner is the id of the paired device that registered it (auth's
+	// device id): revoking that device removes it (RemoveOwner).
+	Owner   string    `json:"owner,omitempty"`
+	Created time.Time `json:"created"`
 }
 
 func (s Subscription) wants(k Kind) bool { return slices.Contains(s.Kinds, k) }
@@ -130,6 +133,22 @@ func (s *Subscriptions) Remove(id string) (bool, error) {
 		return false, nil
 	}
 	return true, s.saveLocked(next)
+}
+
+// RemoveOwner forgets every subscription a device registered: once the
+// device is revoked, its browser must hear nothing more. It returns how
+// many there were.
+func (s *Subscriptions) RemoveOwner(owner string) (int, error) {
+	if owner == "" {
+		return 0, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := slices.DeleteFunc(slices.Clone(s.subs), func(o Subscription) bool { return o.Owner == owner })
+	if len(next) == len(s.subs) {
+		return 0, nil
+	}
+	return len(s.subs) - len(next), s.saveLocked(next)
 }
 
 // List is every subscription.

@@ -12,7 +12,7 @@ import (
 type Notifications interface {
 	Test(ctx context.Context) rpc.NotifyTestResult
 	VAPIDKey() rpc.NotifyVAPIDKeyResult
-	Subscribe(p rpc.NotifySubscribeParams) (rpc.NotifySubscription, error)
+	Subscribe(p rpc.NotifySubscribeParams, owner string) (rpc.NotifySubscription, error)
 	Subscriptions() rpc.NotifySubscriptionsResult
 	Update(p rpc.NotifyUpdateParams) (rpc.NotifySubscription, error)
 	Unsubscribe(p rpc.NotifyUnsubscribeParams) (rpc.SuccessResult, error)
@@ -22,7 +22,7 @@ func (s *Server) notifyMethods() family {
 	return family{
 		rpc.MethodNotifyTest:          act(plain(s.notifyTest)),
 		rpc.MethodNotifyVAPIDKey:      read(lookup(plain(s.notifyVAPIDKey))),
-		rpc.MethodNotifySubscribe:     read(plain(s.notifySubscribe)),
+		rpc.MethodNotifySubscribe:     read(withClient(s.notifySubscribe)),
 		rpc.MethodNotifySubscriptions: read(lookup(plain(s.notifySubscriptions))),
 		rpc.MethodNotifyUpdate:        read(plain(s.notifyUpdate)),
 		rpc.MethodNotifyUnsubscribe:   read(plain(s.notifyUnsubscribe)),
@@ -45,11 +45,11 @@ func (s *Server) notifyVAPIDKey(_ context.Context, _ rpc.EmptyParams) (rpc.Notif
 	return s.cfg.Notify.VAPIDKey(), nil
 }
 
-func (s *Server) notifySubscribe(_ context.Context, p rpc.NotifySubscribeParams) (rpc.NotifySubscription, error) {
+func (s *Server) notifySubscribe(_ context.Context, c *client, p rpc.NotifySubscribeParams) (rpc.NotifySubscription, error) {
 	if s.cfg.Notify == nil {
 		return rpc.NotifySubscription{}, errNotifyOff
 	}
-	return s.cfg.Notify.Subscribe(p)
+	return s.cfg.Notify.Subscribe(p, c.conn.Principal().DeviceID)
 }
 
 func (s *Server) notifySubscriptions(_ context.Context, _ rpc.EmptyParams) (rpc.NotifySubscriptionsResult, error) {
