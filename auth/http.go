@@ -220,7 +220,11 @@ func (s *Service) newPairing(w http.ResponseWriter, r *http.Request, _ Principal
 		return
 	}
 	urls := s.reachable(r)
-	payload, img, err := qrImage(QRPayload{WS: urls[0].WS, HTTP: urls[0].HTTP, Token: t.PairingToken})
+	candidates := make([]string, len(urls))
+	for i, u := range urls {
+		candidates[i] = u.WS
+	}
+	payload, img, err := qrImage(QRPayload{WS: urls[0].WS, HTTP: urls[0].HTTP, Token: t.PairingToken, URLs: candidates})
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "cannot draw the QR code: "+err.Error())
 		return

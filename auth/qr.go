@@ -13,13 +13,16 @@ const QRSize = 256
 
 // QRPayload is what the iOS app reads from a pairing QR code: ws and
 // token (a pairing token it exchanges), with http, session and repo
-// beside them.
+// beside them; urls lists every address cdevd may be reached at, best
+// first (ws is the first), for clients that can try more than one and
+// keep several machines apart.
 type QRPayload struct {
-	WS      string `json:"ws"`
-	HTTP    string `json:"http"`
-	Session string `json:"session"`
-	Repo    string `json:"repo"`
-	Token   string `json:"token"`
+	WS      string   `json:"ws"`
+	HTTP    string   `json:"http"`
+	Session string   `json:"session"`
+	Repo    string   `json:"repo"`
+	Token   string   `json:"token"`
+	URLs    []string `json:"urls,omitempty"`
 }
 
 // SetAdvertised gives the service the addresses a phone may reach cdevd

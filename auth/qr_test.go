@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +47,9 @@ func TestPairNewCarriesTheAdvertisedAddressAndItsQRCode(t *testing.T) {
 	}
 	if qr.WS != lan.WS || qr.HTTP != lan.HTTP || qr.Token != ans["pairing_token"] {
 		t.Errorf("QR payload %+v, want the LAN address and the pairing token", qr)
+	}
+	if !slices.Equal(qr.URLs, []string{lan.WS, tailnet.WS}) {
+		t.Errorf("QR payload's urls %v, want every advertised address, best first", qr.URLs)
 	}
 	img, _ := ans["qr_image"].(string)
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(img, "data:image/png;base64,"))
