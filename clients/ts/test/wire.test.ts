@@ -191,6 +191,8 @@ function narrow(n: ServerNotification): string {
       return typeof n.params.operation === "string" ? n.method : "";
     case "event/file_changed":
       return typeof n.params.path === "string" ? n.method : "";
+    case "event/turn_diff":
+      return typeof n.params.turn === "number" ? n.method : "";
     default: {
       const unknown: never = n;
       return String(unknown);
