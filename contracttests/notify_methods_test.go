@@ -116,8 +116,9 @@ func TestNotifyMethods(t *testing.T) {
 	}
 }
 
-// A paired device's browser subscribes to push; once the device is revoked
-// its subscription is gone, and another device's stays.
+// A paired device's browser subscribes to push; a watch device manages
+// only its own subscription, and once a device is revoked its
+// subscription is gone while another device's stays.
 func TestRevokedDeviceLosesItsPushSubscription(t *testing.T) {
 	e := startEnv(t)
 	ctx := testCtx(t)
@@ -139,6 +140,24 @@ func TestRevokedDeviceLosesItsPushSubscription(t *testing.T) {
 	phone, _ := Connect(t, ctx, e.url, pairDevice(t, ctx, base, e.token, "old phone", "watch"))
 	kept := subscribe(laptop, "https://push.example.com/laptop")
 	gone := subscribe(phone, "https://push.example.com/phone")
+
+	// A watch device sees and manages its own subscription only.
+	var own rpc.NotifySubscriptionsResult
+	phone.MustCall(ctx, rpc.MethodNotifySubscriptions, nil, &own)
+	if len(own.Subscriptions) != 1 || own.Subscriptions[0].ID != gone.ID {
+		t.Errorf("the watch device's subscriptions: %+v, want only its own %s", own.Subscriptions, gone.ID)
+	}
+	for _, call := range []struct {
+		method string
+		params any
+	}{
+		{rpc.MethodNotifyUnsubscribe, rpc.NotifyUnsubscribeParams{ID: kept.ID}},
+		{rpc.MethodNotifyUpdate, rpc.NotifyUpdateParams{ID: kept.ID, Kinds: []string{"question"}}},
+	} {
+		if _, rerr := phone.Call(ctx, call.method, call.params); rerr == nil || rerr.Code != rpc.CodeInvalidParams {
+			t.Errorf("%s of the laptop's subscription by the watch device: %v, want -32602", call.method, rerr)
+		}
+	}
 
 	var devices rpc.DeviceListResult
 	owner.MustCall(ctx, rpc.MethodDeviceList, rpc.EmptyParams{}, &devices)

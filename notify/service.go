@@ -53,17 +53,42 @@ func (s *Service) Subscribe(p rpc.NotifySubscribeParams, owner string) (rpc.Noti
 	return wire(sub), nil
 }
 
-// Subscriptions lists the subscriptions.
-func (s *Service) Subscriptions() rpc.NotifySubscriptionsResult {
+// Caller is who asks about subscriptions: a device that may act (the
+// owner, a control device) manages every one; any other sees and changes
+// only those it registered itself.
+type Caller struct {
+	DeviceID string
+	Control  bool
+}
+
+func (c Caller) may(sub Subscription) bool { return c.Control || sub.Owner == c.DeviceID }
+
+// mine refuses, as unknown, an id that is not by's to manage.
+func (s *Service) mine(id string, by Caller) error {
+	for _, sub := range s.Subs.List() {
+		if sub.ID == id && by.may(sub) {
+			return nil
+		}
+	}
+	return ErrNoSubscription
+}
+
+// Subscriptions lists the subscriptions by may manage.
+func (s *Service) Subscriptions(by Caller) rpc.NotifySubscriptionsResult {
 	res := rpc.NotifySubscriptionsResult{Subscriptions: []rpc.NotifySubscription{}}
 	for _, sub := range s.Subs.List() {
-		res.Subscriptions = append(res.Subscriptions, wire(sub))
+		if by.may(sub) {
+			res.Subscriptions = append(res.Subscriptions, wire(sub))
+		}
 	}
 	return res
 }
 
 // Update changes the kinds a subscription wants.
-func (s *Service) Update(p rpc.NotifyUpdateParams) (rpc.NotifySubscription, error) {
+func (s *Service) Update(p rpc.NotifyUpdateParams, by Caller) (rpc.NotifySubscription, error) {
+	if err := s.mine(p.ID, by); err != nil {
+		return rpc.NotifySubscription{}, paramsError(err)
+	}
 	sub, err := s.Subs.SetKinds(p.ID, toKinds(p.Kinds))
 	if err != nil {
 		return rpc.NotifySubscription{}, paramsError(err)
@@ -73,7 +98,10 @@ func (s *Service) Update(p rpc.NotifyUpdateParams) (rpc.NotifySubscription, erro
 
 // Unsubscribe removes a subscription; an unknown id is an error (a device
 // revoked elsewhere learns it is gone).
-func (s *Service) Unsubscribe(p rpc.NotifyUnsubscribeParams) (rpc.SuccessResult, error) {
+func (s *Service) Unsubscribe(p rpc.NotifyUnsubscribeParams, by Caller) (rpc.SuccessResult, error) {
+	if err := s.mine(p.ID, by); err != nil {
+		return rpc.SuccessResult{}, paramsError(err)
+	}
 	removed, err := s.Subs.Remove(p.ID)
 	if err != nil {
 		return rpc.SuccessResult{}, rpc.AsError(err)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/rpc"
 )
 
@@ -13,9 +14,9 @@ type Notifications interface {
 	Test(ctx context.Context) rpc.NotifyTestResult
 	VAPIDKey() rpc.NotifyVAPIDKeyResult
 	Subscribe(p rpc.NotifySubscribeParams, owner string) (rpc.NotifySubscription, error)
-	Subscriptions() rpc.NotifySubscriptionsResult
-	Update(p rpc.NotifyUpdateParams) (rpc.NotifySubscription, error)
-	Unsubscribe(p rpc.NotifyUnsubscribeParams) (rpc.SuccessResult, error)
+	Subscriptions(by notify.Caller) rpc.NotifySubscriptionsResult
+	Update(p rpc.NotifyUpdateParams, by notify.Caller) (rpc.NotifySubscription, error)
+	Unsubscribe(p rpc.NotifyUnsubscribeParams, by notify.Caller) (rpc.SuccessResult, error)
 }
 
 func (s *Server) notifyMethods() family {
@@ -23,9 +24,9 @@ func (s *Server) notifyMethods() family {
 		rpc.MethodNotifyTest:          act(plain(s.notifyTest)),
 		rpc.MethodNotifyVAPIDKey:      read(lookup(plain(s.notifyVAPIDKey))),
 		rpc.MethodNotifySubscribe:     read(withClient(s.notifySubscribe)),
-		rpc.MethodNotifySubscriptions: read(lookup(plain(s.notifySubscriptions))),
-		rpc.MethodNotifyUpdate:        read(plain(s.notifyUpdate)),
-		rpc.MethodNotifyUnsubscribe:   read(plain(s.notifyUnsubscribe)),
+		rpc.MethodNotifySubscriptions: read(lookup(withClient(s.notifySubscriptions))),
+		rpc.MethodNotifyUpdate:        read(withClient(s.notifyUpdate)),
+		rpc.MethodNotifyUnsubscribe:   read(withClient(s.notifyUnsubscribe)),
 	}
 }
 
@@ -52,23 +53,30 @@ func (s *Server) notifySubscribe(_ context.Context, c *client, p rpc.NotifySubsc
 	return s.cfg.Notify.Subscribe(p, c.conn.Principal().DeviceID)
 }
 
-func (s *Server) notifySubscriptions(_ context.Context, _ rpc.EmptyParams) (rpc.NotifySubscriptionsResult, error) {
+func (s *Server) notifySubscriptions(_ context.Context, c *client, _ rpc.EmptyParams) (rpc.NotifySubscriptionsResult, error) {
 	if s.cfg.Notify == nil {
 		return rpc.NotifySubscriptionsResult{}, errNotifyOff
 	}
-	return s.cfg.Notify.Subscriptions(), nil
+	return s.cfg.Notify.Subscriptions(caller(c)), nil
 }
 
-func (s *Server) notifyUpdate(_ context.Context, p rpc.NotifyUpdateParams) (rpc.NotifySubscription, error) {
+func (s *Server) notifyUpdate(_ context.Context, c *client, p rpc.NotifyUpdateParams) (rpc.NotifySubscription, error) {
 	if s.cfg.Notify == nil {
 		return rpc.NotifySubscription{}, errNotifyOff
 	}
-	return s.cfg.Notify.Update(p)
+	return s.cfg.Notify.Update(p, caller(c))
 }
 
-func (s *Server) notifyUnsubscribe(_ context.Context, p rpc.NotifyUnsubscribeParams) (rpc.SuccessResult, error) {
+func (s *Server) notifyUnsubscribe(_ context.Context, c *client, p rpc.NotifyUnsubscribeParams) (rpc.SuccessResult, error) {
 	if s.cfg.Notify == nil {
 		return rpc.SuccessResult{}, errNotifyOff
 	}
-	return s.cfg.Notify.Unsubscribe(p)
+	return s.cfg.Notify.Unsubscribe(p, caller(c))
+}
+
+// caller is who c is to the notifications' subscriptions: a device that
+// may act manages them all, any other only its own.
+func caller(c *client) notify.Caller {
+	p := c.conn.Principal()
+	return notify.Caller{DeviceID: p.DeviceID, Control: p.CanAct()}
 }
