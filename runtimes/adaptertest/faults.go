@@ -7,10 +7,12 @@ package adaptertest
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cdevd/cdevd/registry"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 )
@@ -138,4 +140,31 @@ func RunFault(t *testing.T, f Fault) FaultEnd {
 	}
 	t.Logf("ended after %v: %s (%d retries shown)", out.Took.Round(time.Millisecond), describe(failed), len(out.Retries))
 	return out
+}
+
+// CheckRecordAfterFault checks rec, runtime id's registry record when a
+// turn's failure with code was delivered: an auth_required turn disables
+// the runtime with the API's words (401) and fix, though its detection (a
+// key is set) still says logged in, and a new session is no longer routed
+// to it; any other fault leaves it active and routed.
+func CheckRecordAfterFault(t *testing.T, reg *registry.Registry, id, code string, rec rpc.Runtime, fix string) {
+	t.Helper()
+	_, routeErr := reg.Route(context.Background(), rpc.MethodSessionStart, id)
+	if code == runtimes.CodeAuthRequired {
+		if rec.Status != rpc.RuntimeDisabled || rec.Availability.Login != rpc.LoggedOut ||
+			!strings.Contains(rec.Availability.Reason, "401") || !strings.Contains(rec.Availability.Reason, fix) {
+			t.Errorf("record when the failure was delivered: %s %+v", rec.Status, rec.Availability)
+		}
+		if routeErr == nil {
+			t.Error("session/start routed to a runtime whose key was refused")
+		}
+		t.Logf("after a 401: status %s, availability %+v", rec.Status, rec.Availability)
+		return
+	}
+	if rec.Status != rpc.RuntimeActive || rec.Availability.Login != rpc.LoggedIn {
+		t.Errorf("a %s turn changed the record: %s %+v", code, rec.Status, rec.Availability)
+	}
+	if routeErr != nil {
+		t.Errorf("after a %s turn, session/start is not routed: %v", code, routeErr)
+	}
 }

@@ -89,7 +89,7 @@ func TestLiveAPIFaults(t *testing.T) {
 				end.Retries[0].MaxAttempts != 1 || end.Retries[0].Code != c.retryCode):
 				t.Errorf("retries shown %+v, want attempt 1 of 1 (%s)", end.Retries, c.retryCode)
 			}
-			checkRecordAfterFault(t, reg, c.code, atEnd, loginFix)
+			adaptertest.CheckRecordAfterFault(t, reg, ID, c.code, atEnd, loginFix)
 		})
 	}
 }
@@ -101,31 +101,4 @@ func next(prompt string) string {
 		return "hello after a 500"
 	}
 	return ""
-}
-
-// checkRecordAfterFault: rec is the record when the failure was delivered.
-// An auth_required turn disables the runtime with the CLI's words and the
-// fix, though the detection (an API key is set) still says logged in, and
-// a new session is no longer routed to it; any other fault leaves it
-// active.
-func checkRecordAfterFault(t *testing.T, reg *registry.Registry, code string, rec rpc.Runtime, fix string) {
-	t.Helper()
-	_, routeErr := reg.Route(context.Background(), rpc.MethodSessionStart, ID)
-	if code == runtimes.CodeAuthRequired {
-		if rec.Status != rpc.RuntimeDisabled || rec.Availability.Login != rpc.LoggedOut ||
-			!strings.Contains(rec.Availability.Reason, "401") || !strings.Contains(rec.Availability.Reason, fix) {
-			t.Errorf("record when the failure was delivered: %s %+v", rec.Status, rec.Availability)
-		}
-		if routeErr == nil {
-			t.Error("session/start routed to a runtime whose key was refused")
-		}
-		t.Logf("after a 401: status %s, availability %+v", rec.Status, rec.Availability)
-		return
-	}
-	if rec.Status != rpc.RuntimeActive || rec.Availability.Login != rpc.LoggedIn {
-		t.Errorf("a %s turn changed the record: %s %+v", code, rec.Status, rec.Availability)
-	}
-	if routeErr != nil {
-		t.Errorf("after a %s turn, session/start is not routed: %v", code, routeErr)
-	}
 }

@@ -111,7 +111,7 @@ func TestLiveAPIFaults(t *testing.T) {
 			if calls != c.calls && (c.calls >= 0 || calls == 0) {
 				t.Errorf("%d model calls, want %d", calls, c.calls)
 			}
-			checkRecordAfterFault(t, reg, c.code, atEnd)
+			adaptertest.CheckRecordAfterFault(t, reg, ID, c.code, atEnd, loginFix)
 		})
 	}
 }
@@ -135,31 +135,5 @@ func setMaxAttempts(t *testing.T, env []string, n int) {
 	}
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// checkRecordAfterFault: rec is the record when the failure was delivered.
-// An auth_required turn disables the runtime with the API's words and the
-// fix, though the detection (the key is set) still says logged in, and a
-// new session is no longer routed to it; any other fault leaves it active.
-func checkRecordAfterFault(t *testing.T, reg *registry.Registry, code string, rec rpc.Runtime) {
-	t.Helper()
-	_, routeErr := reg.Route(context.Background(), rpc.MethodSessionStart, ID)
-	if code == runtimes.CodeAuthRequired {
-		if rec.Status != rpc.RuntimeDisabled || rec.Availability.Login != rpc.LoggedOut ||
-			!strings.Contains(rec.Availability.Reason, "401") || !strings.Contains(rec.Availability.Reason, loginFix) {
-			t.Errorf("record when the failure was delivered: %s %+v", rec.Status, rec.Availability)
-		}
-		if routeErr == nil {
-			t.Error("session/start routed to a runtime whose key was refused")
-		}
-		t.Logf("after a 401: status %s, availability %+v", rec.Status, rec.Availability)
-		return
-	}
-	if rec.Status != rpc.RuntimeActive || rec.Availability.Login != rpc.LoggedIn {
-		t.Errorf("a %s turn changed the record: %s %+v", code, rec.Status, rec.Availability)
-	}
-	if routeErr != nil {
-		t.Errorf("after a %s turn, session/start is not routed: %v", code, routeErr)
 	}
 }
