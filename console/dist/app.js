@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -326,7 +326,7 @@ var require_core = __commonJS({
       let numCaptures = 0;
       return regexps.map((regex) => {
         numCaptures += 1;
-        const offset = numCaptures;
+        const offset2 = numCaptures;
         let re = source(regex);
         let out = "";
         while (re.length > 0) {
@@ -338,7 +338,7 @@ var require_core = __commonJS({
           out += re.substring(0, match.index);
           re = re.substring(match.index + match[0].length);
           if (match[0][0] === "\\" && match[1]) {
-            out += "\\" + String(Number(match[1]) + offset);
+            out += "\\" + String(Number(match[1]) + offset2);
           } else {
             out += match[0];
             if (match[0] === "(" || /^\(\?[<']/.test(match[0])) {
@@ -567,8 +567,8 @@ var require_core = __commonJS({
         delete mode.className;
       }
     }
-    function beginKeywords(mode, parent) {
-      if (!parent) return;
+    function beginKeywords(mode, parent2) {
+      if (!parent2) return;
       if (!mode.beginKeywords) return;
       mode.begin = "\\b(" + mode.beginKeywords.split(" ").join("|") + ")(?!\\.)(?=\\b|\\s)";
       mode.__beforeBegin = skipIfHasPrecedingDot;
@@ -589,7 +589,7 @@ var require_core = __commonJS({
     function compileRelevance(mode, _parent) {
       if (mode.relevance === void 0) mode.relevance = 1;
     }
-    var beforeMatchExt = (mode, parent) => {
+    var beforeMatchExt = (mode, parent2) => {
       if (!mode.beforeMatch) return;
       if (mode.starts) throw new Error("beforeMatch cannot be used with starts");
       const originalMode = Object.assign({}, mode);
@@ -672,14 +672,14 @@ var require_core = __commonJS({
     };
     var MultiClassError = new Error();
     function remapScopeNames(mode, regexes, { key }) {
-      let offset = 0;
+      let offset2 = 0;
       const scopeNames = mode[key];
       const emit = {};
       const positions = {};
       for (let i = 1; i <= regexes.length; i++) {
-        positions[i + offset] = scopeNames[i];
-        emit[i + offset] = true;
-        offset += countMatchGroups(regexes[i - 1]);
+        positions[i + offset2] = scopeNames[i];
+        emit[i + offset2] = true;
+        offset2 += countMatchGroups(regexes[i - 1]);
       }
       mode[key] = positions;
       mode[key]._emit = emit;
@@ -831,7 +831,7 @@ var require_core = __commonJS({
         }
         return mm;
       }
-      function compileMode(mode, parent) {
+      function compileMode(mode, parent2) {
         const cmode = (
           /** @type CompiledMode */
           mode
@@ -844,8 +844,8 @@ var require_core = __commonJS({
           compileMatch,
           MultiClass,
           beforeMatchExt
-        ].forEach((ext) => ext(mode, parent));
-        language.compilerExtensions.forEach((ext) => ext(mode, parent));
+        ].forEach((ext) => ext(mode, parent2));
+        language.compilerExtensions.forEach((ext) => ext(mode, parent2));
         mode.__beforeBegin = null;
         [
           beginKeywords,
@@ -854,7 +854,7 @@ var require_core = __commonJS({
           compileIllegal,
           // default to 1 relevance if not specified
           compileRelevance
-        ].forEach((ext) => ext(mode, parent));
+        ].forEach((ext) => ext(mode, parent2));
         mode.isCompiled = true;
         let keywordPattern = null;
         if (typeof mode.keywords === "object" && mode.keywords.$pattern) {
@@ -867,14 +867,14 @@ var require_core = __commonJS({
           mode.keywords = compileKeywords(mode.keywords, language.case_insensitive);
         }
         cmode.keywordPatternRe = langRe(keywordPattern, true);
-        if (parent) {
+        if (parent2) {
           if (!mode.begin) mode.begin = /\B|\b/;
           cmode.beginRe = langRe(cmode.begin);
           if (!mode.end && !mode.endsWithParent) mode.end = /\B|\b/;
           if (mode.end) cmode.endRe = langRe(cmode.end);
           cmode.terminatorEnd = source(cmode.end) || "";
-          if (mode.endsWithParent && parent.terminatorEnd) {
-            cmode.terminatorEnd += (mode.end ? "|" : "") + parent.terminatorEnd;
+          if (mode.endsWithParent && parent2.terminatorEnd) {
+            cmode.terminatorEnd += (mode.end ? "|" : "") + parent2.terminatorEnd;
           }
         }
         if (mode.illegal) cmode.illegalRe = langRe(
@@ -893,7 +893,7 @@ var require_core = __commonJS({
           );
         });
         if (mode.starts) {
-          compileMode(mode.starts, parent);
+          compileMode(mode.starts, parent2);
         }
         cmode.matcher = buildModeRegex(cmode);
         return cmode;
@@ -1737,14 +1737,14 @@ var CdevdClient = class {
       });
     });
   }
-  async unwatch(sessionId) {
-    const w2 = this.watches.get(sessionId);
-    this.watches.delete(sessionId);
-    if (w2) await this.call("workspace/session/unwatch", { session_id: sessionId, agent_type: w2.agentType });
+  async unwatch(sessionId2) {
+    const w2 = this.watches.get(sessionId2);
+    this.watches.delete(sessionId2);
+    if (w2) await this.call("workspace/session/unwatch", { session_id: sessionId2, agent_type: w2.agentType });
   }
   /** Counts a session as watched (from lastSeq) without a watch call. */
-  track(workspaceId, sessionId, agentType, lastSeq = 0) {
-    if (!this.watches.has(sessionId)) this.watches.set(sessionId, { workspaceId, agentType, lastSeq, epoch: this.epoch });
+  track(workspaceId3, sessionId2, agentType, lastSeq = 0) {
+    if (!this.watches.has(sessionId2)) this.watches.set(sessionId2, { workspaceId: workspaceId3, agentType, lastSeq, epoch: this.epoch });
   }
   open() {
     this.opts.onState?.({ kind: "connecting", attempt: this.attempt });
@@ -1943,19 +1943,19 @@ var CdevdClient = class {
   // After a reconnect, every watched session is watched again from the last
   // event delivered: the server replays what was missed, or says gap.
   async rewatch(restarted) {
-    for (const [sessionId, w2] of this.watches) {
+    for (const [sessionId2, w2] of this.watches) {
       if (restarted) w2.lastSeq = 0;
       try {
         const res = await this.send("workspace/session/watch", {
           workspace_id: w2.workspaceId,
-          session_id: sessionId,
+          session_id: sessionId2,
           agent_type: w2.agentType,
           since_seq: w2.lastSeq,
           epoch: w2.epoch || void 0
         });
         w2.epoch = res.epoch;
         if (res.gap || restarted) w2.lastSeq = Math.max(w2.lastSeq, res.last_seq);
-        this.opts.onRewatch?.({ sessionId, gap: res.gap || restarted, replayed: res.replayed });
+        this.opts.onRewatch?.({ sessionId: sessionId2, gap: res.gap || restarted, replayed: res.replayed });
       } catch {
       }
     }
@@ -2032,14 +2032,14 @@ var hooks = null;
 var clicked = readClicked();
 function readClicked() {
   const frag = new URLSearchParams(location.hash.slice(1));
-  const sessionId = frag.get("session");
-  const workspaceId = frag.get("workspace");
-  if (!sessionId || !workspaceId) return null;
+  const sessionId2 = frag.get("session");
+  const workspaceId3 = frag.get("workspace");
+  if (!sessionId2 || !workspaceId3) return null;
   const agentType = frag.get("agent") ?? "";
   for (const k of ["session", "workspace", "agent"]) frag.delete(k);
   const rest = frag.toString();
   history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
-  return { workspaceId, sessionId, agentType };
+  return { workspaceId: workspaceId3, sessionId: sessionId2, agentType };
 }
 function takeClicked() {
   const c = clicked;
@@ -2057,14 +2057,14 @@ function setupPush(h2) {
     const d = e.data;
     if (d && d.type === "open" && typeof d.sessionId === "string") hooks?.open(d.workspaceId, d.sessionId, d.agentType ?? "");
   });
-  let button = document.getElementById("notify-me");
-  if (!button) {
-    button = document.createElement("button");
-    button.id = "notify-me";
-    button.type = "button";
-    document.querySelector("header")?.appendChild(button);
+  let button2 = document.getElementById("notify-me");
+  if (!button2) {
+    button2 = document.createElement("button");
+    button2.id = "notify-me";
+    button2.type = "button";
+    document.querySelector("header")?.appendChild(button2);
   }
-  const b = button;
+  const b = button2;
   const label = () => {
     b.textContent = Notification.permission === "granted" ? "Notifications on" : "Notify me";
     b.disabled = Notification.permission === "denied";
@@ -2290,7 +2290,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -3762,10 +3762,10 @@ function createDOMPurify() {
   };
   const _neutralizeDiscarded = function _neutralizeDiscarded2(root, before) {
     let rootRemoved = false;
-    arrayForEach(DOMPurify.removed, (entry) => {
-      if (entry.element) {
-        rootRemoved = rootRemoved || entry.element === root;
-        _neutralizeSubtree(entry.element);
+    arrayForEach(DOMPurify.removed, (entry2) => {
+      if (entry2.element) {
+        rootRemoved = rootRemoved || entry2.element === root;
+        _neutralizeSubtree(entry2.element);
       }
     });
     _neutralizeEscapedElements(root, before);
@@ -4318,11 +4318,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4716,7 +4716,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5664,7 +5664,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5724,7 +5724,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5883,7 +5883,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6586,7 +6586,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6633,7 +6633,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7053,7 +7053,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7380,7 +7380,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -8023,7 +8023,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8839,7 +8839,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9058,7 +9058,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9259,7 +9259,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11089,10 +11089,10 @@ function renderResult(text2, failed, label = "tool result") {
 
 // web/transcript.ts
 var pageSize = 50;
-function newOpen(workspaceId, sessionId, agentType) {
+function newOpen(workspaceId3, sessionId2, agentType) {
   return {
-    workspaceId,
-    sessionId,
+    workspaceId: workspaceId3,
+    sessionId: sessionId2,
     agentType,
     offset: 0,
     hasMore: true,
@@ -11384,6 +11384,216 @@ function resolved(p) {
   append(h("div", { class: "note resolved" }, `Prompt answered: ${p.decision}`));
 }
 
+// web/patches.ts
+function splitPatches(diff2) {
+  const out = [];
+  let cur = null;
+  let inHunk = false;
+  for (const l3 of diff2.replace(/\n$/, "").split("\n")) {
+    if (l3.startsWith("diff --git ")) {
+      cur = { path: pathOf2(l3), lines: [], binary: false };
+      out.push(cur);
+      inHunk = false;
+      continue;
+    }
+    if (!cur) continue;
+    if (l3.startsWith("@@")) {
+      inHunk = true;
+      cur.lines.push({ op: " ", text: l3 });
+      continue;
+    }
+    if (!inHunk) {
+      if (l3.startsWith("+++ b/")) cur.path = l3.slice(6);
+      else if (l3.startsWith("Binary files ")) cur.binary = true;
+      continue;
+    }
+    const op = l3[0];
+    if (op === "+" || op === "-") cur.lines.push({ op, text: l3.slice(1) });
+    else if (op === "\\") continue;
+    else cur.lines.push({ op: " ", text: l3.slice(1) });
+  }
+  return out;
+}
+function pathOf2(header2) {
+  const rest = header2.slice("diff --git ".length);
+  const i = rest.lastIndexOf(" b/");
+  return i >= 0 ? rest.slice(i + 3) : rest;
+}
+function patchView(p) {
+  if (p.binary) return h("p", { class: "binary-note" }, "Binary file changed (not shown).");
+  if (p.lines.length === 0) return h("p", { class: "binary-note" }, "No line changes (mode or rename only).");
+  const pre = diffView(p.lines);
+  for (const s of pre.querySelectorAll("span.ctx")) if (s.textContent?.startsWith("  @@")) s.classList.add("hunk");
+  return pre;
+}
+function plusMinus(add2, del) {
+  return h("span", { class: "plus-minus" }, h("span", { class: "plus" }, `+${add2 ?? 0}`), " ", h("span", { class: "minus" }, `−${del ?? 0}`));
+}
+
+// web/turndiff.ts
+var revertConflict = -32014;
+var sessionId = "";
+var cards = /* @__PURE__ */ new Map();
+var diffs = /* @__PURE__ */ new Map();
+function resetTurns(id) {
+  sessionId = id;
+  cards.clear();
+  diffs.clear();
+  $("turn-list").replaceChildren();
+  $("turns").open = false;
+  count();
+}
+async function loadTurns(id) {
+  if (!id) return;
+  const res = await call("session/turns", { session_id: id });
+  if (id !== sessionId) return;
+  for (const t of res.turns ?? []) add({ turn: t.turn, reverts: t.reverts, files: t.files ?? [] }, false);
+}
+function turnDiffEvent(p) {
+  if (p?.session_id !== sessionId || typeof p.turn !== "number") return;
+  add({ turn: p.turn, reverts: p.reverts, files: p.files ?? [], diff: p.diff, is_truncated: p.is_truncated }, true);
+}
+function count() {
+  $("turns-count").textContent = cards.size ? `(${cards.size})` : "";
+  $("turns").hidden = cards.size === 0;
+}
+function add(t, live) {
+  const had = diffs.get(t.turn);
+  diffs.set(t.turn, { ...had, ...t, diff: t.diff ?? had?.diff });
+  const card = drawCard(t);
+  const old = cards.get(t.turn);
+  if (old) old.replaceWith(card);
+  else {
+    const next = [...cards.keys()].filter((n) => n > t.turn).sort((a, b) => a - b)[0];
+    const before = next !== void 0 ? cards.get(next) : null;
+    $("turn-list").insertBefore(card, before);
+  }
+  cards.set(t.turn, card);
+  count();
+  if (live) {
+    $("turns").open = true;
+    card.scrollIntoView({ block: "nearest" });
+  }
+}
+function drawCard(t) {
+  let add2 = 0;
+  let del = 0;
+  for (const f of t.files) {
+    add2 += f.additions;
+    del += f.deletions;
+  }
+  const title = t.reverts ? `Turn ${t.turn}: revert of turn ${t.reverts}` : `Turn ${t.turn}`;
+  const toggle = h("button", { type: "button", class: "turn-diff-toggle", "aria-expanded": "false" }, "Diff");
+  const revert2 = h("button", { type: "button", class: "turn-revert danger" }, "Revert");
+  const body = h("div", { class: "turn-diff" });
+  body.hidden = true;
+  const confirm = h("div", { class: "turn-confirm" });
+  confirm.hidden = true;
+  const card = h(
+    "div",
+    { class: "turn", "data-turn": String(t.turn) },
+    h(
+      "div",
+      { class: "row turn-head" },
+      h("span", { class: "turn-title" }, title),
+      h("span", { class: "turn-count" }, `${t.files.length} file${t.files.length === 1 ? "" : "s"}`),
+      plusMinus(add2, del),
+      toggle,
+      revert2
+    ),
+    h("ul", { class: "turn-files" }, ...t.files.map(fileRow)),
+    confirm,
+    body
+  );
+  toggle.onclick = () => {
+    const open = body.hidden;
+    toggle.setAttribute("aria-expanded", String(open));
+    body.hidden = !open;
+    if (open && !body.childElementCount) void guard("Turn diff", () => fillDiff(t.turn, body));
+  };
+  revert2.onclick = () => void guard("Revert", () => dryRun(t.turn, confirm));
+  return card;
+}
+function fileRow(f) {
+  return h(
+    "li",
+    { class: "turn-file", "data-path": f.path },
+    h("span", { class: "git-status st-" + f.status }, f.status[0].toUpperCase()),
+    h("span", { class: "turn-path" }, f.path),
+    f.binary ? h("span", { class: "badge" }, "binary") : plusMinus(f.additions, f.deletions)
+  );
+}
+async function fillDiff(turn, body) {
+  let d = diffs.get(turn);
+  if (d?.diff === void 0) {
+    const id = sessionId;
+    const res = await call("session/turn_diff", { session_id: id, turn });
+    if (id !== sessionId) return;
+    d = { ...res, files: res.files ?? [] };
+    diffs.set(turn, d);
+  }
+  const parts = [];
+  for (const p of splitPatches(d.diff ?? "")) parts.push(h("div", { class: "patch-file" }, p.path), patchView(p));
+  if (d.is_truncated) parts.push(h("p", { class: "truncated-note" }, "The diff is cut short: it is too long to keep whole."));
+  if (!parts.length) parts.push(h("p", { class: "binary-note" }, "No line changes to show."));
+  body.replaceChildren(...parts);
+}
+async function dryRun(turn, box) {
+  const id = sessionId;
+  const res = await call("session/revert", { session_id: id, turn, dry_run: true });
+  if (id !== sessionId) return;
+  if (!res.files?.length) {
+    showConfirm(box, turn, [], [], "Nothing to revert: the files are as they were before this turn.");
+    return;
+  }
+  showConfirm(box, turn, res.files, res.conflicts ?? []);
+}
+function showConfirm(box, turn, files, conflicts, said = "") {
+  const cancel = h("button", { type: "button", class: "turn-cancel" }, said ? "Close" : "Cancel");
+  cancel.onclick = () => {
+    box.hidden = true;
+    box.replaceChildren();
+  };
+  const kids = [];
+  if (said) kids.push(h("p", {}, said));
+  else {
+    kids.push(
+      h("p", {}, `Revert turn ${turn}? These files go back to what they were before it:`),
+      h("ul", { class: "revert-files" }, ...files.map((f) => h("li", {}, f)))
+    );
+    if (conflicts.length)
+      kids.push(
+        h("p", { class: "revert-warning" }, "Changed since the turn (by you or a later turn); reverting overwrites those changes:"),
+        h("ul", { class: "revert-conflicts" }, ...conflicts.map((f) => h("li", {}, f)))
+      );
+    const force = conflicts.length > 0;
+    const go2 = h("button", { type: "button", class: force ? "turn-force danger" : "turn-confirm-go danger" }, force ? "Revert anyway" : "Revert");
+    go2.onclick = () => void guard("Revert", () => revert(turn, force, box));
+    kids.push(h("div", { class: "row" }, go2, cancel));
+  }
+  if (said) kids.push(h("div", { class: "row" }, cancel));
+  box.replaceChildren(...kids.filter((k) => k !== null));
+  box.hidden = false;
+}
+async function revert(turn, force, box) {
+  const id = sessionId;
+  try {
+    const res = await call("session/revert", { session_id: id, turn, force });
+    if (id !== sessionId) return;
+    const n = res.files?.length ?? 0;
+    const as = res.turn ? ` (recorded as turn ${res.turn}, which can be reverted in its turn)` : "";
+    showConfirm(box, turn, [], [], `Reverted: ${n} file${n === 1 ? "" : "s"} restored${as}.`);
+    box.classList.add("done");
+  } catch (e) {
+    if (e instanceof RpcError && e.code === revertConflict && id === sessionId) {
+      const files = (e.data?.files ?? []).map(String);
+      showConfirm(box, turn, files, files);
+      return;
+    }
+    throw e;
+  }
+}
+
 // web/session.ts
 function setState(s) {
   const el = $("state");
@@ -11396,10 +11606,10 @@ function note(msg, crashed = false) {
   n.hidden = msg === "";
   n.classList.toggle("crashed", crashed);
 }
-function header(sessionId, agentType, summary, model = "") {
+function header(sessionId2, agentType, summary, model = "") {
   $("session").dataset.runtime = agentType;
   $("session-title").textContent = summary || "New session";
-  $("session-title").title = sessionId;
+  $("session-title").title = sessionId2;
   $("session-runtime").textContent = runtimeName(agentType);
   $("session-runtime").className = "badge rt-" + agentType;
   $("session-model").textContent = model;
@@ -11407,6 +11617,7 @@ function header(sessionId, agentType, summary, model = "") {
 }
 function showSession() {
   $("session").hidden = false;
+  $("app").classList.remove("in-review");
   $("app").classList.add("in-session");
   $("session").scrollIntoView({ block: "start" });
 }
@@ -11414,35 +11625,37 @@ function backToList() {
   $("app").classList.remove("in-session");
   $("side").scrollIntoView({ block: "start" });
 }
-function reset(sessionId) {
+function reset(sessionId2) {
   const prev = page.open?.sessionId;
-  if (prev && prev !== sessionId) client()?.unwatch(prev).catch(() => {
+  if (prev && prev !== sessionId2) client()?.unwatch(prev).catch(() => {
   });
-  $("session").dataset.session = sessionId;
+  $("session").dataset.session = sessionId2;
   $("session").classList.remove("failed");
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
+  resetTurns(sessionId2);
   note("");
   setState("idle");
-  for (const li of $("history").querySelectorAll(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
+  for (const li of $("history").querySelectorAll(".hist")) li.classList.toggle("current", li.dataset.session === sessionId2);
 }
-async function openSession(workspaceId, sessionId, agentType, started2, model = "") {
-  reset(sessionId);
-  const o = newOpen(workspaceId, sessionId, agentType);
+async function openSession(workspaceId3, sessionId2, agentType, started2, model = "") {
+  reset(sessionId2);
+  const o = newOpen(workspaceId3, sessionId2, agentType);
   page.open = o;
-  header(sessionId, agentType, known.get(sessionId)?.summary ?? "", model);
+  header(sessionId2, agentType, known.get(sessionId2)?.summary ?? "", model);
   showSession();
   if (started2) {
-    client().track(workspaceId, sessionId, agentType);
+    client().track(workspaceId3, sessionId2, agentType);
     o.hasMore = false;
     focusOpen();
     return;
   }
-  await client().watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
+  await client().watch({ workspace_id: workspaceId3, session_id: sessionId2, agent_type: agentType });
   if (page.open === o) focusOpen();
+  void guard("Load turns", () => loadTurns(sessionId2));
   await loadOlder();
   try {
-    const st2 = await call("session/state", { session_id: sessionId });
+    const st2 = await call("session/state", { session_id: sessionId2 });
     if (page.open === o) setState(st2.is_running ? st2.activity ?? "idle" : st2.status);
   } catch {
     if (page.open === o) setState("historical");
@@ -11673,6 +11886,399 @@ async function pair() {
   countdown = setInterval(tick, 1e3);
 }
 
+// web/changes.ts
+var groups = [
+  { key: "conflicted", title: "Conflicted" },
+  { key: "staged", title: "Staged" },
+  { key: "unstaged", title: "Changed" },
+  { key: "untracked", title: "Untracked" }
+];
+var notGitRepo = -32023;
+var workspaceId = "";
+var chosen = null;
+var generation = 0;
+var reloadTimer2 = null;
+function outcome(r) {
+  if (!r.success) throw new Error(r.error || r.message || "git failed");
+  return r;
+}
+function say(msg) {
+  $("git-note").textContent = msg;
+  $("git-note").hidden = msg === "";
+}
+async function loadChanges(wid) {
+  if (wid !== workspaceId) {
+    workspaceId = wid;
+    chosen = null;
+    say("");
+    $("git-diff").replaceChildren();
+  }
+  const mine = ++generation;
+  let st2;
+  try {
+    st2 = await call("git/status", { workspace_id: wid });
+  } catch (e) {
+    if (mine !== generation) return;
+    if (e instanceof RpcError && e.code === notGitRepo) {
+      $("changes").classList.add("no-git");
+      $("git-groups").replaceChildren(h("p", { class: "git-none" }, "This workspace is not a git repository."));
+      $("git-branch").textContent = "";
+      $("git-sync").textContent = "";
+      return;
+    }
+    throw e;
+  }
+  if (mine !== generation) return;
+  $("changes").classList.remove("no-git");
+  drawStatus(st2);
+  if (chosen && !groups.some((g2) => (st2[g2.key] ?? []).some((f) => f.path === chosen.path && g2.key === chosen.group))) {
+    const moved = groups.find((g2) => (st2[g2.key] ?? []).some((f) => f.path === chosen.path));
+    chosen = moved ? { path: chosen.path, group: moved.key } : null;
+  }
+  if (chosen) await showDiff(chosen.path, chosen.group);
+  else $("git-diff").replaceChildren(h("p", { class: "git-hint" }, "Choose a file to see its diff."));
+}
+function drawStatus(st2) {
+  $("git-branch").textContent = st2.branch ? `⎇ ${st2.branch}` : "detached HEAD";
+  $("git-sync").textContent = st2.upstream ? `${st2.upstream} · ↑${st2.ahead} ↓${st2.behind}` : "no upstream";
+  const box = $("git-groups");
+  box.replaceChildren();
+  let any = false;
+  for (const g2 of groups) {
+    const files = st2[g2.key] ?? [];
+    if (files.length === 0) continue;
+    any = true;
+    const all = g2.key === "staged" ? button("Unstage all", "git-unstage-all", () => act("Unstage", "git/unstage", ["."])) : g2.key === "conflicted" ? null : button("Stage all", "git-stage-all", () => act("Stage", "git/stage", files.map((f) => f.path)));
+    box.append(
+      h(
+        "section",
+        { class: "git-group", "data-group": g2.key },
+        h("div", { class: "row git-group-head" }, h("h3", {}, `${g2.title} (${files.length})`), all),
+        h("ul", {}, ...files.map((f) => fileRow2(f, g2.key)))
+      )
+    );
+  }
+  if (!any) box.append(h("p", { class: "git-clean" }, "Nothing to commit: the working tree is clean."));
+}
+function fileRow2(f, group) {
+  const open = h("button", { type: "button", class: "git-path", title: f.old_path ? `${f.old_path} → ${f.path}` : f.path }, f.path);
+  open.onclick = () => {
+    chosen = { path: f.path, group };
+    for (const r of $("git-groups").querySelectorAll(".git-file")) r.classList.remove("chosen");
+    li.classList.add("chosen");
+    void guard("Diff", () => showDiff(f.path, group));
+  };
+  const action = group === "staged" ? button("Unstage", "git-unstage", () => act("Unstage", "git/unstage", [f.path])) : button("Stage", "git-stage", () => act("Stage", "git/stage", [f.path]));
+  const counts = f.additions !== void 0 || f.deletions !== void 0 ? plusMinus(f.additions, f.deletions) : null;
+  const chosenNow = chosen?.path === f.path && chosen.group === group;
+  const li = h(
+    "li",
+    { class: "git-file" + (chosenNow ? " chosen" : ""), "data-path": f.path, "data-group": group },
+    h("span", { class: "git-status st-" + statusClass(f.status), title: statusName(f.status) }, f.status),
+    open,
+    counts,
+    action
+  );
+  return li;
+}
+function statusClass(s) {
+  return s === "?" ? "new" : s.toLowerCase();
+}
+function statusName(s) {
+  const names = { M: "modified", A: "added", D: "deleted", R: "renamed", C: "copied", T: "type changed", "?": "untracked", U: "unmerged" };
+  return names[s] ?? s;
+}
+function button(label, cls, f) {
+  const b = h("button", { type: "button", class: cls }, label);
+  b.onclick = (e) => {
+    e.stopPropagation();
+    f();
+  };
+  return b;
+}
+function act(action, method, paths) {
+  const wid = workspaceId;
+  void guard(action, async () => {
+    outcome(await call(method, { workspace_id: wid, paths }));
+    await loadChanges(wid);
+  });
+}
+async function showDiff(path, group) {
+  const wid = workspaceId;
+  const res = await call("git/diff", { workspace_id: wid, path, staged: group === "staged" });
+  if (wid !== workspaceId || chosen?.path !== path) return;
+  const box = $("git-diff");
+  const d = res.diffs?.[0];
+  const head2 = h(
+    "div",
+    { class: "git-diff-head" },
+    h("span", { class: "git-diff-path" }, path),
+    d?.is_new ? h("span", { class: "badge" }, "new") : null,
+    h("span", { class: "badge" }, group === "staged" ? "staged" : "working tree")
+  );
+  if (!d || !d.diff) {
+    box.replaceChildren(head2, h("p", { class: "git-hint" }, "No changes in this file."));
+    return;
+  }
+  const patches = splitPatches(d.diff);
+  box.replaceChildren(
+    head2,
+    ...patches.map(patchView),
+    d.is_truncated ? h("p", { class: "truncated-note" }, "The diff is cut short: it is too long to send whole.") : ""
+  );
+  box.dataset.path = path;
+  if (window.matchMedia("(max-width: 700px)").matches) box.scrollIntoView({ block: "start" });
+}
+function changesEvent(wid) {
+  if (wid !== workspaceId || reloadTimer2) return;
+  reloadTimer2 = setTimeout(() => {
+    reloadTimer2 = null;
+    void guard("Git status", () => loadChanges(wid));
+  }, 150);
+}
+function wireChanges() {
+  $("git-refresh").onclick = () => void guard("Git status", () => loadChanges(workspaceId));
+  $("commit-form").onsubmit = (e) => {
+    e.preventDefault();
+    const wid = workspaceId;
+    void guard("Commit", async () => {
+      const ta = $("commit-message");
+      const message2 = ta.value.trim();
+      if (!message2) throw new Error("write a commit message first");
+      const r = outcome(await call("git/commit", { workspace_id: wid, message: message2 }));
+      ta.value = "";
+      say(`Committed ${r.sha?.slice(0, 7) ?? ""}: ${r.files_committed} file${r.files_committed === 1 ? "" : "s"}.`);
+      await loadChanges(wid);
+    });
+  };
+  $("git-push").onclick = () => {
+    const wid = workspaceId;
+    void guard("Push", async () => {
+      $("git-push").setAttribute("disabled", "");
+      try {
+        const r = outcome(await call("git/push", { workspace_id: wid }));
+        say(r.commits_pushed ? `Pushed ${r.commits_pushed} commit${r.commits_pushed === 1 ? "" : "s"}.` : r.message ?? "Pushed.");
+      } finally {
+        $("git-push").removeAttribute("disabled");
+      }
+      await loadChanges(wid);
+    });
+  };
+}
+
+// web/files.ts
+var pageSize2 = 200;
+var highlightMax = 256 << 10;
+var images = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
+var workspaceId2 = "";
+var dir = "";
+var offset = 0;
+var searchTimer = null;
+var searchGeneration = 0;
+async function loadFiles(wid, again) {
+  if (wid !== workspaceId2 || !again) {
+    workspaceId2 = wid;
+    closeViewer();
+    $("search-input").value = "";
+    $("search-results").hidden = true;
+    dir = "";
+  }
+  await listDir(dir);
+}
+async function listDir(d, more = false) {
+  const wid = workspaceId2;
+  const from = more ? offset : 0;
+  const res = await call("workspace/files/list", { workspace_id: wid, directory: d, limit: pageSize2, offset: from });
+  if (wid !== workspaceId2) return;
+  dir = res.directory ?? d;
+  offset = from + (res.directories?.length ?? 0) + (res.files?.length ?? 0);
+  $("file-list").dataset.directory = dir;
+  drawCrumbs();
+  const ul = $("file-list");
+  if (!more) {
+    ul.replaceChildren();
+    if (dir) ul.append(entry("..", "dir up", "", () => openDir(parent(dir))));
+  }
+  for (const x2 of res.directories ?? []) ul.append(dirRow(x2));
+  for (const f of res.files ?? []) ul.append(fileRow3(f));
+  if (!more && !res.directories?.length && !res.files?.length) ul.append(h("li", { class: "empty" }, "This folder is empty."));
+  $("files-more").hidden = !res.pagination?.has_more;
+}
+function openDir(d) {
+  void guard("Files", () => listDir(d));
+}
+function parent(d) {
+  const i = d.lastIndexOf("/");
+  return i < 0 ? "" : d.slice(0, i);
+}
+function drawCrumbs() {
+  const nav = $("crumbs");
+  const root = h("button", { type: "button", class: "crumb" }, $("review-ws").textContent || "/");
+  root.onclick = () => openDir("");
+  nav.replaceChildren(root);
+  let at2 = "";
+  for (const name of dir ? dir.split("/") : []) {
+    at2 = at2 ? `${at2}/${name}` : name;
+    const to = at2;
+    const b = h("button", { type: "button", class: "crumb" }, name);
+    b.onclick = () => openDir(to);
+    nav.append(h("span", { class: "crumb-sep" }, "/"), b);
+  }
+}
+function entry(name, cls, meta, open, path = "") {
+  const b = h("button", { type: "button", class: "entry-open" }, h("span", { class: "entry-icon" }, cls.startsWith("dir") ? "▸" : "·"), name);
+  b.onclick = open;
+  return h("li", { class: "entry " + cls, "data-path": path }, b, h("span", { class: "entry-meta" }, meta));
+}
+function dirRow(d) {
+  const n = d.folder_count + d.file_count;
+  return entry(d.name + "/", "dir", `${n} item${n === 1 ? "" : "s"}`, () => openDir(d.path), d.path);
+}
+function fileRow3(f) {
+  const flags = [size(f.size_bytes), f.is_binary ? "binary" : "", f.is_sensitive ? "sensitive" : "", f.git_ignored ? "ignored" : ""];
+  const li = entry(f.name, "file", flags.filter(Boolean).join(" · "), () => openFile(f.path), f.path);
+  if (f.is_sensitive) li.classList.add("sensitive");
+  return li;
+}
+function size(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1 << 20)).toFixed(1)} MB`;
+}
+function openFile(path, line2 = 0) {
+  void guard("Open file", async () => {
+    const wid = workspaceId2;
+    const res = await call("workspace/file/get", { workspace_id: wid, path });
+    if (wid !== workspaceId2) return;
+    showFile(res, line2);
+  });
+}
+function showFile(f, line2) {
+  $("files").classList.add("viewing");
+  $("viewer").hidden = false;
+  $("viewer").dataset.path = f.path;
+  $("viewer-path").textContent = f.path;
+  $("viewer-meta").textContent = size(f.size);
+  const notes = [];
+  if (f.is_sensitive) notes.push("This kind of file often holds secrets: mind who sees your screen.");
+  if (f.truncated) notes.push(`Cut short: only the first 1 MB of ${size(f.size)} is shown.`);
+  $("viewer-note").textContent = notes.join(" ");
+  $("viewer-note").hidden = notes.length === 0;
+  const body = $("viewer-body");
+  const ext = f.path.includes(".") ? f.path.slice(f.path.lastIndexOf(".") + 1).toLowerCase() : "";
+  if (f.is_binary || f.encoding === "base64") {
+    const img = images[ext] && !f.truncated ? h("img", { class: "viewer-image", alt: f.path, src: `data:${images[ext]};base64,${f.content}` }) : null;
+    body.replaceChildren(h("p", { class: "binary-note" }, `Binary file (${size(f.size)}): not shown as text.`), ...img ? [img] : []);
+    return;
+  }
+  const lines = f.content.replace(/\n$/, "").split("\n");
+  const gutter = h("pre", { class: "gutter", "aria-hidden": "true" });
+  const frag = document.createDocumentFragment();
+  for (let i = 1; i <= lines.length; i++) frag.append(h("span", { "data-line": String(i) }, String(i)), "\n");
+  gutter.append(frag);
+  const code = h("code", {}, f.content);
+  if (f.content.length <= highlightMax) highlight(code, ext);
+  body.replaceChildren(h("div", { class: "file-view" }, gutter, h("pre", { class: "code file-code" }, code)));
+  if (line2 > 0) {
+    const n = Math.min(line2, lines.length);
+    const target = gutter.querySelector(`[data-line="${n}"]`);
+    target?.classList.add("target");
+    target?.scrollIntoView({ block: "center" });
+  } else {
+    $("viewer").scrollIntoView({ block: "start" });
+  }
+}
+function closeViewer() {
+  $("files").classList.remove("viewing");
+  $("viewer").hidden = true;
+  delete $("viewer").dataset.path;
+  $("viewer-body").replaceChildren();
+}
+function parseQuery(q2) {
+  const m = /^(.*?):(\d+)$/.exec(q2.trim());
+  return m && m[1] ? { query: m[1], line: Number(m[2]) } : { query: q2.trim(), line: 0 };
+}
+async function search() {
+  const { query, line: line2 } = parseQuery($("search-input").value);
+  const ul = $("search-results");
+  const mine = ++searchGeneration;
+  if (!query) {
+    ul.hidden = true;
+    ul.replaceChildren();
+    return;
+  }
+  const res = await call("repository/search", { workspace_id: workspaceId2, query, limit: 30 });
+  if (mine !== searchGeneration) return;
+  ul.replaceChildren(...(res.results ?? []).map((x2) => hitRow(x2, line2)));
+  if (!res.results?.length) ul.append(h("li", { class: "empty" }, `No file matches “${query}”.`));
+  else if (res.has_more) ul.append(h("li", { class: "more" }, `${res.total - res.results.length} more: type more of the name.`));
+  ul.hidden = false;
+}
+function hitRow(x2, line2) {
+  const b = h(
+    "button",
+    { type: "button", class: "hit-open" },
+    h("span", { class: "hit-name" }, x2.name),
+    h("span", { class: "hit-dir" }, x2.directory ? x2.directory + "/" : ""),
+    line2 ? h("span", { class: "hit-line" }, `:${line2}`) : null
+  );
+  b.onclick = () => {
+    $("search-results").hidden = true;
+    openFile(x2.path, line2);
+  };
+  return h("li", { class: "search-hit", "data-path": x2.path }, b);
+}
+function wireFiles() {
+  $("files-more").onclick = () => void guard("Files", () => listDir(dir, true));
+  $("viewer-close").onclick = closeViewer;
+  $("search-form").onsubmit = (e) => {
+    e.preventDefault();
+    void guard("Search", search);
+  };
+  $("search-input").oninput = () => {
+    if (searchTimer) clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => {
+      searchTimer = null;
+      void guard("Search", search);
+    }, 150);
+  };
+}
+
+// web/review.ts
+var shown = null;
+function openReview(tab) {
+  const w2 = page.selected;
+  if (!w2) return;
+  const again = shown?.workspaceId === w2.id;
+  shown = { workspaceId: w2.id, tab };
+  $("review-ws").textContent = w2.name;
+  $("review").hidden = false;
+  $("review").dataset.workspace = w2.id;
+  $("review").dataset.tab = tab;
+  $("app").classList.add("in-review", "in-session");
+  for (const t of ["changes", "files"]) {
+    $(t).hidden = t !== tab;
+    $("tab-" + t).classList.toggle("current", t === tab);
+    $("tab-" + t).setAttribute("aria-selected", String(t === tab));
+  }
+  $("review").scrollIntoView({ block: "start" });
+  if (tab === "changes") void guard("Git status", () => loadChanges(w2.id));
+  else void guard("Files", () => loadFiles(w2.id, again));
+}
+function reviewEvent(type, p) {
+  if (!shown || p?.workspace_id !== shown.workspaceId || !$("app").classList.contains("in-review")) return;
+  if (shown.tab === "changes" && (type === "git_status_changed" || type === "git_operation_completed")) changesEvent(shown.workspaceId);
+}
+function wireReview() {
+  $("changes-open").onclick = () => openReview("changes");
+  $("files-open").onclick = () => openReview("files");
+  $("tab-changes").onclick = () => openReview("changes");
+  $("tab-files").onclick = () => openReview("files");
+  $("review-back").onclick = backToList;
+  wireChanges();
+  wireFiles();
+}
+
 // web/app.ts
 function takeToken() {
   const frag = new URLSearchParams(location.hash.slice(1));
@@ -11804,8 +12410,12 @@ function onEvent(n) {
   if (type === "session_updated" || type === "session_start" || type === "session_end" || type === "session_stopped") {
     if (page.selected && p.workspace_id === page.selected.id) historySoon();
   }
+  reviewEvent(type, p);
   if (!page.open || p.session_id !== page.open.sessionId) return;
   switch (type) {
+    case "turn_diff":
+      turnDiffEvent(p);
+      break;
     case "message_delta":
       delta(p);
       break;
@@ -11898,6 +12508,7 @@ function wire() {
     guard("Pair", pair);
   };
   $("transcript").onscroll = () => guard("Load older messages", onTranscriptScroll);
+  wireReview();
 }
 wire();
 warmUp();

@@ -27,6 +27,8 @@ import { page } from "./state.js";
 import { closeDevices, openDevices, pair } from "./devices.js";
 import { paired, renew, takePairing, tokenKey } from "./pairing.js";
 import { cutDrafts, delta, endDrafts, message, onTranscriptScroll, reloadTranscript } from "./transcript.js";
+import { reviewEvent, wireReview } from "./review.js";
+import { turnDiffEvent } from "./turndiff.js";
 
 
 // ---- token and connection ----
@@ -185,8 +187,12 @@ function onEvent(n: ServerNotification): void {
   if (type === "session_updated" || type === "session_start" || type === "session_end" || type === "session_stopped") {
     if (page.selected && p.workspace_id === page.selected.id) historySoon();
   }
+  reviewEvent(type, p);
   if (!page.open || p.session_id !== page.open.sessionId) return;
   switch (type) {
+    case "turn_diff":
+      turnDiffEvent(p);
+      break;
     case "message_delta":
       delta(p);
       break;
@@ -283,6 +289,7 @@ function wire(): void {
     guard("Pair", pair);
   };
   $("transcript").onscroll = () => guard("Load older messages", onTranscriptScroll);
+  wireReview();
 }
 
 wire();

@@ -6,6 +6,8 @@ import { focusOpen } from "./presence.js";
 import { call, client } from "./rpc.js";
 import { page, runtimeName } from "./state.js";
 import { loadOlder, newOpen } from "./transcript.js";
+import { loadTurns, resetTurns } from "./turndiff.js";
+import { guard } from "./banners.js";
 
 export function setState(s: string): void {
   const el = $("state");
@@ -36,6 +38,7 @@ export function header(sessionId: string, agentType: string, summary: string, mo
 // screen (the list comes back with the back button).
 export function showSession(): void {
   $("session").hidden = false;
+  $("app").classList.remove("in-review"); // the session takes the review pane's place
   $("app").classList.add("in-session");
   $("session").scrollIntoView({ block: "start" });
 }
@@ -52,6 +55,7 @@ function reset(sessionId: string): void {
   $("session").classList.remove("failed");
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
+  resetTurns(sessionId);
   note("");
   setState("idle");
   for (const li of $("history").querySelectorAll<HTMLElement>(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
@@ -73,6 +77,7 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
   // event, and ids keep it from showing twice.
   await client()!.watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
   if (page.open === o) focusOpen();
+  void guard("Load turns", () => loadTurns(sessionId));
   await loadOlder();
   try {
     const st = await call("session/state", { session_id: sessionId });
