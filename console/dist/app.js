@@ -11913,6 +11913,10 @@ async function loadChanges(wid) {
     say("");
     $("git-diff").replaceChildren();
   }
+  await refresh(wid);
+}
+async function refresh(wid) {
+  if (wid !== workspaceId) return;
   const mine = ++generation;
   let st2;
   try {
@@ -11921,6 +11925,7 @@ async function loadChanges(wid) {
     if (mine !== generation) return;
     if (e instanceof RpcError && e.code === notGitRepo) {
       $("changes").classList.add("no-git");
+      drawn3 = "";
       $("git-groups").replaceChildren(h("p", { class: "git-none" }, "This workspace is not a git repository."));
       $("git-branch").textContent = "";
       $("git-sync").textContent = "";
@@ -11938,7 +11943,11 @@ async function loadChanges(wid) {
   if (chosen) await showDiff(chosen.path, chosen.group);
   else $("git-diff").replaceChildren(h("p", { class: "git-hint" }, "Choose a file to see its diff."));
 }
+var drawn3 = "";
 function drawStatus(st2) {
+  const now = JSON.stringify([workspaceId, st2, chosen]);
+  if (now === drawn3) return;
+  drawn3 = now;
   $("git-branch").textContent = st2.branch ? `⎇ ${st2.branch}` : "detached HEAD";
   $("git-sync").textContent = st2.upstream ? `${st2.upstream} · ↑${st2.ahead} ↓${st2.behind}` : "no upstream";
   const box = $("git-groups");
@@ -12000,7 +12009,7 @@ function act(action, method, paths) {
   const wid = workspaceId;
   void guard(action, async () => {
     outcome(await call(method, { workspace_id: wid, paths }));
-    await loadChanges(wid);
+    await refresh(wid);
   });
 }
 async function showDiff(path, group) {
@@ -12033,14 +12042,15 @@ function changesEvent(wid) {
   if (wid !== workspaceId || reloadTimer2) return;
   reloadTimer2 = setTimeout(() => {
     reloadTimer2 = null;
-    void guard("Git status", () => loadChanges(wid));
+    void guard("Git status", () => refresh(wid));
   }, 150);
 }
 function wireChanges() {
-  $("git-refresh").onclick = () => void guard("Git status", () => loadChanges(workspaceId));
+  $("git-refresh").onclick = () => void guard("Git status", () => refresh(workspaceId));
   $("commit-form").onsubmit = (e) => {
     e.preventDefault();
     const wid = workspaceId;
+    say("");
     void guard("Commit", async () => {
       const ta = $("commit-message");
       const message2 = ta.value.trim();
@@ -12048,11 +12058,12 @@ function wireChanges() {
       const r = outcome(await call("git/commit", { workspace_id: wid, message: message2 }));
       ta.value = "";
       say(`Committed ${r.sha?.slice(0, 7) ?? ""}: ${r.files_committed} file${r.files_committed === 1 ? "" : "s"}.`);
-      await loadChanges(wid);
+      await refresh(wid);
     });
   };
   $("git-push").onclick = () => {
     const wid = workspaceId;
+    say("");
     void guard("Push", async () => {
       $("git-push").setAttribute("disabled", "");
       try {
@@ -12061,7 +12072,7 @@ function wireChanges() {
       } finally {
         $("git-push").removeAttribute("disabled");
       }
-      await loadChanges(wid);
+      await refresh(wid);
     });
   };
 }

@@ -42,6 +42,7 @@ function say(msg: string): void {
   $("git-note").hidden = msg === "";
 }
 
+// loadChanges shows workspace wid's changes (review.ts, on opening).
 export async function loadChanges(wid: string): Promise<void> {
   if (wid !== workspaceId) {
     workspaceId = wid;
@@ -49,6 +50,14 @@ export async function loadChanges(wid: string): Promise<void> {
     say("");
     $("git-diff").replaceChildren();
   }
+  await refresh(wid);
+}
+
+// refresh redraws the status if wid is still the workspace shown: an
+// action's or an event's reload that lands after the reader moved on to
+// another workspace draws nothing.
+async function refresh(wid: string): Promise<void> {
+  if (wid !== workspaceId) return;
   const mine = ++generation;
   let st: GitStatusResult;
   try {
@@ -58,6 +67,7 @@ export async function loadChanges(wid: string): Promise<void> {
     if (e instanceof RpcError && e.code === notGitRepo) {
       // Not a failure of the reader's: the folder is not a repository.
       $("changes").classList.add("no-git");
+      drawn = "";
       $("git-groups").replaceChildren(h("p", { class: "git-none" }, "This workspace is not a git repository."));
       $("git-branch").textContent = "";
       $("git-sync").textContent = "";
@@ -77,7 +87,14 @@ export async function loadChanges(wid: string): Promise<void> {
   else $("git-diff").replaceChildren(h("p", { class: "git-hint" }, "Choose a file to see its diff."));
 }
 
+// drawn is the status last drawn: an event that finds it unchanged
+// leaves the rows (and the button under the pointer) alone.
+let drawn = "";
+
 function drawStatus(st: GitStatusResult): void {
+  const now = JSON.stringify([workspaceId, st, chosen]);
+  if (now === drawn) return;
+  drawn = now;
   $("git-branch").textContent = st.branch ? `⎇ ${st.branch}` : "detached HEAD";
   $("git-sync").textContent = st.upstream ? `${st.upstream} · ↑${st.ahead} ↓${st.behind}` : "no upstream";
   const box = $("git-groups");
@@ -143,7 +160,7 @@ function act(action: "Stage" | "Unstage", method: "git/stage" | "git/unstage", p
   const wid = workspaceId;
   void guard(action, async () => {
     outcome(await call(method, { workspace_id: wid, paths }));
-    await loadChanges(wid);
+    await refresh(wid);
   });
 }
 
@@ -173,15 +190,16 @@ export function changesEvent(wid: string): void {
   if (wid !== workspaceId || reloadTimer) return;
   reloadTimer = setTimeout(() => {
     reloadTimer = null;
-    void guard("Git status", () => loadChanges(wid));
+    void guard("Git status", () => refresh(wid));
   }, 150);
 }
 
 export function wireChanges(): void {
-  $("git-refresh").onclick = () => void guard("Git status", () => loadChanges(workspaceId));
+  $("git-refresh").onclick = () => void guard("Git status", () => refresh(workspaceId));
   $("commit-form").onsubmit = (e) => {
     e.preventDefault();
     const wid = workspaceId;
+    say("");
     void guard("Commit", async () => {
       const ta = $<HTMLTextAreaElement>("commit-message");
       const message = ta.value.trim();
@@ -189,11 +207,12 @@ export function wireChanges(): void {
       const r = outcome(await call("git/commit", { workspace_id: wid, message }));
       ta.value = "";
       say(`Committed ${r.sha?.slice(0, 7) ?? ""}: ${r.files_committed} file${r.files_committed === 1 ? "" : "s"}.`);
-      await loadChanges(wid);
+      await refresh(wid);
     });
   };
   $("git-push").onclick = () => {
     const wid = workspaceId;
+    say("");
     void guard("Push", async () => {
       $("git-push").setAttribute("disabled", "");
       try {
@@ -202,7 +221,7 @@ export function wireChanges(): void {
       } finally {
         $("git-push").removeAttribute("disabled");
       }
-      await loadChanges(wid);
+      await refresh(wid);
     });
   };
 }
