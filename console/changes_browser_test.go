@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/daemon"
 )
 
@@ -161,6 +162,22 @@ func TestConsoleChanges(t *testing.T) {
 	shot(t, a, "phone-changes")
 	do(t, a, "back", chromedp.Click(chromedp.CSS("#review-back"), chromedp.NodeVisible))
 	until(t, a, "the list", visible("#side")+" && !"+visible("#review"))
+
+	// A watch console reads the changes and offers no control that acts.
+	ticket, err := d.Auth().Pair("wall screen", auth.ScopeWatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tab(t, bctx)
+	do(t, w, "open a watch console", chromedp.Navigate("http://"+d.Addr()+"/#pair="+ticket.PairingToken))
+	pickWorkspace(t, w, dir)
+	do(t, w, "open Changes", chromedp.Click(chromedp.CSS("#changes-open"), chromedp.NodeVisible))
+	until(t, w, "the status", row("unstaged", "a.txt"))
+	for _, sel := range []string{".git-stage", ".git-stage-all", "#commit-form", "#git-push"} {
+		if eval[bool](t, w, visible(sel)) {
+			t.Errorf("a watch console shows %s", sel)
+		}
+	}
 
 	// A folder that is no repository says so, with no git controls.
 	pickWorkspace(t, a, plain)
