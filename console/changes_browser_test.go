@@ -186,6 +186,11 @@ func TestConsoleChanges(t *testing.T) {
 	if eval[bool](t, a, `!!document.querySelector('.banner-item[data-action="Git status"]')`) {
 		t.Error("a folder outside git shows an error banner")
 	}
+
+	// On a desktop the pane follows the workspace picked in the list.
+	do(t, a, "desktop width", chromedp.EmulateViewport(1200, 900))
+	pickWorkspace(t, a, dir)
+	until(t, a, "the repository's changes again", row("unstaged", "a.txt")+` && document.querySelector('#review').dataset.workspace === document.querySelector('.ws.selected').dataset.id`)
 }
 
 // click clicks the element sel finds once there is one. It clicks from

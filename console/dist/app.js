@@ -11459,9 +11459,10 @@ function count() {
 }
 function add(t, live) {
   const had = diffs.get(t.turn);
+  const old = cards.get(t.turn);
+  if (old && (had?.diff !== void 0 || t.diff === void 0)) return;
   diffs.set(t.turn, { ...had, ...t, diff: t.diff ?? had?.diff });
   const card = drawCard(t);
-  const old = cards.get(t.turn);
   if (old) old.replaceWith(card);
   else {
     const next = [...cards.keys()].filter((n) => n > t.turn).sort((a, b) => a - b)[0];
@@ -12280,7 +12281,13 @@ function reviewEvent(type, p) {
   if (!shown || p?.workspace_id !== shown.workspaceId || !$("app").classList.contains("in-review")) return;
   if (shown.tab === "changes" && (type === "git_status_changed" || type === "git_operation_completed")) changesEvent(shown.workspaceId);
 }
+function followWorkspace() {
+  const w2 = page.selected;
+  const app = $("app").classList;
+  if (shown && w2 && w2.id !== shown.workspaceId && app.contains("in-review") && app.contains("in-session")) openReview(shown.tab);
+}
 function wireReview() {
+  $("workspaces").addEventListener("click", followWorkspace);
   $("changes-open").onclick = () => openReview("changes");
   $("files-open").onclick = () => openReview("files");
   $("tab-changes").onclick = () => openReview("changes");

@@ -41,7 +41,19 @@ export function reviewEvent(type: string, p: any): void {
   if (shown.tab === "changes" && (type === "git_status_changed" || type === "git_operation_completed")) changesEvent(shown.workspaceId);
 }
 
+// followWorkspace shows the workspace picked in the list in the pane, if
+// the pane is on screen: it listens after the list's own handler, which has
+// set page.selected by then.
+function followWorkspace(): void {
+  const w = page.selected;
+  const app = $("app").classList;
+  // On a phone the list is on screen only after "‹ Back" (in-session
+  // gone): picking a workspace there stays in the list.
+  if (shown && w && w.id !== shown.workspaceId && app.contains("in-review") && app.contains("in-session")) openReview(shown.tab);
+}
+
 export function wireReview(): void {
+  $("workspaces").addEventListener("click", followWorkspace);
   $("changes-open").onclick = () => openReview("changes");
   $("files-open").onclick = () => openReview("files");
   $("tab-changes").onclick = () => openReview("changes");

@@ -58,9 +58,12 @@ function count(): void {
 
 function add(t: Shown, live: boolean): void {
   const had = diffs.get(t.turn);
+  const old = cards.get(t.turn);
+  // A replay after a reconnection sends a turn's event again: the card
+  // (its diff open, a confirmation under way) stays as it is.
+  if (old && (had?.diff !== undefined || t.diff === undefined)) return;
   diffs.set(t.turn, { ...had, ...t, diff: t.diff ?? had?.diff });
   const card = drawCard(t);
-  const old = cards.get(t.turn);
   if (old) old.replaceWith(card);
   else {
     // In turn order, whatever order they arrive in.
