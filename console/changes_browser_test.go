@@ -76,19 +76,22 @@ func TestConsoleChanges(t *testing.T) {
 	plain := t.TempDir() // a workspace that is no repository
 	writeFile(t, filepath.Join(dir, "a.txt"), "one\nTWO\nthree\n")
 	writeFile(t, filepath.Join(dir, "new.txt"), "brand new\n")
+	writeFile(t, filepath.Join(dir, "logo.bin"), "\x00\x01\x02\x03binary")
 	d := startDaemon(t, daemon.Config{Workspaces: []string{dir, plain}})
 
 	a := tab(t, bctx)
 	do(t, a, "open the console", chromedp.Navigate(d.ConsoleURL()))
 	pickWorkspace(t, a, dir)
 	do(t, a, "open Changes", chromedp.Click(chromedp.CSS("#changes-open"), chromedp.NodeVisible))
-	until(t, a, "the status", row("unstaged", "a.txt")+" && "+row("untracked", "new.txt"))
+	until(t, a, "the status", row("unstaged", "a.txt")+" && "+row("untracked", "new.txt")+" && "+row("untracked", "logo.bin"))
 	if b := eval[string](t, a, `document.querySelector('#git-branch').textContent + ' | ' + document.querySelector('#git-sync').textContent`); !strings.Contains(b, "main") || !strings.Contains(b, "origin/main") {
 		t.Errorf("branch line = %q, want main tracking origin/main", b)
 	}
-	if rows := eval[int](t, a, `document.querySelectorAll('#git-groups .git-file').length`); rows != 2 {
-		t.Errorf("%d files listed, want a.txt and new.txt", rows)
+	if rows := eval[int](t, a, `document.querySelectorAll('#git-groups .git-file').length`); rows != 3 {
+		t.Errorf("%d files listed, want a.txt, new.txt and logo.bin", rows)
 	}
+	click(t, a, `.git-file[data-path="logo.bin"] .git-path`)
+	until(t, a, "a binary file's diff", `document.querySelector('#git-diff').dataset.path === 'logo.bin' && `+has("#git-diff .binary-note", "Binary file"))
 
 	click(t, a, `.git-file[data-path="a.txt"] .git-path`)
 	until(t, a, "the diff", has("#git-diff pre.diff .del", "two")+" && "+has("#git-diff pre.diff .add", "TWO")+" && "+
@@ -127,7 +130,7 @@ func TestConsoleChanges(t *testing.T) {
 		t.Errorf("last commit = %q", got)
 	}
 	click(t, a, `.git-group[data-group="untracked"] .git-stage-all`)
-	until(t, a, "later.txt staged", row("staged", "later.txt"))
+	until(t, a, "later.txt staged", row("staged", "later.txt")+" && "+row("staged", "logo.bin"))
 	do(t, a, "commit it", chromedp.SetValue(chromedp.CSS("#commit-message"), "add later"), chromedp.Click(chromedp.CSS("#commit")))
 	until(t, a, "clean", `document.querySelector('#git-groups .git-clean')`)
 	if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
