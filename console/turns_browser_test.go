@@ -22,7 +22,7 @@ import (
 // dry run, is refused with the file named until "Revert anyway"; the
 // file is then gone and the revert shows as a turn of its own. After a
 // reload both turns come back from session/turns, their diff from
-// session/turn_diff.
+// session/turn_diff; reverting the revert brings the hand edit back.
 func TestConsoleTurnDiffAndRevert(t *testing.T) {
 	bctx := browser(t)
 	dir, _ := gitRepo(t)
@@ -55,7 +55,7 @@ func TestConsoleTurnDiffAndRevert(t *testing.T) {
 
 	card := `.turn[data-turn="1"]`
 	until(t, a, "turn 1's card", `document.querySelector('`+card+` .turn-file[data-path="plan.md"]') && `+
-		has(card+` .turn-file[data-path="plan.md"] .plus-minus`, "+2 −0")+" && "+visible(card))
+		has(card+` .turn-file[data-path="plan.md"] .plus-minus`, "+2 −0")+` && document.querySelector('#turns').open && `+visible(card))
 	click(t, a, card+" .turn-diff-toggle")
 	until(t, a, "its diff", has(card+" .turn-diff .patch-file", "plan.md")+" && "+has(card+" .turn-diff .add", "step one"))
 	until(t, a, "the turn over", `document.querySelector('#state').textContent === 'idle'`)
@@ -95,9 +95,20 @@ func TestConsoleTurnDiffAndRevert(t *testing.T) {
 	do(t, a, "open turn 1's diff", chromedp.Click(chromedp.CSS(`.turn[data-turn="1"] .turn-diff-toggle`), chromedp.NodeVisible))
 	until(t, a, "turn 1's stored diff", has(`.turn[data-turn="1"] .turn-diff .add`, "step one"))
 
+	// A revert is reverted as any turn: no conflict, so no force; the
+	// file comes back as it was before the revert (the hand edit).
+	click(t, a, `.turn[data-turn="2"] .turn-revert`)
+	until(t, a, "the revert's confirmation", has(`.turn[data-turn="2"] .revert-files li`, "plan.md")+
+		` && !document.querySelector('.turn[data-turn="2"] .revert-conflicts')`)
+	click(t, a, `.turn[data-turn="2"] .turn-confirm-go`)
+	until(t, a, "turn 3", has(`.turn[data-turn="3"] .turn-title`, "revert of turn 2")+` && document.querySelector('.turn[data-turn="2"] .turn-confirm.done')`)
+	if b, err := os.ReadFile(plan); err != nil || string(b) != "# Plan\nedited by hand\n" {
+		t.Errorf("plan.md after reverting the revert = %q, %v; want the hand edit back", b, err)
+	}
+
 	do(t, a, "phone width", chromedp.EmulateViewport(390, 844))
-	do(t, a, "show the turns", chromedp.ScrollIntoView(chromedp.CSS(`.turn[data-turn="2"]`)))
-	until(t, a, "the session alone", visible("#session")+" && !"+visible("#side")+" && "+visible(`.turn[data-turn="2"] .turn-revert`))
+	do(t, a, "show the turns", chromedp.ScrollIntoView(chromedp.CSS(`.turn[data-turn="3"]`)))
+	until(t, a, "the session alone", visible("#session")+" && !"+visible("#side")+" && "+visible(`.turn[data-turn="3"] .turn-revert`))
 	if w := eval[int](t, a, `document.documentElement.scrollWidth`); w > 390 {
 		t.Errorf("at 390 px wide the page is %d px wide: it scrolls sideways", w)
 	}
