@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,6 +74,19 @@ func TestConsoleFiles(t *testing.T) {
 		" && "+has("#viewer-body .file-code", "0123456789abcdef"))
 	click(t, a, `.entry.file[data-path=".env"] .entry-open`)
 	until(t, a, ".env flagged", `document.querySelector('#viewer').dataset.path === '.env' && `+has("#viewer-note", "secrets"))
+
+	// A file gone since the folder was listed: the open's banner says so,
+	// the file shown stays, and the banner goes when an open succeeds.
+	if err := os.Remove(filepath.Join(dir, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	click(t, a, `.entry.file[data-path="a.txt"] .entry-open`)
+	until(t, a, "the open's banner", `document.querySelector('.banner-item[data-action="Open file"]')`)
+	if p := eval[string](t, a, `document.querySelector('#viewer').dataset.path`); p != ".env" {
+		t.Errorf("after a failed open the viewer shows %q, want .env still", p)
+	}
+	click(t, a, `.entry.file[data-path="logo.bin"] .entry-open`)
+	until(t, a, "the banner gone", `document.querySelector('#viewer').dataset.path === 'logo.bin' && !document.querySelector('.banner-item[data-action="Open file"]')`)
 
 	// Search: a hit opens its file at the line asked for.
 	do(t, a, "search", chromedp.SendKeys(chromedp.CSS("#search-input"), "maingo:40"))
