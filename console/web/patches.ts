@@ -61,17 +61,6 @@ export function patchView(p: FilePatch): HTMLElement {
   return pre;
 }
 
-// counts are the lines a patch adds and removes.
-export function counts(p: FilePatch): { add: number; del: number } {
-  let add = 0;
-  let del = 0;
-  for (const l of p.lines) {
-    if (l.op === "+") add++;
-    else if (l.op === "-") del++;
-  }
-  return { add, del };
-}
-
 // plusMinus is "+3 −1" as two coloured spans.
 export function plusMinus(add: number | undefined, del: number | undefined): HTMLElement {
   return h("span", { class: "plus-minus" }, h("span", { class: "plus" }, `+${add ?? 0}`), " ", h("span", { class: "minus" }, `−${del ?? 0}`));
