@@ -46,6 +46,7 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 			return rpc.TurnCompletedEvent{EventHeader: h, Usage: ev.Usage, CostUSD: ev.CostUSD,
 				StopReason: ev.StopReason, DurationMS: ev.DurationMS}
 		})
+		s.afterTurnLocked("")
 	case runtimes.TurnFailed:
 		if !s.endTurnLocked() {
 			s.log.Info("runtime error outside a turn", zap.String("code", ev.Code), zap.String("message", ev.Message))
@@ -54,6 +55,7 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 		s.emitLocked(rpc.EventError, func(h rpc.EventHeader) any {
 			return rpc.ErrorEvent{EventHeader: h, Code: ev.Code, Message: ev.Message}
 		})
+		s.afterTurnLocked(ev.Message)
 	case runtimes.ProcessExited:
 		s.exitedLocked(ev)
 		s.armQuietLocked()
