@@ -101,6 +101,15 @@ func (h *holdModel) received() []string {
 	return append([]string(nil), h.prompts...)
 }
 
+// queueCtx bounds a queue test: several turns of a real CLI one after
+// another, and a daemon restart with a resume, where the suite's wait
+// bounds one step.
+func queueCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*wait)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // queueRig is one runtime's CLI and fake, and cdevd in front of them: a
 // daemon that the test may shut down and start again on the same home.
 type queueRig struct {

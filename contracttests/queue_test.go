@@ -17,7 +17,7 @@ func TestQueueDrainsInOrder(t *testing.T) {
 	for _, rt := range scenarioRuntimes {
 		t.Run(rt.id, func(t *testing.T) {
 			r := newQueueRig(t, rt)
-			ctx := testCtx(t)
+			ctx := queueCtx(t)
 			c, _ := Connect(t, ctx, r.url, r.token)
 			other, _ := Connect(t, ctx, r.url, r.token)
 			w := (&scenarioRig{}).workspace(t, ctx, c)
@@ -76,7 +76,7 @@ func TestQueueAcrossRestart(t *testing.T) {
 		}
 		t.Run(rt.id, func(t *testing.T) {
 			r := newQueueRig(t, rt)
-			ctx := testCtx(t)
+			ctx := queueCtx(t)
 			c, _ := Connect(t, ctx, r.url, r.token)
 			w := (&scenarioRig{}).workspace(t, ctx, c)
 			var st rpc.SessionStartResult
@@ -113,6 +113,7 @@ func TestQueueAcrossRestart(t *testing.T) {
 			if got := prompts(res.Queue); !slices.Equal(got, []string{"B2"}) || res.Paused {
 				t.Errorf("session/queue/resume = %+v, want C running and B2 left", res)
 			}
+			r.hold.awaitArrival(t, ctx, "C")
 			turnsCompleted(t, ctx, c, id, 2)
 			if got := r.hold.received(); !slices.Equal(got, []string{"first", "hold A", "C", "B2"}) {
 				t.Errorf("the model received %q", got)
@@ -134,7 +135,7 @@ func TestQueuePausesAndBadInput(t *testing.T) {
 	if r.rt.id != claude.ID {
 		t.Fatalf("scenarioRuntimes[0] is %s, want claude", r.rt.id)
 	}
-	ctx := testCtx(t)
+	ctx := queueCtx(t)
 	c, _ := Connect(t, ctx, r.url, r.token)
 	w := (&scenarioRig{}).workspace(t, ctx, c)
 	var st rpc.SessionStartResult
