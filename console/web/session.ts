@@ -5,6 +5,7 @@ import { known } from "./history.js";
 import { focusOpen } from "./presence.js";
 import { call, client } from "./rpc.js";
 import { page, runtimeName } from "./state.js";
+import { loadQueue, renderQueue } from "./queue.js";
 import { loadOlder, newOpen } from "./transcript.js";
 
 export function setState(s: string): void {
@@ -52,6 +53,7 @@ function reset(sessionId: string): void {
   $("session").classList.remove("failed");
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
+  renderQueue({});
   note("");
   setState("idle");
   for (const li of $("history").querySelectorAll<HTMLElement>(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
@@ -74,6 +76,7 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
   await client()!.watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
   if (page.open === o) focusOpen();
   await loadOlder();
+  await loadQueue();
   try {
     const st = await call("session/state", { session_id: sessionId });
     if (page.open === o) setState(st.is_running ? st.activity ?? "idle" : st.status);
