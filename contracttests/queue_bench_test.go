@@ -18,12 +18,13 @@ import (
 )
 
 // BenchmarkQueueHandover measures, with the real Claude CLI, the time from
-// one turn's end (its turn_completed, as cdevd stamped it) to the model
-// API's first request of the next turn: handover-ms when the next prompt
-// waited in cdevd's queue, client-ms when a client sent it itself on
-// hearing turn_completed (what a client had to do before the queue), and
-// idle-send-ms, from a session/send to an idle session to the request (the
-// send path alone, cdevd and the CLI's own stdin to request).
+// one turn's end (its turn_completed, as cdevd stamped it, to the
+// millisecond) to the model API's first request of the next turn:
+// handover-ms when the next prompt waited in cdevd's queue, client-ms when
+// a client sent it itself on hearing turn_completed (what a client had to
+// do before the queue; the same kind of held turn before it), and
+// idle-send-ms, from a session/send to an idle session to the request
+// (cdevd's send path and the CLI's own time from its stdin to its request).
 func BenchmarkQueueHandover(b *testing.B) {
 	if _, _, ok := external(); ok {
 		b.Skipf("needs cdevd in process with a fake model API; %s targets an external server", envURL)
@@ -108,20 +109,28 @@ func BenchmarkQueueHandover(b *testing.B) {
 	var handover, client, idle []float64
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ResetTimer()
+	// Both hand-overs follow a held turn of the same kind: the queued one
+	// (a then b) and the client's own (c then d).
+	release := func(p string) {
+		mu.Lock()
+		close(gate(p))
+		mu.Unlock()
+	}
 	for i := range b.N {
-		hold, next, own := fmt.Sprintf("hold %d", i), fmt.Sprintf("next %d", i), fmt.Sprintf("own %d", i)
+		a, next, c2, own := fmt.Sprintf("hold a%d", i), fmt.Sprintf("next %d", i), fmt.Sprintf("hold c%d", i), fmt.Sprintf("own %d", i)
 		sent := time.Now()
-		send(hold)
-		idle = append(idle, ms(arrival(ctx, hold).Sub(sent)))
+		send(a)
+		idle = append(idle, ms(arrival(ctx, a).Sub(sent)))
 		if res := send(next); res.Status != rpc.SendQueued {
 			b.Fatalf("send during a turn = %+v", res)
 		}
-		mu.Lock()
-		close(gate(hold))
-		mu.Unlock()
+		release(a)
+		handover = append(handover, ms(arrival(ctx, next).Sub(ended())))
+		ended()
+		send(c2)
+		arrival(ctx, c2)
+		release(c2)
 		end := ended()
-		handover = append(handover, ms(arrival(ctx, next).Sub(end)))
-		end = ended()
 		send(own)
 		client = append(client, ms(arrival(ctx, own).Sub(end)))
 		ended()

@@ -4,6 +4,7 @@ package sessions
 // wire events with the next seq, kept for replay and sent to watchers.
 
 import (
+	"cmp"
 	"time"
 
 	"go.uber.org/zap"
@@ -55,7 +56,7 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 		s.emitLocked(rpc.EventError, func(h rpc.EventHeader) any {
 			return rpc.ErrorEvent{EventHeader: h, Code: ev.Code, Message: ev.Message}
 		})
-		s.afterTurnLocked(ev.Message)
+		s.afterTurnLocked(cmp.Or(ev.Message, ev.Code, "the turn failed"))
 	case runtimes.ProcessExited:
 		s.exitedLocked(ev)
 		s.armQuietLocked()

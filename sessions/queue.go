@@ -12,6 +12,7 @@ package sessions
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -34,7 +35,7 @@ func (s *session) newQueueFor() func() *queue {
 	return func() *queue {
 		q := &queue{sessionID: s.id, workspaceID: s.workspaceID, agentType: s.agentType}
 		if s.e.cfg.QueueDir != "" {
-			q.path = s.e.cfg.QueueDir + "/" + s.id + ".json"
+			q.path = filepath.Join(s.e.cfg.QueueDir, s.id+".json")
 		}
 		return q
 	}
@@ -200,6 +201,20 @@ func (s *session) drainNext(ctx context.Context) error {
 	s.mu.Unlock()
 	q.save(s.log)
 	return err
+}
+
+// dropQueue forgets a session's queue and its file.
+func (e *Engine) dropQueue(id string) {
+	e.qmu.Lock()
+	q := e.queues[id]
+	delete(e.queues, id)
+	e.qmu.Unlock()
+	if q != nil {
+		q.mu.Lock()
+		q.items = nil
+		q.mu.Unlock()
+		q.save(e.log) // an empty queue's file is removed
+	}
 }
 
 // QueueList is a session's queue: empty for a session with none, live or
