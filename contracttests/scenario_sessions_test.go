@@ -130,6 +130,7 @@ func scenarioRegistry(t *testing.T, r *scenarioRig) {
 		{"supportsPermissions", rec.SupportsPermissions, []string{scPermissions}},
 		{"supportsInteractiveQuestions", rec.SupportsInteractiveQuestions, []string{scQuestion}},
 		{"supportsHistory", rec.SupportsHistory, []string{scReadWrites, scOutside}},
+		{"supportsSteering", rec.SupportsSteering, []string{scSteer}},
 		// The suite knows no other way: the id session/start returns is final.
 		{"!requiresSessionResolutionOnNewSession", !rec.RequiresSessionResolutionOnNewSession, []string{scTextTurn, scIDs}},
 	}

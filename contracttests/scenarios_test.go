@@ -48,6 +48,7 @@ const (
 	scPermissions = "permission allowed, denied, always"
 	scQuestion    = "question"
 	scInterrupt   = "interrupt mid-stream"
+	scSteer       = "steer mid-turn"
 	scStopPending = "stop while a permission is pending"
 	scReadWrites  = "read your writes"
 	scOutside     = "watch a session run outside cdevd"
@@ -63,6 +64,7 @@ var scenarios = []scenario{
 	{scPermissions, scenarioPermissions},
 	{scQuestion, scenarioQuestion},
 	{scInterrupt, scenarioInterrupt},
+	{scSteer, scenarioSteer},
 	{scStopPending, scenarioStopPending},
 	{scReadWrites, scenarioReadYourWrites},
 	{scOutside, scenarioOutside},

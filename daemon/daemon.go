@@ -179,6 +179,7 @@ func Start(cfg Config) (*Daemon, error) {
 	sc := cfg.Sessions
 	sc.Registry, sc.Workspaces, sc.Logger = reg, store, log.Named("sessions")
 	sc.TrashDir = filepath.Join(cfg.Home, "trash")
+	sc.QueueDir = filepath.Join(cfg.Home, "queues")
 	if sc.Turns == nil {
 		// Turn snapshots' objects and records: cdevd's own, never the
 		// user's repository (workspaces/turns).

@@ -123,6 +123,18 @@ type RevertConflictData struct {
 	Files     []string `json:"files" doc:"Changed since the turn; session/revert with force restores them anyway."`
 }
 
+// QueueItemGoneData names the queue item a queue edit could not find.
+type QueueItemGoneData struct {
+	SessionID string `json:"session_id"`
+	QueueID   string `json:"queue_id"`
+	Reason    string `json:"reason" enum:"ran,unknown" doc:"ran: its turn already started; unknown: removed, cleared, or never queued."`
+}
+
+// NoTurnData names the session that had no turn to steer.
+type NoTurnData struct {
+	SessionID string `json:"session_id"`
+}
+
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 // errorDocs covers every code of rpc/errors.go; a test parses that file to
@@ -140,6 +152,8 @@ var errorDocs = map[int64]errorDoc{
 	rpc.CodeSessionBusy:     {"SessionBusy", "session busy: it cannot take the request now", typeOf[SessionBusyData]()},
 	rpc.CodeRequestNotFound: {"RequestNotFound", "no pending request to answer", typeOf[RequestNotFoundData]()},
 	rpc.CodeRevertConflict:  {"RevertConflict", "revert refused: files it would restore were changed since the turn (by the user or a later turn); force overwrites them", typeOf[RevertConflictData]()},
+	rpc.CodeQueueItemGone:   {"QueueItemGone", "the queue no longer holds the item: it already ran, or was removed", typeOf[QueueItemGoneData]()},
+	rpc.CodeNoTurn:          {"NoTurn", "no turn is running to take the input: send it with session/send", typeOf[NoTurnData]()},
 	rpc.CodeWorkspaceNotFound: {"WorkspaceNotFound", "workspace not found",
 		typeOf[WorkspaceNotFoundData]()},
 	rpc.CodeInvalidPath: {"InvalidPath", "invalid path: it cannot be a workspace", typeOf[InvalidPathData]()},

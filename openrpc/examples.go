@@ -31,6 +31,7 @@ const (
 	ExamplePath        = "/home/dev/code/app"
 	ExampleSessionID   = "8c2f3b1e-5d4a-4c7e-9f1a-2b3c4d5e6f70"
 	ExampleRequestID   = "perm-1"
+	ExampleQueueID     = "5e0b7c1a-2f3d-4a6b-8c9d-0e1f2a3b4c5d"
 	ExampleClientID    = "owner:c_7d1e9a"
 	ExampleEpoch       = "e_5b0c2d"
 	ExampleDeviceID    = "dev_4KQ7Z2M9XW3B"
@@ -138,6 +139,13 @@ var Examples = map[string]Example{
 			Diff:  "diff --git a/README.md b/README.md\nindex 3b18e51..9f4d96d 100644\n--- a/README.md\n+++ b/README.md\n@@ -1,2 +1,2 @@\n # app\n-Usage.\n+Usage, by the agent.\n"}}},
 	rpc.MethodSessionRevert: {rpc.RevertParams{SessionID: ExampleSessionID, Turn: 1},
 		rpc.RevertResult{Success: true, SessionID: ExampleSessionID, Files: []string{"README.md"}, Conflicts: []string{}, Turn: 2}},
+	rpc.MethodQueueList:    {rpc.QueueParams{SessionID: ExampleSessionID}, exampleQueue(exampleQueueItem)},
+	rpc.MethodQueueUpdate:  {rpc.QueueUpdateParams{SessionID: ExampleSessionID, QueueID: ExampleQueueID, Prompt: "then add tests for the parser"}, exampleQueue(exampleQueueItem)},
+	rpc.MethodQueueMove:    {rpc.QueueMoveParams{SessionID: ExampleSessionID, QueueID: ExampleQueueID, Position: 1}, exampleQueue(exampleQueueItem)},
+	rpc.MethodQueueRemove:  {rpc.QueueItemParams{SessionID: ExampleSessionID, QueueID: ExampleQueueID}, exampleQueue()},
+	rpc.MethodQueueClear:   {rpc.QueueParams{SessionID: ExampleSessionID}, exampleQueue()},
+	rpc.MethodQueueResume:  {rpc.QueueParams{SessionID: ExampleSessionID}, exampleQueue()},
+	rpc.MethodSessionSteer: {rpc.SteerParams{SessionID: ExampleSessionID, Prompt: "use the existing helper instead", AgentType: "claude"}, rpc.SteerResult{Status: "steered", SessionID: ExampleSessionID}},
 	rpc.MethodSessionStop: {rpc.SessionStopParams{SessionID: ExampleSessionID, AgentType: "claude"},
 		rpc.SessionStopResult{Success: true, Status: "stopped", SessionID: ExampleSessionID, AgentType: "claude"}},
 
@@ -213,6 +221,15 @@ var Examples = map[string]Example{
 			Refs:          []rpc.GitRef{{Name: "HEAD", Type: "head"}, {Name: "main", Type: "branch"}, {Name: "origin/main", Type: "remote"}},
 			GraphPosition: &rpc.GitGraphPosition{Column: 0, Lines: []rpc.GitGraphLine{{FromColumn: 0, ToColumn: 0, Type: "straight"}}}}},
 			TotalCount: 2, HasMore: true, MaxColumns: 1}},
+}
+
+// exampleQueueItem is a prompt waiting in a session's queue.
+var exampleQueueItem = rpc.QueueItem{QueueID: ExampleQueueID, Prompt: "then add tests for the parser",
+	QueuedAt: exampleTime, QueuedBy: ExampleClientID}
+
+// exampleQueue is a session's queue holding items.
+func exampleQueue(items ...rpc.QueueItem) rpc.QueueResult {
+	return rpc.QueueResult{SessionID: ExampleSessionID, Queue: rpc.Queue{Items: append([]rpc.QueueItem{}, items...)}}
 }
 
 var exampleDevice = rpc.Device{ID: ExampleDeviceID, Name: "Anna's iPhone", Scope: "control",

@@ -145,6 +145,7 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodDelete)
 	gitExamples(t, ctx, c, dir, live, call)
 	turnExamples(t, ctx, c, dir, live, call)
+	queueExamples(t, ctx, c, live, call)
 	call(rpc.MethodWorkspaceRemove)
 
 	// notify/test before any browser subscribed: nothing leaves the machine.
@@ -348,5 +349,41 @@ func turnExamples(t *testing.T, ctx context.Context, c *contracttests.Client, di
 	call(rpc.MethodSessionRevert)
 	if b, err := os.ReadFile(filepath.Join(dir, "README.md")); err != nil || string(b) != "# app\nUsage.\n" {
 		t.Fatalf("README.md after the revert: %q %v", b, err)
+	}
+}
+
+// queueExamples queues a prompt behind a turn that waits on a permission
+// prompt, runs the queue's methods on it and steers that turn, then lets
+// the turn end with an empty queue.
+func queueExamples(t *testing.T, ctx context.Context, c *contracttests.Client, live map[string]string,
+	call func(string) json.RawMessage) {
+	t.Helper()
+	var start rpc.SessionStartResult
+	c.MustCall(ctx, rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: live[openrpc.ExampleWorkspaceID],
+		AgentType: scripted.ID}, &start)
+	id := start.SessionID
+	live[openrpc.ExampleSessionID] = id
+	ask := `{"steps":[{"permission":{"tool":"Bash","target":"ls","kind":"bash_command"}}]}`
+	c.MustCall(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: id, Prompt: ask, AgentType: scripted.ID}, nil)
+	if _, err := c.Await(ctx, contracttests.Event(rpc.EventPermission, id)); err != nil {
+		t.Fatal(err)
+	}
+	var queued rpc.SessionSendResult
+	c.MustCall(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: id, Prompt: "then add tests", AgentType: scripted.ID}, &queued)
+	if queued.Status != rpc.SendQueued || queued.Position != 1 {
+		t.Fatalf("session/send during a turn = %+v", queued)
+	}
+	live[openrpc.ExampleQueueID] = queued.QueueID
+	call(rpc.MethodQueueList)
+	call(rpc.MethodQueueUpdate)
+	call(rpc.MethodQueueMove)
+	call(rpc.MethodSessionSteer)
+	call(rpc.MethodQueueRemove)
+	call(rpc.MethodQueueClear)
+	call(rpc.MethodQueueResume)
+	c.MustCall(ctx, rpc.MethodSessionRespond, rpc.SessionRespondParams{SessionID: id, Type: rpc.RespondPermission,
+		Response: "yes", AgentType: scripted.ID}, nil)
+	if _, err := c.Await(ctx, contracttests.Event(rpc.EventTurnCompleted, id)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -134,7 +134,7 @@ func TestValidateResultOfEveryShape(t *testing.T) {
 	checkErr(t, v.ValidateResult(rpc.MethodSessionSend,
 		marshal(t, rpc.SessionSendResult{Status: "sent", SessionID: "s1", AgentType: "claude"})), "")
 	checkErr(t, v.ValidateResult(rpc.MethodSessionSend,
-		marshal(t, rpc.SessionSendResult{Status: "queued", SessionID: "s1", AgentType: "claude"})), "/status")
+		marshal(t, rpc.SessionSendResult{Status: "refused", SessionID: "s1", AgentType: "claude"})), "/status")
 	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`{"openrpc":"1.3.2","info":{"title":"t","version":"1"},"methods":[]}`)), "")
 	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`{"openrpc":"1.3.2"}`)), "missing properties")
 	checkErr(t, v.ValidateResult(rpc.MethodDiscover, json.RawMessage(`[]`)), "object")

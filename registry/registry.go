@@ -301,6 +301,7 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 			SupportsResume:                        f.Resume,
 			SupportsInteractiveQuestions:          f.InteractiveQuestions,
 			SupportsPermissions:                   f.Permissions,
+			SupportsSteering:                      f.Steering,
 			SupportsHistory:                       a.Transcripts() != nil,
 			PermissionModes:                       append([]rpc.PermissionMode{}, info.PermissionModes...),
 			Methods: rpc.RuntimeMethods{

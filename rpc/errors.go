@@ -23,6 +23,8 @@ const (
 	CodeSessionBusy     = -32011 // data {session_id, reason}
 	CodeRequestNotFound = -32013 // data {session_id, request_id}: nothing pending to answer
 	CodeRevertConflict  = -32014 // data {session_id, turn, files}: changed since the turn; force overwrites
+	CodeQueueItemGone   = -32015 // data {session_id, queue_id, reason}: not in the queue (it ran, or never was)
+	CodeNoTurn          = -32016 // data {session_id}: session/steer with no turn running
 
 	CodeWorkspaceNotFound = -32020 // data {workspace_id}
 	CodeInvalidPath       = -32021 // data {path, reason}
@@ -120,6 +122,23 @@ func SessionBusy(sessionID, reason string) *Error {
 func RequestNotFound(sessionID, requestID string) *Error {
 	return &Error{Code: CodeRequestNotFound, Message: "no pending request to answer",
 		Data: map[string]any{"session_id": sessionID, "request_id": requestID}}
+}
+
+// QueueItemGone reports a queue edit on an item the queue no longer holds:
+// ran (its turn started), or unknown (removed, cleared, or never queued).
+func QueueItemGone(sessionID, queueID string, ran bool) *Error {
+	reason, msg := "unknown", "no such item in the session's queue"
+	if ran {
+		reason, msg = "ran", "the queued prompt already ran"
+	}
+	return &Error{Code: CodeQueueItemGone, Message: msg,
+		Data: map[string]any{"session_id": sessionID, "queue_id": queueID, "reason": reason}}
+}
+
+// NoTurn reports input meant for a running turn when none runs.
+func NoTurn(sessionID string) *Error {
+	return &Error{Code: CodeNoTurn, Message: "no turn is running: send the prompt with session/send",
+		Data: map[string]any{"session_id": sessionID}}
 }
 
 // WorkspaceNotFound reports an unknown workspace id.

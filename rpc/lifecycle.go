@@ -133,6 +133,7 @@ type Runtime struct {
 	SupportsResume                        bool             `json:"supportsResume"`
 	SupportsInteractiveQuestions          bool             `json:"supportsInteractiveQuestions"`
 	SupportsPermissions                   bool             `json:"supportsPermissions"`
+	SupportsSteering                      bool             `json:"supportsSteering" doc:"session/steer sends input into the running turn; otherwise it is refused with -32602 (session/send queues instead)."`
 	SupportsHistory                       bool             `json:"supportsHistory" doc:"history, messages and watch of stored sessions work for this runtime. False when cdevd cannot read the runtime's stored sessions (a declared ACP agent): those methods then fail with a runtime error."`
 	PermissionModes                       []PermissionMode `json:"permissionModes" doc:"The permission_mode values this runtime accepts; any other is refused with -32602."`
 	Methods                               RuntimeMethods   `json:"methods"`

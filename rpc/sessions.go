@@ -106,15 +106,18 @@ type SessionSendParams struct {
 	AgentType      string         `json:"agent_type,omitempty"`
 	PermissionMode PermissionMode `json:"permission_mode,omitempty"`
 	YoloMode       bool           `json:"yolo_mode,omitempty"`
+	Queue          *bool          `json:"queue,omitempty" doc:"false: refuse with -32011 while a turn runs, instead of queueing the prompt (the default)."`
 }
 
 // SessionSendResult answers session/send.
 type SessionSendResult struct {
-	Status      string `json:"status" enum:"sent"`
+	Status      string `json:"status" enum:"sent,queued" doc:"queued: a turn was running, and the prompt waits in the session's queue (session/queue/list)."`
 	SessionID   string `json:"session_id"`
 	AgentType   string `json:"agent_type"`
 	WorkspaceID string `json:"workspace_id,omitempty"`
 	AutoCreated bool   `json:"auto_created,omitempty"`
+	QueueID     string `json:"queue_id,omitempty" doc:"The queued prompt's id (status queued)."`
+	Position    int    `json:"position,omitempty" doc:"Its place in the queue, from 1 (status queued)."`
 }
 
 // SessionStopParams stops a session.
@@ -193,4 +196,5 @@ type SessionStateResult struct {
 	Pending         []PendingRequest `json:"pending,omitempty"`
 	Epoch           string           `json:"epoch"`
 	LastSeq         int64            `json:"last_seq"`
+	Queue           *Queue           `json:"queue,omitempty" doc:"The follow-up queue, when it holds prompts."`
 }

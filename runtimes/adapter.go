@@ -98,6 +98,8 @@ type Features struct {
 	// ActivateOnResume: clients should call workspace/session/activate when
 	// resuming.
 	ActivateOnResume bool
+	// Steering: the session implements Steerer (session/steer).
+	Steering bool
 }
 
 // Availability is the result of detecting a CLI.

@@ -79,7 +79,8 @@ func (s *Server) sessionSend(ctx context.Context, c *client, p rpc.SessionSendPa
 	}
 	return s.engine.Send(ctx, c, sessions.SendOptions{Prompt: p.Prompt, SessionID: p.SessionID,
 		WorkspaceID: p.WorkspaceID, Mode: p.Mode, AgentType: p.AgentType,
-		Options: sessions.StartOptions{PermissionMode: p.PermissionMode, Yolo: p.YoloMode}})
+		Options: sessions.StartOptions{PermissionMode: p.PermissionMode, Yolo: p.YoloMode},
+		NoQueue: p.Queue != nil && !*p.Queue})
 }
 
 func (s *Server) sessionStop(ctx context.Context, p rpc.SessionStopParams) (rpc.SessionStopResult, error) {

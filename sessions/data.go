@@ -272,6 +272,7 @@ func (e *Engine) Delete(ctx context.Context, p rpc.SessionRefParams) (rpc.Delete
 		delete(e.active, ws.ID)
 	}
 	e.mu.Unlock()
+	e.dropQueue(p.SessionID) // its prompts would run in a session that is gone
 	return rpc.DeleteResult{Status: "deleted", WorkspaceID: ws.ID, SessionID: p.SessionID}, nil
 }
 

@@ -4,6 +4,7 @@ package sessions
 // wire events with the next seq, kept for replay and sent to watchers.
 
 import (
+	"cmp"
 	"time"
 
 	"go.uber.org/zap"
@@ -46,6 +47,7 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 			return rpc.TurnCompletedEvent{EventHeader: h, Usage: ev.Usage, CostUSD: ev.CostUSD,
 				StopReason: ev.StopReason, DurationMS: ev.DurationMS}
 		})
+		s.afterTurnLocked("")
 	case runtimes.TurnFailed:
 		if !s.endTurnLocked() {
 			s.log.Info("runtime error outside a turn", zap.String("code", ev.Code), zap.String("message", ev.Message))
@@ -54,6 +56,7 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 		s.emitLocked(rpc.EventError, func(h rpc.EventHeader) any {
 			return rpc.ErrorEvent{EventHeader: h, Code: ev.Code, Message: ev.Message}
 		})
+		s.afterTurnLocked(cmp.Or(ev.Message, ev.Code, "the turn failed"))
 	case runtimes.ProcessExited:
 		s.exitedLocked(ev)
 		s.armQuietLocked()

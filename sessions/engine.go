@@ -92,6 +92,10 @@ type Config struct {
 	Turns     *turns.Snapshotter
 	TurnStore *turns.Store
 
+	// QueueDir keeps each session's follow-up queue (queue.go) across
+	// restarts; "" keeps queues in memory only.
+	QueueDir string
+
 	Logger *zap.Logger
 }
 
@@ -125,6 +129,13 @@ type Engine struct {
 	// turnsWG counts end-of-turn snapshots (turndiff.go), started under a
 	// session's lock, where e.mu (which track takes) may not be taken.
 	turnsWG sync.WaitGroup
+
+	// qmu guards queues (a leaf); queueWG counts queue drains and saves
+	// started under a session's lock, as turnsWG does.
+	qmu     sync.Mutex
+	queues  map[string]*queue // session id → its follow-up queue
+	queueWG sync.WaitGroup
+	closing atomic.Bool // set as Close begins: no drain starts after
 }
 
 // New creates an Engine.
@@ -160,7 +171,7 @@ func New(cfg Config) *Engine {
 	return &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces, ctx: ctx, cancel: cancel,
 		watcher: fswatch.Or(cfg.Watcher), sessions: map[string]*session{}, subs: map[string]map[Watcher]struct{}{},
 		notifiers: map[string]*notifier{}, dirs: map[string]map[string]struct{}{},
-		active: map[string]activeRef{}}
+		active: map[string]activeRef{}, queues: loadQueues(cfg.QueueDir, cfg.Logger)}
 }
 
 // Epoch is this server run's id.
@@ -282,6 +293,7 @@ func (e *Engine) track() bool {
 // Close ends every session's process and tail. The engine refuses new
 // sessions afterwards.
 func (e *Engine) Close(ctx context.Context) {
+	e.closing.Store(true)
 	e.mu.Lock()
 	e.closed = true
 	list := make([]*session, 0, len(e.sessions))
@@ -303,6 +315,7 @@ func (e *Engine) Close(ctx context.Context) {
 	}
 	wg.Wait()
 	e.turnsWG.Wait() // the last turns' snapshots, before their context ends
+	e.queueWG.Wait() // drains see the engine closed; saves finish
 	e.cancel()
 	e.subMu.Lock()
 	notifiers := e.notifiers

@@ -233,6 +233,7 @@ func (s *session) stop(ctx context.Context, reason string) {
 			s.emitLifecycleLocked(rpc.EventSessionStopped, func(h rpc.EventHeader) any {
 				return rpc.SessionEndEvent{EventHeader: h, Reason: reason}
 			})
+			s.pauseQueueFor(rpc.PauseStopped, "the session was stopped ("+reason+")")
 		}
 		s.mu.Unlock()
 		return
@@ -306,6 +307,7 @@ func (s *session) exitedLocked(ev runtimes.ProcessExited) {
 		s.emitLifecycleLocked(rpc.EventSessionStopped, func(h rpc.EventHeader) any {
 			return rpc.SessionEndEvent{EventHeader: h, Reason: reason, ExitCode: &code}
 		})
+		s.pauseQueueFor(rpc.PauseStopped, "the session was stopped ("+reason+")")
 	case s.turnOpen:
 		s.turnOpen = false
 		s.snapshotAfterTurnLocked()
@@ -318,6 +320,7 @@ func (s *session) exitedLocked(ev runtimes.ProcessExited) {
 		s.emitLifecycleLocked(rpc.EventSessionEnd, func(h rpc.EventHeader) any {
 			return rpc.SessionEndEvent{EventHeader: h, Reason: "exited", ExitCode: &code}
 		})
+		s.pauseQueueFor(rpc.PauseFailed, fmt.Sprintf("%s exited during the turn (exit code %d)", s.agentType, code))
 	case reaped:
 		// Ended while idle to free resources: from the client's point of
 		// view the session still runs, and it resumes on its next send.

@@ -25,6 +25,9 @@ type SendOptions struct {
 	Mode        rpc.SendMode
 	AgentType   string
 	Options     StartOptions // for a session created by this send
+	// NoQueue refuses the prompt with SessionBusy while a turn runs,
+	// instead of queueing it (queue.go).
+	NoQueue bool
 }
 
 // Send sends a user turn, creating or resuming the session when needed.
@@ -91,14 +94,19 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 	// The sender watches from before its turn begins, so it sees all of it.
 	watched := s.isWatching(w)
 	s.watch(w, nil)
-	if err := s.send(ctx, o.Prompt); err != nil {
+	queued, pos, err := s.send(ctx, w.ClientID(), o.Prompt, !o.NoQueue)
+	if err != nil {
 		if !watched {
 			s.unwatch(w)
 		}
 		return rpc.SessionSendResult{}, err
 	}
-	return rpc.SessionSendResult{Status: "sent", SessionID: s.id, AgentType: s.agentType,
-		WorkspaceID: s.workspaceID, AutoCreated: auto}, nil
+	res := rpc.SessionSendResult{Status: rpc.SendSent, SessionID: s.id, AgentType: s.agentType,
+		WorkspaceID: s.workspaceID, AutoCreated: auto}
+	if pos > 0 {
+		res.Status, res.QueueID, res.Position = rpc.SendQueued, queued.QueueID, pos
+	}
+	return res, nil
 }
 
 // current is the workspace's most recently active cdevd session.
@@ -169,10 +177,9 @@ type prompt struct {
 	summ  string
 }
 
-// send starts a turn, resuming the process first if it has gone.
-func (s *session) send(ctx context.Context, text string) error {
-	s.opMu.Lock()
-	defer s.opMu.Unlock()
+// startTurn starts a turn, resuming the process first if it has gone.
+// Callers hold opMu (send and the queue's drain, queue.go).
+func (s *session) startTurn(ctx context.Context, text string) error {
 	s.mu.Lock()
 	busy := s.turnOpen || s.stopping
 	s.mu.Unlock()
@@ -190,7 +197,7 @@ func (s *session) send(ctx context.Context, text string) error {
 		s.mu.Unlock()
 		return rpc.RuntimeFailed(rpc.MethodSessionSend, s.agentType, runtimes.ErrExited)
 	}
-	s.turnOpen = true
+	s.turnOpen, s.interrupted = true, false
 	s.turnRepo, s.turnBase = repo, base
 	s.hadTurn = true
 	s.st = rpc.StatusRunning
@@ -356,6 +363,9 @@ func (s *session) interrupt(ctx context.Context) error {
 	if rt == nil {
 		return rpc.RequestNotFound(s.id, "")
 	}
+	s.mu.Lock()
+	s.interrupted = s.turnOpen // its end pauses the queue (queue.go)
+	s.mu.Unlock()
 	if err := rt.Interrupt(ctx); err != nil {
 		return rpc.RuntimeFailed(rpc.MethodSessionInput, s.agentType, err)
 	}

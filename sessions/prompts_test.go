@@ -21,8 +21,8 @@ func TestExactlyOneTerminalEventPerTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-ms.turns
-	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "again", SessionID: id}); !isCode(err, rpc.CodeSessionBusy) {
-		t.Fatalf("second send during a turn = %v, want session busy", err)
+	if _, err := e.Send(context.Background(), w, SendOptions{Prompt: "again", SessionID: id, NoQueue: true}); !isCode(err, rpc.CodeSessionBusy) {
+		t.Fatalf("second send during a turn, not to be queued = %v, want session busy", err)
 	}
 	ms.sink(runtimes.TurnCompleted{StopReason: "end_turn"})
 	ms.sink(runtimes.TurnFailed{Code: "runtime_error", Message: "late"}) // a confused runtime

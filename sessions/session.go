@@ -47,6 +47,9 @@ type session struct {
 	exitedGen  int              // generation of the last process that exited
 	gone       bool             // forgotten by the engine: it must never start a process again
 	turnOpen   bool
+	// interrupted: the user interrupted the open turn, so its end pauses
+	// the follow-up queue (queue.go) instead of running the next prompt.
+	interrupted bool
 	// The open turn's starting snapshot (turndiff.go); snapping is closed
 	// when the last turn's end snapshot is recorded.
 	turnRepo   *turns.Repo
@@ -112,6 +115,11 @@ func (s *session) state() rpc.SessionStateResult {
 		WaitingForInput: len(s.pending) > 0, Epoch: s.e.cfg.Epoch, LastSeq: s.seq}
 	for _, p := range s.pending {
 		res.Pending = append(res.Pending, rpc.PendingRequest{RequestID: p.id, Type: p.kind, ToolName: p.tool, Summary: p.summ})
+	}
+	if q := s.e.queueOf(s.id, nil); q != nil {
+		if snap := q.snapshot(); len(snap.Items) > 0 {
+			res.Queue = &snap
+		}
 	}
 	return res
 }

@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../main/node_modules/highlight.js/lib/core.js
+// ../node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -1209,7 +1209,7 @@ var require_core = __commonJS({
               list.unshift(current2.scope);
             }
           }
-          list.forEach((item) => emitter.openNode(item));
+          list.forEach((item2) => emitter.openNode(item2));
         }
         let lastMatch = {};
         function processLexeme(textBeforeMatch, match) {
@@ -1592,6 +1592,7 @@ var eventTable = {
   "event/pty_state": "StateEvent",
   "event/turn_completed": "TurnCompletedEvent",
   "event/turn_diff": "TurnDiffEvent",
+  "event/queue_changed": "QueueChangedEvent",
   "event/error": "ErrorEvent",
   "event/session_start": "SessionStartEvent",
   "event/session_end": "SessionEndEvent",
@@ -2173,30 +2174,30 @@ function collapsible(el, text2, maxLines = 24, maxChars = 2400) {
 }
 
 // web/banners.ts
-function showBanner(action, msg) {
+function showBanner(action2, msg) {
   const box = $("banner");
-  let b = box.querySelector(`.banner-item[data-action="${CSS.escape(action)}"]`);
+  let b = box.querySelector(`.banner-item[data-action="${CSS.escape(action2)}"]`);
   if (!b) {
     const close = h("button", { type: "button", class: "dismiss", "aria-label": "dismiss" }, "×");
-    b = h("div", { class: "banner-item", "data-action": action }, h("span", { class: "banner-text" }), close);
-    close.onclick = () => clearBanner(action);
+    b = h("div", { class: "banner-item", "data-action": action2 }, h("span", { class: "banner-text" }), close);
+    close.onclick = () => clearBanner(action2);
     box.append(b);
   }
   b.querySelector(".banner-text").textContent = msg;
   box.hidden = false;
 }
-function clearBanner(action) {
+function clearBanner(action2) {
   const box = $("banner");
-  box.querySelector(`.banner-item[data-action="${CSS.escape(action)}"]`)?.remove();
+  box.querySelector(`.banner-item[data-action="${CSS.escape(action2)}"]`)?.remove();
   box.hidden = box.children.length === 0;
 }
-async function guard(action, f) {
+async function guard(action2, f) {
   try {
     await f();
-    clearBanner(action);
+    clearBanner(action2);
     return true;
   } catch (e) {
-    showBanner(action, `${action}: ${describe(e)}`);
+    showBanner(action2, `${action2}: ${describe(e)}`);
     return false;
   }
 }
@@ -2290,7 +2291,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../../main/node_modules/dompurify/dist/purify.es.mjs
+// ../node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4150,12 +4151,12 @@ function createDOMPurify() {
       shadow: null
     }];
     while (stack.length > 0) {
-      const item = stack.pop();
-      if (item.shadow) {
-        _sanitizeShadowDOM2(item.shadow);
+      const item2 = stack.pop();
+      if (item2.shadow) {
+        _sanitizeShadowDOM2(item2.shadow);
         continue;
       }
-      const node = item.node;
+      const node = item2.node;
       const isElement = _readNodeType(node) === NODE_TYPE.element;
       const childNodes = getChildNodes(node);
       if (childNodes) for (let i = childNodes.length - 1; i >= 0; --i) stack.push({
@@ -4318,11 +4319,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../../main/node_modules/highlight.js/es/core.js
+// ../node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../../main/node_modules/highlight.js/es/languages/bash.js
+// ../node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4716,7 +4717,7 @@ function bash(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/css.js
+// ../node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5664,7 +5665,7 @@ function css(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/diff.js
+// ../node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5724,7 +5725,7 @@ function diff(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/go.js
+// ../node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5883,7 +5884,7 @@ function go(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/javascript.js
+// ../node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6586,7 +6587,7 @@ function javascript(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/json.js
+// ../node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6633,7 +6634,7 @@ function json(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/python.js
+// ../node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7053,7 +7054,7 @@ function python(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/rust.js
+// ../node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7380,7 +7381,7 @@ function rust(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/sql.js
+// ../node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -7983,13 +7984,13 @@ function sql(hljs) {
   } = {}) {
     const qualifyFn = when2;
     exceptions = exceptions || [];
-    return list.map((item) => {
-      if (item.match(/\|\d+$/) || exceptions.includes(item)) {
-        return item;
-      } else if (qualifyFn(item)) {
-        return `${item}|0`;
+    return list.map((item2) => {
+      if (item2.match(/\|\d+$/) || exceptions.includes(item2)) {
+        return item2;
+      } else if (qualifyFn(item2)) {
+        return `${item2}|0`;
       } else {
-        return item;
+        return item2;
       }
     });
   }
@@ -8023,7 +8024,7 @@ function sql(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/typescript.js
+// ../node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8839,7 +8840,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../../main/node_modules/highlight.js/es/languages/xml.js
+// ../node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9058,7 +9059,7 @@ function xml2(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/yaml.js
+// ../node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9259,7 +9260,7 @@ function yaml(hljs) {
   };
 }
 
-// ../../main/node_modules/marked/lib/marked.esm.js
+// ../node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11384,6 +11385,71 @@ function resolved(p) {
   append(h("div", { class: "note resolved" }, `Prompt answered: ${p.decision}`));
 }
 
+// web/queue.ts
+var reasons = {
+  interrupted: "the turn before was interrupted",
+  stopped: "the session was stopped",
+  failed: "a turn failed",
+  restarted: "cdevd restarted"
+};
+function renderQueue(q2) {
+  const box = $("queue");
+  const items = q2.items ?? [];
+  box.hidden = items.length === 0;
+  const list = h("ol", { class: "queue-items" });
+  items.forEach((it2, i) => list.append(item(it2, i)));
+  const head2 = h("div", { class: "queue-head" }, h("span", {}, `Queued (${items.length})`));
+  if (q2.paused) {
+    const why = reasons[q2.pause_reason ?? ""] ?? "paused";
+    head2.append(h("span", { class: "queue-paused" }, `Paused: ${why}${q2.pause_message ? ` (${q2.pause_message})` : ""}`));
+    head2.append(action("Resume", "queue-resume", () => act("session/queue/resume", {})));
+  }
+  head2.append(action("Clear", "queue-clear", () => act("session/queue/clear", {})));
+  box.replaceChildren(head2, list);
+  box.classList.toggle("paused", !!q2.paused);
+}
+function item(it2, i) {
+  const text2 = h("span", { class: "queue-text" }, it2.prompt);
+  const li = h("li", { class: "queued", "data-queue-id": it2.queue_id }, text2);
+  const edit = action("Edit", "queue-edit", () => {
+    const input = h("input", { class: "queue-input", value: it2.prompt });
+    input.onkeydown = (e) => {
+      if (e.key === "Enter" && input.value.trim()) {
+        void act("session/queue/update", { queue_id: it2.queue_id, prompt: input.value });
+      } else if (e.key === "Escape") {
+        input.replaceWith(text2);
+      }
+    };
+    text2.replaceWith(input);
+    input.focus();
+  });
+  const up = action("↑", "queue-up", () => act("session/queue/move", { queue_id: it2.queue_id, position: i }));
+  up.setAttribute("aria-label", "Move up");
+  up.disabled = i === 0;
+  const remove = action("Remove", "queue-remove", () => act("session/queue/remove", { queue_id: it2.queue_id }));
+  li.append(h("span", { class: "queue-actions" }, edit, up, remove));
+  return li;
+}
+function action(label, cls, run) {
+  const b = h("button", { type: "button", class: cls }, label);
+  b.onclick = run;
+  return b;
+}
+function act(method, extra) {
+  return guard("Queue", async () => {
+    const o = page.open;
+    if (!o) return;
+    const q2 = await call(method, { session_id: o.sessionId, ...extra });
+    if (page.open === o) renderQueue(q2);
+  });
+}
+async function loadQueue() {
+  const o = page.open;
+  if (!o) return;
+  const q2 = await call("session/queue/list", { session_id: o.sessionId });
+  if (page.open === o) renderQueue(q2);
+}
+
 // web/patches.ts
 function splitPatches(diff2) {
   const out = [];
@@ -11635,6 +11701,7 @@ function reset(sessionId2) {
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
   resetTurns(sessionId2);
+  renderQueue({});
   note("");
   setState("idle");
   for (const li of $("history").querySelectorAll(".hist")) li.classList.toggle("current", li.dataset.session === sessionId2);
@@ -11655,6 +11722,7 @@ async function openSession(workspaceId3, sessionId2, agentType, started2, model 
   if (page.open === o) focusOpen();
   void guard("Load turns", () => loadTurns(sessionId2));
   await loadOlder();
+  await loadQueue();
   try {
     const st2 = await call("session/state", { session_id: sessionId2 });
     if (page.open === o) setState(st2.is_running ? st2.activity ?? "idle" : st2.status);
@@ -11711,16 +11779,16 @@ async function start() {
   if (model) params.model = model;
   if (mode) params.permission_mode = mode;
   if (cwd) params.cwd = cwd;
-  const action = "Start session";
+  const action2 = "Start session";
   let res;
   try {
     res = await call("session/start", params);
   } catch (e) {
-    showBanner(action, `${action}: ${describe(e)}`);
+    showBanner(action2, `${action2}: ${describe(e)}`);
     failedStart(agent, describe(e));
     return;
   }
-  clearBanner(action);
+  clearBanner(action2);
   await openSession(ws.id, res.session_id, res.agent_type ?? agent, true, model);
   $("prompt").focus();
 }
@@ -11849,10 +11917,10 @@ function drawRequests(requests) {
   $("pair-requests-box").hidden = requests.length === 0;
   $("pair-requests").replaceChildren(
     ...requests.map((r) => {
-      const decide = (action, label) => {
-        const b = h("button", { type: "button", class: "pair-" + action }, label);
+      const decide = (action2, label) => {
+        const b = h("button", { type: "button", class: "pair-" + action2 }, label);
         b.onclick = () => guard(`${label} pairing`, async () => {
-          await api("POST", "/api/devices/" + action, { id: r.request_id });
+          await api("POST", "/api/devices/" + action2, { id: r.request_id });
           await loadDevices();
         });
         return b;
@@ -11958,7 +12026,7 @@ function drawStatus(st2) {
     const files = st2[g2.key] ?? [];
     if (files.length === 0) continue;
     any = true;
-    const all = g2.key === "staged" ? button("Unstage all", "git-unstage-all", () => act("Unstage", "git/unstage", ["."])) : g2.key === "conflicted" ? null : button("Stage all", "git-stage-all", () => act("Stage", "git/stage", files.map((f) => f.path)));
+    const all = g2.key === "staged" ? button("Unstage all", "git-unstage-all", () => act2("Unstage", "git/unstage", ["."])) : g2.key === "conflicted" ? null : button("Stage all", "git-stage-all", () => act2("Stage", "git/stage", files.map((f) => f.path)));
     box.append(
       h(
         "section",
@@ -11978,7 +12046,7 @@ function fileRow2(f, group) {
     li.classList.add("chosen");
     void guard("Diff", () => showDiff(f.path, group));
   };
-  const action = group === "staged" ? button("Unstage", "git-unstage", () => act("Unstage", "git/unstage", [f.path])) : button("Stage", "git-stage", () => act("Stage", "git/stage", [f.path]));
+  const action2 = group === "staged" ? button("Unstage", "git-unstage", () => act2("Unstage", "git/unstage", [f.path])) : button("Stage", "git-stage", () => act2("Stage", "git/stage", [f.path]));
   const counts = f.additions !== void 0 || f.deletions !== void 0 ? plusMinus(f.additions, f.deletions) : null;
   const chosenNow = chosen?.path === f.path && chosen.group === group;
   const li = h(
@@ -11987,7 +12055,7 @@ function fileRow2(f, group) {
     h("span", { class: "git-status st-" + statusClass(f.status), title: statusName(f.status) }, f.status),
     open,
     counts,
-    action
+    action2
   );
   return li;
 }
@@ -12006,9 +12074,9 @@ function button(label, cls, f) {
   };
   return b;
 }
-function act(action, method, paths) {
+function act2(action2, method, paths) {
   const wid = workspaceId;
-  void guard(action, async () => {
+  void guard(action2, async () => {
     outcome(await call(method, { workspace_id: wid, paths }));
     await refresh(wid);
   });
@@ -12452,6 +12520,9 @@ function onEvent(n) {
     case "pty_state":
       setState(p.state);
       break;
+    case "queue_changed":
+      renderQueue(p);
+      break;
     case "turn_completed":
       endDrafts();
       setState("idle");
@@ -12508,9 +12579,9 @@ function wire() {
     guard("Send", async () => {
       const ta = $("prompt");
       if (!page.open || !ta.value.trim()) return;
-      await call("session/send", { session_id: page.open.sessionId, agent_type: page.open.agentType, prompt: ta.value });
+      const res = await call("session/send", { session_id: page.open.sessionId, agent_type: page.open.agentType, prompt: ta.value });
       ta.value = "";
-      note("");
+      note(res.status === "queued" ? `Queued (number ${res.position ?? 1} in line): it runs when the agent is done.` : "");
     });
   };
   $("prompt").onkeydown = (e) => {

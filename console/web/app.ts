@@ -20,6 +20,7 @@ import { $, h } from "./dom.js";
 import { historySoon, loadHistory, loadWorkspaces, onHistoryOpen, selectWorkspace } from "./history.js";
 import { warmUp } from "./markdown.js";
 import { prompt, resolved } from "./prompts.js";
+import { renderQueue } from "./queue.js";
 import { call, client, setClient } from "./rpc.js";
 import { backToList, note, openSession, setState } from "./session.js";
 import { renderModes, renderStartChoices, start } from "./start.js";
@@ -211,6 +212,9 @@ function onEvent(n: ServerNotification): void {
     case "pty_state":
       setState(p.state);
       break;
+    case "queue_changed":
+      renderQueue(p);
+      break;
     case "turn_completed":
       endDrafts();
       setState("idle");
@@ -270,9 +274,10 @@ function wire(): void {
     guard("Send", async () => {
       const ta = $<HTMLTextAreaElement>("prompt");
       if (!page.open || !ta.value.trim()) return;
-      await call("session/send", { session_id: page.open.sessionId, agent_type: page.open.agentType, prompt: ta.value });
+      const res = await call("session/send", { session_id: page.open.sessionId, agent_type: page.open.agentType, prompt: ta.value });
       ta.value = "";
-      note("");
+      // A prompt sent while the agent works waits in the queue below.
+      note(res.status === "queued" ? `Queued (number ${res.position ?? 1} in line): it runs when the agent is done.` : "");
     });
   };
   $("prompt").onkeydown = (e) => {

@@ -5,6 +5,7 @@ import { known } from "./history.js";
 import { focusOpen } from "./presence.js";
 import { call, client } from "./rpc.js";
 import { page, runtimeName } from "./state.js";
+import { loadQueue, renderQueue } from "./queue.js";
 import { loadOlder, newOpen } from "./transcript.js";
 import { loadTurns, resetTurns } from "./turndiff.js";
 import { guard } from "./banners.js";
@@ -56,6 +57,7 @@ function reset(sessionId: string): void {
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
   resetTurns(sessionId);
+  renderQueue({});
   note("");
   setState("idle");
   for (const li of $("history").querySelectorAll<HTMLElement>(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
@@ -79,6 +81,7 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
   if (page.open === o) focusOpen();
   void guard("Load turns", () => loadTurns(sessionId));
   await loadOlder();
+  await loadQueue();
   try {
     const st = await call("session/state", { session_id: sessionId });
     if (page.open === o) setState(st.is_running ? st.activity ?? "idle" : st.status);

@@ -113,6 +113,7 @@ func (a *Adapter) Info() runtimes.Info {
 			InteractiveQuestions: true,
 			Permissions:          true,
 			IDKnownAtStart:       true,
+			Steering:             true, // turn/steer
 		},
 		CLI:             program,
 		EchoesPrompts:   true, // the userMessage item, with the rollout's id

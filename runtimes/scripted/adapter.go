@@ -81,7 +81,8 @@ var permissionModes = []rpc.PermissionMode{rpc.PermissionDefault, rpc.Permission
 
 // Info describes the adapter.
 func (a *Adapter) Info() runtimes.Info {
-	f := runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true}
+	f := runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true,
+		Steering: true}
 	if a.cfg.Features != nil {
 		f = *a.cfg.Features
 	}

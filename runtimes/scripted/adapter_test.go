@@ -43,7 +43,7 @@ func TestInfo(t *testing.T) {
 	a, _ := newAdapter(t, Config{})
 	info := a.Info()
 	want := runtimes.Info{ID: "scripted", DisplayName: "Scripted (test)", Maturity: runtimes.Complete,
-		Features:      runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true},
+		Features:      runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true, Steering: true},
 		EchoesPrompts: true, ClientIDs: true,
 		PermissionModes: []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionBypass, rpc.PermissionInteractive}}
 	if !reflect.DeepEqual(info, want) {

@@ -312,6 +312,13 @@ func (c *cli) wait(requestID string, timer <-chan time.Time) (input, error) {
 				return input{}, errInterrupted
 			case m.Type == inAnswer && requestID != "" && m.RequestID == requestID:
 				return m, nil
+			case m.Type == inSteer:
+				// Input for the running turn: kept in the conversation
+				// as the user's, as a steering CLI keeps it.
+				if err := c.emit(c.newMessage(rpc.MessageUser, uuid.NewString(),
+					rpc.ContentBlock{Type: rpc.BlockText, Text: m.Text})); err != nil {
+					return input{}, err
+				}
 			}
 		}
 	}

@@ -221,6 +221,18 @@ func (s *session) Interrupt(ctx context.Context) error {
 	return s.write(input{Type: inInterrupt})
 }
 
+// Steer sends input into the running turn; the fake takes it while its
+// script waits (a prompt, a sleep).
+func (s *session) Steer(ctx context.Context, t runtimes.Turn) error {
+	if s.stopping() {
+		return runtimes.ErrExited
+	}
+	if !s.turn.Busy() {
+		return runtimes.ErrNoTurn
+	}
+	return s.write(input{Type: inSteer, Text: t.Prompt})
+}
+
 // Close stops the CLI and returns once ProcessExited was delivered.
 func (s *session) Close(ctx context.Context) error {
 	s.stop.Because("stopped")

@@ -14,6 +14,7 @@ const (
 	inUser      = "user"      // Text is the turn's prompt
 	inAnswer    = "answer"    // RequestID with Decision or Text
 	inInterrupt = "interrupt" // abandon the running turn
+	inSteer     = "steer"     // Text joins the running turn (recorded as a user message)
 )
 
 // input is one stdin line.

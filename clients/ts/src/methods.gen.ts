@@ -10,11 +10,13 @@ export const ErrorCode = {
   InvalidPath: -32021,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
+  NoTurn: -32016,
   NotGitRepository: -32023,
   NotInitialized: -32002,
   Overloaded: -32001,
   ParseError: -32700,
   PathOutside: -32022,
+  QueueItemGone: -32015,
   RequestNotFound: -32013,
   RevertConflict: -32014,
   SessionBusy: -32011,
@@ -30,11 +32,13 @@ export interface ErrorDataByCode {
   [-32021]: T.InvalidPathData;
   [-32600]: T.InvalidRequestData;
   [-32601]: T.MethodNotFoundData;
+  [-32016]: T.NoTurnData;
   [-32023]: T.NotGitRepoData;
   [-32002]: undefined;
   [-32001]: undefined;
   [-32700]: undefined;
   [-32022]: T.PathOutsideData;
+  [-32015]: T.QueueItemGoneData;
   [-32013]: T.RequestNotFoundData;
   [-32014]: T.RevertConflictData;
   [-32011]: T.SessionBusyData;
@@ -168,6 +172,41 @@ export interface Methods {
     params: T.RevertParams;
     result: T.RevertResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32014 | -32011 | -32010 | -32003 | -32002 | -32001;
+  };
+  "session/queue/list": {
+    params: T.QueueParams;
+    result: T.QueueResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32002 | -32001;
+  };
+  "session/queue/update": {
+    params: T.QueueUpdateParams;
+    result: T.QueueResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32015 | -32010 | -32003 | -32002 | -32001;
+  };
+  "session/queue/move": {
+    params: T.QueueMoveParams;
+    result: T.QueueResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32015 | -32010 | -32003 | -32002 | -32001;
+  };
+  "session/queue/remove": {
+    params: T.QueueItemParams;
+    result: T.QueueResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32015 | -32010 | -32003 | -32002 | -32001;
+  };
+  "session/queue/clear": {
+    params: T.QueueParams;
+    result: T.QueueResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32003 | -32002 | -32001;
+  };
+  "session/queue/resume": {
+    params: T.QueueParams;
+    result: T.QueueResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32021 | -32020 | -32011 | -32010 | -32003 | -32002 | -32001;
+  };
+  "session/steer": {
+    params: T.SteerParams;
+    result: T.SteerResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32016 | -32010 | -32003 | -32002 | -32001;
   };
   "workspace/session/history": {
     params: T.HistoryParams;
@@ -336,6 +375,7 @@ export interface Events {
   "event/pty_state": T.StateEvent;
   "event/turn_completed": T.TurnCompletedEvent;
   "event/turn_diff": T.TurnDiffEvent;
+  "event/queue_changed": T.QueueChangedEvent;
   "event/error": T.ErrorEvent;
   "event/session_start": T.SessionStartEvent;
   "event/session_end": T.SessionEndEvent;
@@ -377,6 +417,13 @@ export const methodTable = {
   "session/turns": { params: "TurnsParams", result: "TurnsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "session/turn_diff": { params: "TurnRefParams", result: "TurnDiffResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "session/revert": { params: "RevertParams", result: "RevertResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32014, -32011, -32010, -32003, -32002, -32001] },
+  "session/queue/list": { params: "QueueParams", result: "QueueResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "session/queue/update": { params: "QueueUpdateParams", result: "QueueResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32015, -32010, -32003, -32002, -32001] },
+  "session/queue/move": { params: "QueueMoveParams", result: "QueueResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32015, -32010, -32003, -32002, -32001] },
+  "session/queue/remove": { params: "QueueItemParams", result: "QueueResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32015, -32010, -32003, -32002, -32001] },
+  "session/queue/clear": { params: "QueueParams", result: "QueueResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32003, -32002, -32001] },
+  "session/queue/resume": { params: "QueueParams", result: "QueueResult", errors: [-32700, -32603, -32602, -32601, -32600, -32021, -32020, -32011, -32010, -32003, -32002, -32001] },
+  "session/steer": { params: "SteerParams", result: "SteerResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32016, -32010, -32003, -32002, -32001] },
   "workspace/session/history": { params: "HistoryParams", result: "HistoryResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/messages": { params: "MessagesParams", result: "MessagesResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "workspace/session/watch": { params: "WatchParams", result: "WatchResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
@@ -419,6 +466,7 @@ export const eventTable = {
   "event/pty_state": "StateEvent",
   "event/turn_completed": "TurnCompletedEvent",
   "event/turn_diff": "TurnDiffEvent",
+  "event/queue_changed": "QueueChangedEvent",
   "event/error": "ErrorEvent",
   "event/session_start": "SessionStartEvent",
   "event/session_end": "SessionEndEvent",
@@ -444,11 +492,13 @@ export const errorDataTable: { readonly [C in keyof ErrorDataByCode]: string | n
   [-32021]: "InvalidPathData",
   [-32600]: "InvalidRequestData",
   [-32601]: "MethodNotFoundData",
+  [-32016]: "NoTurnData",
   [-32023]: "NotGitRepoData",
   [-32002]: null,
   [-32001]: null,
   [-32700]: null,
   [-32022]: "PathOutsideData",
+  [-32015]: "QueueItemGoneData",
   [-32013]: "RequestNotFoundData",
   [-32014]: "RevertConflictData",
   [-32011]: "SessionBusyData",

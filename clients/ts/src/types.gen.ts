@@ -86,6 +86,11 @@ export type PermissionKind = "bash_command" | "write_file" | "edit_file" | "read
 export type PtyState = "idle" | "thinking" | "permission" | "question" | "error";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueuePause".
+ */
+export type QueuePause = "interrupted" | "stopped" | "failed" | "restarted";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "SendMode".
  */
 export type SendMode = "new" | "continue";
@@ -104,6 +109,7 @@ export type ServerNotification =
   | PtyStateNotification
   | TurnCompletedNotification
   | TurnDiffNotification
+  | QueueChangedNotification
   | ErrorNotification
   | SessionStartNotification
   | SessionEndNotification
@@ -1354,6 +1360,10 @@ export interface Runtime {
   supportsInteractiveQuestions: boolean;
   supportsPermissions: boolean;
   supportsResume: boolean;
+  /**
+   * session/steer sends input into the running turn; otherwise it is refused with -32602 (session/send queues instead).
+   */
+  supportsSteering: boolean;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -1531,6 +1541,13 @@ export interface PagedMessage {
  */
 export interface MethodNotFoundData {
   method: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "NoTurnData".
+ */
+export interface NoTurnData {
+  session_id: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -1824,6 +1841,146 @@ export interface QuestionNotification {
   jsonrpc: "2.0";
   method: "event/question";
   params: QuestionEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "Queue".
+ */
+export interface Queue {
+  /**
+   * Oldest first: items[0] runs next.
+   */
+  items: QueueItem[];
+  /**
+   * What happened, in words (a failed turn's error).
+   */
+  pause_message?: string;
+  pause_reason?: QueuePause;
+  /**
+   * The queue does not drain until session/queue/resume or the next session/send.
+   */
+  paused: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueItem".
+ */
+export interface QueueItem {
+  prompt: string;
+  /**
+   * Stable for the item's life; names it to update, move and remove.
+   */
+  queue_id: string;
+  queued_at: string;
+  /**
+   * The client id that queued it.
+   */
+  queued_by?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueChangedEvent".
+ */
+export interface QueueChangedEvent {
+  agent_type: string;
+  epoch: string;
+  /**
+   * Oldest first: items[0] runs next.
+   */
+  items: QueueItem[];
+  /**
+   * What happened, in words (a failed turn's error).
+   */
+  pause_message?: string;
+  pause_reason?: QueuePause;
+  /**
+   * The queue does not drain until session/queue/resume or the next session/send.
+   */
+  paused: boolean;
+  /**
+   * Per session, from 1, no gaps within an epoch.
+   */
+  seq: number;
+  session_id: string;
+  timestamp: string;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueChangedNotification".
+ */
+export interface QueueChangedNotification {
+  jsonrpc: "2.0";
+  method: "event/queue_changed";
+  params: QueueChangedEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueItemGoneData".
+ */
+export interface QueueItemGoneData {
+  queue_id: string;
+  /**
+   * ran: its turn already started; unknown: removed, cleared, or never queued.
+   */
+  reason: "ran" | "unknown";
+  session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueItemParams".
+ */
+export interface QueueItemParams {
+  queue_id: string;
+  session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueMoveParams".
+ */
+export interface QueueMoveParams {
+  /**
+   * Its new place, from 1 (runs next); past the end means last.
+   */
+  position: number;
+  queue_id: string;
+  session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueParams".
+ */
+export interface QueueParams {
+  session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueResult".
+ */
+export interface QueueResult {
+  /**
+   * Oldest first: items[0] runs next.
+   */
+  items: QueueItem[];
+  /**
+   * What happened, in words (a failed turn's error).
+   */
+  pause_message?: string;
+  pause_reason?: QueuePause;
+  /**
+   * The queue does not drain until session/queue/resume or the next session/send.
+   */
+  paused: boolean;
+  session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueueUpdateParams".
+ */
+export interface QueueUpdateParams {
+  prompt: string;
+  queue_id: string;
+  session_id: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -2288,6 +2445,10 @@ export interface SessionSendParams {
   mode?: SendMode;
   permission_mode?: PermissionMode;
   prompt: string;
+  /**
+   * false: refuse with -32011 while a turn runs, instead of queueing the prompt (the default).
+   */
+  queue?: boolean;
   session_id?: string;
   /**
    * With no session_id: the workspace whose current session (mode continue) or a new session (mode new) gets the turn.
@@ -2302,8 +2463,19 @@ export interface SessionSendParams {
 export interface SessionSendResult {
   agent_type: string;
   auto_created?: boolean;
+  /**
+   * Its place in the queue, from 1 (status queued).
+   */
+  position?: number;
+  /**
+   * The queued prompt's id (status queued).
+   */
+  queue_id?: string;
   session_id: string;
-  status: "sent";
+  /**
+   * queued: a turn was running, and the prompt waits in the session's queue (session/queue/list).
+   */
+  status: "sent" | "queued";
   workspace_id?: string;
 }
 /**
@@ -2376,6 +2548,10 @@ export interface SessionStateResult {
   last_active: string;
   last_seq: number;
   pending?: PendingRequest[];
+  /**
+   * The follow-up queue, when it holds prompts.
+   */
+  queue?: Queue;
   session_id: string;
   started_at: string;
   status: SessionStatus;
@@ -2406,6 +2582,23 @@ export interface SessionStopResult {
  */
 export interface StatusResult {
   status: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SteerParams".
+ */
+export interface SteerParams {
+  agent_type?: string;
+  prompt: string;
+  session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SteerResult".
+ */
+export interface SteerResult {
+  session_id: string;
+  status: "steered";
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema

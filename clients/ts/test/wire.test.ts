@@ -193,6 +193,8 @@ function narrow(n: ServerNotification): string {
       return typeof n.params.path === "string" ? n.method : "";
     case "event/turn_diff":
       return typeof n.params.turn === "number" ? n.method : "";
+    case "event/queue_changed":
+      return Array.isArray(n.params.items) ? n.method : "";
     default: {
       const unknown: never = n;
       return String(unknown);
