@@ -98,6 +98,9 @@ type Features struct {
 	// ActivateOnResume: clients should call workspace/session/activate when
 	// resuming.
 	ActivateOnResume bool
+	// Configure: a running session changes model, effort and permission
+	// mode from its next turn on (Turn's fields), as session/configure asks.
+	Configure bool
 }
 
 // Availability is the result of detecting a CLI.
@@ -142,6 +145,9 @@ type StartRequest struct {
 	Model          string
 	PermissionMode rpc.PermissionMode
 	Yolo           bool
+	// Effort is the reasoning effort to start with ("" is the CLI's own
+	// default); the engine has checked it against the runtime's Offer.
+	Effort string
 }
 
 // Session is one running CLI process serving one session id.
@@ -166,6 +172,16 @@ type Session interface {
 // Turn is one user turn.
 type Turn struct {
 	Prompt string
+	// Model, Effort and PermissionMode are what the session should run
+	// with from this turn on ("" keeps what it has): an adapter whose
+	// Features.Configure is set switches its CLI through the CLI's own
+	// mechanism before the prompt when a value differs from what the CLI
+	// has now, and keeps it for later turns. The engine passes the
+	// session's whole configuration with every turn, so a value equal to
+	// the current one must cost nothing.
+	Model          string
+	Effort         string
+	PermissionMode rpc.PermissionMode
 }
 
 // Decision answers a permission request.
