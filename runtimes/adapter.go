@@ -58,6 +58,9 @@ type Info struct {
 	// each doing what the protocol says it does; the registry advertises
 	// them and the engine refuses any other before starting a process.
 	PermissionModes []rpc.PermissionMode
+	// ConfigureModes are the permission modes a running session can be
+	// switched to (Features.Configure); the engine refuses any other.
+	ConfigureModes []rpc.PermissionMode
 	// CLI names the program the runtime runs, for what lives around the
 	// daemon: the service passes its variables on, the bench finds it.
 	CLI CLI
