@@ -113,11 +113,13 @@ func (a *Adapter) Info() runtimes.Info {
 			InteractiveQuestions: true,
 			Permissions:          true,
 			IDKnownAtStart:       true,
+			Configure:            true,
 		},
 		CLI:             program,
 		EchoesPrompts:   true, // the userMessage item, with the rollout's id
 		ClientIDs:       false,
 		PermissionModes: permissionModes,
+		ConfigureModes:  configureModes,
 	}
 }
 
