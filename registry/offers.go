@@ -19,7 +19,7 @@ const OfferTimeout = 30 * time.Second
 
 // offered is the last offer a runtime's CLI gave, and of which version.
 type offered struct {
-	offer   runtimes.Offer
+	offer   *runtimes.Offer
 	version string
 	at      time.Time
 }
@@ -27,10 +27,13 @@ type offered struct {
 // offerFor is a's offer for the detection avail: the one kept when it is of
 // the same version and fresh, else asked of the CLI now. A CLI that cannot
 // say keeps what it said last for this version, or nothing.
-func (r *Registry) offerFor(ctx context.Context, a runtimes.Adapter, avail runtimes.Availability) runtimes.Offer {
+//
+// The offer is shared, never modified: a status compares it by identity,
+// so that an unchanged offer keeps initialize's cached answer.
+func (r *Registry) offerFor(ctx context.Context, a runtimes.Adapter, avail runtimes.Availability) *runtimes.Offer {
 	o, ok := a.(runtimes.Offerer)
 	if !ok || !avail.Usable() {
-		return runtimes.Offer{}
+		return nil
 	}
 	id := a.Info().ID
 	r.mu.Lock()
@@ -47,12 +50,12 @@ func (r *Registry) offerFor(ctx context.Context, a runtimes.Adapter, avail runti
 		if same {
 			return kept.offer
 		}
-		return runtimes.Offer{}
+		return nil
 	}
 	r.mu.Lock()
-	r.offers[id] = offered{offer: offer, version: avail.Version, at: r.now()}
+	r.offers[id] = offered{offer: &offer, version: avail.Version, at: r.now()}
 	r.mu.Unlock()
-	return offer
+	return &offer
 }
 
 // Offer is what runtime id's CLI offers, as of its last detection; false
@@ -61,14 +64,17 @@ func (r *Registry) Offer(id string) (runtimes.Offer, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	d, ok := r.detected[id]
-	if !ok || !d.offer.Known() {
+	if !ok || d.offer == nil || !d.offer.Known() {
 		return runtimes.Offer{}, false
 	}
-	return d.offer, true
+	return *d.offer, true
 }
 
 // wireModels is offer's models as the record lists them.
-func wireModels(offer runtimes.Offer) []rpc.RuntimeModel {
+func wireModels(offer *runtimes.Offer) []rpc.RuntimeModel {
+	if offer == nil {
+		return nil
+	}
 	var out []rpc.RuntimeModel
 	for _, m := range offer.Models {
 		out = append(out, rpc.RuntimeModel{ID: m.ID, DisplayName: m.DisplayName, Description: m.Description,
@@ -79,7 +85,10 @@ func wireModels(offer runtimes.Offer) []rpc.RuntimeModel {
 }
 
 // wireCommands is offer's slash commands as the record lists them.
-func wireCommands(offer runtimes.Offer) []rpc.SlashCommand {
+func wireCommands(offer *runtimes.Offer) []rpc.SlashCommand {
+	if offer == nil {
+		return nil
+	}
 	var out []rpc.SlashCommand
 	for _, c := range offer.Commands {
 		out = append(out, rpc.SlashCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})

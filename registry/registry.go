@@ -57,7 +57,7 @@ type Registry struct {
 
 type detection struct {
 	avail runtimes.Availability
-	offer runtimes.Offer
+	offer *runtimes.Offer // nil: the CLI said nothing of it (offers.go)
 	at    time.Time
 }
 
@@ -116,8 +116,9 @@ type Status struct {
 	Status       rpc.RuntimeStatus
 	Availability runtimes.Availability
 	Reason       string
-	// Offer is what the CLI said it offers at its last detection.
-	Offer runtimes.Offer
+	// Offer is what the CLI said it offers at its last detection; nil
+	// when nothing. Shared and never modified (compared by identity).
+	Offer *runtimes.Offer
 }
 
 // Status is one runtime's status: from its last detection, refreshed in
@@ -300,6 +301,10 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 	for i, a := range adapters {
 		info, st := a.Info(), statuses[i]
 		f := info.Features
+		offer := runtimes.Offer{}
+		if st.Offer != nil {
+			offer = *st.Offer
+		}
 		list = append(list, rpc.Runtime{
 			ID:                                    info.ID,
 			DisplayName:                           info.DisplayName,
@@ -316,10 +321,10 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 			PermissionModes:                       append([]rpc.PermissionMode{}, info.PermissionModes...),
 			SupportsConfigure:                     f.Configure,
 			Models:                                wireModels(st.Offer),
-			DefaultModel:                          st.Offer.DefaultModel,
-			DefaultEffort:                         st.Offer.DefaultEffort,
+			DefaultModel:                          offer.DefaultModel,
+			DefaultEffort:                         offer.DefaultEffort,
 			Commands:                              wireCommands(st.Offer),
-			CommandsPerSession:                    st.Offer.CommandsPerSession,
+			CommandsPerSession:                    offer.CommandsPerSession,
 			Methods: rpc.RuntimeMethods{
 				History:   rpc.MethodHistory,
 				Messages:  rpc.MethodMessages,
