@@ -114,6 +114,9 @@ func scenarioRegistry(t *testing.T, r *scenarioRig) {
 	want := rpc.RuntimeMethods{History: rpc.MethodHistory, Messages: rpc.MethodMessages, Watch: rpc.MethodWatch,
 		Unwatch: rpc.MethodUnwatch, Start: rpc.MethodSessionStart, Send: rpc.MethodSessionSend, Stop: rpc.MethodSessionStop,
 		Input: rpc.MethodSessionInput, Respond: rpc.MethodSessionRespond, State: rpc.MethodSessionState}
+	if rec.SupportsConfigure {
+		want.Configure = rpc.MethodSessionConfigure
+	}
 	if rec.Methods != want {
 		t.Errorf("methods %+v, want %+v", rec.Methods, want)
 	}
@@ -130,6 +133,7 @@ func scenarioRegistry(t *testing.T, r *scenarioRig) {
 		{"supportsPermissions", rec.SupportsPermissions, []string{scPermissions}},
 		{"supportsInteractiveQuestions", rec.SupportsInteractiveQuestions, []string{scQuestion}},
 		{"supportsHistory", rec.SupportsHistory, []string{scReadWrites, scOutside}},
+		{"supportsConfigure", rec.SupportsConfigure, []string{scConfigure}},
 		// The suite knows no other way: the id session/start returns is final.
 		{"!requiresSessionResolutionOnNewSession", !rec.RequiresSessionResolutionOnNewSession, []string{scTextTurn, scIDs}},
 	}

@@ -53,6 +53,7 @@ const (
 	scOutside     = "watch a session run outside cdevd"
 	scIDs         = "client-chosen id for a new session"
 	scAppPage     = "the iOS app's transcript page"
+	scConfigure   = "configure model and effort"
 	scRegistry    = "registry record"
 )
 
@@ -68,6 +69,7 @@ var scenarios = []scenario{
 	{scOutside, scenarioOutside},
 	{scIDs, scenarioIDs},
 	{scAppPage, scenarioAppPage},
+	{scConfigure, scenarioConfigure},
 	{scRegistry, scenarioRegistry},
 }
 

@@ -34,11 +34,6 @@ export type DeltaPhase = "text" | "thinking";
 export type RuntimeStatus = "active" | "preview" | "deprecated" | "disabled";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
- * via the `definition` "PermissionMode".
- */
-export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "interactive";
-/**
- * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "FileEncoding".
  */
 export type FileEncoding = "utf-8" | "base64";
@@ -47,6 +42,11 @@ export type FileEncoding = "utf-8" | "base64";
  * via the `definition` "SessionStatus".
  */
 export type SessionStatus = "starting" | "running" | "stopping" | "stopped" | "error" | "historical";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "PermissionMode".
+ */
+export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "interactive";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "ListSource".
@@ -508,15 +508,19 @@ export interface FieldErrorData {
    */
   field: string;
   /**
+   * With an effort refused: the model it was asked for.
+   */
+  model?: string;
+  /**
    * What is wrong with it.
    */
   reason: string;
   /**
-   * The values that runtime accepts (permission_mode).
+   * The values that runtime accepts: its permission modes, its models (ids), or the model's efforts (empty: it takes none).
    */
-  supported?: PermissionMode[];
+  supported?: string[];
   /**
-   * The value refused (an unsupported permission_mode, a session_id the runtime cannot run a new session under).
+   * The value refused (an unsupported permission_mode, model or effort, a session_id the runtime cannot run a new session under).
    */
   value?: string;
 }
