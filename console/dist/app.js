@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -1204,9 +1204,9 @@ var require_core = __commonJS({
         }
         function processContinuations() {
           const list = [];
-          for (let current2 = top; current2 !== language; current2 = current2.parent) {
-            if (current2.scope) {
-              list.unshift(current2.scope);
+          for (let current3 = top; current3 !== language; current3 = current3.parent) {
+            if (current3.scope) {
+              list.unshift(current3.scope);
             }
           }
           list.forEach((item) => emitter.openNode(item));
@@ -1420,7 +1420,7 @@ var require_core = __commonJS({
         }
         fire("after:highlightElement", { el: element, result, text: text2 });
       }
-      function configure(userOptions) {
+      function configure2(userOptions) {
         options = inherit(options, userOptions);
       }
       const initHighlighting = () => {
@@ -1539,7 +1539,7 @@ var require_core = __commonJS({
         highlightElement,
         // TODO: Remove with v12 API
         highlightBlock: deprecateHighlightBlock,
-        configure,
+        configure: configure2,
         initHighlighting,
         initHighlightingOnLoad,
         registerLanguage,
@@ -2290,7 +2290,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4318,11 +4318,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4716,7 +4716,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5664,7 +5664,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5724,7 +5724,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5883,7 +5883,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6586,7 +6586,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6633,7 +6633,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7053,7 +7053,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7380,7 +7380,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -8023,7 +8023,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8839,7 +8839,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9058,7 +9058,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9259,7 +9259,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11384,6 +11384,74 @@ function resolved(p) {
   append(h("div", { class: "note resolved" }, `Prompt answered: ${p.decision}`));
 }
 
+// web/models.ts
+var record = (id) => page.runtimes.find((r) => r.id === id);
+function findModel(r, name) {
+  const want = name || r?.defaultModel || "";
+  return r?.models?.find((m) => m.id === want || (m.aliases ?? []).includes(want));
+}
+function fillEfforts(sel, model, keep) {
+  const efforts = model?.efforts ?? [];
+  const def = model?.defaultEffort ? `default effort (${model.defaultEffort})` : "default effort";
+  sel.replaceChildren(h("option", { value: "" }, def));
+  for (const e of efforts) sel.append(h("option", { value: e }, e));
+  sel.value = efforts.includes(keep) ? keep : "";
+  sel.disabled = efforts.length === 0;
+}
+function renderStartModels() {
+  const r = record($("start-runtime").value);
+  const list = $("start-models");
+  list.replaceChildren();
+  for (const m of r?.models ?? []) list.append(h("option", { value: m.id }, m.displayName || m.id));
+  const input = $("start-model");
+  input.placeholder = r?.defaultModel ? `model (default: ${r.defaultModel})` : "model (runtime's default)";
+  renderStartEfforts();
+}
+function renderStartEfforts() {
+  const r = record($("start-runtime").value);
+  const sel = $("start-effort");
+  fillEfforts(sel, findModel(r, $("start-model").value.trim()), sel.value);
+}
+var current2 = { agentType: "", model: "", effort: "" };
+function renderConfigure(agentType, model, effort) {
+  current2 = { agentType, model, effort };
+  const r = record(agentType);
+  const form = $("configure");
+  const models = r?.models ?? [];
+  form.hidden = !r?.supportsConfigure || models.length === 0;
+  if (form.hidden) return;
+  const sel = $("cfg-model");
+  sel.replaceChildren();
+  for (const m of models) sel.append(h("option", { value: m.id }, m.displayName || m.id));
+  sel.value = findModel(r, model)?.id ?? "";
+  renderConfigureEfforts();
+  $("cfg-effort").value = effort;
+}
+function renderConfigureEfforts() {
+  const sel = $("cfg-effort");
+  fillEfforts(sel, findModel(record(current2.agentType), $("cfg-model").value), sel.value || current2.effort);
+}
+async function configure(sessionId, onDone) {
+  const model = $("cfg-model").value;
+  const effort = $("cfg-effort").value;
+  const params = { session_id: sessionId, agent_type: current2.agentType };
+  if (model && model !== current2.model) params.model = model;
+  if (effort && effort !== current2.effort) params.effort = effort;
+  if (!params.model && !params.effort) return;
+  const action = "Change model";
+  let res;
+  try {
+    res = await call("session/configure", params);
+  } catch (e) {
+    showBanner(action, `${action}: ${describe(e)}`);
+    return;
+  }
+  clearBanner(action);
+  current2 = { agentType: current2.agentType, model: res.model ?? "", effort: res.effort ?? "" };
+  const what = [res.model, res.effort].filter(Boolean).join(", ");
+  onDone(res.model ?? "", `${what}: from the next turn${res.turn_running ? " (the running turn keeps its own)" : ""}`);
+}
+
 // web/session.ts
 function setState(s) {
   const el = $("state");
@@ -11426,11 +11494,12 @@ function reset(sessionId) {
   setState("idle");
   for (const li of $("history").querySelectorAll(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
 }
-async function openSession(workspaceId, sessionId, agentType, started2, model = "") {
+async function openSession(workspaceId, sessionId, agentType, started2, model = "", effort = "") {
   reset(sessionId);
   const o = newOpen(workspaceId, sessionId, agentType);
   page.open = o;
   header(sessionId, agentType, known.get(sessionId)?.summary ?? "", model);
+  renderConfigure(agentType, model, effort);
   showSession();
   if (started2) {
     client().track(workspaceId, sessionId, agentType);
@@ -11443,7 +11512,11 @@ async function openSession(workspaceId, sessionId, agentType, started2, model = 
   await loadOlder();
   try {
     const st2 = await call("session/state", { session_id: sessionId });
-    if (page.open === o) setState(st2.is_running ? st2.activity ?? "idle" : st2.status);
+    if (page.open === o) {
+      setState(st2.is_running ? st2.activity ?? "idle" : st2.status);
+      if (st2.model) header(sessionId, agentType, known.get(sessionId)?.summary ?? "", st2.model);
+      renderConfigure(agentType, st2.model ?? "", st2.effort ?? "");
+    }
   } catch {
     if (page.open === o) setState("historical");
   }
@@ -11453,6 +11526,7 @@ function failedStart(agentType, reason) {
   delete $("session").dataset.session;
   page.open = null;
   header("", agentType, "Session did not start");
+  $("configure").hidden = true;
   $("session").classList.add("failed");
   note(`Could not start ${runtimeName(agentType)}: ${reason}`, true);
   setState("error");
@@ -11485,16 +11559,19 @@ function renderModes() {
   for (const m of modes) if (m !== "default") sel.append(h("option", { value: m }, m));
   sel.value = modes.includes(was) ? was : "";
   sel.disabled = modes.length === 0;
+  renderStartModels();
 }
 async function start() {
   const ws = page.selected;
   if (!ws) return;
   const agent = $("start-runtime").value;
   const model = $("start-model").value.trim();
+  const effort = $("start-effort").value;
   const mode = $("start-mode").value;
   const cwd = $("start-cwd").value.trim();
   const params = { workspace_id: ws.id, agent_type: agent };
   if (model) params.model = model;
+  if (effort) params.effort = effort;
   if (mode) params.permission_mode = mode;
   if (cwd) params.cwd = cwd;
   const action = "Start session";
@@ -11507,7 +11584,7 @@ async function start() {
     return;
   }
   clearBanner(action);
-  await openSession(ws.id, res.session_id, res.agent_type ?? agent, true, model);
+  await openSession(ws.id, res.session_id, res.agent_type ?? agent, true, model, effort);
   $("prompt").focus();
 }
 
@@ -11870,6 +11947,18 @@ function wire() {
   onHistoryOpen((s) => guard("Open session", () => openSession(page.selected.id, s.session_id, s.agent_type, false)));
   $("history-refresh").onclick = () => guard("Load history", loadHistory);
   $("start-runtime").onchange = renderModes;
+  $("start-model").oninput = renderStartEfforts;
+  $("cfg-model").onchange = renderConfigureEfforts;
+  $("configure").onsubmit = (e) => {
+    e.preventDefault();
+    const o = page.open;
+    if (!o) return;
+    configure(o.sessionId, (model, msg) => {
+      if (page.open !== o) return;
+      if (model) header(o.sessionId, o.agentType, $("session-title").textContent ?? "", model);
+      note(msg);
+    });
+  };
   $("start-form").onsubmit = (e) => {
     e.preventDefault();
     start();
