@@ -11948,6 +11948,7 @@ function wire() {
   $("history-refresh").onclick = () => guard("Load history", loadHistory);
   $("start-runtime").onchange = renderModes;
   $("start-model").oninput = renderStartEfforts;
+  $("start-model").onchange = renderStartEfforts;
   $("cfg-model").onchange = renderConfigureEfforts;
   $("configure").onsubmit = (e) => {
     e.preventDefault();

@@ -255,7 +255,8 @@ function wire(): void {
   onHistoryOpen((s) => guard("Open session", () => openSession(page.selected!.id, s.session_id, s.agent_type, false)));
   $("history-refresh").onclick = () => guard("Load history", loadHistory);
   $("start-runtime").onchange = renderModes;
-  $("start-model").oninput = renderStartEfforts;
+  $("start-model").oninput = renderStartEfforts; // typing
+  $("start-model").onchange = renderStartEfforts; // a choice from the list
   $("cfg-model").onchange = renderConfigureEfforts;
   $("configure").onsubmit = (e) => {
     e.preventDefault();
