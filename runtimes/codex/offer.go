@@ -69,9 +69,12 @@ type listedModel struct {
 	Description               string `json:"description"`
 	IsDefault                 bool   `json:"isDefault"`
 	DefaultReasoningEffort    string `json:"defaultReasoningEffort"`
-	SupportedReasoningEfforts []struct {
-		ReasoningEffort string `json:"reasoningEffort"`
-	} `json:"supportedReasoningEfforts"`
+	SupportedReasoningEfforts []listedEffort `json:"supportedReasoningEfforts"`
+}
+
+// listedEffort is one of a listed model's reasoning efforts.
+type listedEffort struct {
+	ReasoningEffort string `json:"reasoningEffort"`
 }
 
 // offerOf is the listed models as an Offer. The default model is the one
