@@ -63,12 +63,12 @@ const maxModelPages = 20
 // listedModel is one model of model/list's answer (0.169.0), the parts
 // cdevd reads.
 type listedModel struct {
-	ID                        string `json:"id"`
-	Model                     string `json:"model"`
-	DisplayName               string `json:"displayName"`
-	Description               string `json:"description"`
-	IsDefault                 bool   `json:"isDefault"`
-	DefaultReasoningEffort    string `json:"defaultReasoningEffort"`
+	ID                        string         `json:"id"`
+	Model                     string         `json:"model"`
+	DisplayName               string         `json:"displayName"`
+	Description               string         `json:"description"`
+	IsDefault                 bool           `json:"isDefault"`
+	DefaultReasoningEffort    string         `json:"defaultReasoningEffort"`
 	SupportedReasoningEfforts []listedEffort `json:"supportedReasoningEfforts"`
 }
 
