@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/kit"
 )
@@ -17,7 +19,12 @@ import (
 // the effort and model a session gets by default. Run in the user's home,
 // so the commands are those offered everywhere; a workspace can add its
 // own (CommandsPerSession).
-func (a *Adapter) Offer(ctx context.Context) (runtimes.Offer, error) {
+func (a *Adapter) Offer(ctx context.Context) (offer runtimes.Offer, err error) {
+	defer func() {
+		if err != nil { // the registry lists no models then, and refuses none
+			a.log.Warn("claude: could not ask the CLI what it offers", zap.Error(err))
+		}
+	}()
 	p, err := kit.StartProbe(a.cfg.Bin, []string{"-p", "--input-format", "stream-json",
 		"--output-format", "stream-json", "--verbose"}, kit.Home(a.cfg.Env), a.cfg.Env)
 	if err != nil {

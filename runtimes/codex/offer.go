@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"go.uber.org/zap"
+
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/kit"
 )
@@ -13,7 +15,12 @@ import (
 // `config/read` the model and effort the user's config.toml chooses, which
 // a new thread gets. The app-server runs no slash commands (they are the
 // terminal UI's), so none are listed.
-func (a *Adapter) Offer(ctx context.Context) (runtimes.Offer, error) {
+func (a *Adapter) Offer(ctx context.Context) (offer runtimes.Offer, err error) {
+	defer func() {
+		if err != nil { // the registry lists no models then, and refuses none
+			a.log.Warn("codex: could not ask the CLI what it offers", zap.Error(err))
+		}
+	}()
 	p, err := kit.StartProbe(a.cfg.Bin, []string{"app-server"}, kit.Home(a.cfg.Env), a.cfg.Env)
 	if err != nil {
 		return runtimes.Offer{}, fmt.Errorf("codex: offer: %w", err)

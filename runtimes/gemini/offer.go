@@ -16,7 +16,12 @@ import (
 // is made (session/new, no prompt, no model request) in a folder of
 // cdevd's own, always the same one so that Gemini's project list gains one
 // entry at most, and the chat file Gemini writes for it is removed after.
-func (g *Adapter) Offer(ctx context.Context) (runtimes.Offer, error) {
+func (g *Adapter) Offer(ctx context.Context) (offer runtimes.Offer, err error) {
+	defer func() {
+		if err != nil { // the registry lists no models then, and refuses none
+			g.log.Warn("gemini: could not ask the CLI what it offers", zap.Error(err))
+		}
+	}()
 	dir, err := g.offerDir()
 	if err != nil {
 		return runtimes.Offer{}, fmt.Errorf("gemini: offer: %w", err)
