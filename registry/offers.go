@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -84,14 +85,35 @@ func wireModels(offer *runtimes.Offer) []rpc.RuntimeModel {
 	return out
 }
 
+// Bounds on the commands a record lists: initialize carries every
+// runtime's record, and a user's own skills can be many, with long
+// descriptions.
+const (
+	maxCommands           = 200
+	maxCommandDescription = 300 // bytes, cut at a rune
+)
+
 // wireCommands is offer's slash commands as the record lists them.
 func wireCommands(offer *runtimes.Offer) []rpc.SlashCommand {
 	if offer == nil {
 		return nil
 	}
 	var out []rpc.SlashCommand
-	for _, c := range offer.Commands {
-		out = append(out, rpc.SlashCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
+	for _, c := range offer.Commands[:min(len(offer.Commands), maxCommands)] {
+		out = append(out, rpc.SlashCommand{Name: c.Name, Description: clip(c.Description, maxCommandDescription),
+			ArgumentHint: clip(c.ArgumentHint, maxCommandDescription)})
 	}
 	return out
+}
+
+// clip cuts s to at most n bytes, at a rune's start, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

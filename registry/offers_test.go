@@ -3,9 +3,12 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
@@ -115,5 +118,21 @@ func TestOfferOfUnusableRuntime(t *testing.T) {
 	}
 	if _, ok := r.Offer("gamma"); ok {
 		t.Error("Offer of a missing CLI")
+	}
+}
+
+// A record's commands are bounded: many, or long, are cut.
+func TestCommandsBounded(t *testing.T) {
+	o := runtimes.Offer{}
+	for i := range maxCommands + 5 {
+		o.Commands = append(o.Commands, runtimes.Command{Name: fmt.Sprint("c", i), Description: strings.Repeat("é", maxCommandDescription)})
+	}
+	got := wireCommands(&o)
+	if len(got) != maxCommands {
+		t.Errorf("%d commands listed", len(got))
+	}
+	d := got[0].Description
+	if len(d) > maxCommandDescription+len("…") || !utf8.ValidString(d) || !strings.HasSuffix(d, "…") {
+		t.Errorf("a long description listed as %d bytes %q…", len(d), d[:20])
 	}
 }
