@@ -30,6 +30,15 @@ func scenarioConfigure(t *testing.T, r *scenarioRig) {
 	ctx := testCtx(t)
 	c, _ := r.client(t, ctx)
 	w := r.workspace(t, ctx, c)
+	// A start with a model the runtime does not offer is refused before
+	// any process starts.
+	if _, err := c.Call(ctx, rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: w.ID, AgentType: r.rt.id,
+		Model: "no-such-model"}); err == nil || err.Code != rpc.CodeInvalidParams {
+		t.Errorf("a start with an unknown model: %v, want -32602", err)
+	}
+	if left := r.procs(w.Path); len(left) != 0 {
+		t.Errorf("a refused start left processes %v", left)
+	}
 	id := r.start(t, ctx, c, w, rpc.PermissionDefault)
 	r.turn(t, ctx, c, id, "before")
 	if m, _ := r.lastModel(t); r.matches(target, m) {
