@@ -37,14 +37,20 @@ var scenarioRuntimes = []scenarioRuntime{
 	{
 		id: claude.ID,
 		// Claude Code asks its questions (AskUserQuestion) in any mode.
-		questionMode: rpc.PermissionDefault,
-		start:        startClaudeScenario,
+		questionMode:    rpc.PermissionDefault,
+		configureModel:  "sonnet",
+		configureEffort: "low",
+		commands:        true,
+		start:           startClaudeScenario,
 	},
 	{
 		id: codex.ID,
 		// Codex offers request_user_input in plan mode only.
-		questionMode: rpc.PermissionPlan,
-		start:        startCodexScenario,
+		questionMode:    rpc.PermissionPlan,
+		configureModel:  "gpt-6-luna",
+		configureEffort: "high",
+		// The app-server runs no slash commands (the terminal UI's).
+		start: startCodexScenario,
 	},
 	{
 		id: gemini.ID,
@@ -55,7 +61,10 @@ var scenarioRuntimes = []scenarioRuntime{
 		// The adapter loads a session only once the minute of its chat
 		// file has turned (Gemini would write over it otherwise).
 		loadWait: time.Minute,
-		start:    startGeminiScenario,
+		// ACP has no effort setting.
+		configureModel: "gemini-2.5-pro",
+		commands:       true,
+		start:          startGeminiScenario,
 	},
 }
 
@@ -72,6 +81,12 @@ type scenarioRuntime struct {
 	// loadWait is how long a resume may legitimately wait before the CLI
 	// gets the session back, beyond the suite's usual deadline.
 	loadWait time.Duration
+	// configureModel is a model of the record, not the default, that
+	// session/configure switches to, with configureEffort ("" for a
+	// runtime without efforts).
+	configureModel, configureEffort string
+	// commands: the CLI lists slash commands (the record must show them).
+	commands bool
 	// start starts the runtime's fake model API playing m and returns its
 	// adapter, whose CLI's environment carries mark.
 	start func(t *testing.T, mark string, m model) runtimeRig
@@ -86,6 +101,9 @@ type runtimeRig struct {
 	// lastHistory is the conversation the model received last, one
 	// "role: text" line per message.
 	lastHistory func(t *testing.T) string
+	// lastModel is the model (and reasoning effort, "" when none) of the
+	// last request the model API received.
+	lastModel func(t *testing.T) (model, effort string)
 }
 
 // move is what the suite's model does in reply to one request, in terms
@@ -164,6 +182,19 @@ func startClaudeScenario(t *testing.T, mark string, m model) runtimeRig {
 			}
 			return reqs[len(reqs)-1].Transcript()
 		},
+		lastModel: func(t *testing.T) (string, string) {
+			reqs := fake.MessageRequests()
+			if len(reqs) == 0 {
+				t.Fatal("the model received no request")
+			}
+			var body struct {
+				OutputConfig struct {
+					Effort string `json:"effort"`
+				} `json:"output_config"`
+			}
+			_ = json.Unmarshal(reqs[len(reqs)-1].Body, &body)
+			return reqs[len(reqs)-1].Model, body.OutputConfig.Effort
+		},
 	}
 }
 
@@ -232,6 +263,19 @@ func startCodexScenario(t *testing.T, mark string, m model) runtimeRig {
 			}
 			return reqs[len(reqs)-1].Transcript()
 		},
+		lastModel: func(t *testing.T) (string, string) {
+			reqs := api.ResponseRequests()
+			if len(reqs) == 0 {
+				t.Fatal("the model received no request")
+			}
+			var body struct {
+				Reasoning struct {
+					Effort string `json:"effort"`
+				} `json:"reasoning"`
+			}
+			_ = json.Unmarshal(reqs[len(reqs)-1].Body, &body)
+			return reqs[len(reqs)-1].Model, body.Reasoning.Effort
+		},
 	}
 }
 
@@ -294,6 +338,13 @@ func startGeminiScenario(t *testing.T, mark string, m model) runtimeRig {
 				t.Fatal("the model received no request")
 			}
 			return geminiHistory(reqs[len(reqs)-1])
+		},
+		lastModel: func(t *testing.T) (string, string) {
+			reqs := api.GenerateRequests()
+			if len(reqs) == 0 {
+				t.Fatal("the model received no request")
+			}
+			return reqs[len(reqs)-1].Model, ""
 		},
 	}
 }

@@ -114,6 +114,9 @@ func scenarioRegistry(t *testing.T, r *scenarioRig) {
 	want := rpc.RuntimeMethods{History: rpc.MethodHistory, Messages: rpc.MethodMessages, Watch: rpc.MethodWatch,
 		Unwatch: rpc.MethodUnwatch, Start: rpc.MethodSessionStart, Send: rpc.MethodSessionSend, Stop: rpc.MethodSessionStop,
 		Input: rpc.MethodSessionInput, Respond: rpc.MethodSessionRespond, State: rpc.MethodSessionState}
+	if rec.SupportsConfigure {
+		want.Configure = rpc.MethodSessionConfigure
+	}
 	if rec.Methods != want {
 		t.Errorf("methods %+v, want %+v", rec.Methods, want)
 	}
@@ -131,6 +134,7 @@ func scenarioRegistry(t *testing.T, r *scenarioRig) {
 		{"supportsInteractiveQuestions", rec.SupportsInteractiveQuestions, []string{scQuestion}},
 		{"supportsHistory", rec.SupportsHistory, []string{scReadWrites, scOutside}},
 		{"supportsSteering", rec.SupportsSteering, []string{scSteer}},
+		{"supportsConfigure", rec.SupportsConfigure, []string{scConfigure}},
 		// The suite knows no other way: the id session/start returns is final.
 		{"!requiresSessionResolutionOnNewSession", !rec.RequiresSessionResolutionOnNewSession, []string{scTextTurn, scIDs}},
 	}

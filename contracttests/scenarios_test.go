@@ -54,6 +54,7 @@ const (
 	scOutside     = "watch a session run outside cdevd"
 	scIDs         = "client-chosen id for a new session"
 	scAppPage     = "the iOS app's transcript page"
+	scConfigure   = "configure model and effort"
 	scRegistry    = "registry record"
 )
 
@@ -70,6 +71,7 @@ var scenarios = []scenario{
 	{scOutside, scenarioOutside},
 	{scIDs, scenarioIDs},
 	{scAppPage, scenarioAppPage},
+	{scConfigure, scenarioConfigure},
 	{scRegistry, scenarioRegistry},
 }
 

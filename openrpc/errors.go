@@ -22,11 +22,12 @@ type errorDoc struct {
 
 // FieldErrorData is -32602 about one param.
 type FieldErrorData struct {
-	Field     string               `json:"field" doc:"The offending param."`
-	Reason    string               `json:"reason" doc:"What is wrong with it."`
-	Value     string               `json:"value,omitempty" doc:"The value refused (an unsupported permission_mode, a session_id the runtime cannot run a new session under)."`
-	AgentType string               `json:"agent_type,omitempty" doc:"The runtime that refused it."`
-	Supported []rpc.PermissionMode `json:"supported,omitempty" doc:"The values that runtime accepts (permission_mode)."`
+	Field     string   `json:"field" doc:"The offending param."`
+	Reason    string   `json:"reason" doc:"What is wrong with it."`
+	Value     string   `json:"value,omitempty" doc:"The value refused (an unsupported permission_mode, model or effort, a session_id the runtime cannot run a new session under)."`
+	AgentType string   `json:"agent_type,omitempty" doc:"The runtime that refused it."`
+	Model     string   `json:"model,omitempty" doc:"With an effort refused: the model it was asked for."`
+	Supported []string `json:"supported,omitempty" doc:"The values that runtime accepts: its permission modes, its models (ids), or the model's efforts (empty: it takes none)."`
 }
 
 // UnknownRuntimeData is -32602 for an agent_type no runtime has.

@@ -119,6 +119,7 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	live[openrpc.ExampleSessionID] = id
 	call(rpc.MethodSessionSend)
 	awaitEvent(rpc.EventTurnCompleted, id)
+	call(rpc.MethodSessionConfigure)
 	call(rpc.MethodSessionState)
 	call(rpc.MethodFocus)
 	call(rpc.MethodWorkspaceStatus)

@@ -39,6 +39,7 @@ type Registry struct {
 
 	mu       sync.Mutex
 	detected map[string]detection
+	offers   map[string]offered // what each CLI said it offers, kept across detections (offers.go)
 	now      func() time.Time
 
 	// Background detections run under ctx and are waited for by Close.
@@ -56,13 +57,14 @@ type Registry struct {
 
 type detection struct {
 	avail runtimes.Availability
+	offer *runtimes.Offer // nil: the CLI said nothing of it (offers.go)
 	at    time.Time
 }
 
 // New registers adapters in order; duplicate ids are an error.
 func New(adapters ...runtimes.Adapter) (*Registry, error) {
 	r := &Registry{byID: map[string]runtimes.Adapter{}, disabled: map[string]string{},
-		detected: map[string]detection{}, refreshing: map[string]bool{},
+		detected: map[string]detection{}, offers: map[string]offered{}, refreshing: map[string]bool{},
 		again: map[string]bool{}, now: time.Now}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	for _, a := range adapters {
@@ -114,6 +116,9 @@ type Status struct {
 	Status       rpc.RuntimeStatus
 	Availability runtimes.Availability
 	Reason       string
+	// Offer is what the CLI said it offers at its last detection; nil
+	// when nothing. Shared and never modified (compared by identity).
+	Offer *runtimes.Offer
 }
 
 // Status is one runtime's status: from its last detection, refreshed in
@@ -121,7 +126,13 @@ type Status struct {
 // now (initialize before the first detection finished).
 func (r *Registry) Status(_ context.Context, id string) Status {
 	avail, _ := r.detect(r.byID[id], true)
-	return r.status(id, avail)
+	st := r.status(id, avail)
+	if st.Availability.Usable() {
+		r.mu.Lock()
+		st.Offer = r.detected[id].offer
+		r.mu.Unlock()
+	}
+	return st
 }
 
 func (r *Registry) status(id string, avail runtimes.Availability) Status {
@@ -135,13 +146,13 @@ func (r *Registry) status(id string, avail runtimes.Availability) Status {
 	}
 	switch {
 	case off:
-		return Status{rpc.RuntimeDisabled, avail, reason}
+		return Status{Status: rpc.RuntimeDisabled, Availability: avail, Reason: reason}
 	case !avail.Usable():
-		return Status{rpc.RuntimeDisabled, avail, avail.Reason}
+		return Status{Status: rpc.RuntimeDisabled, Availability: avail, Reason: avail.Reason}
 	case r.byID[id].Info().Maturity == runtimes.Preview:
-		return Status{rpc.RuntimePreview, avail, ""}
+		return Status{Status: rpc.RuntimePreview, Availability: avail}
 	default:
-		return Status{rpc.RuntimeActive, avail, ""}
+		return Status{Status: rpc.RuntimeActive, Availability: avail}
 	}
 }
 
@@ -257,8 +268,9 @@ func (r *Registry) run(a runtimes.Adapter) runtimes.Availability {
 	if r.ctx.Err() != nil {
 		return avail // closing: the result may be an artefact of the cancel
 	}
+	offer := r.offerFor(r.ctx, a, avail)
 	r.mu.Lock()
-	r.detected[a.Info().ID] = detection{avail, r.now()}
+	r.detected[a.Info().ID] = detection{avail: avail, offer: offer, at: r.now()}
 	r.mu.Unlock()
 	return avail
 }
@@ -289,6 +301,10 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 	for i, a := range adapters {
 		info, st := a.Info(), statuses[i]
 		f := info.Features
+		offer := runtimes.Offer{}
+		if st.Offer != nil {
+			offer = *st.Offer
+		}
 		list = append(list, rpc.Runtime{
 			ID:                                    info.ID,
 			DisplayName:                           info.DisplayName,
@@ -304,17 +320,24 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 			SupportsSteering:                      f.Steering,
 			SupportsHistory:                       a.Transcripts() != nil,
 			PermissionModes:                       append([]rpc.PermissionMode{}, info.PermissionModes...),
+			SupportsConfigure:                     f.Configure,
+			Models:                                wireModels(st.Offer),
+			DefaultModel:                          offer.DefaultModel,
+			DefaultEffort:                         offer.DefaultEffort,
+			Commands:                              wireCommands(st.Offer),
+			CommandsPerSession:                    offer.CommandsPerSession,
 			Methods: rpc.RuntimeMethods{
-				History:  rpc.MethodHistory,
-				Messages: rpc.MethodMessages,
-				Watch:    rpc.MethodWatch,
-				Unwatch:  rpc.MethodUnwatch,
-				Start:    rpc.MethodSessionStart,
-				Send:     rpc.MethodSessionSend,
-				Stop:     rpc.MethodSessionStop,
-				Input:    rpc.MethodSessionInput,
-				Respond:  rpc.MethodSessionRespond,
-				State:    rpc.MethodSessionState,
+				History:   rpc.MethodHistory,
+				Messages:  rpc.MethodMessages,
+				Watch:     rpc.MethodWatch,
+				Unwatch:   rpc.MethodUnwatch,
+				Start:     rpc.MethodSessionStart,
+				Send:      rpc.MethodSessionSend,
+				Stop:      rpc.MethodSessionStop,
+				Input:     rpc.MethodSessionInput,
+				Respond:   rpc.MethodSessionRespond,
+				State:     rpc.MethodSessionState,
+				Configure: configureMethod(f),
 			},
 			Availability: rpc.Availability{
 				Installed: st.Availability.Installed,
@@ -335,6 +358,14 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 		},
 		Runtimes: list,
 	}
+}
+
+// configureMethod is session/configure for a runtime that supports it.
+func configureMethod(f runtimes.Features) string {
+	if f.Configure {
+		return rpc.MethodSessionConfigure
+	}
+	return ""
 }
 
 // Route resolves a request's agent_type to a usable adapter, with the

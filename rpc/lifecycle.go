@@ -136,6 +136,12 @@ type Runtime struct {
 	SupportsSteering                      bool             `json:"supportsSteering" doc:"session/steer sends input into the running turn; otherwise it is refused with -32602 (session/send queues instead)."`
 	SupportsHistory                       bool             `json:"supportsHistory" doc:"history, messages and watch of stored sessions work for this runtime. False when cdevd cannot read the runtime's stored sessions (a declared ACP agent): those methods then fail with a runtime error."`
 	PermissionModes                       []PermissionMode `json:"permissionModes" doc:"The permission_mode values this runtime accepts; any other is refused with -32602."`
+	SupportsConfigure                     bool             `json:"supportsConfigure" doc:"session/configure changes a running session's model, effort and permission mode from its next turn on."`
+	Models                                []RuntimeModel   `json:"models,omitempty" doc:"The models the runtime's CLI offers, as it lists them, refreshed with detection; absent when it could not say (then any model is passed on to it)."`
+	DefaultModel                          string           `json:"defaultModel,omitempty" doc:"The model a session gets when it asks for none."`
+	DefaultEffort                         string           `json:"defaultEffort,omitempty" doc:"The effort a session gets when it asks for none."`
+	Commands                              []SlashCommand   `json:"commands,omitempty" doc:"The slash commands the CLI offers everywhere; a prompt \"/name args\" runs one."`
+	CommandsPerSession                    bool             `json:"commandsPerSession,omitempty" doc:"A session may have more commands than these (the workspace's own)."`
 	Methods                               RuntimeMethods   `json:"methods"`
 	Availability                          Availability     `json:"availability"`
 }
@@ -152,6 +158,8 @@ type RuntimeMethods struct {
 	Input    string `json:"input"`
 	Respond  string `json:"respond"`
 	State    string `json:"state,omitempty"`
+	// Configure is session/configure where the runtime supports it.
+	Configure string `json:"configure,omitempty"`
 }
 
 // Availability is what detecting a runtime's CLI on this machine found.

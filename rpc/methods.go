@@ -135,6 +135,7 @@ var Methods = []MethodSpec{
 	{MethodSessionInput, "Answer the pending prompt with a key or text; escape with nothing pending interrupts the running turn.", SessionInputParams{}, StatusResult{}, acting(append(sessionErrs, CodeRequestNotFound)...)},
 	{MethodSessionRespond, "Answer a permission request or a question.", SessionRespondParams{}, StatusResult{}, acting(append(sessionErrs, CodeRequestNotFound)...)},
 	{MethodSessionState, "A session's exact state.", SessionStateParams{}, SessionStateResult{}, sessionErrs},
+	{MethodSessionConfigure, "Change a session's model, effort or permission mode from its next turn on; a value the runtime does not offer is refused with what it does offer.", SessionConfigureParams{}, SessionConfigureResult{}, acting(append(sessionErrs, CodeSessionBusy)...)},
 	{MethodSessionTurns, "A session's turns that changed files in its workspace, oldest first.", TurnsParams{}, TurnsResult{}, sessionErrs},
 	{MethodSessionTurnDiff, "What one turn changed: its files and unified diff.", TurnRefParams{}, TurnDiffResult{}, sessionErrs},
 	{MethodSessionRevert, "Restore the files a turn changed to their state before it; refused over files changed since unless forced, and while the session is in a turn.", RevertParams{}, RevertResult{}, acting(append(sessionErrs, CodeSessionBusy, CodeRevertConflict)...)},

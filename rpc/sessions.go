@@ -70,7 +70,8 @@ type SessionStartParams struct {
 	ResumeSessionID string         `json:"resume_session_id,omitempty" doc:"A historical session to resume."`
 	Cwd             string         `json:"cwd,omitempty" doc:"A directory inside the workspace to run in (default: the workspace root)."`
 	Prompt          string         `json:"prompt,omitempty" doc:"First turn, sent once the session runs."`
-	Model           string         `json:"model,omitempty" doc:"A model alias or full id understood by the runtime."`
+	Model           string         `json:"model,omitempty" doc:"One of the runtime record's models (id or alias); any model when the record lists none."`
+	Effort          string         `json:"effort,omitempty" doc:"One of the model's efforts in the runtime record."`
 	PermissionMode  PermissionMode `json:"permission_mode,omitempty"`
 	YoloMode        bool           `json:"yolo_mode,omitempty" doc:"Skip every permission prompt."`
 }
@@ -107,6 +108,8 @@ type SessionSendParams struct {
 	PermissionMode PermissionMode `json:"permission_mode,omitempty"`
 	YoloMode       bool           `json:"yolo_mode,omitempty"`
 	Queue          *bool          `json:"queue,omitempty" doc:"false: refuse with -32011 while a turn runs, instead of queueing the prompt (the default)."`
+	Model          string         `json:"model,omitempty" doc:"Run this turn and the next ones with this model (as session/configure does)."`
+	Effort         string         `json:"effort,omitempty" doc:"Run this turn and the next ones with this effort (as session/configure does)."`
 }
 
 // SessionSendResult answers session/send.
@@ -197,4 +200,7 @@ type SessionStateResult struct {
 	Epoch           string           `json:"epoch"`
 	LastSeq         int64            `json:"last_seq"`
 	Queue           *Queue           `json:"queue,omitempty" doc:"The follow-up queue, when it holds prompts."`
+	Model           string           `json:"model,omitempty" doc:"The model asked for (session/start, send or configure), from the next turn on; absent: the runtime's default."`
+	Effort          string           `json:"effort,omitempty" doc:"The effort asked for; absent: the model's default."`
+	PermissionMode  PermissionMode   `json:"permission_mode,omitempty" doc:"The permission mode asked for; absent: the runtime's default."`
 }

@@ -58,6 +58,9 @@ type Info struct {
 	// each doing what the protocol says it does; the registry advertises
 	// them and the engine refuses any other before starting a process.
 	PermissionModes []rpc.PermissionMode
+	// ConfigureModes are the permission modes a running session can be
+	// switched to (Features.Configure); the engine refuses any other.
+	ConfigureModes []rpc.PermissionMode
 	// CLI names the program the runtime runs, for what lives around the
 	// daemon: the service passes its variables on, the bench finds it.
 	CLI CLI
@@ -100,6 +103,9 @@ type Features struct {
 	ActivateOnResume bool
 	// Steering: the session implements Steerer (session/steer).
 	Steering bool
+	// Configure: a running session changes model, effort and permission
+	// mode from its next turn on (Turn's fields), as session/configure asks.
+	Configure bool
 }
 
 // Availability is the result of detecting a CLI.
@@ -144,6 +150,9 @@ type StartRequest struct {
 	Model          string
 	PermissionMode rpc.PermissionMode
 	Yolo           bool
+	// Effort is the reasoning effort to start with ("" is the CLI's own
+	// default); the engine has checked it against the runtime's Offer.
+	Effort string
 }
 
 // Session is one running CLI process serving one session id.
@@ -168,6 +177,16 @@ type Session interface {
 // Turn is one user turn.
 type Turn struct {
 	Prompt string
+	// Model, Effort and PermissionMode are what the session should run
+	// with from this turn on ("" keeps what it has): an adapter whose
+	// Features.Configure is set switches its CLI through the CLI's own
+	// mechanism before the prompt when a value differs from what the CLI
+	// has now, and keeps it for later turns. The engine passes the
+	// session's whole configuration with every turn, so a value equal to
+	// the current one must cost nothing.
+	Model          string
+	Effort         string
+	PermissionMode rpc.PermissionMode
 }
 
 // Decision answers a permission request.

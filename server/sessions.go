@@ -35,7 +35,7 @@ func (s *Server) sessionStart(ctx context.Context, c *client, p rpc.SessionStart
 		return rpc.SessionStartResult{}, rpc.InvalidParams("resume_session_id", "conflicts with session_id")
 	}
 	o := sessions.StartOptions{WorkspaceID: p.WorkspaceID, Cwd: p.Cwd, AgentType: p.AgentType, SessionID: p.SessionID,
-		Model: p.Model, PermissionMode: p.PermissionMode, Yolo: p.YoloMode}
+		Model: p.Model, Effort: p.Effort, PermissionMode: p.PermissionMode, Yolo: p.YoloMode}
 	if p.ResumeSessionID != "" {
 		o.SessionID, o.Resume = p.ResumeSessionID, true
 	}
@@ -79,8 +79,9 @@ func (s *Server) sessionSend(ctx context.Context, c *client, p rpc.SessionSendPa
 	}
 	return s.engine.Send(ctx, c, sessions.SendOptions{Prompt: p.Prompt, SessionID: p.SessionID,
 		WorkspaceID: p.WorkspaceID, Mode: p.Mode, AgentType: p.AgentType,
-		Options: sessions.StartOptions{PermissionMode: p.PermissionMode, Yolo: p.YoloMode},
-		NoQueue: p.Queue != nil && !*p.Queue})
+		Options:       sessions.StartOptions{Model: p.Model, Effort: p.Effort, PermissionMode: p.PermissionMode, Yolo: p.YoloMode},
+		Configuration: sessions.Configuration{Model: p.Model, Effort: p.Effort},
+		NoQueue:       p.Queue != nil && !*p.Queue})
 }
 
 func (s *Server) sessionStop(ctx context.Context, p rpc.SessionStopParams) (rpc.SessionStopResult, error) {

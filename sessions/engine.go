@@ -48,6 +48,9 @@ type Router interface {
 	Route(ctx context.Context, method, agentType string) (runtimes.Adapter, error)
 	IDs() []string
 	Adapter(id string) (runtimes.Adapter, bool)
+	// Offer is what a runtime's CLI offers (models, efforts); false when
+	// it has not said (configure.go then refuses nothing).
+	Offer(id string) (runtimes.Offer, bool)
 }
 
 // Config configures an Engine.

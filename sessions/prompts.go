@@ -28,6 +28,9 @@ type SendOptions struct {
 	// NoQueue refuses the prompt with SessionBusy while a turn runs,
 	// instead of queueing it (queue.go).
 	NoQueue bool
+	// Configuration changes the session's model and effort from this turn
+	// on (configure.go); a session this send creates starts with them.
+	Configuration Configuration
 }
 
 // Send sends a user turn, creating or resuming the session when needed.
@@ -89,6 +92,9 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 		return rpc.SessionSendResult{}, rpc.SessionNotFound(o.SessionID)
 	}
 	if err := e.checkAgent(ctx, rpc.MethodSessionSend, o.AgentType, s); err != nil {
+		return rpc.SessionSendResult{}, err
+	}
+	if err := e.configureForSend(s, o.Configuration); err != nil {
 		return rpc.SessionSendResult{}, err
 	}
 	// The sender watches from before its turn begins, so it sees all of it.
@@ -214,7 +220,7 @@ func (s *session) startTurn(ctx context.Context, text string) error {
 	s.setActivityLocked(rpc.ActivityThinking)
 	s.mu.Unlock()
 
-	if err := rt.Send(ctx, runtimes.Turn{Prompt: text}); err != nil {
+	if err := rt.Send(ctx, s.turnConfig(text)); err != nil {
 		s.mu.Lock()
 		open := s.turnOpen
 		s.turnOpen = false

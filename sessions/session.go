@@ -26,9 +26,9 @@ type session struct {
 	dir         string
 	agentType   string
 	adapter     runtimes.Adapter
-	opts        StartOptions
-	external    bool      // followed through its transcript, not run by cdevd
-	tail        io.Closer // external sessions only
+	opts        StartOptions // model, effort and mode change by configure.go: written under opMu and mu, read under either
+	external    bool         // followed through its transcript, not run by cdevd
+	tail        io.Closer    // external sessions only
 	log         *zap.Logger
 
 	opMu sync.Mutex
@@ -112,7 +112,8 @@ func (s *session) state() rpc.SessionStateResult {
 	res := rpc.SessionStateResult{SessionID: s.id, WorkspaceID: s.workspaceID, AgentType: s.agentType,
 		Status: s.st, Activity: s.activity, StartedAt: rpc.FormatTime(s.startedAt),
 		LastActive: rpc.FormatTime(s.lastActive), IsRunning: s.rt != nil,
-		WaitingForInput: len(s.pending) > 0, Epoch: s.e.cfg.Epoch, LastSeq: s.seq}
+		WaitingForInput: len(s.pending) > 0, Epoch: s.e.cfg.Epoch, LastSeq: s.seq,
+		Model: s.opts.Model, Effort: s.opts.Effort, PermissionMode: s.opts.PermissionMode}
 	for _, p := range s.pending {
 		res.Pending = append(res.Pending, rpc.PendingRequest{RequestID: p.id, Type: p.kind, ToolName: p.tool, Summary: p.summ})
 	}

@@ -60,6 +60,9 @@ func (e *Engine) planStart(ctx context.Context, o StartOptions) (*startPlan, err
 	if !p.info.AcceptsPermissionMode(o.PermissionMode) {
 		return nil, rpc.UnsupportedPermissionMode(o.PermissionMode, p.info.ID, p.info.PermissionModes)
 	}
+	if err := e.checkOffer(p.info.ID, Configuration{Model: o.Model, Effort: o.Effort}, ""); err != nil {
+		return nil, err
+	}
 	if err := p.resolveDir(); err != nil {
 		return nil, err
 	}
@@ -202,6 +205,7 @@ type StartOptions struct {
 	SessionID      string
 	Resume         bool
 	Model          string
+	Effort         string
 	PermissionMode rpc.PermissionMode
 	Yolo           bool
 }

@@ -1204,9 +1204,9 @@ var require_core = __commonJS({
         }
         function processContinuations() {
           const list = [];
-          for (let current2 = top; current2 !== language; current2 = current2.parent) {
-            if (current2.scope) {
-              list.unshift(current2.scope);
+          for (let current3 = top; current3 !== language; current3 = current3.parent) {
+            if (current3.scope) {
+              list.unshift(current3.scope);
             }
           }
           list.forEach((item2) => emitter.openNode(item2));
@@ -1420,7 +1420,7 @@ var require_core = __commonJS({
         }
         fire("after:highlightElement", { el: element, result, text: text2 });
       }
-      function configure(userOptions) {
+      function configure2(userOptions) {
         options = inherit(options, userOptions);
       }
       const initHighlighting = () => {
@@ -1539,7 +1539,7 @@ var require_core = __commonJS({
         highlightElement,
         // TODO: Remove with v12 API
         highlightBlock: deprecateHighlightBlock,
-        configure,
+        configure: configure2,
         initHighlighting,
         initHighlightingOnLoad,
         registerLanguage,
@@ -11450,6 +11450,74 @@ async function loadQueue() {
   if (page.open === o) renderQueue(q2);
 }
 
+// web/models.ts
+var record = (id) => page.runtimes.find((r) => r.id === id);
+function findModel(r, name) {
+  const want = name || r?.defaultModel || "";
+  return r?.models?.find((m) => m.id === want || (m.aliases ?? []).includes(want));
+}
+function fillEfforts(sel, model, keep) {
+  const efforts = model?.efforts ?? [];
+  const def = model?.defaultEffort ? `default effort (${model.defaultEffort})` : "default effort";
+  sel.replaceChildren(h("option", { value: "" }, def));
+  for (const e of efforts) sel.append(h("option", { value: e }, e));
+  sel.value = efforts.includes(keep) ? keep : "";
+  sel.disabled = efforts.length === 0;
+}
+function renderStartModels() {
+  const r = record($("start-runtime").value);
+  const list = $("start-models");
+  list.replaceChildren();
+  for (const m of r?.models ?? []) list.append(h("option", { value: m.id }, m.displayName || m.id));
+  const input = $("start-model");
+  input.placeholder = r?.defaultModel ? `model (default: ${r.defaultModel})` : "model (runtime's default)";
+  renderStartEfforts();
+}
+function renderStartEfforts() {
+  const r = record($("start-runtime").value);
+  const sel = $("start-effort");
+  fillEfforts(sel, findModel(r, $("start-model").value.trim()), sel.value);
+}
+var current2 = { agentType: "", model: "", effort: "" };
+function renderConfigure(agentType, model, effort) {
+  current2 = { agentType, model, effort };
+  const r = record(agentType);
+  const form = $("configure");
+  const models = r?.models ?? [];
+  form.hidden = !r?.supportsConfigure || models.length === 0;
+  if (form.hidden) return;
+  const sel = $("cfg-model");
+  sel.replaceChildren();
+  for (const m of models) sel.append(h("option", { value: m.id }, m.displayName || m.id));
+  sel.value = findModel(r, model)?.id ?? "";
+  renderConfigureEfforts();
+  $("cfg-effort").value = effort;
+}
+function renderConfigureEfforts() {
+  const sel = $("cfg-effort");
+  fillEfforts(sel, findModel(record(current2.agentType), $("cfg-model").value), sel.value || current2.effort);
+}
+async function configure(sessionId2, onDone) {
+  const model = $("cfg-model").value;
+  const effort = $("cfg-effort").value;
+  const params = { session_id: sessionId2, agent_type: current2.agentType };
+  if (model && model !== current2.model) params.model = model;
+  if (effort && effort !== current2.effort) params.effort = effort;
+  if (!params.model && !params.effort) return;
+  const action2 = "Change model";
+  let res;
+  try {
+    res = await call("session/configure", params);
+  } catch (e) {
+    showBanner(action2, `${action2}: ${describe(e)}`);
+    return;
+  }
+  clearBanner(action2);
+  current2 = { agentType: current2.agentType, model: res.model ?? "", effort: res.effort ?? "" };
+  const what = [res.model, res.effort].filter(Boolean).join(", ");
+  onDone(res.model ?? "", `${what}: from the next turn${res.turn_running ? " (the running turn keeps its own)" : ""}`);
+}
+
 // web/patches.ts
 function splitPatches(diff2) {
   const out = [];
@@ -11706,11 +11774,12 @@ function reset(sessionId2) {
   setState("idle");
   for (const li of $("history").querySelectorAll(".hist")) li.classList.toggle("current", li.dataset.session === sessionId2);
 }
-async function openSession(workspaceId3, sessionId2, agentType, started2, model = "") {
+async function openSession(workspaceId3, sessionId2, agentType, started2, model = "", effort = "") {
   reset(sessionId2);
   const o = newOpen(workspaceId3, sessionId2, agentType);
   page.open = o;
   header(sessionId2, agentType, known.get(sessionId2)?.summary ?? "", model);
+  renderConfigure(agentType, model, effort);
   showSession();
   if (started2) {
     client().track(workspaceId3, sessionId2, agentType);
@@ -11725,7 +11794,11 @@ async function openSession(workspaceId3, sessionId2, agentType, started2, model 
   await loadQueue();
   try {
     const st2 = await call("session/state", { session_id: sessionId2 });
-    if (page.open === o) setState(st2.is_running ? st2.activity ?? "idle" : st2.status);
+    if (page.open === o) {
+      setState(st2.is_running ? st2.activity ?? "idle" : st2.status);
+      if (st2.model) header(sessionId2, agentType, known.get(sessionId2)?.summary ?? "", st2.model);
+      renderConfigure(agentType, st2.model ?? "", st2.effort ?? "");
+    }
   } catch {
     if (page.open === o) setState("historical");
   }
@@ -11735,6 +11808,7 @@ function failedStart(agentType, reason) {
   delete $("session").dataset.session;
   page.open = null;
   header("", agentType, "Session did not start");
+  $("configure").hidden = true;
   $("session").classList.add("failed");
   note(`Could not start ${runtimeName(agentType)}: ${reason}`, true);
   setState("error");
@@ -11767,16 +11841,19 @@ function renderModes() {
   for (const m of modes) if (m !== "default") sel.append(h("option", { value: m }, m));
   sel.value = modes.includes(was) ? was : "";
   sel.disabled = modes.length === 0;
+  renderStartModels();
 }
 async function start() {
   const ws = page.selected;
   if (!ws) return;
   const agent = $("start-runtime").value;
   const model = $("start-model").value.trim();
+  const effort = $("start-effort").value;
   const mode = $("start-mode").value;
   const cwd = $("start-cwd").value.trim();
   const params = { workspace_id: ws.id, agent_type: agent };
   if (model) params.model = model;
+  if (effort) params.effort = effort;
   if (mode) params.permission_mode = mode;
   if (cwd) params.cwd = cwd;
   const action2 = "Start session";
@@ -11789,7 +11866,7 @@ async function start() {
     return;
   }
   clearBanner(action2);
-  await openSession(ws.id, res.session_id, res.agent_type ?? agent, true, model);
+  await openSession(ws.id, res.session_id, res.agent_type ?? agent, true, model, effort);
   $("prompt").focus();
 }
 
@@ -12569,6 +12646,19 @@ function wire() {
   onHistoryOpen((s) => guard("Open session", () => openSession(page.selected.id, s.session_id, s.agent_type, false)));
   $("history-refresh").onclick = () => guard("Load history", loadHistory);
   $("start-runtime").onchange = renderModes;
+  $("start-model").oninput = renderStartEfforts;
+  $("start-model").onchange = renderStartEfforts;
+  $("cfg-model").onchange = renderConfigureEfforts;
+  $("configure").onsubmit = (e) => {
+    e.preventDefault();
+    const o = page.open;
+    if (!o) return;
+    configure(o.sessionId, (model, msg) => {
+      if (page.open !== o) return;
+      if (model) header(o.sessionId, o.agentType, $("session-title").textContent ?? "", model);
+      note(msg);
+    });
+  };
   $("start-form").onsubmit = (e) => {
     e.preventDefault();
     start();

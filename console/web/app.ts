@@ -22,7 +22,8 @@ import { warmUp } from "./markdown.js";
 import { prompt, resolved } from "./prompts.js";
 import { renderQueue } from "./queue.js";
 import { call, client, setClient } from "./rpc.js";
-import { backToList, note, openSession, setState } from "./session.js";
+import { configure, renderConfigureEfforts, renderStartEfforts } from "./models.js";
+import { backToList, header, note, openSession, setState } from "./session.js";
 import { renderModes, renderStartChoices, start } from "./start.js";
 import { page } from "./state.js";
 import { closeDevices, openDevices, pair } from "./devices.js";
@@ -264,6 +265,19 @@ function wire(): void {
   onHistoryOpen((s) => guard("Open session", () => openSession(page.selected!.id, s.session_id, s.agent_type, false)));
   $("history-refresh").onclick = () => guard("Load history", loadHistory);
   $("start-runtime").onchange = renderModes;
+  $("start-model").oninput = renderStartEfforts; // typing
+  $("start-model").onchange = renderStartEfforts; // a choice from the list
+  $("cfg-model").onchange = renderConfigureEfforts;
+  $("configure").onsubmit = (e) => {
+    e.preventDefault();
+    const o = page.open;
+    if (!o) return;
+    configure(o.sessionId, (model, msg) => {
+      if (page.open !== o) return;
+      if (model) header(o.sessionId, o.agentType, $("session-title").textContent ?? "", model);
+      note(msg);
+    });
+  };
   $("start-form").onsubmit = (e) => {
     e.preventDefault();
     start();

@@ -2,6 +2,7 @@
 // the navigation between the list and it (on a phone one shows at a time).
 import { $ } from "./dom.js";
 import { known } from "./history.js";
+import { renderConfigure } from "./models.js";
 import { focusOpen } from "./presence.js";
 import { call, client } from "./rpc.js";
 import { page, runtimeName } from "./state.js";
@@ -63,11 +64,12 @@ function reset(sessionId: string): void {
   for (const li of $("history").querySelectorAll<HTMLElement>(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
 }
 
-export async function openSession(workspaceId: string, sessionId: string, agentType: string, started: boolean, model = ""): Promise<void> {
+export async function openSession(workspaceId: string, sessionId: string, agentType: string, started: boolean, model = "", effort = ""): Promise<void> {
   reset(sessionId);
   const o = newOpen(workspaceId, sessionId, agentType);
   page.open = o;
   header(sessionId, agentType, known.get(sessionId)?.summary ?? "", model);
+  renderConfigure(agentType, model, effort);
   showSession();
   if (started) {
     client()!.track(workspaceId, sessionId, agentType);
@@ -84,7 +86,11 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
   await loadQueue();
   try {
     const st = await call("session/state", { session_id: sessionId });
-    if (page.open === o) setState(st.is_running ? st.activity ?? "idle" : st.status);
+    if (page.open === o) {
+      setState(st.is_running ? st.activity ?? "idle" : st.status);
+      if (st.model) header(sessionId, agentType, known.get(sessionId)?.summary ?? "", st.model);
+      renderConfigure(agentType, st.model ?? "", st.effort ?? "");
+    }
   } catch {
     if (page.open === o) setState("historical");
   }
@@ -97,6 +103,7 @@ export function failedStart(agentType: string, reason: string): void {
   delete $("session").dataset.session;
   page.open = null;
   header("", agentType, "Session did not start");
+  $("configure").hidden = true;
   $("session").classList.add("failed");
   note(`Could not start ${runtimeName(agentType)}: ${reason}`, true);
   setState("error");

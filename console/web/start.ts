@@ -1,8 +1,10 @@
 // The start form: runtime, and what that runtime accepts (the permission
-// modes its registry record lists), model and folder inside the workspace.
+// modes, models and efforts its registry record lists), and the folder
+// inside the workspace.
 import { showBanner, clearBanner } from "./banners.js";
 import { $, h } from "./dom.js";
 import { call, describe } from "./rpc.js";
+import { renderStartModels } from "./models.js";
 import { failedStart, openSession } from "./session.js";
 import { page, usable } from "./state.js";
 
@@ -34,6 +36,7 @@ export function renderModes(): void {
   for (const m of modes) if (m !== "default") sel.append(h("option", { value: m }, m));
   sel.value = modes.includes(was as never) ? was : "";
   sel.disabled = modes.length === 0;
+  renderStartModels();
 }
 
 export async function start(): Promise<void> {
@@ -41,10 +44,12 @@ export async function start(): Promise<void> {
   if (!ws) return;
   const agent = $<HTMLSelectElement>("start-runtime").value;
   const model = $<HTMLInputElement>("start-model").value.trim();
+  const effort = $<HTMLSelectElement>("start-effort").value;
   const mode = $<HTMLSelectElement>("start-mode").value;
   const cwd = $<HTMLInputElement>("start-cwd").value.trim();
   const params: Parameters<typeof call<"session/start">>[1] = { workspace_id: ws.id, agent_type: agent };
   if (model) params.model = model;
+  if (effort) params.effort = effort;
   if (mode) params.permission_mode = mode as never;
   if (cwd) params.cwd = cwd;
   const action = "Start session";
@@ -57,6 +62,6 @@ export async function start(): Promise<void> {
     return;
   }
   clearBanner(action);
-  await openSession(ws.id, res.session_id, res.agent_type ?? agent, true, model);
+  await openSession(ws.id, res.session_id, res.agent_type ?? agent, true, model, effort);
   $<HTMLTextAreaElement>("prompt").focus();
 }

@@ -71,6 +71,11 @@ type Spec struct {
 	// kit.CodeAuthRequired makes the runtime unusable at once); nil: one
 	// of the adapter's own.
 	Login *kit.Login
+	// Configure: a running session switches model (session/set_model) and
+	// permission mode (session/set_mode) at the next turn, as a real-agent
+	// test proves; ACP marks set_model unstable, so a declared agent does
+	// not claim it.
+	Configure bool
 	// ModelSilence, when set, gives up a turn that waits on the model (no
 	// tool call open) and hears nothing from the agent for that long: for
 	// agents that retry a failing model API without a word (silence.go).
@@ -138,6 +143,7 @@ func (a *Adapter) Info() runtimes.Info {
 			Resume:         a.spec.Resume || a.loads.Load(),
 			Permissions:    true,
 			IDKnownAtStart: true,
+			Configure:      a.spec.Configure,
 		},
 		// With a transcript reader, the session emits each prompt as
 		// stored (its id is the one history shows); otherwise the engine
@@ -145,8 +151,18 @@ func (a *Adapter) Info() runtimes.Info {
 		EchoesPrompts:   a.spec.Transcripts != nil,
 		ClientIDs:       false, // session/new returns the agent's id
 		PermissionModes: modes,
+		ConfigureModes:  configureModes(a.spec.Configure, modes),
 		CLI:             a.spec.CLI,
 	}
+}
+
+// configureModes are the modes a running session switches to: every mode
+// it can start in, through session/set_mode, when it can be configured.
+func configureModes(configure bool, modes []rpc.PermissionMode) []rpc.PermissionMode {
+	if !configure {
+		return nil
+	}
+	return modes
 }
 
 // Detect finds the agent: Spec.Detect, else the command on PATH answering

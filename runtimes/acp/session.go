@@ -67,6 +67,13 @@ type session struct {
 	silence silenceState
 	// replayed is signalled by each update of a session/load replay.
 	replayed chan struct{}
+	// model and mode are what the agent runs with as cdevd asked ("" its
+	// own default): the model from -m or session/set_model, the mode id
+	// from session/set_mode (configure.go).
+	model, mode string
+	// defaultMode is the mode the agent started the session in (what
+	// permission mode default switches back to); "" when it did not say.
+	defaultMode string
 	// reply answers one of the agent's requests: Request.Reply, except in
 	// the golden replays, which have no process to write to.
 	reply func(r *stdiorpc.Request, result any) error
@@ -192,6 +199,9 @@ func (s *session) handshake(ctx context.Context, req runtimes.StartRequest, mode
 		}
 		s.mu.Lock()
 		s.id = id
+		if res.Modes != nil {
+			s.defaultMode = string(res.Modes.CurrentModeId)
+		}
 		s.mu.Unlock()
 	}
 	if mode != "" {
@@ -199,6 +209,9 @@ func (s *session) handshake(ctx context.Context, req runtimes.StartRequest, mode
 			return fmt.Errorf("%s: session/set_mode %s: %w", a.spec.ID, mode, s.callErr(err))
 		}
 	}
+	s.mu.Lock()
+	s.model, s.mode = req.Model, mode
+	s.mu.Unlock()
 	s.seed(ctx)
 	return nil
 }
@@ -323,6 +336,10 @@ func (s *session) Done() <-chan struct{} { return s.em.Done() }
 // turn is refused here (ErrBusy).
 func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	if err := s.beginTurn(); err != nil {
+		return err
+	}
+	if err := s.reconfigure(ctx, t); err != nil {
+		s.turn.Abandon()
 		return err
 	}
 	pc, err := s.peer.Send("session/prompt",

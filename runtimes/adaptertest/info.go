@@ -35,6 +35,15 @@ func (c *suite) info(t *testing.T) {
 	if !info.AcceptsPermissionMode("") {
 		t.Error(`AcceptsPermissionMode("") is false: no mode (the runtime's default) must always be accepted`)
 	}
+	// A running session switches only to modes it could start in.
+	for _, m := range info.ConfigureModes {
+		if !slices.Contains(info.PermissionModes, m) {
+			t.Errorf("configure mode %q is not one of the runtime's permission modes %v", m, info.PermissionModes)
+		}
+	}
+	if len(info.ConfigureModes) > 0 && !info.Features.Configure {
+		t.Errorf("ConfigureModes %v without Features.Configure", info.ConfigureModes)
+	}
 	f := info.Features
 	// Start returns the final id (the Adapter contract), so the registry
 	// must never make clients wait for a resolution.

@@ -39,6 +39,9 @@ func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
 		// Aliases (sonnet, opus) and full ids alike: the CLI resolves them.
 		a = append(a, "--model="+req.Model)
 	}
+	if req.Effort != "" {
+		a = append(a, "--effort="+req.Effort)
+	}
 	if req.Yolo {
 		return append(a, "--dangerously-skip-permissions"), nil
 	}

@@ -21,6 +21,7 @@ func TestArgs(t *testing.T) {
 		{runtimes.StartRequest{}, "--session-id=" + id},
 		{runtimes.StartRequest{Resume: true}, "--resume=" + id},
 		{runtimes.StartRequest{Model: "sonnet"}, "--session-id=" + id + " --model=sonnet"},
+		{runtimes.StartRequest{Model: "sonnet", Effort: "low"}, "--session-id=" + id + " --model=sonnet --effort=low"},
 		{runtimes.StartRequest{PermissionMode: rpc.PermissionInteractive}, "--session-id=" + id + " --permission-mode=default"},
 		{runtimes.StartRequest{PermissionMode: rpc.PermissionDefault}, "--session-id=" + id + " --permission-mode=default"},
 		{runtimes.StartRequest{PermissionMode: rpc.PermissionAcceptEdits}, "--session-id=" + id + " --permission-mode=acceptEdits"},
@@ -52,7 +53,7 @@ func TestArgsNeverTakeAValueForAFlag(t *testing.T) {
 		}
 	}
 	const id = "0b6f3b8e-5d0c-4f4e-9c43-3f0d2f6b9a11"
-	a, err := args(runtimes.StartRequest{Resume: true, Model: flagLike}, id)
+	a, err := args(runtimes.StartRequest{Resume: true, Model: flagLike, Effort: flagLike}, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestArgsNeverTakeAValueForAFlag(t *testing.T) {
 			t.Errorf("argument %d %q stands alone: %q", i, s, a)
 		}
 	}
-	if !slices.Contains(a, "--model="+flagLike) || !slices.Contains(a, "--resume="+id) {
+	if !slices.Contains(a, "--model="+flagLike) || !slices.Contains(a, "--effort="+flagLike) || !slices.Contains(a, "--resume="+id) {
 		t.Errorf("args %q", a)
 	}
 }

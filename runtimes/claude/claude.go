@@ -105,11 +105,13 @@ func (a *Adapter) Info() runtimes.Info {
 			Permissions:          true,
 			IDKnownAtStart:       true,
 			ActivateOnResume:     true,
+			Configure:            true,
 		},
 		CLI:             program,
 		EchoesPrompts:   true, // --replay-user-messages
 		ClientIDs:       true, // --session-id runs a new session under a client's UUID
 		PermissionModes: permissionModes,
+		ConfigureModes:  configureModes,
 	}
 }
 
@@ -187,6 +189,7 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 	}
 	log := a.log.With(zap.String("session", id))
 	s := newSession(id, a.login.Watch(sink), log)
+	s.config = startConfig(req)
 	p, err := proc.Start(proc.Config{
 		Path:         a.cfg.Bin,
 		Args:         argv,

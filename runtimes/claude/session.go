@@ -41,6 +41,9 @@ type session struct {
 	interrupts int             // numbers our interrupt requests
 	allowed    map[string]bool // tools the user allowed for the session
 	stream     streamState
+	config     configured             // model, effort and mode the CLI runs with (configure.go)
+	controlSeq int                    // numbers our configuration requests
+	controls   map[string]chan string // their answers, by request id ("" success, else the refusal)
 
 	stop *kit.Stopper
 	// ending is p, its output dropped first: every stop ends through it
@@ -67,14 +70,15 @@ func newSession(id string, sink runtimes.Sink, log *zap.Logger) *session {
 	}
 	em := kit.NewEmitter(sink, log)
 	return &session{
-		id:      id,
-		log:     log,
-		ready:   make(chan struct{}),
-		em:      em,
-		turn:    kit.NewTurn(em, nil),
-		allowed: map[string]bool{},
-		stream:  newStreamState(),
-		stop:    kit.NewStopper(),
+		id:       id,
+		log:      log,
+		ready:    make(chan struct{}),
+		em:       em,
+		turn:     kit.NewTurn(em, nil),
+		allowed:  map[string]bool{},
+		controls: map[string]chan string{},
+		stream:   newStreamState(),
+		stop:     kit.NewStopper(),
 	}
 }
 
@@ -116,9 +120,14 @@ func (s *session) ID() string { return s.id }
 // Done is closed after ProcessExited was delivered.
 func (s *session) Done() <-chan struct{} { return s.em.Done() }
 
-// Send starts a turn with one stream-json user line.
-func (s *session) Send(_ context.Context, t runtimes.Turn) error {
+// Send starts a turn with one stream-json user line, switching the CLI to
+// the turn's model, effort and permission mode first.
+func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	if err := s.turn.Begin(); err != nil {
+		return err
+	}
+	if err := s.reconfigure(ctx, t); err != nil {
+		s.turn.Abandon()
 		return err
 	}
 	err := s.writeJSON(map[string]any{"type": "user", "message": map[string]any{"role": "user",

@@ -387,7 +387,8 @@ func (s *session) onControlCancel(line []byte) {
 	s.turn.Cancel(l.RequestID)
 }
 
-// onControlResponse is the CLI's answer to our interrupt request.
+// onControlResponse is the CLI's answer to our control requests: a
+// configuration change (configure.go) or an interrupt.
 func (s *session) onControlResponse(line []byte) {
 	var l struct {
 		Response struct {
@@ -397,6 +398,13 @@ func (s *session) onControlResponse(line []byte) {
 		} `json:"response"`
 	}
 	_ = json.Unmarshal(line, &l)
+	refusal := ""
+	if l.Response.Subtype == "error" {
+		refusal = l.Response.Error
+	}
+	if s.answeredLocked(l.Response.RequestID, refusal) {
+		return
+	}
 	if l.Response.Subtype == "error" {
 		s.log.Warn("claude refused a control request", zap.String("request", l.Response.RequestID),
 			zap.String("error", l.Response.Error))

@@ -114,11 +114,13 @@ func (a *Adapter) Info() runtimes.Info {
 			Permissions:          true,
 			IDKnownAtStart:       true,
 			Steering:             true, // turn/steer
+			Configure:            true,
 		},
 		CLI:             program,
 		EchoesPrompts:   true, // the userMessage item, with the rollout's id
 		ClientIDs:       false,
 		PermissionModes: permissionModes,
+		ConfigureModes:  configureModes,
 	}
 }
 

@@ -30,15 +30,19 @@ const callTimeout = 30 * time.Second
 // session is one running `codex app-server` serving one thread. Events go
 // through a kit.Emitter; the turn and its prompts are a kit.Turn.
 type session struct {
-	id     string
-	log    *zap.Logger
-	pol    threadPolicy
-	model  string // the thread's model, for plan mode's settings
-	em     *kit.Emitter
-	turn   *kit.Turn
-	p      *proc.Process
-	peer   *stdiorpc.Peer
-	stdout *io.PipeWriter // proc's stdout lines, fed to the peer
+	id    string
+	log   *zap.Logger
+	pol   threadPolicy
+	model string // the thread's model, for plan mode's settings
+	// effort is the reasoning effort asked for ("" Codex's default); with
+	// a model asked for, it goes with every turn/start (configure.go).
+	effort     string
+	modelAsked bool // a model was asked for (start or a turn), not only reported by Codex
+	em         *kit.Emitter
+	turn       *kit.Turn
+	p          *proc.Process
+	peer       *stdiorpc.Peer
+	stdout     *io.PipeWriter // proc's stdout lines, fed to the peer
 
 	// handler state: touched only on the peer's dispatch goroutine, except
 	// turnID, usage and ended, which Send and Interrupt read too (mu).
@@ -75,15 +79,17 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, pol thre
 	began := time.Now()
 	pr, pw := io.Pipe()
 	s := &session{
-		log:       a.log,
-		pol:       pol,
-		model:     req.Model,
-		stdout:    pw,
-		items:     map[string]json.RawMessage{},
-		ended:     map[string]bool{},
-		turnKnown: make(chan struct{}),
-		stop:      kit.NewStopper(),
-		exitDone:  make(chan struct{}),
+		log:        a.log,
+		pol:        pol,
+		model:      req.Model,
+		effort:     req.Effort,
+		modelAsked: req.Model != "",
+		stdout:     pw,
+		items:      map[string]json.RawMessage{},
+		ended:      map[string]bool{},
+		turnKnown:  make(chan struct{}),
+		stop:       kit.NewStopper(),
+		exitDone:   make(chan struct{}),
 	}
 	s.em = kit.NewEmitter(sink, a.log)
 	s.turn = kit.NewTurn(s.em, nil)
@@ -255,6 +261,11 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	s.mu.Unlock()
 	params := map[string]any{"threadId": s.id,
 		"input": []map[string]any{{"type": "text", "text": t.Prompt, "text_elements": []any{}}}}
+	if err := s.configure(t, params); err != nil {
+		s.codexTurnEnded(codexTurn)
+		s.turn.Abandon()
+		return err
+	}
 	if s.pol.Plan {
 		params["collaborationMode"] = map[string]any{"mode": "plan",
 			"settings": map[string]any{"model": s.model, "developer_instructions": nil}}

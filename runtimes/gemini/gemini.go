@@ -61,8 +61,9 @@ type Config struct {
 // Adapter runs Gemini sessions. It implements runtimes.Adapter.
 type Adapter struct {
 	*acp.Adapter
-	chats *chats.Store
-	log   *zap.Logger
+	chats    *chats.Store
+	log      *zap.Logger
+	cacheDir string // Config.CacheDir (offer.go)
 	// now is the clock the load guard reads (tests move it).
 	now func() time.Time
 }
@@ -105,7 +106,7 @@ func New(cfg Config) *Adapter {
 	}
 	log := cfg.Logger.With(zap.String("runtime", ID))
 	login := kit.NewLogin(loginFix)
-	g := &Adapter{chats: chats.New(cfg.Home, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir), log: log, now: time.Now}
+	g := &Adapter{chats: chats.New(cfg.Home, log).WithWatcher(cfg.Watcher).WithCacheDir(cfg.CacheDir), log: log, now: time.Now, cacheDir: cfg.CacheDir}
 	g.Adapter = acp.New(acp.Spec{
 		ID:            ID,
 		DisplayName:   "Gemini CLI",
@@ -122,6 +123,7 @@ func New(cfg Config) *Adapter {
 		},
 		Transcripts: g.chats,
 		Resume:      true,
+		Configure:   true,
 		// Gemini answers a load of a session it does not keep with -32603
 		// and this detail (CLI-PROTOCOLS.md 2.7).
 		UnknownSession: func(e *stdiorpc.Error) bool { return strings.Contains(string(e.Data), "No previous sessions") },

@@ -81,8 +81,10 @@ var permissionModes = []rpc.PermissionMode{rpc.PermissionDefault, rpc.Permission
 
 // Info describes the adapter.
 func (a *Adapter) Info() runtimes.Info {
-	f := runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true,
-		Steering: true}
+	// Configure: a turn's model is put on its assistant messages (the
+	// fake has no effort and no permission modes to switch to).
+	f := runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true,
+		ActivateOnResume: true, Configure: true, Steering: true}
 	if a.cfg.Features != nil {
 		f = *a.cfg.Features
 	}

@@ -43,7 +43,8 @@ func TestInfo(t *testing.T) {
 	a, _ := newAdapter(t, Config{})
 	info := a.Info()
 	want := runtimes.Info{ID: "scripted", DisplayName: "Scripted (test)", Maturity: runtimes.Complete,
-		Features:      runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true, ActivateOnResume: true, Steering: true},
+		Features: runtimes.Features{Resume: true, InteractiveQuestions: true, Permissions: true, IDKnownAtStart: true,
+			ActivateOnResume: true, Configure: true, Steering: true},
 		EchoesPrompts: true, ClientIDs: true,
 		PermissionModes: []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionBypass, rpc.PermissionInteractive}}
 	if !reflect.DeepEqual(info, want) {
@@ -68,6 +69,31 @@ func TestDetect(t *testing.T) {
 		if av.Installed || av.Reason == "" {
 			t.Errorf("Detect with Bin %q = %+v, want not installed with a reason", bin, av)
 		}
+	}
+}
+
+// A turn's model is the fake's from that turn on (Features.Configure).
+func TestTurnModel(t *testing.T) {
+	a, _ := newAdapter(t, Config{})
+	s := start(t, a, runtimes.StartRequest{SessionID: "s-1", Model: "m-1"})
+	s.prompts = append(s.prompts, "switched")
+	if err := s.Send(context.Background(), runtimes.Turn{Prompt: "switched", Model: "m-2"}); err != nil {
+		t.Fatal(err)
+	}
+	_, evs := s.turnEvents(t)
+	s.send(t, "kept")
+	_, later := s.turnEvents(t)
+	n := 0
+	for _, ev := range append(evs, later...) {
+		if m, ok := ev.(runtimes.MessageCompleted); ok && m.Message.Message.Role == "assistant" {
+			n++
+			if m.Message.Message.Model != "m-2" {
+				t.Errorf("after the switch, a message of model %q", m.Message.Message.Model)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d assistant messages, want 2", n)
 	}
 }
 

@@ -160,6 +160,9 @@ func (c *cli) run() int {
 			if m.Type != inUser {
 				continue // an interrupt or answer that arrived after its turn
 			}
+			if m.Model != "" {
+				c.model = m.Model
+			}
 			var exit exitCode
 			if err := c.turn(m.Text); errors.As(err, &exit) {
 				return int(exit)

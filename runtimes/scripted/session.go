@@ -183,7 +183,7 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	if err := s.turn.Begin(); err != nil {
 		return err
 	}
-	if err := s.write(input{Type: inUser, Text: t.Prompt}); err != nil {
+	if err := s.write(input{Type: inUser, Text: t.Prompt, Model: t.Model}); err != nil {
 		// The CLI never got the turn: take it back rather than fail it.
 		s.turn.Abandon()
 		return err

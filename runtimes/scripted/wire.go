@@ -23,6 +23,9 @@ type input struct {
 	Text      string            `json:"text,omitempty"`
 	RequestID string            `json:"request_id,omitempty"`
 	Decision  runtimes.Decision `json:"decision,omitempty"`
+	// Model switches the model put on assistant messages from this turn
+	// on (a user line only): the fake's form of a CLI's model switch.
+	Model string `json:"model,omitempty"`
 }
 
 // Output line types (fake → adapter).

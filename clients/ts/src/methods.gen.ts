@@ -158,6 +158,11 @@ export interface Methods {
     result: T.SessionStateResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32010 | -32002 | -32001;
   };
+  "session/configure": {
+    params: T.SessionConfigureParams;
+    result: T.SessionConfigureResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32011 | -32010 | -32003 | -32002 | -32001;
+  };
   "session/turns": {
     params: T.TurnsParams;
     result: T.TurnsResult;
@@ -414,6 +419,7 @@ export const methodTable = {
   "session/input": { params: "SessionInputParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32003, -32002, -32001] },
   "session/respond": { params: "SessionRespondParams", result: "StatusResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32013, -32010, -32003, -32002, -32001] },
   "session/state": { params: "SessionStateParams", result: "SessionStateResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
+  "session/configure": { params: "SessionConfigureParams", result: "SessionConfigureResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32011, -32010, -32003, -32002, -32001] },
   "session/turns": { params: "TurnsParams", result: "TurnsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "session/turn_diff": { params: "TurnRefParams", result: "TurnDiffResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32010, -32002, -32001] },
   "session/revert": { params: "RevertParams", result: "RevertResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32014, -32011, -32010, -32003, -32002, -32001] },

@@ -34,11 +34,6 @@ export type DeltaPhase = "text" | "thinking";
 export type RuntimeStatus = "active" | "preview" | "deprecated" | "disabled";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
- * via the `definition` "PermissionMode".
- */
-export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "interactive";
-/**
- * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "FileEncoding".
  */
 export type FileEncoding = "utf-8" | "base64";
@@ -47,6 +42,11 @@ export type FileEncoding = "utf-8" | "base64";
  * via the `definition` "SessionStatus".
  */
 export type SessionStatus = "starting" | "running" | "stopping" | "stopped" | "error" | "historical";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "PermissionMode".
+ */
+export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "interactive";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "ListSource".
@@ -514,15 +514,19 @@ export interface FieldErrorData {
    */
   field: string;
   /**
+   * With an effort refused: the model it was asked for.
+   */
+  model?: string;
+  /**
    * What is wrong with it.
    */
   reason: string;
   /**
-   * The values that runtime accepts (permission_mode).
+   * The values that runtime accepts: its permission modes, its models (ids), or the model's efforts (empty: it takes none).
    */
-  supported?: PermissionMode[];
+  supported?: string[];
   /**
-   * The value refused (an unsupported permission_mode, a session_id the runtime cannot run a new session under).
+   * The value refused (an unsupported permission_mode, model or effort, a session_id the runtime cannot run a new session under).
    */
   value?: string;
 }
@@ -1340,9 +1344,29 @@ export interface Routing {
  */
 export interface Runtime {
   availability: Availability;
+  /**
+   * The slash commands the CLI offers everywhere; a prompt "/name args" runs one.
+   */
+  commands?: SlashCommand[];
+  /**
+   * A session may have more commands than these (the workspace's own).
+   */
+  commandsPerSession?: boolean;
+  /**
+   * The effort a session gets when it asks for none.
+   */
+  defaultEffort?: string;
+  /**
+   * The model a session gets when it asks for none.
+   */
+  defaultModel?: string;
   displayName: string;
   id: string;
   methods: RuntimeMethods;
+  /**
+   * The models the runtime's CLI offers, as it lists them, refreshed with detection; absent when it could not say (then any model is passed on to it).
+   */
+  models?: RuntimeModel[];
   /**
    * The permission_mode values this runtime accepts; any other is refused with -32602.
    */
@@ -1353,6 +1377,10 @@ export interface Runtime {
   sessionMessagesSource: ScopeSource;
   sessionWatchSource: ScopeSource;
   status: RuntimeStatus;
+  /**
+   * session/configure changes a running session's model, effort and permission mode from its next turn on.
+   */
+  supportsConfigure: boolean;
   /**
    * history, messages and watch of stored sessions work for this runtime. False when cdevd cannot read the runtime's stored sessions (a declared ACP agent): those methods then fail with a runtime error.
    */
@@ -1367,9 +1395,22 @@ export interface Runtime {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SlashCommand".
+ */
+export interface SlashCommand {
+  argumentHint?: string;
+  description?: string;
+  /**
+   * Without the slash.
+   */
+  name: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "RuntimeMethods".
  */
 export interface RuntimeMethods {
+  configure?: string;
   history: string;
   input: string;
   messages: string;
@@ -1380,6 +1421,27 @@ export interface RuntimeMethods {
   stop: string;
   unwatch: string;
   watch: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RuntimeModel".
+ */
+export interface RuntimeModel {
+  /**
+   * Other names the runtime takes for the same model (a full id beside an alias).
+   */
+  aliases?: string[];
+  defaultEffort?: string;
+  description?: string;
+  displayName: string;
+  /**
+   * The reasoning-effort levels the model takes, lowest first; empty when it takes none (effort is then refused).
+   */
+  efforts: string[];
+  /**
+   * The value for model (session/start, session/send, session/configure).
+   */
+  id: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -2381,6 +2443,51 @@ export interface SessionBusyData {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionConfigureParams".
+ */
+export interface SessionConfigureParams {
+  agent_type?: string;
+  /**
+   * One of the model's efforts (the model asked for, else the session's, else the runtime's default model).
+   */
+  effort?: string;
+  /**
+   * One of the runtime record's models (id or alias).
+   */
+  model?: string;
+  permission_mode?: PermissionMode;
+  session_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "SessionConfigureResult".
+ */
+export interface SessionConfigureResult {
+  agent_type: string;
+  /**
+   * A turn running now keeps what it started with; the change applies from the next turn on, through the runtime's own mechanism.
+   */
+  applies: "next_turn";
+  /**
+   * Absent: the model's default.
+   */
+  effort?: string;
+  /**
+   * Absent: the runtime's default.
+   */
+  model?: string;
+  /**
+   * Absent: the runtime's default.
+   */
+  permission_mode?: PermissionMode;
+  session_id: string;
+  /**
+   * A turn was running when the change was made (so it is not affected).
+   */
+  turn_running: boolean;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "SessionInputParams".
  */
 export interface SessionInputParams {
@@ -2442,7 +2549,15 @@ export interface SessionRespondParams {
  */
 export interface SessionSendParams {
   agent_type?: string;
+  /**
+   * Run this turn and the next ones with this effort (as session/configure does).
+   */
+  effort?: string;
   mode?: SendMode;
+  /**
+   * Run this turn and the next ones with this model (as session/configure does).
+   */
+  model?: string;
   permission_mode?: PermissionMode;
   prompt: string;
   /**
@@ -2489,7 +2604,11 @@ export interface SessionStartParams {
    */
   cwd?: string;
   /**
-   * A model alias or full id understood by the runtime.
+   * One of the model's efforts in the runtime record.
+   */
+  effort?: string;
+  /**
+   * One of the runtime record's models (id or alias); any model when the record lists none.
    */
   model?: string;
   permission_mode?: PermissionMode;
@@ -2540,6 +2659,10 @@ export interface SessionStateParams {
 export interface SessionStateResult {
   activity: Activity;
   agent_type: string;
+  /**
+   * The effort asked for; absent: the model's default.
+   */
+  effort?: string;
   epoch: string;
   /**
    * The runtime's process is alive.
@@ -2547,7 +2670,15 @@ export interface SessionStateResult {
   is_running: boolean;
   last_active: string;
   last_seq: number;
+  /**
+   * The model asked for (session/start, send or configure), from the next turn on; absent: the runtime's default.
+   */
+  model?: string;
   pending?: PendingRequest[];
+  /**
+   * The permission mode asked for; absent: the runtime's default.
+   */
+  permission_mode?: PermissionMode;
   /**
    * The follow-up queue, when it holds prompts.
    */
