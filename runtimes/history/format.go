@@ -31,8 +31,10 @@ type Index[T any] interface {
 // Format is what a runtime supplies for its stored sessions to be read. T is
 // its index type (a struct embedding jsonl.Index), P a pointer to it.
 //
-// The layout is one file per session, named <id><Ext>, in a folder per
-// working directory (Claude Code's). Every func must be set.
+// Where the files are is the layout's business: Folders is the layout of
+// one file per session in a folder per working directory (Claude Code's);
+// a runtime that files its sessions otherwise (Codex's date tree) lists
+// them itself and uses the Store for the rest. Every func must be set.
 type Format[T any, P Index[T]] struct {
 	// What names a file in logs and errors ("transcript").
 	What string
@@ -40,13 +42,6 @@ type Format[T any, P Index[T]] struct {
 	// whenever Add or the facts the index saves change, so that indexes an
 	// older cdevd saved are scanned again rather than trusted.
 	Version string
-	// Folder is where the sessions run in dir are kept.
-	Folder func(dir string) string
-	// Ext is a session file's suffix (".jsonl").
-	Ext string
-	// IsID reports whether a file's name without Ext names a session: other
-	// files in the folder are not listed.
-	IsID func(id string) bool
 
 	// Add takes one complete line into x, reporting whether it is a
 	// message (its place is then kept, and counted).

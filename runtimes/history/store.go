@@ -19,7 +19,6 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
-	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 // Options tune a Store; the zero value is the daemon's.
@@ -36,14 +35,14 @@ type Options struct {
 	AfterFunc func(time.Duration, func()) *time.Timer
 }
 
-// Store reads the sessions a Format describes. It caches one index per
-// file, so it is meant to live as long as the daemon. It is safe for
-// concurrent use.
+// Store reads the sessions a Format describes, wherever a layout finds
+// their files: the indexes, the summaries List makes of them, pages and
+// tails. It caches one index per file, so it is meant to live as long as
+// the daemon. It is safe for concurrent use.
 type Store[T any, P Index[T]] struct {
-	f   Format[T, P]
-	log *zap.Logger
-	// Has, Trash, Watch and Path come from the layout.
-	kit.FilePerSession
+	f       Format[T, P]
+	file    func(dir, sessionID string) (string, error)
+	log     *zap.Logger
 	watcher *fswatch.Watcher
 
 	cache *jsonl.Cache[T, P] // by path
@@ -53,32 +52,47 @@ type Store[T any, P Index[T]] struct {
 	sumMu sync.Mutex
 	sums  map[string]summary[P]
 
-	// What List read of each folder, kept while a watch of the folder
-	// (fswatch.Gen) says nothing in it changed.
-	lmu       sync.Mutex
-	listings  map[string]*listing // by folder
-	idle      time.Duration
-	afterFunc func(time.Duration, func()) *time.Timer
-	closed    bool // Close was called: List watches nothing
-
 	fullScans, scannedBytes, dirReads atomic.Int64
 }
 
-var _ runtimes.Transcripts = (*Store[struct{ jsonl.Index }, *struct{ jsonl.Index }])(nil)
-
-// New returns a Store of the sessions f describes.
-func New[T any, P Index[T]](f Format[T, P], o Options) *Store[T, P] {
-	s := &Store[T, P]{f: f, log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher, sums: map[string]summary[P]{},
-		listings: map[string]*listing{}, idle: cmp.Or(o.ListIdle, listIdle), afterFunc: o.AfterFunc}
-	if s.afterFunc == nil {
-		s.afterFunc = time.AfterFunc
-	}
+// New returns a Store of the sessions f describes. file is where the
+// layout keeps sessionID of dir: it validates the id (so that it cannot
+// name a file elsewhere), and either returns where the file is or would be
+// (Messages then finds it missing, Tail waits for it), or says with an
+// error wrapping runtimes.ErrNoSession that dir has no such session.
+func New[T any, P Index[T]](f Format[T, P], file func(dir, sessionID string) (string, error), o Options) *Store[T, P] {
+	s := &Store[T, P]{f: f, file: file, log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher, sums: map[string]summary[P]{}}
 	s.cache = jsonl.NewCache(f.Add, s.count, s.log, f.What)
 	if o.CacheDir != "" {
 		s.cache.Persist(o.CacheDir, f.Version)
 	}
-	s.FilePerSession = kit.FilePerSession{Folder: f.Folder, Ext: f.Ext, Watcher: o.Watcher, Forget: s.forget}
 	return s
+}
+
+// Log is the store's logger.
+func (s *Store[T, P]) Log() *zap.Logger { return s.log }
+
+// Watcher is the watcher s watches through (nil: the shared one).
+func (s *Store[T, P]) Watcher() *fswatch.Watcher { return s.watcher }
+
+// WithWatcher makes Tail watch through w rather than the process's shared
+// watcher; it returns s. Call it before using s.
+func (s *Store[T, P]) WithWatcher(w *fswatch.Watcher) *Store[T, P] {
+	s.watcher = w
+	return s
+}
+
+// WithCacheDir makes s keep the indexes of big files in dir too (see
+// jsonl.Cache.Persist); it returns s. Call it before using s.
+func (s *Store[T, P]) WithCacheDir(dir string) *Store[T, P] {
+	s.cache.Persist(dir, s.f.Version)
+	return s
+}
+
+// Close waits for the index saves under way; s stays usable.
+func (s *Store[T, P]) Close() error {
+	s.cache.Close()
+	return nil
 }
 
 // Stats are what a Store has read, for tests that prove what its caches
@@ -103,15 +117,6 @@ func (s *Store[T, P]) count(sc jsonl.Scan) {
 	s.scannedBytes.Add(sc.Bytes)
 }
 
-// path validates sessionID, so that it cannot name a file outside dir's
-// folder, and joins it to the folder without looking at the disk.
-func (s *Store[T, P]) path(dir, sessionID string) (string, error) {
-	if err := runtimes.ValidSessionID(sessionID); err != nil {
-		return "", err
-	}
-	return filepath.Join(s.f.Folder(dir), sessionID+s.f.Ext), nil
-}
-
 // noSession wraps runtimes.ErrNoSession for a missing file, and for
 // something that is not a regular file (a FIFO, say) named like one: no
 // session either, said so in the message.
@@ -125,13 +130,70 @@ func noSession(sessionID string, err error) error {
 	return err
 }
 
-// forget drops what s keeps of the file at p (one that is gone).
-func (s *Store[T, P]) forget(p string) {
+// Forget drops what s keeps of the file at p (one that is gone).
+func (s *Store[T, P]) Forget(p string) {
 	s.cache.Forget(p)
 	s.sumMu.Lock()
 	delete(s.sums, p)
 	s.sumMu.Unlock()
 }
+
+// Prune forgets the cached indexes and summaries of the paths for which
+// drop reports true (files a listing no longer sees).
+func (s *Store[T, P]) Prune(drop func(path string) bool) {
+	s.cache.Prune(drop)
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	for p := range s.sums {
+		if drop(p) {
+			delete(s.sums, p)
+		}
+	}
+}
+
+// Index returns the up-to-date index of the file at path, whose version fi
+// is (from a listing): a file whose cached index still describes fi is not
+// even opened. The returned index is never modified later.
+func (s *Store[T, P]) Index(ctx context.Context, path string, fi os.FileInfo) (P, error) {
+	return s.cache.Get(ctx, path, fi)
+}
+
+// Summary describes session id, stored at path in the version fi, from its
+// up-to-date index, which it returns too, with the time the file was
+// written (what a listing sorts by). A summary is made once per index.
+func (s *Store[T, P]) Summary(ctx context.Context, id, path string, fi os.FileInfo) (runtimes.Summary, time.Time, P, error) {
+	x, err := s.cache.Get(ctx, path, fi)
+	if err != nil {
+		return runtimes.Summary{}, time.Time{}, nil, err
+	}
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	if sum, ok := s.sums[path]; ok && sum.x == x { // indexes are never modified
+		return sum.Summary, sum.mtime, x, nil
+	}
+	mtime := x.Info().ModTime()
+	title, branch := s.f.Describe(x)
+	sum := summary[P]{runtimes.Summary{
+		SessionID:    id,
+		Summary:      title,
+		MessageCount: len(x.Lines()),
+		LastUpdated:  mtime.UTC().Format(timeFormat),
+		Branch:       branch,
+	}, mtime, x}
+	s.sums[path] = sum
+	return sum.Summary, mtime, x, nil
+}
+
+// summary is a Summary with the time it sorts by and the index it was
+// made from.
+type summary[P any] struct {
+	runtimes.Summary
+	mtime time.Time
+	x     P
+}
+
+// timeFormat is RFC 3339 with milliseconds, as the CLIs write timestamps.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // Messages returns a page of a session and the number of messages in it.
 // With desc, offset counts from the newest message and the page is newest
@@ -151,14 +213,14 @@ func (s *Store[T, P]) Messages(ctx context.Context, dir, sessionID string, offse
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
 	}
-	p, err := s.path(dir, sessionID)
+	p, err := s.file(dir, sessionID)
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := jsonl.OpenRegular(p)
+	f, err := jsonl.OpenRegular(p) // a FIFO in its place must not block
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
-			s.forget(p)
+			s.Forget(p)
 		}
 		return nil, 0, noSession(sessionID, err)
 	}
@@ -200,7 +262,7 @@ func (s *Store[T, P]) Messages(ctx context.Context, dir, sessionID string, offse
 // completes its line is noticed. A watch the system refuses is an
 // *fswatch.Error that says why.
 func (s *Store[T, P]) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error) {
-	p, err := s.path(dir, sessionID)
+	p, err := s.file(dir, sessionID)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // Claude's format. It is meant to live as long as the daemon, and is safe
 // for concurrent use.
 type Store struct {
-	*history.Store[index, *index]
+	*history.Folders[index, *index]
 	projectsDir string
 }
 
@@ -31,20 +31,22 @@ func New(projectsDir string, logger *zap.Logger) *Store {
 // NewWith is New with the store's options.
 func NewWith(projectsDir string, o history.Options) *Store {
 	s := &Store{projectsDir: projectsDir}
-	s.Store = history.New(s.format(), o)
+	s.Folders = history.NewFolders(s.format(), history.Layout{
+		Folder: s.Dir,
+		Ext:    ".jsonl",
+		IsID:   func(id string) bool { return uuid.Validate(id) == nil },
+	}, o)
 	return s
 }
 
-// format is Claude Code's: one <session id>.jsonl per session, in a folder
-// per working directory; only files named by a UUID are sessions (this
-// leaves out older CLIs' agent-*.jsonl sub-agent transcripts).
+// format is how Claude Code's transcript lines are read. The layout
+// (NewWith) is one <session id>.jsonl per session, in a folder per working
+// directory; only files named by a UUID are sessions (this leaves out older
+// CLIs' agent-*.jsonl sub-agent transcripts).
 func (s *Store) format() history.Format[index, *index] {
 	return history.Format[index, *index]{
 		What:    "transcript",
 		Version: indexVersion,
-		Folder:  s.Dir,
-		Ext:     ".jsonl",
-		IsID:    func(id string) bool { return uuid.Validate(id) == nil },
 		Add:     (*index).add,
 		Describe: func(x *index) (string, string) {
 			return x.title(), x.branch
@@ -70,7 +72,7 @@ func (s *Store) format() history.Format[index, *index] {
 // WithWatcher makes Tail and List watch through w rather than the process's
 // shared watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
-	s.Store.WithWatcher(w)
+	s.Folders.WithWatcher(w)
 	return s
 }
 
@@ -78,7 +80,7 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 // jsonl.Cache.Persist), so that the first page of one after a restart needs
 // no scan of it; it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
-	s.Store.WithCacheDir(dir)
+	s.Folders.WithCacheDir(dir)
 	return s
 }
 

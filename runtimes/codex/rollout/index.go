@@ -137,11 +137,3 @@ func shorten(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
-
-// count adds what a refresh of the cache read to the counters.
-func (s *Store) count(sc jsonl.Scan) {
-	if sc.Full {
-		s.fullScans.Add(1)
-	}
-	s.scannedBytes.Add(sc.Bytes)
-}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -16,7 +17,78 @@ import (
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
+
+// Layout is the layout of one file per session, named <id><Ext>, in a
+// folder per working directory (Claude Code's).
+type Layout struct {
+	// Folder is where the sessions run in dir are kept.
+	Folder func(dir string) string
+	// Ext is a session file's suffix (".jsonl").
+	Ext string
+	// IsID reports whether a file's name without Ext names a session: other
+	// files in the folder are not listed.
+	IsID func(id string) bool
+}
+
+// Folders is the Store of a format whose files are kept as Layout says:
+// the whole of runtimes.Transcripts. Its List keeps each folder's listing
+// while a watch of the folder says nothing in it changed.
+type Folders[T any, P Index[T]] struct {
+	*Store[T, P]
+	// Has, Trash, Watch and Path come from the layout.
+	kit.FilePerSession
+	l Layout
+
+	lmu       sync.Mutex
+	listings  map[string]*listing // by folder
+	idle      time.Duration
+	afterFunc func(time.Duration, func()) *time.Timer
+	closed    bool // Close was called: List watches nothing
+}
+
+var _ runtimes.Transcripts = (*Folders[struct{ jsonl.Index }, *struct{ jsonl.Index }])(nil)
+
+// NewFolders returns the Store of the sessions f describes, kept as l says.
+func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders[T, P] {
+	s := &Folders[T, P]{l: l, listings: map[string]*listing{}, idle: cmp.Or(o.ListIdle, listIdle), afterFunc: o.AfterFunc}
+	if s.afterFunc == nil {
+		s.afterFunc = time.AfterFunc
+	}
+	s.Store = New(f, s.file, o)
+	s.FilePerSession = kit.FilePerSession{Folder: l.Folder, Ext: l.Ext, Watcher: o.Watcher, Forget: s.Store.Forget}
+	return s
+}
+
+// WithWatcher makes Tail, Watch and List watch through w rather than the
+// process's shared watcher; it returns s. Call it before using s.
+func (s *Folders[T, P]) WithWatcher(w *fswatch.Watcher) *Folders[T, P] {
+	s.Store.WithWatcher(w)
+	s.FilePerSession.Watcher = w
+	return s
+}
+
+// file validates sessionID, so that it cannot name a file outside dir's
+// folder, and joins it to the folder without looking at the disk.
+func (s *Folders[T, P]) file(dir, sessionID string) (string, error) {
+	if err := runtimes.ValidSessionID(sessionID); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.l.Folder(dir), sessionID+s.l.Ext), nil
+}
+
+// summarize describes session id, stored at p (name in the open folder
+// df): the file's metadata, read relative to df, tells whether the cached
+// index is current, so an unchanged file is not even opened.
+func (s *Folders[T, P]) summarize(ctx context.Context, id, p string, df *os.File, name string) (summary[P], error) {
+	fi, err := jsonl.StatAt(df, name)
+	if err != nil {
+		return summary[P]{}, err
+	}
+	sum, mtime, x, err := s.Summary(ctx, id, p, fi)
+	return summary[P]{sum, mtime, x}, err
+}
 
 // listing is List's record of one folder.
 type listing struct {
@@ -36,24 +108,6 @@ const listIdle = time.Minute
 // refused before it asks for the watch again.
 const refusedRetry = 30 * time.Second
 
-// timeFormat is RFC 3339 with milliseconds, as the CLIs write timestamps.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
-// WithWatcher makes Tail, Watch and List watch through w rather than the
-// process's shared watcher; it returns s. Call it before using s.
-func (s *Store[T, P]) WithWatcher(w *fswatch.Watcher) *Store[T, P] {
-	s.watcher = w
-	s.FilePerSession.Watcher = w
-	return s
-}
-
-// WithCacheDir makes s keep the indexes of big files in dir too (see
-// jsonl.Cache.Persist); it returns s. Call it before using s.
-func (s *Store[T, P]) WithCacheDir(dir string) *Store[T, P] {
-	s.cache.Persist(dir, s.f.Version)
-	return s
-}
-
 // List returns every stored session of dir, newest first (by the file's
 // modification time). Only files named <id><Ext> whose id the format
 // accepts are sessions. A file unchanged since the last call is not read
@@ -68,8 +122,8 @@ func (s *Store[T, P]) WithCacheDir(dir string) *Store[T, P] {
 // summaries was two thirds of a List of an unchanged folder): callers read
 // it and must not modify its elements; appending to it copies it (its
 // capacity is its length).
-func (s *Store[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	d := s.f.Folder(dir)
+func (s *Folders[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
+	d := s.l.Folder(dir)
 	l, gen, watched := s.generation(ctx, d)
 	if watched {
 		s.lmu.Lock()
@@ -97,7 +151,7 @@ func (s *Store[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary,
 
 // generation returns d's listing and its current generation; watched is
 // false when d is not watched, and List must read it.
-func (s *Store[T, P]) generation(ctx context.Context, d string) (l *listing, gen uint64, watched bool) {
+func (s *Folders[T, P]) generation(ctx context.Context, d string) (l *listing, gen uint64, watched bool) {
 	s.lmu.Lock()
 	if s.closed {
 		s.lmu.Unlock()
@@ -150,7 +204,7 @@ func (s *Store[T, P]) generation(ctx context.Context, d string) (l *listing, gen
 
 // release drops d's listing l and its watch, once List has not used them
 // for the idle time.
-func (s *Store[T, P]) release(d string, l *listing) {
+func (s *Folders[T, P]) release(d string, l *listing) {
 	s.lmu.Lock()
 	if s.listings[d] != l {
 		s.lmu.Unlock()
@@ -168,7 +222,7 @@ func (s *Store[T, P]) release(d string, l *listing) {
 // Close releases the watches List holds (later Lists read their folders)
 // and waits for the index saves under way. The daemon calls it when it
 // shuts down.
-func (s *Store[T, P]) Close() error {
+func (s *Folders[T, P]) Close() error {
 	s.lmu.Lock()
 	s.closed = true
 	var gens []*fswatch.Gen
@@ -184,20 +238,11 @@ func (s *Store[T, P]) Close() error {
 	for _, g := range gens {
 		g.Close()
 	}
-	s.cache.Close()
-	return nil
-}
-
-// summary is what List reports of one session, with the time it sorts by
-// and the index it was made from.
-type summary[P any] struct {
-	runtimes.Summary
-	mtime time.Time
-	x     P
+	return s.Store.Close()
 }
 
 // read lists d from the disk (see List).
-func (s *Store[T, P]) read(ctx context.Context, d string) ([]runtimes.Summary, error) {
+func (s *Folders[T, P]) read(ctx context.Context, d string) ([]runtimes.Summary, error) {
 	s.dirReads.Add(1)
 	df, err := jsonl.OpenDir(d)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
@@ -214,8 +259,8 @@ func (s *Store[T, P]) read(ctx context.Context, d string) ([]runtimes.Summary, e
 	out := make([]summary[P], 0, len(des))
 	seen := make(map[string]bool, len(des))
 	for _, de := range des {
-		id, ok := strings.CutSuffix(de.Name(), s.f.Ext)
-		if !ok || !de.Type().IsRegular() || !s.f.IsID(id) {
+		id, ok := strings.CutSuffix(de.Name(), s.l.Ext)
+		if !ok || !de.Type().IsRegular() || !s.l.IsID(id) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -232,7 +277,7 @@ func (s *Store[T, P]) read(ctx context.Context, d string) ([]runtimes.Summary, e
 		seen[p] = true
 		out = append(out, sum)
 	}
-	s.prune(d, seen)
+	s.Prune(func(p string) bool { return filepath.Dir(p) == d && !seen[p] })
 	slices.SortFunc(out, func(a, b summary[P]) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {
 			return c
@@ -244,48 +289,4 @@ func (s *Store[T, P]) read(ctx context.Context, d string) ([]runtimes.Summary, e
 		res[i] = l.Summary
 	}
 	return res, nil
-}
-
-// summarize describes session id, stored at p (name in the open folder
-// df), from its up-to-date index. The file's metadata tells whether the
-// cached index is current, so an unchanged file is not even opened.
-func (s *Store[T, P]) summarize(ctx context.Context, id, p string, df *os.File, name string) (summary[P], error) {
-	fi, err := jsonl.StatAt(df, name)
-	if err != nil {
-		return summary[P]{}, err
-	}
-	x, err := s.cache.Get(ctx, p, fi)
-	if err != nil {
-		return summary[P]{}, err
-	}
-	s.sumMu.Lock()
-	defer s.sumMu.Unlock()
-	if sum, ok := s.sums[p]; ok && sum.x == x { // indexes are never modified
-		return sum, nil
-	}
-	mtime := x.Info().ModTime()
-	title, branch := s.f.Describe(x)
-	sum := summary[P]{runtimes.Summary{
-		SessionID:    id,
-		Summary:      title,
-		MessageCount: len(x.Lines()),
-		LastUpdated:  mtime.UTC().Format(timeFormat),
-		Branch:       branch,
-	}, mtime, x}
-	s.sums[p] = sum
-	return sum, nil
-}
-
-// prune forgets the cached indexes and summaries of files in d that List
-// did not see.
-func (s *Store[T, P]) prune(d string, seen map[string]bool) {
-	drop := func(p string) bool { return filepath.Dir(p) == d && !seen[p] }
-	s.cache.Prune(drop)
-	s.sumMu.Lock()
-	defer s.sumMu.Unlock()
-	for p := range s.sums {
-		if drop(p) {
-			delete(s.sums, p)
-		}
-	}
 }
