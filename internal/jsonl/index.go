@@ -8,10 +8,8 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"go.uber.org/zap"
 )
@@ -95,7 +93,7 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 		ob = old.base()
 	}
 	if ob == nil || !sameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
-		return fullScan[T, P](ctx, f, fi, true, add, log, what)
+		return fullScan[T, P](ctx, f, fi, add, log, what)
 	}
 	// Extend a copy, so that old stays intact if ctx ends the scan.
 	// Appending to lines cannot change old's view of them (nor can the
@@ -108,7 +106,7 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 	b.fi = fi
 	skipped := b.split.Skipped
 	from := b.split.Pos + b.split.Partial
-	n, err := scanPart(ctx, x, f, from, fi.Size(), 0, false, add)
+	n, err := scanPart(ctx, x, f, from, fi.Size(), 0, add)
 	if err != nil {
 		return nil, Scan{Bytes: n}, err
 	}
@@ -135,10 +133,15 @@ type Finisher interface {
 
 // scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
 // complete line into x with add, and returns how many bytes it read. into
-// is how many bytes of lines x will hold once merged (0: no estimate). With
-// mapped, a part of mapMin or more is mapped rather than read (see
-// feedMapped); errShrank then says that the file shrank under it.
-func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, mapped bool, add func(x P, line []byte) bool) (int64, error) {
+// is how many bytes of lines x will hold once merged (0: no estimate).
+//
+// The file is read, not mapped. Mapping it saved the copy into a buffer
+// (11 of the 16 ms of reading and splitting 100 MB on one core; about 6 ms
+// of a first page, whose scan runs in parts on two), and cost a recovery
+// from the faults of a file cut short under the mapping, with unsafe
+// pointers to tell those faults from others. The first page of a never-read
+// 100 MB transcript was 30 to 46 ms with it, against a target of 100 ms.
+func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, add func(x P, line []byte) bool) (int64, error) {
 	b := x.base()
 	keep := func(off int64, line []byte) {
 		if add(x, line) {
@@ -164,18 +167,6 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 			fin.Finish()
 		}
 	}
-	if mapped && to-from >= mapMin {
-		if data, unmap, ok := mapFile(f, from, to); ok {
-			// Unmapped apart: tearing down the mapping of a 50 MB part
-			// (0.75 ms) need not hold up the reply.
-			defer func() { go unmap() }()
-			if err := feedMapped(ctx, data, feed); err != nil {
-				return read, err
-			}
-			finish()
-			return read, nil
-		}
-	}
 	r := io.NewSectionReader(f, from, to-from)
 	// Sized to the work when small (the common case: a few appended lines),
 	// and never empty: a zero-length read would never reach EOF.
@@ -194,47 +185,6 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 			return read, err
 		}
 	}
-}
-
-// mapMin is the size of a full scan's part from which it maps the file:
-// the pages of a file the system has cached are then read where they are,
-// where read copies each into a buffer first. The copy was 11 of 16 ms of
-// reading and splitting 100 MB; mapped, the same took 5 ms (the faults that
-// map the pages in). A variable so that tests can map small files.
-var mapMin int64 = 1 << 20
-
-// errShrank is a mapped scan's fault: the file was cut short under it.
-var errShrank = errors.New("file shrank while it was read")
-
-// feedMapped feeds data, a mapping of the file, to feed in chunks (ctx is
-// checked between them). A file cut short while mapped makes the reading
-// of its pages past the new end fault; that fault, and only that, is turned
-// into errShrank.
-func feedMapped(ctx context.Context, data []byte, feed func([]byte)) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		r := recover()
-		if r == nil {
-			return
-		}
-		if fe, ok := r.(interface{ Addr() uintptr }); ok {
-			lo := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-			if a := fe.Addr(); a >= lo && a < lo+uintptr(len(data)) {
-				err = errShrank
-				return
-			}
-		}
-		panic(r)
-	}()
-	for len(data) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n := min(ChunkSize, len(data))
-		feed(data[:n])
-		data = data[n:]
-	}
-	return nil
 }
 
 // expect sizes x's lines, and what x gathers if it is an Expecter, for a
@@ -324,7 +274,7 @@ const maxParts = 16
 // fullScan indexes f from its start: in parts scanned at once when it is big
 // and the index type can merge them (the cost of a first read of a 100 MB
 // transcript is the scan of its lines, which parts divide), else in one.
-func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo, mapped bool,
+func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
 	_, merges := any(P(new(T))).(Merger[P])
 	parts := min(int64(runtime.GOMAXPROCS(0)), fi.Size()/parallelMin, maxParts)
@@ -361,7 +311,7 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		if pieced && len(xs) > 1 {
 			any(xs[i]).(Pieced).SetPiece(&Piece{int64(i), &first})
 		}
-		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into(i), mapped, add) })
+		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into(i), add) })
 	}
 	wg.Wait()
 	sc := Scan{Full: true}
@@ -369,10 +319,6 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		sc.Bytes += n
 	}
 	if err := errors.Join(errs...); err != nil {
-		if errors.Is(err, errShrank) {
-			// Cut short while mapped (rewritten, say): read what it is now.
-			return fullScan[T, P](ctx, f, fi, false, add, log, what)
-		}
 		return nil, sc, err
 	}
 	// Every part but the last ends just after a newline, so its splitter

@@ -62,3 +62,18 @@ type Format[T any, P Index[T]] struct {
 	// (logged, not returned).
 	Tailed func(sessionID string, off int64, line []byte) (m rpc.Message, ok bool, err error)
 }
+
+// Shorten cuts s to at most n runes on one line, marking a cut with '…':
+// a session's title as a listing shows it.
+func Shorten(s string, n int) string {
+	r := []rune(s)
+	for i, c := range r {
+		if c == '\n' || c == '\r' || c == '\t' {
+			r[i] = ' '
+		}
+	}
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 var (
@@ -141,22 +142,8 @@ func (x *index) addDecoded(b []byte) bool {
 func (x *index) title() string {
 	for _, t := range []string{x.customTitle, x.aiTitle, x.summary, x.prompt} {
 		if t != "" {
-			return shorten(t, 100)
+			return history.Shorten(t, 100)
 		}
 	}
 	return ""
-}
-
-// shorten cuts s to at most n runes on one line, marking a cut with '…'.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' || c == '\r' || c == '\t' {
-			r[i] = ' '
-		}
-	}
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
 }

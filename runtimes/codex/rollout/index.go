@@ -123,17 +123,3 @@ func canonical(path string) string {
 func inDir(cwd, dir string, canonDir func() string) bool {
 	return cwd != "" && (filepath.Clean(cwd) == filepath.Clean(dir) || canonical(cwd) == canonDir())
 }
-
-// shorten cuts s to at most n runes on one line, marking a cut with '…'.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' || c == '\r' || c == '\t' {
-			r[i] = ' '
-		}
-	}
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
-}

@@ -77,7 +77,7 @@ var format = history.Format[index, *index]{
 	Version: indexVersion,
 	Add:     (*index).add,
 	Describe: func(x *index) (string, string) {
-		return shorten(strings.TrimSpace(x.prompt), 100), ""
+		return history.Shorten(strings.TrimSpace(x.prompt), 100), ""
 	},
 	Message: func(id string, off int64, b []byte) (rpc.Message, bool) {
 		l, err := pageLine(b)
