@@ -40,12 +40,56 @@ func (x *Index) Info() os.FileInfo { return x.fi }
 // Lines are the kept lines, in file order. The slice must not be modified.
 func (x *Index) Lines() []Span { return x.lines }
 
-// Indexed is an index type that embeds Index: a pointer to its owner's
-// struct, whose unexported base method only embedding provides.
+// Indexed is an index type: a pointer to its owner's struct, which embeds
+// Index (whose unexported base method only embedding provides). Its
+// methods are every one a scan and a Cache call, so that what an owner
+// must write is said here, once: Merge, AppendFacts and ReadFacts; Index
+// gives the others a default that does nothing, which an owner that needs
+// them replaces with its own.
 type Indexed[T any] interface {
 	*T
 	base() *Index
+	// Merge takes into x what next, the scan of the part of the file that
+	// follows x's, gathered besides its Lines (Refresh joins those): a big
+	// file is indexed in parts, on every core.
+	Merge(next *T)
+	// AppendFacts appends what the index gathered besides its Lines, and
+	// ReadFacts reads it back: a Cache that persists its indexes (Persist)
+	// saves them with it.
+	AppendFacts(b []byte) []byte
+	ReadFacts(b []byte) error
+	// Finish ends each scan of its lines: what it put off while taking
+	// them, it does then.
+	Finish()
+	// Expect is told, once early in a big scan, how much more is to come,
+	// so that the index sizes what it gathers once rather than growing it:
+	// the copies of a growing slice, and the fresh pages each touches (a
+	// fault each, costly in a VM), were a fifth of a first read. part is
+	// the bytes of the part this index scans over those read so far; total
+	// the same for the bytes whose lines it will end up holding (a scan's
+	// first part takes in the others: Merge).
+	Expect(part, total float64)
+	// SetPiece tells the index which part of a full scan in parts it
+	// indexes (see Piece), before its scan and, with nil, once merged.
+	SetPiece(p *Piece)
+	// Size is the memory the index takes besides its Lines (what its owner
+	// gathers, and derives from it for as long as it is cached).
+	Size() int64
 }
+
+// The defaults of Indexed's hooks: an owner replaces those it needs.
+
+// Finish does nothing.
+func (x *Index) Finish() {}
+
+// Expect does nothing.
+func (x *Index) Expect(part, total float64) {}
+
+// SetPiece does nothing.
+func (x *Index) SetPiece(p *Piece) {}
+
+// Size is 0: the index gathers nothing that takes memory besides its Lines.
+func (x *Index) Size() int64 { return 0 }
 
 // Current reports whether x, which may be nil, still describes the file
 // version fi: the same file, with the same size and modification time.
@@ -114,23 +158,6 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 	return x, Scan{Bytes: n}, nil
 }
 
-// Expecter is an index type told, once early in a big scan, how much more
-// is to come, so that it sizes what it gathers once rather than growing
-// it: the copies of a growing slice, and the fresh pages each touches (a
-// fault each, costly in a VM), were a fifth of a first read. part is the
-// bytes of the part this index scans over those read so far; total the
-// same for the bytes whose lines it will end up holding (a scan's first
-// part takes in the others: Merge).
-type Expecter interface {
-	Expect(part, total float64)
-}
-
-// Finisher is an index type that ends each scan of its lines with Finish:
-// what it put off while taking them, it does then.
-type Finisher interface {
-	Finish()
-}
-
 // scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
 // complete line into x with add, and returns how many bytes it read. into
 // is how many bytes of lines x will hold once merged (0: no estimate).
@@ -162,11 +189,6 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 			expect(x, float64(to-from)/float64(read), float64(into)/float64(read), into)
 		}
 	}
-	finish := func() {
-		if fin, ok := any(x).(Finisher); ok {
-			fin.Finish()
-		}
-	}
 	r := io.NewSectionReader(f, from, to-from)
 	// Sized to the work when small (the common case: a few appended lines),
 	// and never empty: a zero-length read would never reach EOF.
@@ -178,7 +200,7 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 		n, err := r.Read(buf)
 		feed(buf[:n])
 		if err == io.EOF {
-			finish()
+			x.Finish()
 			return read, nil
 		}
 		if err != nil {
@@ -187,7 +209,7 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 	}
 }
 
-// expect sizes x's lines, and what x gathers if it is an Expecter, for a
+// expect sizes x's lines, and tells x to size what it gathers, for a
 // scan that has read 1/part of its part and 1/total of the into bytes
 // whose lines x will hold.
 func expect[T any, P Indexed[T]](x P, part, total float64, into int64) {
@@ -198,9 +220,7 @@ func expect[T any, P Indexed[T]](x P, part, total float64, into int64) {
 	if want > cap(b.lines) {
 		b.lines = Grow(b.lines, want-len(b.lines))
 	}
-	if e, ok := any(x).(Expecter); ok {
-		e.Expect(part, total)
-	}
+	x.Expect(part, total)
 }
 
 // Grow is slices.Grow without writing the room it makes: slices.Grow
@@ -220,20 +240,6 @@ func warnSkipped(log *zap.Logger, what string, f *os.File, n int) {
 	if n > 0 {
 		log.Warn("skipped overlong "+what+" lines", zap.String("path", f.Name()), zap.Int("lines", n))
 	}
-}
-
-// Merger is an index type whose scans of consecutive parts of a file can be
-// joined, so that a big file is indexed on every core: Merge takes into x
-// what next, the scan of the part that follows x's, gathered besides its
-// Lines (Refresh joins those).
-type Merger[P any] interface {
-	Merge(next P)
-}
-
-// Pieced is a Merger that is told which part of a full scan in parts it
-// indexes (see Piece), before its scan and, with nil, once merged.
-type Pieced interface {
-	SetPiece(p *Piece)
 }
 
 // Piece is one part of a full scan in parts, and what the parts share: the
@@ -262,8 +268,7 @@ func (p *Piece) Found() {
 // nil, an index that is not a part of a scan.
 func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
 
-// parallelMin is the size from which a full scan of a file whose index type
-// is a Merger is cut into parts scanned at once (one per core, at least this
+// parallelMin is the size from which a full scan of a file is cut into parts scanned at once (one per core, at least this
 // much each): below it, goroutines cost more than they save. A variable so
 // that tests can cut small files.
 var parallelMin int64 = 8 << 20
@@ -272,14 +277,13 @@ var parallelMin int64 = 8 << 20
 const maxParts = 16
 
 // fullScan indexes f from its start: in parts scanned at once when it is big
-// and the index type can merge them (the cost of a first read of a 100 MB
+// (the cost of a first read of a 100 MB
 // transcript is the scan of its lines, which parts divide), else in one.
 func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
-	_, merges := any(P(new(T))).(Merger[P])
 	parts := min(int64(runtime.GOMAXPROCS(0)), fi.Size()/parallelMin, maxParts)
 	cuts := []int64{0}
-	if merges && parts > 1 {
+	if parts > 1 {
 		for i := int64(1); i < parts; i++ {
 			c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
 			if err != nil {
@@ -296,7 +300,6 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	errs := make([]error, len(xs))
 	var first atomic.Int64
 	first.Store(maxParts)
-	_, pieced := any(P(new(T))).(Pieced)
 	// The first part takes in the others' lines (and what they gathered).
 	into := func(i int) int64 {
 		if i == 0 {
@@ -308,8 +311,8 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	for i := range xs {
 		xs[i] = P(new(T))
 		xs[i].base().split.Pos = cuts[i]
-		if pieced && len(xs) > 1 {
-			any(xs[i]).(Pieced).SetPiece(&Piece{int64(i), &first})
+		if len(xs) > 1 {
+			xs[i].SetPiece(&Piece{int64(i), &first})
 		}
 		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into(i), add) })
 	}
@@ -329,11 +332,9 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		b.lines = append(b.lines, yb.lines...)
 		yb.split.Skipped += b.split.Skipped
 		b.split = yb.split
-		any(x).(Merger[P]).Merge(y)
+		x.Merge(y)
 	}
-	if pieced {
-		any(x).(Pieced).SetPiece(nil)
-	}
+	x.SetPiece(nil)
 	b.fi = fi
 	warnSkipped(log, what, f, b.split.Skipped)
 	return x, sc, nil

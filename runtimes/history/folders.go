@@ -48,8 +48,6 @@ type Folders[T any, P Index[T]] struct {
 	closed    bool // Close was called: List watches nothing
 }
 
-var _ runtimes.Transcripts = (*Folders[struct{ jsonl.Index }, *struct{ jsonl.Index }])(nil)
-
 // NewFolders returns the Store of the sessions f describes, kept as l says.
 func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders[T, P] {
 	s := &Folders[T, P]{l: l, listings: map[string]*listing{}, idle: cmp.Or(o.ListIdle, listIdle), afterFunc: o.AfterFunc}

@@ -54,6 +54,27 @@ func (x *notes) add(b []byte) bool {
 	return l.ID != ""
 }
 
+// Merge takes in the index of the part of a big file after x's: a later
+// title wins, the first message stays.
+func (x *notes) Merge(y *notes) {
+	x.title = cmpOr(y.title, x.title)
+	x.first = cmpOr(x.first, y.first)
+}
+
+// AppendFacts and ReadFacts persist what x gathered with its index.
+func (x *notes) AppendFacts(b []byte) []byte {
+	return jsonl.AppendString(jsonl.AppendString(b, x.title), x.first)
+}
+
+func (x *notes) ReadFacts(b []byte) error {
+	r := jsonl.FactReader{B: b}
+	x.title, x.first = r.String(), r.String()
+	if r.Bad || len(r.B) != 0 {
+		return errors.New("bad notes facts")
+	}
+	return nil
+}
+
 func notesFormat() history.Format[notes, *notes] {
 	read := func(id string, b []byte) (rpc.Message, bool) {
 		var l noteLine

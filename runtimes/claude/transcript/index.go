@@ -7,19 +7,12 @@ import (
 	"github.com/cdevd/cdevd/runtimes/history"
 )
 
-var (
-	_ jsonl.Merger[*index] = (*index)(nil)
-	_ jsonl.Codec          = (*index)(nil)
-	_ jsonl.Pieced         = (*index)(nil)
-	_ jsonl.Finisher       = (*index)(nil)
-)
-
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, isMessage or the facts saved change, so that indexes saved
 // by an older cdevd are scanned again rather than trusted.
 const indexVersion = "claude-transcript-1"
 
-// AppendFacts appends what x gathered besides its lines (jsonl.Codec).
+// AppendFacts appends what x gathered besides its lines (jsonl.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.customTitle, x.aiTitle, x.summary, x.prompt, x.branch} {
 		b = jsonl.AppendString(b, s)
@@ -59,18 +52,18 @@ type index struct {
 	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
 	shape jsonl.PerScan[jsonl.Shape]
 
-	// The piece of a full scan x indexes, while it does (jsonl.Pieced):
+	// The piece of a full scan x indexes, while it does (jsonl.Indexed):
 	// only the first prompt of the earliest piece that has one is kept,
 	// and looking for one decodes every user message until found (most of
 	// a long agentic session's are tool results, not prompts).
 	piece *jsonl.Piece
 }
 
-// SetPiece tells x which piece of a full scan it indexes (jsonl.Pieced).
+// SetPiece tells x which piece of a full scan it indexes (jsonl.Indexed).
 func (x *index) SetPiece(p *jsonl.Piece) { x.piece = p }
 
 // Merge takes in the index of the part of the file that follows x's (see
-// jsonl.Merger): later titles and branch win, the first prompt stays.
+// jsonl.Indexed): later titles and branch win, the first prompt stays.
 func (x *index) Merge(y *index) {
 	if y.hasCustom {
 		x.customTitle, x.hasCustom = y.customTitle, true
@@ -108,7 +101,7 @@ func (x *index) add(b []byte) bool {
 	return x.addDecoded(b)
 }
 
-// Finish ends a scan (jsonl.Finisher): it forgets the keys it remembered.
+// Finish ends a scan (jsonl.Indexed): it forgets the keys it remembered.
 func (x *index) Finish() { x.shape.Drop() }
 
 // addDecoded is add by way of ParseLine.

@@ -7,12 +7,6 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-var (
-	_ jsonl.Merger[*index] = (*index)(nil)
-	_ jsonl.Codec          = (*index)(nil)
-	_ jsonl.Finisher       = (*index)(nil)
-)
-
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, isMessage or the facts saved change, so that indexes saved
 // by an older cdevd are scanned again rather than trusted.
@@ -28,7 +22,7 @@ type index struct {
 	shapes jsonl.PerScan[shapes]
 }
 
-// Finish ends a scan (jsonl.Finisher): it forgets the keys it remembered.
+// Finish ends a scan (jsonl.Indexed): it forgets the keys it remembered.
 func (x *index) Finish() { x.shapes.Drop() }
 
 // add takes one line into the index, reporting whether it is a message.
@@ -76,7 +70,7 @@ func (x *index) setMeta(id, cwd string) {
 }
 
 // Merge takes in the index of the part of the file that follows x's (see
-// jsonl.Merger): the first session_meta and the first prompt stay.
+// jsonl.Indexed): the first session_meta and the first prompt stay.
 func (x *index) Merge(y *index) {
 	if x.cwd == "" {
 		x.id, x.cwd = y.id, y.cwd
@@ -86,7 +80,7 @@ func (x *index) Merge(y *index) {
 	}
 }
 
-// AppendFacts appends what x gathered besides its lines (jsonl.Codec).
+// AppendFacts appends what x gathered besides its lines (jsonl.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.id, x.cwd, x.prompt} {
 		b = jsonl.AppendString(b, s)
