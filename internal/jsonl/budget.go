@@ -3,7 +3,7 @@ package jsonl
 import "unsafe"
 
 // DefaultBudget is the memory a Cache's indexes may take, as they estimate
-// it (see Sized), before the least recently used are dropped. The index of
+// it (see Indexed's Size), before the least recently used are dropped. The index of
 // a 100 MB Gemini chat file takes about 10 MB (its replay keeps every
 // record's place; Claude's and Codex's indexes, the places of their lines,
 // take less), that of a session of a few turns a few kilobytes: 64 MB keeps
@@ -13,13 +13,6 @@ import "unsafe"
 // a load of its persisted copy (15–20 ms for a 100 MB Gemini file) or,
 // without one, a scan of its file.
 const DefaultBudget = 64 << 20
-
-// Sized is an index type that tells the memory it takes besides its Lines
-// (what its owner gathers from the lines, and what the owner derives from
-// it for as long as it is cached). Without it, an index counts its Lines.
-type Sized interface {
-	Size() int64
-}
 
 // entryCost is what an entry takes besides its index's own: the entry, its
 // list element and map slot, the index's struct and file version.
@@ -31,11 +24,7 @@ func sizeOf[T any, P Indexed[T]](x P) int64 {
 		return 0
 	}
 	b := x.base()
-	n := int64(unsafe.Sizeof(*x)) + int64(cap(b.lines))*int64(unsafe.Sizeof(Span{})) + int64(cap(b.split.Pending))
-	if s, ok := any(x).(Sized); ok {
-		n += s.Size()
-	}
-	return n
+	return int64(unsafe.Sizeof(*x)) + int64(cap(b.lines))*int64(unsafe.Sizeof(Span{})) + int64(cap(b.split.Pending)) + x.Size()
 }
 
 // Budget sets how much memory c's indexes may take (see DefaultBudget); it

@@ -62,10 +62,10 @@ type cached[P any] struct {
 // index saved by another version of the owner's add, or one that no longer
 // describes its file (replaced, shrunk, rewritten), is never used. version
 // names what the owner's add gathers: change it whenever that changes. It
-// does nothing unless the index type is a Codec, or on a system where files
-// have no identity cdevd can read. It returns c.
+// does nothing on a system where files have no identity cdevd can read, nor
+// for an empty dir. It returns c.
 func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
-	if _, ok := any(P(new(T))).(Codec); ok && dir != "" {
+	if dir != "" {
 		c.disk = &disk{dir: dir, version: version}
 	}
 	return c
@@ -193,7 +193,7 @@ func (c *Cache[T, P]) load(path string, e *cached[P], f *os.File, fi os.FileInfo
 	x := P(new(T))
 	facts, err := c.disk.load(x.base(), path, f, fi)
 	if err == nil {
-		err = any(x).(Codec).ReadFacts(facts)
+		err = x.ReadFacts(facts)
 	}
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -208,7 +208,7 @@ func (c *Cache[T, P]) load(path string, e *cached[P], f *os.File, fi os.FileInfo
 // to tail; the caller holds e's lock. A failure costs only a scan after a
 // restart: it is logged, not returned.
 func (c *Cache[T, P]) save(path string, e *cached[P], x P, tail uint32) {
-	data, err := encode(x.base(), any(x).(Codec).AppendFacts(nil), path, c.disk.version, tail)
+	data, err := encode(x.base(), x.AppendFacts(nil), path, c.disk.version, tail)
 	if err == nil {
 		err = c.disk.save(path, data)
 	}

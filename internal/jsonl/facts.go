@@ -3,14 +3,14 @@ package jsonl
 import "encoding/binary"
 
 // AppendString appends s led by its length (a uvarint): how a persisted
-// index and each Codec's facts hold a string, which FactReader reads back.
+// index and each index's facts (Indexed's AppendFacts) hold a string, which FactReader reads back.
 func AppendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 // FactReader reads back what was appended with binary.AppendUvarint,
 // binary.AppendVarint, binary.LittleEndian.AppendUint32, a byte, and
-// AppendString: a persisted index and each Codec's facts. A read that runs
+// AppendString: a persisted index and each index's facts (Indexed's AppendFacts). A read that runs
 // short (or a varint that overflows) sets Bad; every read after it returns
 // zero.
 type FactReader struct {

@@ -8,10 +8,8 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"go.uber.org/zap"
 )
@@ -42,12 +40,56 @@ func (x *Index) Info() os.FileInfo { return x.fi }
 // Lines are the kept lines, in file order. The slice must not be modified.
 func (x *Index) Lines() []Span { return x.lines }
 
-// Indexed is an index type that embeds Index: a pointer to its owner's
-// struct, whose unexported base method only embedding provides.
+// Indexed is an index type: a pointer to its owner's struct, which embeds
+// Index (whose unexported base method only embedding provides). Its
+// methods are every one a scan and a Cache call, so that what an owner
+// must write is said here, once: Merge, AppendFacts and ReadFacts; Index
+// gives the others a default that does nothing, which an owner that needs
+// them replaces with its own.
 type Indexed[T any] interface {
 	*T
 	base() *Index
+	// Merge takes into x what next, the scan of the part of the file that
+	// follows x's, gathered besides its Lines (Refresh joins those): a big
+	// file is indexed in parts, on every core.
+	Merge(next *T)
+	// AppendFacts appends what the index gathered besides its Lines, and
+	// ReadFacts reads it back: a Cache that persists its indexes (Persist)
+	// saves them with it.
+	AppendFacts(b []byte) []byte
+	ReadFacts(b []byte) error
+	// Finish ends each scan of its lines: what it put off while taking
+	// them, it does then.
+	Finish()
+	// Expect is told, once early in a big scan, how much more is to come,
+	// so that the index sizes what it gathers once rather than growing it:
+	// the copies of a growing slice, and the fresh pages each touches (a
+	// fault each, costly in a VM), were a fifth of a first read. part is
+	// the bytes of the part this index scans over those read so far; total
+	// the same for the bytes whose lines it will end up holding (a scan's
+	// first part takes in the others: Merge).
+	Expect(part, total float64)
+	// SetPiece tells the index which part of a full scan in parts it
+	// indexes (see Piece), before its scan and, with nil, once merged.
+	SetPiece(p *Piece)
+	// Size is the memory the index takes besides its Lines (what its owner
+	// gathers, and derives from it for as long as it is cached).
+	Size() int64
 }
+
+// The defaults of Indexed's hooks: an owner replaces those it needs.
+
+// Finish does nothing.
+func (x *Index) Finish() {}
+
+// Expect does nothing.
+func (x *Index) Expect(part, total float64) {}
+
+// SetPiece does nothing.
+func (x *Index) SetPiece(p *Piece) {}
+
+// Size is 0: the index gathers nothing that takes memory besides its Lines.
+func (x *Index) Size() int64 { return 0 }
 
 // Current reports whether x, which may be nil, still describes the file
 // version fi: the same file, with the same size and modification time.
@@ -95,7 +137,7 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 		ob = old.base()
 	}
 	if ob == nil || !sameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
-		return fullScan[T, P](ctx, f, fi, true, add, log, what)
+		return fullScan[T, P](ctx, f, fi, add, log, what)
 	}
 	// Extend a copy, so that old stays intact if ctx ends the scan.
 	// Appending to lines cannot change old's view of them (nor can the
@@ -108,7 +150,7 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 	b.fi = fi
 	skipped := b.split.Skipped
 	from := b.split.Pos + b.split.Partial
-	n, err := scanPart(ctx, x, f, from, fi.Size(), 0, false, add)
+	n, err := scanPart(ctx, x, f, from, fi.Size(), 0, add)
 	if err != nil {
 		return nil, Scan{Bytes: n}, err
 	}
@@ -116,29 +158,17 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 	return x, Scan{Bytes: n}, nil
 }
 
-// Expecter is an index type told, once early in a big scan, how much more
-// is to come, so that it sizes what it gathers once rather than growing
-// it: the copies of a growing slice, and the fresh pages each touches (a
-// fault each, costly in a VM), were a fifth of a first read. part is the
-// bytes of the part this index scans over those read so far; total the
-// same for the bytes whose lines it will end up holding (a scan's first
-// part takes in the others: Merge).
-type Expecter interface {
-	Expect(part, total float64)
-}
-
-// Finisher is an index type that ends each scan of its lines with Finish:
-// what it put off while taking them, it does then.
-type Finisher interface {
-	Finish()
-}
-
 // scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
 // complete line into x with add, and returns how many bytes it read. into
-// is how many bytes of lines x will hold once merged (0: no estimate). With
-// mapped, a part of mapMin or more is mapped rather than read (see
-// feedMapped); errShrank then says that the file shrank under it.
-func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, mapped bool, add func(x P, line []byte) bool) (int64, error) {
+// is how many bytes of lines x will hold once merged (0: no estimate).
+//
+// The file is read, not mapped. Mapping it saved the copy into a buffer
+// (11 of the 16 ms of reading and splitting 100 MB on one core; about 6 ms
+// of a first page, whose scan runs in parts on two), and cost a recovery
+// from the faults of a file cut short under the mapping, with unsafe
+// pointers to tell those faults from others. The first page of a never-read
+// 100 MB transcript was 30 to 46 ms with it, against a target of 100 ms.
+func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, add func(x P, line []byte) bool) (int64, error) {
 	b := x.base()
 	keep := func(off int64, line []byte) {
 		if add(x, line) {
@@ -159,23 +189,6 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 			expect(x, float64(to-from)/float64(read), float64(into)/float64(read), into)
 		}
 	}
-	finish := func() {
-		if fin, ok := any(x).(Finisher); ok {
-			fin.Finish()
-		}
-	}
-	if mapped && to-from >= mapMin {
-		if data, unmap, ok := mapFile(f, from, to); ok {
-			// Unmapped apart: tearing down the mapping of a 50 MB part
-			// (0.75 ms) need not hold up the reply.
-			defer func() { go unmap() }()
-			if err := feedMapped(ctx, data, feed); err != nil {
-				return read, err
-			}
-			finish()
-			return read, nil
-		}
-	}
 	r := io.NewSectionReader(f, from, to-from)
 	// Sized to the work when small (the common case: a few appended lines),
 	// and never empty: a zero-length read would never reach EOF.
@@ -187,7 +200,7 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 		n, err := r.Read(buf)
 		feed(buf[:n])
 		if err == io.EOF {
-			finish()
+			x.Finish()
 			return read, nil
 		}
 		if err != nil {
@@ -196,48 +209,7 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 	}
 }
 
-// mapMin is the size of a full scan's part from which it maps the file:
-// the pages of a file the system has cached are then read where they are,
-// where read copies each into a buffer first. The copy was 11 of 16 ms of
-// reading and splitting 100 MB; mapped, the same took 5 ms (the faults that
-// map the pages in). A variable so that tests can map small files.
-var mapMin int64 = 1 << 20
-
-// errShrank is a mapped scan's fault: the file was cut short under it.
-var errShrank = errors.New("file shrank while it was read")
-
-// feedMapped feeds data, a mapping of the file, to feed in chunks (ctx is
-// checked between them). A file cut short while mapped makes the reading
-// of its pages past the new end fault; that fault, and only that, is turned
-// into errShrank.
-func feedMapped(ctx context.Context, data []byte, feed func([]byte)) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		r := recover()
-		if r == nil {
-			return
-		}
-		if fe, ok := r.(interface{ Addr() uintptr }); ok {
-			lo := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-			if a := fe.Addr(); a >= lo && a < lo+uintptr(len(data)) {
-				err = errShrank
-				return
-			}
-		}
-		panic(r)
-	}()
-	for len(data) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n := min(ChunkSize, len(data))
-		feed(data[:n])
-		data = data[n:]
-	}
-	return nil
-}
-
-// expect sizes x's lines, and what x gathers if it is an Expecter, for a
+// expect sizes x's lines, and tells x to size what it gathers, for a
 // scan that has read 1/part of its part and 1/total of the into bytes
 // whose lines x will hold.
 func expect[T any, P Indexed[T]](x P, part, total float64, into int64) {
@@ -248,9 +220,7 @@ func expect[T any, P Indexed[T]](x P, part, total float64, into int64) {
 	if want > cap(b.lines) {
 		b.lines = Grow(b.lines, want-len(b.lines))
 	}
-	if e, ok := any(x).(Expecter); ok {
-		e.Expect(part, total)
-	}
+	x.Expect(part, total)
 }
 
 // Grow is slices.Grow without writing the room it makes: slices.Grow
@@ -270,20 +240,6 @@ func warnSkipped(log *zap.Logger, what string, f *os.File, n int) {
 	if n > 0 {
 		log.Warn("skipped overlong "+what+" lines", zap.String("path", f.Name()), zap.Int("lines", n))
 	}
-}
-
-// Merger is an index type whose scans of consecutive parts of a file can be
-// joined, so that a big file is indexed on every core: Merge takes into x
-// what next, the scan of the part that follows x's, gathered besides its
-// Lines (Refresh joins those).
-type Merger[P any] interface {
-	Merge(next P)
-}
-
-// Pieced is a Merger that is told which part of a full scan in parts it
-// indexes (see Piece), before its scan and, with nil, once merged.
-type Pieced interface {
-	SetPiece(p *Piece)
 }
 
 // Piece is one part of a full scan in parts, and what the parts share: the
@@ -312,8 +268,7 @@ func (p *Piece) Found() {
 // nil, an index that is not a part of a scan.
 func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
 
-// parallelMin is the size from which a full scan of a file whose index type
-// is a Merger is cut into parts scanned at once (one per core, at least this
+// parallelMin is the size from which a full scan of a file is cut into parts scanned at once (one per core, at least this
 // much each): below it, goroutines cost more than they save. A variable so
 // that tests can cut small files.
 var parallelMin int64 = 8 << 20
@@ -322,14 +277,13 @@ var parallelMin int64 = 8 << 20
 const maxParts = 16
 
 // fullScan indexes f from its start: in parts scanned at once when it is big
-// and the index type can merge them (the cost of a first read of a 100 MB
+// (the cost of a first read of a 100 MB
 // transcript is the scan of its lines, which parts divide), else in one.
-func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo, mapped bool,
+func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
-	_, merges := any(P(new(T))).(Merger[P])
 	parts := min(int64(runtime.GOMAXPROCS(0)), fi.Size()/parallelMin, maxParts)
 	cuts := []int64{0}
-	if merges && parts > 1 {
+	if parts > 1 {
 		for i := int64(1); i < parts; i++ {
 			c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
 			if err != nil {
@@ -346,7 +300,6 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	errs := make([]error, len(xs))
 	var first atomic.Int64
 	first.Store(maxParts)
-	_, pieced := any(P(new(T))).(Pieced)
 	// The first part takes in the others' lines (and what they gathered).
 	into := func(i int) int64 {
 		if i == 0 {
@@ -358,10 +311,10 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	for i := range xs {
 		xs[i] = P(new(T))
 		xs[i].base().split.Pos = cuts[i]
-		if pieced && len(xs) > 1 {
-			any(xs[i]).(Pieced).SetPiece(&Piece{int64(i), &first})
+		if len(xs) > 1 {
+			xs[i].SetPiece(&Piece{int64(i), &first})
 		}
-		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into(i), mapped, add) })
+		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into(i), add) })
 	}
 	wg.Wait()
 	sc := Scan{Full: true}
@@ -369,10 +322,6 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		sc.Bytes += n
 	}
 	if err := errors.Join(errs...); err != nil {
-		if errors.Is(err, errShrank) {
-			// Cut short while mapped (rewritten, say): read what it is now.
-			return fullScan[T, P](ctx, f, fi, false, add, log, what)
-		}
 		return nil, sc, err
 	}
 	// Every part but the last ends just after a newline, so its splitter
@@ -383,11 +332,9 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		b.lines = append(b.lines, yb.lines...)
 		yb.split.Skipped += b.split.Skipped
 		b.split = yb.split
-		any(x).(Merger[P]).Merge(y)
+		x.Merge(y)
 	}
-	if pieced {
-		any(x).(Pieced).SetPiece(nil)
-	}
+	x.SetPiece(nil)
 	b.fi = fi
 	warnSkipped(log, what, f, b.split.Skipped)
 	return x, sc, nil

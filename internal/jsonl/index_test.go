@@ -26,6 +26,12 @@ func (x *testIndex) add(b []byte) bool {
 	return !strings.HasPrefix(string(b), "#")
 }
 
+// Merge, AppendFacts and ReadFacts make testIndex an Indexed: its parts
+// join in order, and it persists nothing of its own.
+func (x *testIndex) Merge(y *testIndex)          { x.all = append(x.all, y.all...) }
+func (x *testIndex) AppendFacts(b []byte) []byte { return b }
+func (x *testIndex) ReadFacts([]byte) error      { return nil }
+
 // refresher refreshes the index of one file as a Store does.
 type refresher struct {
 	t    *testing.T

@@ -27,6 +27,14 @@ func (x *mergingIndex) add(b []byte) bool {
 
 func (x *mergingIndex) Merge(y *mergingIndex) { x.all = append(x.all, y.all...) }
 
+// The indexes of these tests persist nothing of their own.
+func (x *mergingIndex) AppendFacts(b []byte) []byte { return b }
+func (x *mergingIndex) ReadFacts([]byte) error      { return nil }
+func (x *firstIndex) AppendFacts(b []byte) []byte   { return b }
+func (x *firstIndex) ReadFacts([]byte) error        { return nil }
+func (x *expectIndex) AppendFacts(b []byte) []byte  { return b }
+func (x *expectIndex) ReadFacts([]byte) error       { return nil }
+
 // TestFullScanInParts: a file scanned in parts on several cores is indexed
 // exactly as in one scan: kept lines, what the owner saw in order, a torn
 // last line held.
@@ -144,11 +152,11 @@ func TestFullScanFirstFound(t *testing.T) {
 	}
 }
 
-// expectIndex keeps every line and records what a scan expects (Expecter).
+// expectIndex keeps every line and records what a scan expects (Indexed's Expect).
 type expectIndex struct {
 	Index
 	expects  []expected
-	finished int // scans ended (Finisher)
+	finished int // scans ended (Indexed's Finish)
 }
 
 // expected is one Expect call, and where the index's lines were then.

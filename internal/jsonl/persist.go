@@ -17,15 +17,6 @@ import (
 	"time"
 )
 
-// Codec is an index type whose own facts (what it gathers besides its
-// Lines) can be saved with it: a Cache whose index type is one can persist
-// its indexes (see Persist), so that a restarted daemon does not scan a big
-// file again.
-type Codec interface {
-	AppendFacts(b []byte) []byte
-	ReadFacts(b []byte) error
-}
-
 // Bounds of the persisted indexes: files smaller than persistMin are
 // scanned again in about a millisecond, so only bigger ones are saved; the
 // directory is kept under maxPersistBytes and maxPersistFiles by dropping

@@ -26,6 +26,8 @@ func (x *factIndex) add(b []byte) bool {
 	return !strings.HasPrefix(string(b), "#")
 }
 
+func (x *factIndex) Merge(y *factIndex) { x.all = append(x.all, y.all...) }
+
 func (x *factIndex) AppendFacts(b []byte) []byte { return append(b, strings.Join(x.all, "\n")...) }
 
 func (x *factIndex) ReadFacts(b []byte) error {

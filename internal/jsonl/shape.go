@@ -116,7 +116,7 @@ func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) (int, int) {
 // say, only while it runs and once it has read a few: a short file would
 // spend more on making it than it saves, and an index kept for each of a
 // thousand sessions must not keep it. Its owner calls Line for each line
-// and Drop when the scan ends (Finisher). The zero value is ready.
+// and Drop when the scan ends (Indexed's Finish). The zero value is ready.
 type PerScan[S any] struct {
 	v    *S
 	seen int

@@ -156,7 +156,7 @@ func BenchmarkRestartPage(b *testing.B) {
 				if _, _, err := s.Messages(context.Background(), workDir, ids[i], 0, 50, true); err != nil {
 					b.Fatal(err)
 				}
-				if s.fullScans.Load() != 0 {
+				if s.Stats().FullScans != 0 {
 					b.Fatal("scanned after a restart")
 				}
 			}

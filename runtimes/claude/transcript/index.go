@@ -4,13 +4,7 @@ import (
 	"errors"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
-)
-
-var (
-	_ jsonl.Merger[*index] = (*index)(nil)
-	_ jsonl.Codec          = (*index)(nil)
-	_ jsonl.Pieced         = (*index)(nil)
-	_ jsonl.Finisher       = (*index)(nil)
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
@@ -18,7 +12,7 @@ var (
 // by an older cdevd are scanned again rather than trusted.
 const indexVersion = "claude-transcript-1"
 
-// AppendFacts appends what x gathered besides its lines (jsonl.Codec).
+// AppendFacts appends what x gathered besides its lines (jsonl.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.customTitle, x.aiTitle, x.summary, x.prompt, x.branch} {
 		b = jsonl.AppendString(b, s)
@@ -58,18 +52,18 @@ type index struct {
 	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
 	shape jsonl.PerScan[jsonl.Shape]
 
-	// The piece of a full scan x indexes, while it does (jsonl.Pieced):
+	// The piece of a full scan x indexes, while it does (jsonl.Indexed):
 	// only the first prompt of the earliest piece that has one is kept,
 	// and looking for one decodes every user message until found (most of
 	// a long agentic session's are tool results, not prompts).
 	piece *jsonl.Piece
 }
 
-// SetPiece tells x which piece of a full scan it indexes (jsonl.Pieced).
+// SetPiece tells x which piece of a full scan it indexes (jsonl.Indexed).
 func (x *index) SetPiece(p *jsonl.Piece) { x.piece = p }
 
 // Merge takes in the index of the part of the file that follows x's (see
-// jsonl.Merger): later titles and branch win, the first prompt stays.
+// jsonl.Indexed): later titles and branch win, the first prompt stays.
 func (x *index) Merge(y *index) {
 	if y.hasCustom {
 		x.customTitle, x.hasCustom = y.customTitle, true
@@ -107,7 +101,7 @@ func (x *index) add(b []byte) bool {
 	return x.addDecoded(b)
 }
 
-// Finish ends a scan (jsonl.Finisher): it forgets the keys it remembered.
+// Finish ends a scan (jsonl.Indexed): it forgets the keys it remembered.
 func (x *index) Finish() { x.shape.Drop() }
 
 // addDecoded is add by way of ParseLine.
@@ -141,30 +135,8 @@ func (x *index) addDecoded(b []byte) bool {
 func (x *index) title() string {
 	for _, t := range []string{x.customTitle, x.aiTitle, x.summary, x.prompt} {
 		if t != "" {
-			return shorten(t, 100)
+			return history.Shorten(t, 100)
 		}
 	}
 	return ""
-}
-
-// shorten cuts s to at most n runes on one line, marking a cut with '…'.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' || c == '\r' || c == '\t' {
-			r[i] = ' '
-		}
-	}
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// count adds what a refresh of the cache read to the counters.
-func (s *Store) count(sc jsonl.Scan) {
-	if sc.Full {
-		s.fullScans.Add(1)
-	}
-	s.scannedBytes.Add(sc.Bytes)
 }

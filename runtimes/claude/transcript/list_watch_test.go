@@ -17,6 +17,7 @@ import (
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/internal/fswatch/fswatchtest"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // listIDs lists workDir and returns the session ids with their message
@@ -84,9 +85,9 @@ func TestListSeesEveryWrite(t *testing.T) {
 	for round := range 5 {
 		for _, c := range changes {
 			before := listIDs(t, s)
-			reads := s.dirReads.Load()
-			if again := listIDs(t, s); again != before || s.dirReads.Load() != reads {
-				t.Fatalf("an unchanged folder: read again (%d reads), or %s then %s", s.dirReads.Load()-reads, before, again)
+			reads := s.Stats().DirReads
+			if again := listIDs(t, s); again != before || s.Stats().DirReads != reads {
+				t.Fatalf("an unchanged folder: read again (%d reads), or %s then %s", s.Stats().DirReads-reads, before, again)
 			}
 			if err := c.do(); err != nil {
 				t.Fatalf("%s: %v", c.what, err)
@@ -127,11 +128,15 @@ func TestListWatchReleased(t *testing.T) {
 		t.Fatal("an inotify instance before the test")
 	}
 	fds := fswatchtest.OpenFDs(t)
-	s, d := newStore(t)
 	var fire []func()
-	s.afterFunc = func(d time.Duration, f func()) *time.Timer {
+	s := NewWith(t.TempDir(), history.Options{AfterFunc: func(d time.Duration, f func()) *time.Timer {
 		fire = append(fire, f)
 		return time.AfterFunc(time.Hour, func() {})
+	}})
+	t.Cleanup(func() { s.Close() })
+	d := s.Dir(workDir)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
 	}
 	writeSession(t, d, idA, newGen(idA).lines(1), time.Now())
 	want := listIDs(t, s)
@@ -173,12 +178,12 @@ func TestListWatchRefused(t *testing.T) {
 	}
 	p := writeSession(t, d, idA, newGen(idA).lines(1), time.Now())
 	for i := range 3 {
-		reads := s.dirReads.Load()
+		reads := s.Stats().DirReads
 		appendFile(t, p, newGen(idA).lines(1))
 		if got, want := listIDs(t, s), fresh(t, projects); got != want {
 			t.Fatalf("List %s, want %s", got, want)
 		}
-		if s.dirReads.Load() != reads+1 {
+		if s.Stats().DirReads != reads+1 {
 			t.Fatalf("call %d: the folder was not read", i)
 		}
 	}

@@ -153,7 +153,7 @@ func TestListCache(t *testing.T) {
 	}
 	list()
 	list()
-	if n, b := s.fullScans.Load(), s.scannedBytes.Load(); n != 1 || b != size {
+	if n, b := s.Stats().FullScans, s.Stats().ScannedBytes; n != 1 || b != size {
 		t.Fatalf("after two Lists of an unchanged file: %d full scans, %d bytes read; want 1, %d", n, b, size)
 	}
 
@@ -162,7 +162,7 @@ func TestListCache(t *testing.T) {
 	if got := list(); got[0].MessageCount != 13 {
 		t.Errorf("after append: %d messages, want 13", got[0].MessageCount)
 	}
-	if n, b := s.fullScans.Load(), s.scannedBytes.Load(); n != 1 || b != size+int64(len(more)) {
+	if n, b := s.Stats().FullScans, s.Stats().ScannedBytes; n != 1 || b != size+int64(len(more)) {
 		t.Errorf("after append: %d full scans, %d bytes read; want 1, %d", n, b, size+int64(len(more)))
 	}
 
@@ -171,7 +171,7 @@ func TestListCache(t *testing.T) {
 	if got := list(); len(got) != 2 || got[0].SessionID != idB || got[0].MessageCount != 1 {
 		t.Errorf("after an external session: %+v", got)
 	}
-	if n := s.fullScans.Load(); n != 2 {
+	if n := s.Stats().FullScans; n != 2 {
 		t.Errorf("%d full scans, want 2 (one per file)", n)
 	}
 
@@ -182,7 +182,7 @@ func TestListCache(t *testing.T) {
 	if got := list(); len(got) != 1 || got[0].SessionID != idB {
 		t.Errorf("after removing %s: %+v", idA, got)
 	}
-	if n := s.cache.Len(); n != 1 {
+	if n := s.Stats().Indexes; n != 1 {
 		t.Errorf("%d cached entries, want 1", n)
 	}
 }
@@ -257,7 +257,7 @@ func TestMessagesPaging(t *testing.T) {
 	if m[0].SessionID != idA || m[0].Type != rpc.MessageUser || m[0].Message.Content[0].Type != rpc.BlockToolResult {
 		t.Errorf("message 3 = %+v, want the tool result of session %s", m[0], idA)
 	}
-	if n := s.fullScans.Load(); n != 1 {
+	if n := s.Stats().FullScans; n != 1 {
 		t.Errorf("%d full scans for %d pages, want 1", n, 9)
 	}
 	if _, _, err := s.Messages(context.Background(), workDir, idA, -1, 5, false); err == nil {
@@ -296,7 +296,7 @@ func TestMessagesFileChanges(t *testing.T) {
 		if total != wantTotal || fmt.Sprint(got) != fmt.Sprint(wantPage) {
 			t.Errorf("%s: total %d, page %v; want %d, %v", step, total, got, wantTotal, wantPage)
 		}
-		if n := s.fullScans.Load(); n != wantScans {
+		if n := s.Stats().FullScans; n != wantScans {
 			t.Errorf("%s: %d full scans, want %d", step, n, wantScans)
 		}
 	}
@@ -406,8 +406,8 @@ func TestPersistedIndexRestart(t *testing.T) {
 	if list1[0].Summary != "renamed" || list1[0].Branch != "main" {
 		t.Errorf("summary %+v", list1[0])
 	}
-	if first.fullScans.Load() != 1 || second.fullScans.Load() != 0 || second.scannedBytes.Load() != 0 {
-		t.Errorf("full scans %d then %d (%d bytes); want 1 then 0", first.fullScans.Load(), second.fullScans.Load(), second.scannedBytes.Load())
+	if first.Stats().FullScans != 1 || second.Stats().FullScans != 0 || second.Stats().ScannedBytes != 0 {
+		t.Errorf("full scans %d then %d (%d bytes); want 1 then 0", first.Stats().FullScans, second.Stats().FullScans, second.Stats().ScannedBytes)
 	}
 }
 

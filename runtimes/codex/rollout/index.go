@@ -7,12 +7,6 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-var (
-	_ jsonl.Merger[*index] = (*index)(nil)
-	_ jsonl.Codec          = (*index)(nil)
-	_ jsonl.Finisher       = (*index)(nil)
-)
-
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, isMessage or the facts saved change, so that indexes saved
 // by an older cdevd are scanned again rather than trusted.
@@ -28,7 +22,7 @@ type index struct {
 	shapes jsonl.PerScan[shapes]
 }
 
-// Finish ends a scan (jsonl.Finisher): it forgets the keys it remembered.
+// Finish ends a scan (jsonl.Indexed): it forgets the keys it remembered.
 func (x *index) Finish() { x.shapes.Drop() }
 
 // add takes one line into the index, reporting whether it is a message.
@@ -76,7 +70,7 @@ func (x *index) setMeta(id, cwd string) {
 }
 
 // Merge takes in the index of the part of the file that follows x's (see
-// jsonl.Merger): the first session_meta and the first prompt stay.
+// jsonl.Indexed): the first session_meta and the first prompt stay.
 func (x *index) Merge(y *index) {
 	if x.cwd == "" {
 		x.id, x.cwd = y.id, y.cwd
@@ -86,7 +80,7 @@ func (x *index) Merge(y *index) {
 	}
 }
 
-// AppendFacts appends what x gathered besides its lines (jsonl.Codec).
+// AppendFacts appends what x gathered besides its lines (jsonl.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.id, x.cwd, x.prompt} {
 		b = jsonl.AppendString(b, s)
@@ -122,26 +116,4 @@ func canonical(path string) string {
 // BenchmarkListCold), so that List resolves each distinct cwd once a call.
 func inDir(cwd, dir string, canonDir func() string) bool {
 	return cwd != "" && (filepath.Clean(cwd) == filepath.Clean(dir) || canonical(cwd) == canonDir())
-}
-
-// shorten cuts s to at most n runes on one line, marking a cut with '…'.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' || c == '\r' || c == '\t' {
-			r[i] = ' '
-		}
-	}
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// count adds what a refresh of the cache read to the counters.
-func (s *Store) count(sc jsonl.Scan) {
-	if sc.Full {
-		s.fullScans.Add(1)
-	}
-	s.scannedBytes.Add(sc.Bytes)
 }

@@ -102,7 +102,7 @@ func (s *Store) generation(ctx context.Context) (gen, ver uint64, watched bool) 
 		t.timer.Reset(s.idle)
 	}
 	if len(t.gens) == 0 && time.Since(t.refused) >= refusedRetry {
-		g, err := fswatch.Or(s.watcher).WatchGen(s.sessions)
+		g, err := fswatch.Or(s.Watcher()).WatchGen(s.sessions)
 		switch {
 		case err == nil:
 			t.gens[s.sessions] = g
@@ -224,8 +224,7 @@ func (s *Store) Close() error {
 	gens := s.dropLocked()
 	s.lmu.Unlock()
 	closeAll(gens)
-	s.cache.Close() // the index saves under way
-	return nil
+	return s.Store.Close() // the index saves under way
 }
 
 // track makes the tree's watches the directories dirs that a read found,
@@ -255,7 +254,7 @@ func (s *Store) track(dirs []string, gen, ver uint64, watched bool, dir string, 
 		if t.gens[d] != nil {
 			continue
 		}
-		g, err := fswatch.Or(s.watcher).WatchGen(d)
+		g, err := fswatch.Or(s.Watcher()).WatchGen(d)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since it was read: its parent changed
 		}

@@ -82,7 +82,7 @@ func TestListSkipsOtherWorkspaces(t *testing.T) {
 	if got, want := listOf(t, s, ws), freshList(t, home, ws); got != want {
 		t.Fatalf("List %s, want %s", got, want)
 	}
-	if n, b := s.fullScans.Load(), s.scannedBytes.Load(); n != 2 || b != mine {
+	if n, b := s.Stats().FullScans, s.Stats().ScannedBytes; n != 2 || b != mine {
 		t.Fatalf("List of ws: %d full scans of %d bytes, want 2 of %d (its own rollouts only)", n, b, mine)
 	}
 	heads := s.headBytes.Load()
@@ -95,7 +95,7 @@ func TestListSkipsOtherWorkspaces(t *testing.T) {
 	if got, want := listOf(t, s, ws), freshList(t, home, ws); got != want {
 		t.Fatalf("List %s, want %s", got, want)
 	}
-	if b := s.scannedBytes.Load(); b >= bigSize || s.headBytes.Load() != heads {
+	if b := s.Stats().ScannedBytes; b >= bigSize || s.headBytes.Load() != heads {
 		t.Fatalf("after an append: %d bytes scanned, %d of heads (was %d): the other workspace's rollout was read", b, s.headBytes.Load(), heads)
 	}
 	// Its own history indexes it.

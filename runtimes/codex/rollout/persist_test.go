@@ -121,7 +121,7 @@ func TestPersistedIndex(t *testing.T) {
 				if got != want {
 					t.Errorf("restart %d served\n%.300s\nwant\n%.300s", i, got, want)
 				}
-				if full := s.fullScans.Load() > 0; full != wantFull {
+				if full := s.Stats().FullScans > 0; full != wantFull {
 					t.Errorf("restart %d: full scan %v, want %v", i, full, wantFull)
 				}
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // Store reads the rollouts under one Codex home ($CODEX_HOME, by default
@@ -26,18 +27,14 @@ import (
 // is, so it is meant to live as long as the daemon. It is safe for
 // concurrent use.
 type Store struct {
+	// The indexes, summaries, pages and tails: the shared history store
+	// over Codex's format. Where the rollouts are is this package's.
+	*history.Store[index, *index]
 	sessions string // <codex home>/sessions
 	log      *zap.Logger
-	watcher  *fswatch.Watcher // nil: the shared one
 
 	mu    sync.Mutex
-	cache *jsonl.Cache[index, *index] // by rollout path
-	paths map[string]string           // rollout path by thread id
-
-	// The summary List made of each path's index, while that index is
-	// current: a warm List neither formats times nor cuts prompts again.
-	sumMu sync.Mutex
-	sums  map[string]summary
+	paths map[string]string // rollout path by thread id
 
 	// The workspace of each rollout, by path, as long as the file is the
 	// same one (see head).
@@ -55,11 +52,9 @@ type Store struct {
 	// afterFunc is time.AfterFunc; tests fire the release themselves.
 	afterFunc func(time.Duration, func()) *time.Timer
 
-	// Counters that let tests prove what the caches save.
-	fullScans    atomic.Int64
-	scannedBytes atomic.Int64
-	headBytes    atomic.Int64 // read from rollouts' first lines
-	walks        atomic.Int64
+	// Counters that let tests prove what the caches save (and Stats).
+	headBytes atomic.Int64 // read from rollouts' first lines
+	walks     atomic.Int64
 }
 
 var _ runtimes.Transcripts = (*Store)(nil)
@@ -69,17 +64,44 @@ func New(codexHome string, logger *zap.Logger) *Store {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{}, sums: map[string]summary{},
+	s := &Store{sessions: filepath.Join(codexHome, "sessions"), log: logger, paths: map[string]string{},
 		heads: map[string]head{}, idle: listIdle, maxDirs: maxWatchedDirs, headMin: headMin, afterFunc: time.AfterFunc,
 		tr: tree{gens: map[string]*fswatch.Gen{}, lists: map[string]*listing{}}}
-	s.cache = jsonl.NewCache((*index).add, s.count, logger, "rollout")
+	s.Store = history.New(format, s.Path, history.Options{Log: logger})
 	return s
+}
+
+// format is how Codex's rollout lines are read.
+var format = history.Format[index, *index]{
+	What:    "rollout",
+	Version: indexVersion,
+	Add:     (*index).add,
+	Describe: func(x *index) (string, string) {
+		return history.Shorten(strings.TrimSpace(x.prompt), 100), ""
+	},
+	Message: func(id string, off int64, b []byte) (rpc.Message, bool) {
+		l, err := pageLine(b)
+		m, ok := ToMessage(id, off, l)
+		return m, ok && err == nil
+	},
+	Counted: func(b []byte) bool {
+		f, ok := classify(b)
+		return ok && f.isMessage()
+	},
+	Tailed: func(id string, off int64, b []byte) (rpc.Message, bool, error) {
+		l, err := ParseLine(b)
+		if err != nil {
+			return rpc.Message{}, false, err
+		}
+		m, ok := ToMessage(id, off, l)
+		return m, ok, nil
+	},
 }
 
 // WithWatcher makes Tail and List watch through w rather than the
 // process's shared watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
-	s.watcher = w
+	s.Store.WithWatcher(w)
 	return s
 }
 
@@ -87,7 +109,7 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 // jsonl.Cache.Persist), so that the first page of one after a restart needs
 // no scan of it; it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
-	s.cache.Persist(dir, indexVersion)
+	s.Store.WithCacheDir(dir)
 	return s
 }
 
@@ -279,59 +301,22 @@ type summary struct {
 // current, so that an unchanged rollout is not even opened, and its summary
 // not made again.
 func (s *Store) summarize(ctx context.Context, r rolloutFile, fi os.FileInfo) (summary, error) {
-	x, err := s.cache.Get(ctx, r.path, fi)
-	if err != nil {
-		return summary{}, err
-	}
-	s.sumMu.Lock()
-	defer s.sumMu.Unlock()
-	if sum, ok := s.sums[r.path]; ok && sum.x == x { // indexes are never modified
-		return sum, nil
-	}
-	mtime := x.Info().ModTime()
-	sum := summary{runtimes.Summary{
-		SessionID:    r.id,
-		Summary:      shorten(strings.TrimSpace(x.prompt), 100),
-		MessageCount: len(x.Lines()),
-		LastUpdated:  mtime.UTC().Format(timeFormat),
-	}, mtime, x}
-	s.sums[r.path] = sum
-	return sum, nil
-}
-
-// index returns the up-to-date index of the rollout at p, whose version fi
-// is. The returned index is never modified later.
-func (s *Store) index(ctx context.Context, p string, fi os.FileInfo) (*index, error) {
-	return s.cache.Get(ctx, p, fi)
+	sum, mtime, x, err := s.Summary(ctx, r.id, r.path, fi)
+	return summary{sum, mtime, x}, err
 }
 
 // prune forgets the cached indexes, heads and summaries of rollouts the last walk
 // did not see.
 func (s *Store) prune(seen map[string]bool) {
 	drop := func(p string) bool { return !seen[p] }
-	s.cache.Prune(drop)
+	s.Prune(drop)
 	s.hmu.Lock()
+	defer s.hmu.Unlock()
 	for p := range s.heads {
 		if drop(p) {
 			delete(s.heads, p)
 		}
 	}
-	s.hmu.Unlock()
-	s.sumMu.Lock()
-	defer s.sumMu.Unlock()
-	for p := range s.sums {
-		if drop(p) {
-			delete(s.sums, p)
-		}
-	}
-}
-
-// forget drops what s keeps of the rollout at p (one that is gone).
-func (s *Store) forget(p string) {
-	s.cache.Forget(p)
-	s.sumMu.Lock()
-	delete(s.sums, p)
-	s.sumMu.Unlock()
 }
 
 // noSession is the error for a thread without a rollout in dir.
@@ -360,7 +345,7 @@ func (s *Store) Trash(_ context.Context, dir, id string, bin runtimes.Bin) error
 	s.mu.Lock()
 	delete(s.paths, id)
 	s.mu.Unlock()
-	s.forget(p)
+	s.Forget(p)
 	return nil
 }
 
@@ -374,7 +359,7 @@ func (s *Store) Path(dir, id string) (string, error) {
 	if !ok {
 		return "", noSession(id)
 	}
-	x, err := s.index(context.Background(), p, fi)
+	x, err := s.Index(context.Background(), p, fi)
 	if errors.Is(err, jsonl.ErrNotRegular) {
 		return "", fmt.Errorf("%w: %w", noSession(id), err) // a FIFO in its place since it was found, say
 	}
@@ -385,54 +370,4 @@ func (s *Store) Path(dir, id string) (string, error) {
 		return "", noSession(id)
 	}
 	return p, nil
-}
-
-// Messages returns a page of thread id's messages and the number of
-// messages in it. With desc, offset counts from the newest message and the
-// page is newest first. Only the page's lines are read and parsed, using
-// the rollout's index of message offsets (built on first use, extended when
-// the file grows). A page holds at most runtimes.PageBytes of lines (at
-// least one; a bigger one Omitted).
-func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
-	if offset < 0 || limit < 0 {
-		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
-	}
-	p, err := s.Path(dir, id)
-	if err != nil {
-		return nil, 0, err
-	}
-	f, err := jsonl.OpenRegular(p) // a FIFO in its place since it was found must not block
-	if err != nil {
-		return nil, 0, noSession(id)
-	}
-	defer f.Close()
-	var page []rpc.Message
-	var total int
-	err = s.cache.Read(ctx, p, f, func(x *index) error {
-		total = len(x.Lines())
-		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
-		return x.ReadPage(f, offset, limit, desc, runtimes.PageBytes, func(off int64, b []byte) error {
-			l, err := pageLine(b)
-			m, ok := ToMessage(id, off, l)
-			if err != nil || !ok {
-				if f, fok := classify(b); fok && f.isMessage() {
-					// The line the index counted, but not valid JSON where
-					// it is read (the CLI never writes one; a damaged file
-					// can hold one): left out of its page, so that it does
-					// not fail every read of the pages around it.
-					return nil
-				}
-				// Otherwise only a file rewritten in place, keeping its size
-				// and time, gets here: the index is dropped so that the next
-				// call rebuilds it.
-				return jsonl.Stale(fmt.Errorf("rollout %s changed while read", p))
-			}
-			page = append(page, runtimes.Omitted(m, len(b)))
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return page, total, nil
 }

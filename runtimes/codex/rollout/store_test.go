@@ -74,15 +74,15 @@ func TestListByCwd(t *testing.T) {
 		t.Errorf("List(empty workspace) = %v", ids(got))
 	}
 
-	scans, bytes := s.fullScans.Load(), s.scannedBytes.Load()
+	scans, bytes := s.Stats().FullScans, s.Stats().ScannedBytes
 	if scans != 3 {
 		t.Errorf("%d full scans for 3 rollouts", scans)
 	}
 	if _, err := s.List(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
-	if s.fullScans.Load() != scans || s.scannedBytes.Load() != bytes {
-		t.Errorf("unchanged rollouts read again: %d scans, %d bytes", s.fullScans.Load()-scans, s.scannedBytes.Load()-bytes)
+	if s.Stats().FullScans != scans || s.Stats().ScannedBytes != bytes {
+		t.Errorf("unchanged rollouts read again: %d scans, %d bytes", s.Stats().FullScans-scans, s.Stats().ScannedBytes-bytes)
 	}
 
 	// A rollout that grows is read from its old end only.
@@ -95,8 +95,8 @@ func TestListByCwd(t *testing.T) {
 	if got := ids(list); !slices.Equal(got, []string{threadA, threadC}) || list[0].MessageCount != 8 {
 		t.Errorf("after growth: %v %+v", got, list)
 	}
-	if s.fullScans.Load() != scans || s.scannedBytes.Load() != bytes+int64(len(more)) {
-		t.Errorf("growth read %d bytes (%d full scans), want %d", s.scannedBytes.Load()-bytes, s.fullScans.Load()-scans, len(more))
+	if s.Stats().FullScans != scans || s.Stats().ScannedBytes != bytes+int64(len(more)) {
+		t.Errorf("growth read %d bytes (%d full scans), want %d", s.Stats().ScannedBytes-bytes, s.Stats().FullScans-scans, len(more))
 	}
 
 	// A removed rollout leaves the list (and the cache).

@@ -41,7 +41,7 @@ type dayWatch struct {
 func (w *dayWatch) aim() error {
 	now := w.now()
 	day := filepath.Join(w.s.sessions, now.Format("2006"), now.Format("01"), now.Format("02"))
-	f, err := fswatch.Or(w.s.watcher).WatchFiles(day, w.onFile, nil)
+	f, err := fswatch.Or(w.s.Watcher()).WatchFiles(day, w.onFile, nil)
 	if err != nil {
 		return err
 	}

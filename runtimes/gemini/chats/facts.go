@@ -1,6 +1,6 @@
 package chats
 
-// A persisted replay (jsonl.Codec): the header and each record's numbers
+// A persisted replay (jsonl.Indexed): the header and each record's numbers
 // and strings, read back into one copy without an allocation per record.
 
 import (
@@ -13,7 +13,7 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-// AppendFacts appends the replayed state (jsonl.Codec): the header, then
+// AppendFacts appends the replayed state (jsonl.Indexed): the header, then
 // each record's numbers and its strings, which ReadFacts keeps where they
 // are in one copy of the facts (its strs) rather than a string each.
 func (x *index) AppendFacts(b []byte) []byte {

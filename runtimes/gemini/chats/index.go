@@ -8,13 +8,6 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-var (
-	_ jsonl.Merger[*index] = (*index)(nil)
-	_ jsonl.Codec          = (*index)(nil)
-	_ jsonl.Expecter       = (*index)(nil)
-	_ jsonl.Finisher       = (*index)(nil)
-)
-
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, lineOf, infoOf or the facts saved change, so that indexes
 // saved by an older cdevd are replayed again rather than trusted.
@@ -273,7 +266,7 @@ func (x *index) upsert(line int32, r *Record) {
 	x.push(rc)
 }
 
-// Finish ends a scan (see jsonl.Finisher): it finds the records whose ids
+// Finish ends a scan (see jsonl.Indexed): it finds the records whose ids
 // came before, if any, and drops the strings of the versions replaced.
 func (x *index) Finish() {
 	x.positions()
@@ -289,7 +282,7 @@ func (x *index) last() *[]rec {
 }
 
 // Expect sizes x's strings for total times those gathered so far (see
-// jsonl.Expecter); its positions are made once its scan ends (Finish), at
+// jsonl.Indexed); its positions are made once its scan ends (Finish), at
 // their size.
 func (x *index) Expect(_, total float64) {
 	if x.self != x {

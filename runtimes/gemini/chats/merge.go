@@ -1,6 +1,6 @@
 package chats
 
-// Merging the replays of a big file's parts (jsonl.Merger): the later
+// Merging the replays of a big file's parts (jsonl.Indexed): the later
 // part's header patches, its records upsert the earlier part's.
 
 import "slices"
@@ -21,7 +21,7 @@ func (h *Header) patch(p Header) {
 }
 
 // Merge takes in the replay of the part of the file that follows x's (see
-// jsonl.Merger), whose lines jsonl has already put after x's: y's records
+// jsonl.Indexed), whose lines jsonl has already put after x's: y's records
 // upsert x's, unless y replaced the whole list.
 func (x *index) Merge(y *index) {
 	shift := int32(len(x.Lines()) - len(y.Lines()))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // sessionFile is one file of a session.
@@ -164,7 +165,7 @@ func (s *Store) list(ctx context.Context, dir string) ([]runtimes.Summary, error
 		t := ss.lastUpdated()
 		out = append(out, listed{runtimes.Summary{
 			SessionID:    ss.id,
-			Summary:      shorten(strings.TrimSpace(ss.real[0].v.prompt), 100),
+			Summary:      history.Shorten(strings.TrimSpace(ss.real[0].v.prompt), 100),
 			MessageCount: ss.count(),
 			LastUpdated:  time.Unix(0, t).UTC().Format(timeFormat),
 		}, t})

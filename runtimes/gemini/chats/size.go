@@ -2,13 +2,9 @@ package chats
 
 import (
 	"unsafe"
-
-	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-var _ jsonl.Sized = (*index)(nil)
-
-// Size is the memory x takes besides its Lines (jsonl.Sized), with the
+// Size is the memory x takes besides its Lines (jsonl.Indexed), with the
 // view a Store makes of it while it is cached: at most an entry per record
 // (view.all) and a tool-call id each. An estimate, found without walking
 // the records: a refresh that appends a line stays as cheap as it was.

@@ -357,20 +357,6 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	return page, total, nil
 }
 
-// shorten cuts s to at most n runes on one line, marking a cut with '…'.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' || c == '\r' || c == '\t' {
-			r[i] = ' '
-		}
-	}
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
-}
-
 // stampFormat is the minute in a chat file's name, in UTC.
 const stampFormat = "2006-01-02T15-04"
 
