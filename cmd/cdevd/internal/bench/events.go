@@ -321,6 +321,10 @@ func (b *Bench) closeFixtures() {
 	if b.fix.fanout != nil {
 		b.fix.fanout.close()
 	}
+	if b.fix.repo != nil {
+		b.fix.repo.close()
+		b.fix.repo.c = nil // the repository stays; a restarted daemon gets a new connection
+	}
 	if b.fix.tail != nil {
 		b.fix.tail.close()
 	}
