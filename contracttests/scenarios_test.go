@@ -53,6 +53,7 @@ const (
 	scOutside     = "watch a session run outside cdevd"
 	scIDs         = "client-chosen id for a new session"
 	scAppPage     = "the iOS app's transcript page"
+	scTurnDiff    = "a turn's diff and its revert"
 	scRegistry    = "registry record"
 )
 
@@ -68,6 +69,7 @@ var scenarios = []scenario{
 	{scOutside, scenarioOutside},
 	{scIDs, scenarioIDs},
 	{scAppPage, scenarioAppPage},
+	{scTurnDiff, scenarioTurnDiff},
 	{scRegistry, scenarioRegistry},
 }
 

@@ -44,7 +44,7 @@ type Options struct {
 	// write transcripts for.
 	Runtimes []runtimes.Info
 	Quick    bool   // smaller sizes: a smoke test, not a measurement
-	Only     string // one figure's key; "" runs them all
+	Only     string // figures' keys, between commas; "" runs them all
 	Reps     int    // repetitions of each figure (default 3)
 	Out      io.Writer
 	Log      io.Writer // progress; nil is quiet
@@ -120,11 +120,14 @@ func Run(ctx context.Context, opts Options) (err error) {
 	figures := figuresFor(opts.Runtimes)
 	todo := figures
 	if opts.Only != "" {
-		i := slices.IndexFunc(figures, func(f figure) bool { return f.key == opts.Only })
-		if i < 0 {
-			return fmt.Errorf("-only %q: not one of %s", opts.Only, strings.Join(Figures(opts.Runtimes), ", "))
+		todo = nil
+		for _, key := range strings.Split(opts.Only, ",") {
+			i := slices.IndexFunc(figures, func(f figure) bool { return f.key == key })
+			if i < 0 {
+				return fmt.Errorf("-only %q: not one of %s", key, strings.Join(Figures(opts.Runtimes), ", "))
+			}
+			todo = append(todo, figures[i])
 		}
-		todo = figures[i : i+1]
 	}
 	root, err := os.MkdirTemp("", "cdevd-bench-")
 	if err != nil {
