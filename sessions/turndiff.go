@@ -230,6 +230,17 @@ func (e *Engine) Revert(ctx context.Context, p rpc.RevertParams) (rpc.RevertResu
 	if errors.As(err, &conflict) {
 		return out, rpc.RevertConflict(p.SessionID, p.Turn, conflict.Paths)
 	}
+	var partial *turns.PartialError
+	if errors.As(err, &partial) {
+		// Said with the file that failed and, should putting files back
+		// have failed too, those left restored: the client must know
+		// whether the folder is as it was.
+		data := map[string]any{"path": partial.Path}
+		if len(partial.NotPutBack) > 0 {
+			data["not_put_back"] = partial.NotPutBack
+		}
+		return out, rpc.Errorf(rpc.CodeInternalError, data, "revert of turn %d failed: %v", p.Turn, partial)
+	}
 	if err != nil {
 		return out, err
 	}

@@ -1407,6 +1407,14 @@ export interface InternalErrorData {
   max_reply_bytes?: number;
   method?: string;
   /**
+   * session/revert: files restored that could not then be put back as they were.
+   */
+  not_put_back?: string[];
+  /**
+   * session/revert: the file that could not be restored (the files restored before it were put back).
+   */
+  path?: string;
+  /**
    * What failed (a kernel limit and how to raise it, for a refused watch).
    */
   reason?: string;
