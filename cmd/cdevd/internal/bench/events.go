@@ -322,8 +322,7 @@ func (b *Bench) closeFixtures() {
 		b.fix.fanout.close()
 	}
 	if b.fix.repo != nil {
-		b.fix.repo.close()
-		b.fix.repo.c = nil // the repository stays; a restarted daemon gets a new connection
+		b.fix.repo.searched = false // the next daemon builds its index again
 	}
 	if b.fix.tail != nil {
 		b.fix.tail.close()

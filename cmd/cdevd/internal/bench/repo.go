@@ -22,28 +22,26 @@ import (
 // whole: cdevd's cap is 1 MiB).
 const bigFile = "big.txt"
 
-// repoFixture is the generated repository, added as a workspace on its own
-// connection.
+// repoFixture is the generated repository.
 type repoFixture struct {
 	dir string
 	env []string // the environment cdevd serve's git sees (its HOME)
-	c   *conn
-	ws  rpc.Workspace
-	// searched: the first query (which builds the index) was made.
+	// searched: the served daemon has had the first query (which builds
+	// its index).
 	searched bool
 }
 
-func (r *repoFixture) close() {
-	if r.c != nil {
-		r.c.close()
-	}
+// repoConn is a connection on which the repository is a workspace. Each
+// figure has its own: a connection left unread through a long figure
+// would miss cdevd's pings, and be closed.
+type repoConn struct {
+	*repoFixture
+	c  *conn
+	ws rpc.Workspace
 }
 
 // ensureRepo generates the repository on first use and connects to it.
-func (b *Bench) ensureRepo(ctx context.Context) (*repoFixture, error) {
-	if b.fix.repo != nil && b.fix.repo.c != nil {
-		return b.fix.repo, nil
-	}
+func (b *Bench) ensureRepo(ctx context.Context) (*repoConn, error) {
 	if b.fix.repo == nil {
 		// The direct git runs get the served daemon's HOME, so that both
 		// sides read the same (empty) user configuration.
@@ -56,15 +54,15 @@ func (b *Bench) ensureRepo(ctx context.Context) (*repoFixture, error) {
 			b.sz.repoFiles, b.sz.repoChanged, time.Since(began).Round(time.Millisecond))
 		b.fix.repo = r
 	}
-	r := b.fix.repo
+	r := &repoConn{repoFixture: b.fix.repo}
 	var err error
 	if r.c, err = connect(ctx, b.serve); err != nil {
 		return nil, err
 	}
 	if r.ws, err = workspace(r.c, r.dir); err != nil {
+		r.c.close()
 		return nil, err
 	}
-	r.searched = false // a new daemon (after a restart) builds its index again
 	return r, nil
 }
 
@@ -148,6 +146,7 @@ func (b *Bench) gitStatus(ctx context.Context) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
+	defer r.c.close()
 	var viaRPC, direct []time.Duration
 	rpcStatus := func() error {
 		var res rpc.GitStatusResult
@@ -191,6 +190,7 @@ func (b *Bench) search(ctx context.Context) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
+	defer r.c.close()
 	params := func(q string) rpc.SearchParams {
 		return rpc.SearchParams{Query: q, Limit: 50, ExcludeBinaries: true, WorkspaceID: r.ws.ID}
 	}
@@ -255,6 +255,7 @@ func (b *Bench) fileGet(ctx context.Context) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
+	defer r.c.close()
 	var res rpc.FileGetResult
 	if _, _, err := r.c.call(rpc.MethodFileGet, rpc.FileGetParams{WorkspaceID: r.ws.ID, Path: bigFile}, &res); err != nil {
 		return sample{}, err

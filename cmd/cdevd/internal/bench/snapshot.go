@@ -28,6 +28,7 @@ func (b *Bench) snapshot(ctx context.Context) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
+	r.c.close() // measured in this process
 	home := b.path("snapshots")
 	snapper := turns.New(turns.Config{Home: filepath.Join(home, "cdevd"), Env: []string{"HOME=" + b.path("home")}})
 	viaCdevd := func() (time.Duration, error) {
