@@ -172,6 +172,23 @@ func TestTurnsAfterDaemonRestart(t *testing.T) {
 	if err := await(t, ctx, c, rpc.EventTurnDiff, id).Decode(&ev); err != nil {
 		t.Fatal(err)
 	}
+	changedTurns := func(c *Client, w rpc.Workspace) int {
+		t.Helper()
+		var h rpc.HistoryResult
+		c.MustCall(ctx, rpc.MethodHistory, rpc.HistoryParams{WorkspaceID: w.ID, AgentType: scripted.ID}, &h)
+		for _, s := range h.Sessions {
+			if s.SessionID == id {
+				return s.ChangedTurns
+			}
+		}
+		t.Fatalf("history does not list the session %s: %+v", id, h)
+		return 0
+	}
+	send(t, ctx, c, id, "a turn that changes nothing")
+	await(t, ctx, c, rpc.EventTurnCompleted, id)
+	if n := changedTurns(c, w); n != 1 {
+		t.Errorf("history's changed_turns = %d after a turn that changed a file and one that did not, want 1", n)
+	}
 	c.Close()
 	if err := first.d.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -188,6 +205,9 @@ func TestTurnsAfterDaemonRestart(t *testing.T) {
 	c.MustCall(ctx, rpc.MethodSessionRevert, rpc.RevertParams{SessionID: id, Turn: 1}, &res)
 	if got := readFile(t, a); !res.Success || got != "original\n" {
 		t.Fatalf("revert after the restart = %+v, a.txt = %q", res, got)
+	}
+	if n := changedTurns(c, w); n != 2 { // the workspace list is the home's: w is known
+		t.Errorf("history's changed_turns after the restart and a revert = %d, want 2 (the turn, the revert)", n)
 	}
 	fi, err := os.Stat(filepath.Join(home, "turns", "sessions", id+".json"))
 	if err != nil || fi.Mode().Perm() != 0o600 {

@@ -1246,6 +1246,10 @@ export interface HistoryResult {
 export interface HistorySession {
   agent_type: string;
   branch?: string;
+  /**
+   * How many of the session's turns changed files (session/turns lists them, session/turn_diff shows each); omitted when none.
+   */
+  changed_turns?: number;
   last_updated: string;
   message_count: number;
   session_id: string;
