@@ -67,6 +67,8 @@ var repoFigures = []figure{
 		ratioMax: 1.5, target: "≤ 1.5×", measure: (*Bench).snapshot},
 	{key: "search", title: "repository/search round trip p50 after the first query, the same repository", baseName: "echo",
 		valueMax: 0.020, target: "≤ 20 ms", measure: (*Bench).search},
+	{key: "send-hold", title: "session/send round trip, first turn, the same repository (the start snapshot holds the prompt)",
+		baseName: "in a 1-file repository", target: "measured (issue 26)", measure: (*Bench).sendHold},
 	{key: "file-get", title: "workspace/file/get of a 1 MB file, round trip p50", baseName: "echo",
 		valueMax: 0.010, target: "≤ 10 ms", measure: (*Bench).fileGet},
 }
