@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/cdevd/cdevd/rpc"
 )
@@ -39,11 +42,11 @@ func (b *Bench) sendHold(ctx context.Context) (sample, error) {
 		if _, _, err := r.c.call(rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: w.ID, AgentType: scriptedID}, &started); err != nil {
 			return 0, err
 		}
-		_, took, err := r.c.call(rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: started.SessionID, Prompt: "hello", AgentType: scriptedID}, nil)
+		// The turn may end before send's answer is read: both are awaited
+		// on the one reading.
+		took, err := sendAndAwait(r.c, rpc.SessionSendParams{SessionID: started.SessionID, Prompt: "hello", AgentType: scriptedID},
+			rpc.EventTurnCompleted)
 		if err != nil {
-			return 0, err
-		}
-		if err := awaitEvent(r.c, rpc.EventTurnCompleted, started.SessionID); err != nil {
 			return 0, err
 		}
 		_, _, err = r.c.call(rpc.MethodSessionStop, rpc.SessionStopParams{SessionID: started.SessionID, AgentType: scriptedID}, nil)
@@ -71,26 +74,46 @@ func (b *Bench) sendHold(ctx context.Context) (sample, error) {
 	return sample{value: percentile(big, 0.5).Seconds(), base: percentile(one, 0.5).Seconds()}, nil
 }
 
-// awaitEvent reads c's frames until the event (method without its prefix)
-// of session id; a minute at most.
-func awaitEvent(c *conn, event, id string) error {
+// sendAndAwait sends session/send and reads c's frames until both its
+// answer and the session's event (method without its prefix) have come, a
+// minute at most; it returns the time to the answer.
+func sendAndAwait(c *conn, p rpc.SessionSendParams, event string) (time.Duration, error) {
+	frame := c.frame(rpc.MethodSessionSend, p)
+	id := strconv.Itoa(c.next)
 	if err := c.ws.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
-		return err
+		return 0, err
 	}
 	defer func() { _ = c.ws.SetReadDeadline(time.Time{}) }()
-	for {
+	began := time.Now()
+	if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+		return 0, err
+	}
+	var took time.Duration
+	answered, ended := false, false
+	for !answered || !ended {
 		_, msg, err := c.ws.ReadMessage()
 		if err != nil {
-			return fmt.Errorf("waiting for %s: %w", event, err)
+			return 0, fmt.Errorf("session/send and %s: %w", event, err)
 		}
-		var n struct {
-			Method string `json:"method"`
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Error  *rpc.Error      `json:"error"`
 			Params struct {
 				SessionID string `json:"session_id"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(msg, &n) == nil && n.Method == rpc.EventPrefix+event && n.Params.SessionID == id {
-			return nil
+		if err := json.Unmarshal(msg, &m); err != nil {
+			return 0, err
+		}
+		switch {
+		case string(m.ID) == id && m.Error != nil:
+			return 0, fmt.Errorf("session/send: %d %s", m.Error.Code, m.Error.Message)
+		case string(m.ID) == id:
+			took, answered = time.Since(began), true
+		case m.Method == rpc.EventPrefix+event && m.Params.SessionID == p.SessionID:
+			ended = true
 		}
 	}
+	return took, nil
 }
