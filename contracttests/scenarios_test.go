@@ -55,6 +55,7 @@ const (
 	scIDs         = "client-chosen id for a new session"
 	scAppPage     = "the iOS app's transcript page"
 	scConfigure   = "configure model and effort"
+	scTurnDiff    = "a turn's diff and its revert"
 	scRegistry    = "registry record"
 )
 
@@ -72,6 +73,7 @@ var scenarios = []scenario{
 	{scIDs, scenarioIDs},
 	{scAppPage, scenarioAppPage},
 	{scConfigure, scenarioConfigure},
+	{scTurnDiff, scenarioTurnDiff},
 	{scRegistry, scenarioRegistry},
 }
 

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cdevd/cdevd/daemon"
@@ -171,6 +172,23 @@ func TestTurnsAfterDaemonRestart(t *testing.T) {
 	if err := await(t, ctx, c, rpc.EventTurnDiff, id).Decode(&ev); err != nil {
 		t.Fatal(err)
 	}
+	changedTurns := func(c *Client, w rpc.Workspace) int {
+		t.Helper()
+		var h rpc.HistoryResult
+		c.MustCall(ctx, rpc.MethodHistory, rpc.HistoryParams{WorkspaceID: w.ID, AgentType: scripted.ID}, &h)
+		for _, s := range h.Sessions {
+			if s.SessionID == id {
+				return s.ChangedTurns
+			}
+		}
+		t.Fatalf("history does not list the session %s: %+v", id, h)
+		return 0
+	}
+	send(t, ctx, c, id, "a turn that changes nothing")
+	await(t, ctx, c, rpc.EventTurnCompleted, id)
+	if n := changedTurns(c, w); n != 1 {
+		t.Errorf("history's changed_turns = %d after a turn that changed a file and one that did not, want 1", n)
+	}
 	c.Close()
 	if err := first.d.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -188,8 +206,58 @@ func TestTurnsAfterDaemonRestart(t *testing.T) {
 	if got := readFile(t, a); !res.Success || got != "original\n" {
 		t.Fatalf("revert after the restart = %+v, a.txt = %q", res, got)
 	}
+	if n := changedTurns(c, w); n != 2 { // the workspace list is the home's: w is known
+		t.Errorf("history's changed_turns after the restart and a revert = %d, want 2 (the turn, the revert)", n)
+	}
 	fi, err := os.Stat(filepath.Join(home, "turns", "sessions", id+".json"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the session's turn records: %v, %v", fi, err)
+	}
+}
+
+// A revert that fails on one file changes nothing: the error names the
+// file, the files restored before it are put back, and the server goes on.
+func TestRevertThatFailsHalfwayIsUndone(t *testing.T) {
+	e := startEnv(t)
+	ctx := testCtx(t)
+	c, _ := Connect(t, ctx, e.url, e.token)
+	w := e.workspace(ctx, c)
+	gitRepo(t, w.Path) // a.txt committed
+	a, b := filepath.Join(w.Path, "a.txt"), filepath.Join(w.Path, "b.txt")
+	id := startSession(t, ctx, c, w)
+	send(t, ctx, c, id, script(map[string]any{"permission": map[string]any{"tool": "Write", "target": b, "kind": "write_file"}}))
+	await(t, ctx, c, rpc.EventPermission, id)
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("by the agent\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.MustCall(ctx, rpc.MethodSessionRespond, rpc.SessionRespondParams{SessionID: id, Type: rpc.RespondPermission,
+		Response: "yes", AgentType: scripted.ID}, nil)
+	await(t, ctx, c, rpc.EventTurnDiff, id)
+	// Since the turn, b.txt became a folder with the user's file in it: a
+	// forced revert restores a.txt, then cannot put b.txt back.
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b, "mine.txt"), []byte("the user's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, rerr := c.Call(ctx, rpc.MethodSessionRevert, rpc.RevertParams{SessionID: id, Turn: 1, Force: true})
+	wantError(t, "a revert that fails on b.txt", rerr, rpc.CodeInternalError)
+	if data, _ := rerr.Data.(map[string]any); data["path"] != "b.txt" || data["not_put_back"] != nil ||
+		!strings.Contains(rerr.Message, "nothing was changed") {
+		t.Errorf("the error = %+v, want b.txt named and nothing left changed", rerr)
+	}
+	if got := readFile(t, a); got != "by the agent\n" {
+		t.Errorf("a.txt after the failed revert = %q, want the turn's content back", got)
+	}
+	var list rpc.TurnsResult
+	c.MustCall(ctx, rpc.MethodSessionTurns, rpc.TurnsParams{SessionID: id}, &list)
+	if len(list.Turns) != 1 {
+		t.Errorf("a failed revert was recorded as a turn: %+v", list.Turns)
 	}
 }

@@ -57,12 +57,14 @@ type MethodNotFoundData struct {
 // InternalErrorData is present when a runtime failed, the system refused a
 // watch, or a batch's replies grew too large.
 type InternalErrorData struct {
-	AgentType     string `json:"agent_type,omitempty" doc:"The runtime that failed."`
-	Method        string `json:"method,omitempty"`
-	Reason        string `json:"reason,omitempty" doc:"What failed (a kernel limit and how to raise it, for a refused watch)."`
-	WorkspaceID   string `json:"workspace_id,omitempty" doc:"The workspace whose transcripts could not be watched."`
-	SessionID     string `json:"session_id,omitempty" doc:"The session whose transcript could not be watched."`
-	MaxReplyBytes int64  `json:"max_reply_bytes,omitempty" doc:"A batch's replies exceeded this: send the request on its own."`
+	AgentType     string   `json:"agent_type,omitempty" doc:"The runtime that failed."`
+	Method        string   `json:"method,omitempty"`
+	Reason        string   `json:"reason,omitempty" doc:"What failed (a kernel limit and how to raise it, for a refused watch)."`
+	WorkspaceID   string   `json:"workspace_id,omitempty" doc:"The workspace whose transcripts could not be watched."`
+	SessionID     string   `json:"session_id,omitempty" doc:"The session whose transcript could not be watched."`
+	MaxReplyBytes int64    `json:"max_reply_bytes,omitempty" doc:"A batch's replies exceeded this: send the request on its own."`
+	Path          string   `json:"path,omitempty" doc:"session/revert: the file that could not be restored (the files restored before it were put back)."`
+	NotPutBack    []string `json:"not_put_back,omitempty" doc:"session/revert: files restored that could not then be put back as they were."`
 }
 
 // InvalidRequestData is present when a batch is too long.

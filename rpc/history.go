@@ -19,6 +19,7 @@ type HistorySession struct {
 	LastUpdated  string        `json:"last_updated" format:"date-time"`
 	Branch       string        `json:"branch,omitempty"`
 	Status       SessionStatus `json:"status"`
+	ChangedTurns int           `json:"changed_turns,omitempty" doc:"How many of the session's turns changed files (session/turns lists them, session/turn_diff shows each); omitted when none."`
 }
 
 // HistoryResult is one page of history, newest first.

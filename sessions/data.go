@@ -161,6 +161,13 @@ func (e *Engine) History(ctx context.Context, p rpc.HistoryParams) (rpc.HistoryR
 			res.NextCursor = strconv.Itoa(end)
 		}
 	}
+	if e.cfg.TurnStore != nil {
+		// Only the page's: a count is a map lookup once the store has read
+		// its records.
+		for i := range res.Sessions {
+			res.Sessions[i].ChangedTurns = e.cfg.TurnStore.Changed(res.Sessions[i].SessionID)
+		}
+	}
 	return res, nil
 }
 

@@ -171,10 +171,12 @@ func New(cfg Config) *Engine {
 		cfg.Epoch = uuid.NewString()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces, ctx: ctx, cancel: cancel,
+	e := &Engine{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, ws: cfg.Workspaces, ctx: ctx, cancel: cancel,
 		watcher: fswatch.Or(cfg.Watcher), sessions: map[string]*session{}, subs: map[string]map[Watcher]struct{}{},
 		notifiers: map[string]*notifier{}, dirs: map[string]map[string]struct{}{},
 		active: map[string]activeRef{}, queues: loadQueues(cfg.QueueDir, cfg.Logger)}
+	e.pruneTurns()
+	return e
 }
 
 // Epoch is this server run's id.

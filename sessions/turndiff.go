@@ -123,6 +123,27 @@ func turnFiles(fs []turns.File) []rpc.TurnFile {
 	return out
 }
 
+// pruneTurns expires old turn records and removes the snapshot objects no
+// kept record needs (the rule is turns.Prune's), once, in the background
+// of the engine's start: on a large repository it reads every kept tree.
+func (e *Engine) pruneTurns() {
+	if e.cfg.Turns == nil || e.cfg.TurnStore == nil {
+		return
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		res, err := e.cfg.Turns.Prune(e.ctx, e.cfg.TurnStore, turns.PruneConfig{})
+		if err != nil && e.ctx.Err() == nil {
+			e.log.Warn("cannot prune the turns' snapshots", zap.Error(err))
+			return
+		}
+		if res.Sessions > 0 || res.Objects > 0 {
+			e.log.Info("pruned the turns' snapshots", zap.Int("sessions", res.Sessions), zap.Int("objects", res.Objects))
+		}
+	}()
+}
+
 // turnsEnabled refuses the turn methods on a server that records no turns.
 func (e *Engine) turnsEnabled() error {
 	if e.cfg.Turns == nil || e.cfg.TurnStore == nil {
@@ -229,6 +250,17 @@ func (e *Engine) Revert(ctx context.Context, p rpc.RevertParams) (rpc.RevertResu
 	var conflict *turns.ConflictError
 	if errors.As(err, &conflict) {
 		return out, rpc.RevertConflict(p.SessionID, p.Turn, conflict.Paths)
+	}
+	var partial *turns.PartialError
+	if errors.As(err, &partial) {
+		// Said with the file that failed and, should putting files back
+		// have failed too, those left restored: the client must know
+		// whether the folder is as it was.
+		data := map[string]any{"path": partial.Path}
+		if len(partial.NotPutBack) > 0 {
+			data["not_put_back"] = partial.NotPutBack
+		}
+		return out, rpc.Errorf(rpc.CodeInternalError, data, "revert of turn %d failed: %v", p.Turn, partial)
 	}
 	if err != nil {
 		return out, err

@@ -26,7 +26,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "small sizes: a smoke test of the harness, not a measurement")
-	only := fs.String("only", "", "measure one figure: "+strings.Join(bench.Figures(builtinInfos()), ", "))
+	only := fs.String("only", "", "measure these figures only (keys between commas): "+strings.Join(bench.Figures(builtinInfos()), ", "))
 	reps := fs.Int("reps", 3, "repetitions of each figure (the median is reported)")
 	verbose := fs.Bool("v", false, "say which figure is being measured")
 	cpuProfile := fs.String("cpuprofile", "", "write the bench client's CPU profile here (what the client takes from the daemon)")

@@ -17,6 +17,9 @@ type Reply struct {
 	Reasoning string
 	Text      string
 	Call      *FunctionCall
+	// Custom is a freeform tool's call (Codex's apply_patch), sent after
+	// Call if both are set.
+	Custom *CustomCall
 	// Delay is waited before each delta: a slow stream. The stream ends early
 	// when the client goes away.
 	Delay time.Duration
@@ -30,6 +33,14 @@ type FunctionCall struct {
 	CallID    string // default call_fake_<n>
 	Name      string
 	Arguments any // marshalled to a JSON string, as the API sends arguments
+}
+
+// CustomCall is a custom_tool_call output item: a freeform tool's call,
+// whose input is plain text rather than JSON arguments.
+type CustomCall struct {
+	CallID string // default call_fake_<n>
+	Name   string
+	Input  string
 }
 
 // APIError is an OpenAI error response.
@@ -54,6 +65,13 @@ func Call(name string, args any) Reply {
 // Exec replies with the exec_command call Codex 0.169.0 offers for shell
 // commands ({"cmd": "..."}; Codex runs it with bash -lc in the thread's cwd).
 func Exec(cmd string) Reply { return Call("exec_command", map[string]string{"cmd": cmd}) }
+
+// Patch replies with the apply_patch call Codex 0.169.0 offers as a
+// freeform tool: patch is in Codex's own format ("*** Begin Patch" …
+// "*** End Patch"), with paths relative to the thread's cwd.
+func Patch(patch string) Reply {
+	return Reply{Custom: &CustomCall{Name: "apply_patch", Input: patch}}
+}
 
 // Slow replies with text streamed one word per delay.
 func Slow(text string, delay time.Duration) Reply { return Reply{Text: text, Delay: delay} }
@@ -82,7 +100,7 @@ func (r Reply) items(n int) []item {
 			final: map[string]any{"type": "reasoning", "id": id,
 				"summary": []any{map[string]any{"type": "summary_text", "text": r.Reasoning}}}})
 	}
-	if r.Text != "" || (r.Reasoning == "" && r.Call == nil) {
+	if r.Text != "" || (r.Reasoning == "" && r.Call == nil && r.Custom == nil) {
 		id := fmt.Sprintf("msg_fake_%d", n)
 		out = append(out, item{kind: "message", id: id, deltas: fakeapi.Words(r.Text),
 			start: map[string]any{"type": "message", "id": id, "status": "in_progress",
@@ -108,6 +126,20 @@ func (r Reply) items(n int) []item {
 				"name": r.Call.Name, "arguments": "", "status": "in_progress"},
 			final: map[string]any{"type": "function_call", "id": id, "call_id": callID,
 				"name": r.Call.Name, "arguments": string(args), "status": "completed"}})
+	}
+	if r.Custom != nil {
+		id := fmt.Sprintf("ctc_fake_%d", n)
+		callID := r.Custom.CallID
+		if callID == "" {
+			callID = fmt.Sprintf("call_fake_%d", n)
+		}
+		half := len(r.Custom.Input) / 2
+		out = append(out, item{kind: "custom_tool_call", id: id,
+			deltas: []string{r.Custom.Input[:half], r.Custom.Input[half:]},
+			start: map[string]any{"type": "custom_tool_call", "id": id, "call_id": callID,
+				"name": r.Custom.Name, "input": "", "status": "in_progress"},
+			final: map[string]any{"type": "custom_tool_call", "id": id, "call_id": callID,
+				"name": r.Custom.Name, "input": r.Custom.Input, "status": "completed"}})
 	}
 	return out
 }
@@ -190,6 +222,12 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, re
 				ok = ok && wait() && send("response.function_call_arguments.delta", with("delta", d))
 			}
 			ok = ok && send("response.function_call_arguments.done", with("arguments", it.final["arguments"]))
+		case "custom_tool_call":
+			ok = true
+			for _, d := range it.deltas {
+				ok = ok && wait() && send("response.custom_tool_call_input.delta", with("delta", d))
+			}
+			ok = ok && send("response.custom_tool_call_input.done", with("input", it.final["input"]))
 		}
 		if !ok || !send("response.output_item.done", map[string]any{"output_index": i, "item": it.final}) {
 			return

@@ -123,14 +123,14 @@ func (r Request) LastUserText() string {
 	return ""
 }
 
-// CallOutput returns the function_call_output of the last input item when
-// the request answers a function call.
+// CallOutput returns the function_call_output (or custom_tool_call_output)
+// of the last input item when the request answers a tool call.
 func (r Request) CallOutput() (Item, bool) {
 	if len(r.Input) == 0 {
 		return Item{}, false
 	}
 	last := r.Input[len(r.Input)-1]
-	return last, last.Type == "function_call_output"
+	return last, last.Type == "function_call_output" || last.Type == "custom_tool_call_output"
 }
 
 // Transcript is the history's user and assistant texts (without Codex's own
@@ -152,7 +152,7 @@ func (r Request) Transcript() string {
 			}
 		case "function_call":
 			sb.WriteString("call: " + it.Name + " " + it.Arguments + "\n")
-		case "function_call_output":
+		case "function_call_output", "custom_tool_call_output":
 			sb.WriteString("output: " + it.OutputText() + "\n")
 		}
 	}

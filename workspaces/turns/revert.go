@@ -78,14 +78,54 @@ func (r *Repo) Revert(ctx context.Context, before, after string, force, dryRun b
 	if err != nil {
 		return res, err
 	}
-	for _, p := range paths {
+	for i, p := range paths {
 		if err := r.restore(ctx, p, beforeEntries[p]); err != nil {
-			return res, fmt.Errorf("restoring %s: %w", p, err)
+			// All or nothing: a half-reverted turn would leave the agent's
+			// work and the user's mixed, in a state no snapshot describes.
+			// The files already restored go back to what they were a
+			// moment ago, which the snapshot "now" holds.
+			return res, r.rollBack(ctx, paths[:i], nowEntries, &PartialError{Path: p, Err: err})
 		}
 	}
 	res.Before = now
 	res.After, err = r.Snapshot(ctx)
 	return res, err
+}
+
+// PartialError is a revert that failed on one file. The files restored
+// before it were put back as they were before the revert, but for
+// NotPutBack.
+type PartialError struct {
+	Path       string
+	Err        error
+	PutBack    int      // files restored, then put back
+	NotPutBack []string // files restored that could not be put back
+}
+
+func (e *PartialError) Error() string {
+	msg := fmt.Sprintf("restoring %s: %v; ", e.Path, e.Err)
+	if len(e.NotPutBack) > 0 {
+		return msg + "these files were restored and could not be put back as they were: " + strings.Join(e.NotPutBack, ", ")
+	}
+	return msg + fmt.Sprintf("nothing was changed (%d file(s) restored before it were put back)", e.PutBack)
+}
+
+func (e *PartialError) Unwrap() error { return e.Err }
+
+// rollBack puts the files a failed revert had restored back to their
+// entries in now, the last first, and completes perr with the outcome.
+// (A directory a restore removed to make room for a file is not made
+// again: it was empty.)
+func (r *Repo) rollBack(ctx context.Context, restored []string, now map[string]entry, perr *PartialError) error {
+	for i := len(restored) - 1; i >= 0; i-- {
+		p := restored[i]
+		if err := r.restore(ctx, p, now[p]); err != nil {
+			perr.NotPutBack = append(perr.NotPutBack, p)
+			continue
+		}
+		perr.PutBack++
+	}
+	return perr
 }
 
 // entries reads the given paths' modes and object ids in a tree; a path

@@ -174,3 +174,35 @@ func TestStoreKeepsRecordsAcrossInstances(t *testing.T) {
 		t.Fatalf("a session id with a path: %v", err)
 	}
 }
+
+// A revert is all or nothing: when one file cannot be restored (here b.txt,
+// which the user has made a folder with a file in it since the turn), the
+// files restored before it are put back as they were, and the error says
+// which file failed.
+func TestARevertThatFailsHalfwayChangesNothing(t *testing.T) {
+	f := newFixture(t)
+	before, after := f.turn(func() {
+		f.write("a.txt", "by the agent\n")
+		f.write("b.txt", "also by the agent\n")
+		f.write("c.txt", "added by the agent\n")
+	})
+	// a.txt is restored first (paths come sorted), then b.txt fails.
+	if err := os.Remove(filepath.Join(f.dir, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	f.write("b.txt/inside.txt", "the user's\n")
+	_, err := f.repo.Revert(context.Background(), before, after, true, false)
+	var partial *PartialError
+	if !errors.As(err, &partial) || partial.Path != "b.txt" || partial.PutBack != 1 || len(partial.NotPutBack) != 0 {
+		t.Fatalf("err = %#v, want a PartialError on b.txt with a.txt put back", err)
+	}
+	if got := f.read("a.txt"); got != "by the agent\n" {
+		t.Errorf("a.txt = %q after a failed revert, want the turn's %q", got, "by the agent\n")
+	}
+	if f.read("c.txt") != "added by the agent\n" || f.read("b.txt/inside.txt") != "the user's\n" {
+		t.Error("a failed revert changed files after the one that failed")
+	}
+	if entries, _ := os.ReadDir(f.dir); len(entries) != 5 { // .git .gitignore a.txt b.txt c.txt
+		t.Errorf("a failed revert left files behind: %v", entries)
+	}
+}

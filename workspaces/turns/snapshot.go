@@ -18,8 +18,6 @@ package turns
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -95,8 +93,7 @@ func (s *Snapshotter) Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	// One store per repository, named by its path: repositories do not
 	// share objects, and a removed one leaves only its own store behind.
-	sum := sha256.Sum256([]byte(root))
-	private := filepath.Join(s.cfg.Home, "objects", hex.EncodeToString(sum[:8]))
+	private := filepath.Join(s.cfg.Home, "objects", storeName(root))
 	if err := os.MkdirAll(filepath.Join(private, "info"), 0o700); err != nil {
 		return nil, err
 	}

@@ -3,10 +3,13 @@ package turns
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
+	"time"
 )
 
 // Record is one turn's snapshots, kept so that its diff can be shown and
@@ -28,6 +31,10 @@ type Record struct {
 type Store struct {
 	dir string
 	mu  sync.Mutex
+	// changed counts each session's records that changed files, read from
+	// every file on the first Changed and kept up to date by Add: history
+	// asks for it on every call.
+	changed map[string]int
 }
 
 // NewStore makes a store in dir ($CDEVD_HOME/turns/sessions).
@@ -128,5 +135,80 @@ func (s *Store) Add(session string, rec Record) (int, error) {
 	if err := tmp.Close(); err != nil {
 		return 0, err
 	}
-	return rec.Turn, os.Rename(tmp.Name(), p)
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		return 0, err
+	}
+	if s.changed != nil && rec.Before != rec.After {
+		s.changed[session]++
+	}
+	return rec.Turn, nil
+}
+
+// Changed is how many of a session's records changed files (the turns
+// session/turns lists).
+func (s *Store) Changed(session string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = map[string]int{}
+		entries, _ := os.ReadDir(s.dir) // none yet: every count is 0
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), ".json")
+			if !ok || !sessionName.MatchString(id) {
+				continue
+			}
+			recs, err := s.listLocked(id)
+			if err != nil {
+				continue
+			}
+			for _, r := range recs {
+				if r.Before != r.After {
+					s.changed[id]++
+				}
+			}
+		}
+	}
+	return s.changed[session]
+}
+
+// expire removes the record files last written before cutoff and returns
+// how many went, and the records of every session kept.
+func (s *Store) expire(cutoff time.Time) (int, []Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	s.changed = nil // counted again on the next Changed
+	expired := 0
+	var kept []Record
+	for _, e := range entries {
+		session, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !sessionName.MatchString(session) {
+			continue // a temporary file of a write under way, or not ours
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if info.ModTime().Before(cutoff) {
+			if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return expired, kept, err
+			}
+			expired++
+			continue
+		}
+		recs, err := s.listLocked(session)
+		if err != nil {
+			// An unreadable record file keeps nothing alive; it is left for
+			// its reader to report.
+			continue
+		}
+		kept = append(kept, recs...)
+	}
+	return expired, kept, nil
 }

@@ -1256,6 +1256,10 @@ export interface HistoryResult {
 export interface HistorySession {
   agent_type: string;
   branch?: string;
+  /**
+   * How many of the session's turns changed files (session/turns lists them, session/turn_diff shows each); omitted when none.
+   */
+  changed_turns?: number;
   last_updated: string;
   message_count: number;
   session_id: string;
@@ -1478,6 +1482,14 @@ export interface InternalErrorData {
    */
   max_reply_bytes?: number;
   method?: string;
+  /**
+   * session/revert: files restored that could not then be put back as they were.
+   */
+  not_put_back?: string[];
+  /**
+   * session/revert: the file that could not be restored (the files restored before it were put back).
+   */
+  path?: string;
   /**
    * What failed (a kernel limit and how to raise it, for a refused watch).
    */

@@ -44,7 +44,7 @@ type Options struct {
 	// write transcripts for.
 	Runtimes []runtimes.Info
 	Quick    bool   // smaller sizes: a smoke test, not a measurement
-	Only     string // one figure's key; "" runs them all
+	Only     string // figures' keys, between commas; "" runs them all
 	Reps     int    // repetitions of each figure (default 3)
 	Out      io.Writer
 	Log      io.Writer // progress; nil is quiet
@@ -120,11 +120,14 @@ func Run(ctx context.Context, opts Options) (err error) {
 	figures := figuresFor(opts.Runtimes)
 	todo := figures
 	if opts.Only != "" {
-		i := slices.IndexFunc(figures, func(f figure) bool { return f.key == opts.Only })
-		if i < 0 {
-			return fmt.Errorf("-only %q: not one of %s", opts.Only, strings.Join(Figures(opts.Runtimes), ", "))
+		todo = nil
+		for _, key := range strings.Split(opts.Only, ",") {
+			i := slices.IndexFunc(figures, func(f figure) bool { return f.key == key })
+			if i < 0 {
+				return fmt.Errorf("-only %q: not one of %s", key, strings.Join(Figures(opts.Runtimes), ", "))
+			}
+			todo = append(todo, figures[i])
 		}
-		todo = figures[i : i+1]
 	}
 	root, err := os.MkdirTemp("", "cdevd-bench-")
 	if err != nil {
@@ -225,19 +228,27 @@ type sizes struct {
 	steadySeconds int
 	steadyRate    int // events per second
 	appends       int // transcript lines appended for the tail figure
+	repoFiles     int // files of the generated repository
+	repoChanged   int // of them changed since its commit
+	repoCalls     int // git/status calls and snapshots per repetition (each side)
+	searchCalls   int // repository/search round trips after the first query
+	fileCalls     int // workspace/file/get round trips of the 1 MB file
 }
 
 var fullSizes = sizes{listCalls: 2000, initCalls: 300, idleConns: 1000, bigTranscript: 100 << 20, pageCalls: 200,
-	sessions: 1000, historyCalls: 50, watchers: 100, burst: 500, steadySeconds: 10, steadyRate: 1000, appends: 200}
+	sessions: 1000, historyCalls: 50, watchers: 100, burst: 500, steadySeconds: 10, steadyRate: 1000, appends: 200,
+	repoFiles: 100_000, repoChanged: 1_000, repoCalls: 5, searchCalls: 200, fileCalls: 100}
 
 var quickSizes = sizes{listCalls: 100, initCalls: 20, idleConns: 50, bigTranscript: 2 << 20, pageCalls: 10,
-	sessions: 50, historyCalls: 5, watchers: 5, burst: 50, steadySeconds: 1, steadyRate: 200, appends: 10}
+	sessions: 50, historyCalls: 5, watchers: 5, burst: 50, steadySeconds: 1, steadyRate: 200, appends: 10,
+	repoFiles: 2_000, repoChanged: 20, repoCalls: 3, searchCalls: 20, fileCalls: 10}
 
 // replacer fills in a figure's title the sizes of this run.
 func (s sizes) replacer() *strings.Replacer {
 	return strings.NewReplacer("{conns}", strconv.Itoa(s.idleConns), "{big}", fmt.Sprintf("%d MB", s.bigTranscript>>20),
 		"{sessions}", strconv.Itoa(s.sessions), "{watchers}", strconv.Itoa(s.watchers), "{burst}", strconv.Itoa(s.burst),
-		"{rate}", strconv.Itoa(s.steadyRate), "{seconds}", strconv.Itoa(s.steadySeconds))
+		"{rate}", strconv.Itoa(s.steadyRate), "{seconds}", strconv.Itoa(s.steadySeconds),
+		"{files}", commas(s.repoFiles), "{changed}", commas(s.repoChanged))
 }
 
 // printTable writes the one table: tab-aligned, one row per figure. CDEVD,

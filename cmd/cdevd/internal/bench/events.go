@@ -321,6 +321,9 @@ func (b *Bench) closeFixtures() {
 	if b.fix.fanout != nil {
 		b.fix.fanout.close()
 	}
+	if b.fix.repo != nil {
+		b.fix.repo.searched = false // the next daemon builds its index again
+	}
 	if b.fix.tail != nil {
 		b.fix.tail.close()
 	}

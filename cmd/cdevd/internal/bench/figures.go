@@ -54,7 +54,23 @@ func figuresFor(infos []runtimes.Info) []figure {
 		}
 		fs = append(fs, transcriptFigures(st, prefix)...)
 	}
+	fs = append(fs, repoFigures...)
 	return append(fs, eventFigures...)
+}
+
+// repoFigures are measured on one generated repository of {files} files,
+// {changed} of them changed (repo.go).
+var repoFigures = []figure{
+	{key: "git-status", title: "git/status round trip p50, {files} files with {changed} changed", baseName: "git status --porcelain=v2",
+		ratioMax: 1.2, target: "≤ 1.2×", measure: (*Bench).gitStatus},
+	{key: "snapshot", title: "a turn's snapshot p50, the same repository", baseName: "git commands alone",
+		ratioMax: 1.5, target: "≤ 1.5×", measure: (*Bench).snapshot},
+	{key: "search", title: "repository/search round trip p50 after the first query, the same repository", baseName: "echo",
+		valueMax: 0.020, target: "≤ 20 ms", measure: (*Bench).search},
+	{key: "send-hold", title: "session/send round trip, first turn, the same repository (the start snapshot holds the prompt)",
+		baseName: "in a 1-file repository", target: "measured (issue 26)", measure: (*Bench).sendHold},
+	{key: "file-get", title: "workspace/file/get of a 1 MB file, round trip p50", baseName: "echo",
+		valueMax: 0.010, target: "≤ 10 ms", measure: (*Bench).fileGet},
 }
 
 var roundTrips = []figure{

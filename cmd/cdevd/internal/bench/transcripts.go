@@ -26,6 +26,7 @@ type fixtures struct {
 	stores  map[string]*storeFixtures // by agent type
 	fanout  *fanout
 	tail    *tailFixture
+	repo    *repoFixture
 }
 
 // storeFixtures are one runtime's transcripts written so far.
