@@ -22,11 +22,11 @@ type errorDoc struct {
 
 // FieldErrorData is -32602 about one param.
 type FieldErrorData struct {
-	Field     string               `json:"field" doc:"The offending param."`
-	Reason    string               `json:"reason" doc:"What is wrong with it."`
-	Value     string               `json:"value,omitempty" doc:"The value refused (an unsupported permission_mode, a session_id the runtime cannot run a new session under)."`
-	AgentType string               `json:"agent_type,omitempty" doc:"The runtime that refused it."`
-	Supported []rpc.PermissionMode `json:"supported,omitempty" doc:"The values that runtime accepts (permission_mode)."`
+	Field     string   `json:"field" doc:"The offending param."`
+	Reason    string   `json:"reason" doc:"What is wrong with it."`
+	Value     string   `json:"value,omitempty" doc:"The value refused (an unsupported permission_mode, a session_id the runtime cannot run a new session under)."`
+	AgentType string   `json:"agent_type,omitempty" doc:"The runtime that refused it."`
+	Supported []string `json:"supported,omitempty" doc:"The values that runtime accepts (permission_mode, or an attachment's kind)."`
 }
 
 // UnknownRuntimeData is -32602 for an agent_type no runtime has.

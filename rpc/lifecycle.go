@@ -135,6 +135,7 @@ type Runtime struct {
 	SupportsPermissions                   bool             `json:"supportsPermissions"`
 	SupportsHistory                       bool             `json:"supportsHistory" doc:"history, messages and watch of stored sessions work for this runtime. False when cdevd cannot read the runtime's stored sessions (a declared ACP agent): those methods then fail with a runtime error."`
 	PermissionModes                       []PermissionMode `json:"permissionModes" doc:"The permission_mode values this runtime accepts; any other is refused with -32602."`
+	Attachments                           []AttachmentKind `json:"attachments" doc:"The attachment kinds session/send and session/start accept for this runtime; any other is refused with -32602."`
 	Methods                               RuntimeMethods   `json:"methods"`
 	Availability                          Availability     `json:"availability"`
 }

@@ -73,6 +73,7 @@ type SessionStartParams struct {
 	Model           string         `json:"model,omitempty" doc:"A model alias or full id understood by the runtime."`
 	PermissionMode  PermissionMode `json:"permission_mode,omitempty"`
 	YoloMode        bool           `json:"yolo_mode,omitempty" doc:"Skip every permission prompt."`
+	Attachments     []Attachment   `json:"attachments,omitempty" doc:"Images and files for the first turn (with prompt); the runtime's record says which kinds it accepts."`
 }
 
 // SessionStartResult answers session/start. The session id is final.
@@ -106,6 +107,7 @@ type SessionSendParams struct {
 	AgentType      string         `json:"agent_type,omitempty"`
 	PermissionMode PermissionMode `json:"permission_mode,omitempty"`
 	YoloMode       bool           `json:"yolo_mode,omitempty"`
+	Attachments    []Attachment   `json:"attachments,omitempty" doc:"Images and files for this turn; the runtime's record says which kinds it accepts."`
 }
 
 // SessionSendResult answers session/send.

@@ -58,6 +58,10 @@ type Info struct {
 	// each doing what the protocol says it does; the registry advertises
 	// them and the engine refuses any other before starting a process.
 	PermissionModes []rpc.PermissionMode
+	// Attachments are the attachment kinds a turn may carry, each proven
+	// by a test where the real CLI's model API receives it; the engine
+	// refuses any other before starting anything.
+	Attachments []rpc.AttachmentKind
 	// CLI names the program the runtime runs, for what lives around the
 	// daemon: the service passes its variables on, the bench finds it.
 	CLI CLI
@@ -85,6 +89,11 @@ func (c CLI) Vars() []string {
 // mode (the runtime's own default) always may.
 func (i Info) AcceptsPermissionMode(m rpc.PermissionMode) bool {
 	return m == "" || slices.Contains(i.PermissionModes, m)
+}
+
+// AcceptsAttachment reports whether a turn may carry attachments of kind k.
+func (i Info) AcceptsAttachment(k rpc.AttachmentKind) bool {
+	return slices.Contains(i.Attachments, k)
 }
 
 // Features are the capability flags of the runtime registry.
@@ -166,6 +175,10 @@ type Session interface {
 // Turn is one user turn.
 type Turn struct {
 	Prompt string
+	// Attachments are the turn's images and files, in the client's order,
+	// of kinds Info.Attachments lists. An adapter gives images to its CLI
+	// in the CLI's own form and writes Text(), which names the files.
+	Attachments []Attachment
 }
 
 // Decision answers a permission request.
