@@ -303,6 +303,7 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 			SupportsPermissions:                   f.Permissions,
 			SupportsHistory:                       a.Transcripts() != nil,
 			PermissionModes:                       append([]rpc.PermissionMode{}, info.PermissionModes...),
+			Attachments:                           append([]rpc.AttachmentKind{}, info.Attachments...),
 			Methods: rpc.RuntimeMethods{
 				History:  rpc.MethodHistory,
 				Messages: rpc.MethodMessages,

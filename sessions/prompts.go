@@ -25,6 +25,9 @@ type SendOptions struct {
 	Mode        rpc.SendMode
 	AgentType   string
 	Options     StartOptions // for a session created by this send
+	// Attachments go with the turn, of kinds the runtime accepts (checked
+	// here, before a session starts for the turn).
+	Attachments []runtimes.Attachment
 }
 
 // Send sends a user turn, creating or resuming the session when needed.
@@ -39,6 +42,7 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 			return rpc.SessionSendResult{}, err
 		}
 	}
+	o.Options.AttachmentKinds = kindsOf(o.Attachments)
 	auto := false
 	s := (*session)(nil)
 	switch {
@@ -88,10 +92,13 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 	if err := e.checkAgent(ctx, rpc.MethodSessionSend, o.AgentType, s); err != nil {
 		return rpc.SessionSendResult{}, err
 	}
+	if err := checkAttachments(s.adapter.Info(), o.Options.AttachmentKinds); err != nil {
+		return rpc.SessionSendResult{}, err
+	}
 	// The sender watches from before its turn begins, so it sees all of it.
 	watched := s.isWatching(w)
 	s.watch(w, nil)
-	if err := s.send(ctx, o.Prompt); err != nil {
+	if err := s.send(ctx, runtimes.Turn{Prompt: o.Prompt, Attachments: o.Attachments}); err != nil {
 		if !watched {
 			s.unwatch(w)
 		}
@@ -170,7 +177,8 @@ type prompt struct {
 }
 
 // send starts a turn, resuming the process first if it has gone.
-func (s *session) send(ctx context.Context, text string) error {
+func (s *session) send(ctx context.Context, turn runtimes.Turn) error {
+	text := turn.Prompt
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	s.mu.Lock()
@@ -207,7 +215,19 @@ func (s *session) send(ctx context.Context, text string) error {
 	s.setActivityLocked(rpc.ActivityThinking)
 	s.mu.Unlock()
 
-	if err := rt.Send(ctx, runtimes.Turn{Prompt: text}); err != nil {
+	if err := rt.Send(ctx, turn); err != nil {
+		var refused *rpc.Error
+		if errors.As(err, &refused) && refused.Code == rpc.CodeInvalidParams {
+			// The runtime refused the turn as asked (an attachment its
+			// CLI said it cannot take) before it began: the caller's
+			// mistake, and nothing ran.
+			s.mu.Lock()
+			s.turnOpen = false
+			s.turnRepo, s.turnBase = nil, ""
+			s.setActivityLocked(rpc.ActivityIdle)
+			s.mu.Unlock()
+			return refused
+		}
 		s.mu.Lock()
 		open := s.turnOpen
 		s.turnOpen = false

@@ -118,6 +118,9 @@ func (a *Adapter) Info() runtimes.Info {
 		EchoesPrompts:   true, // the userMessage item, with the rollout's id
 		ClientIDs:       false,
 		PermissionModes: permissionModes,
+		// Images as localImage input items, files named in the text
+		// (live_attachments_test.go).
+		Attachments: []rpc.AttachmentKind{rpc.AttachImage, rpc.AttachFile},
 	}
 }
 
