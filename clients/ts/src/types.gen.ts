@@ -7,6 +7,11 @@
 export type Activity = "idle" | "thinking" | "permission" | "question";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "AttachmentKind".
+ */
+export type AttachmentKind = "image" | "file";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "LoginState".
  */
 export type LoginState = "loggedIn" | "loggedOut" | "unknown";
@@ -34,11 +39,6 @@ export type DeltaPhase = "text" | "thinking";
 export type RuntimeStatus = "active" | "preview" | "deprecated" | "disabled";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
- * via the `definition` "PermissionMode".
- */
-export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "interactive";
-/**
- * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "FileEncoding".
  */
 export type FileEncoding = "utf-8" | "base64";
@@ -47,6 +47,11 @@ export type FileEncoding = "utf-8" | "base64";
  * via the `definition` "SessionStatus".
  */
 export type SessionStatus = "starting" | "running" | "stopping" | "stopped" | "error" | "historical";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "PermissionMode".
+ */
+export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "interactive";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "ListSource".
@@ -136,6 +141,29 @@ export interface ActivateResult {
   session_id: string;
   success: boolean;
   workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "Attachment".
+ */
+export interface Attachment {
+  /**
+   * The content, base64 (standard alphabet, padded). A WebSocket frame is at most 16 MiB: larger content is uploaded.
+   */
+  data?: string;
+  /**
+   * An upload's id (POST /api/images).
+   */
+  id?: string;
+  kind: AttachmentKind;
+  /**
+   * Informative only: cdevd takes an image's type from its bytes.
+   */
+  mime_type?: string;
+  /**
+   * Shown to the agent beside a file's path; never part of a path.
+   */
+  name?: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -512,9 +540,9 @@ export interface FieldErrorData {
    */
   reason: string;
   /**
-   * The values that runtime accepts (permission_mode).
+   * The values that runtime accepts (permission_mode, or an attachment's kind).
    */
-  supported?: PermissionMode[];
+  supported?: string[];
   /**
    * The value refused (an unsupported permission_mode, a session_id the runtime cannot run a new session under).
    */
@@ -1333,6 +1361,10 @@ export interface Routing {
  * via the `definition` "Runtime".
  */
 export interface Runtime {
+  /**
+   * The attachment kinds session/send and session/start accept for this runtime; any other is refused with -32602.
+   */
+  attachments: AttachmentKind[];
   availability: Availability;
   displayName: string;
   id: string;
@@ -2285,6 +2317,10 @@ export interface SessionRespondParams {
  */
 export interface SessionSendParams {
   agent_type?: string;
+  /**
+   * Images and files for this turn; the runtime's record says which kinds it accepts.
+   */
+  attachments?: Attachment[];
   mode?: SendMode;
   permission_mode?: PermissionMode;
   prompt: string;
@@ -2312,6 +2348,10 @@ export interface SessionSendResult {
  */
 export interface SessionStartParams {
   agent_type?: string;
+  /**
+   * Images and files for the first turn (with prompt); the runtime's record says which kinds it accepts.
+   */
+  attachments?: Attachment[];
   /**
    * A directory inside the workspace to run in (default: the workspace root).
    */
