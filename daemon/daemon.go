@@ -237,6 +237,16 @@ func Start(cfg Config) (*Daemon, error) {
 		},
 		Metrics: metrics, StatusFile: filepath.Join(cfg.Home, notify.StatusFileName), Logger: log.Named("notify")})
 	sc.Observer = notifier
+	// Images and files clients send with prompts: private, under the
+	// state directory, removed when they expire; every agent may read
+	// them (prompts name their paths).
+	atts, err := attachments.Open(attachments.Config{Dir: filepath.Join(cfg.Home, "attachments"),
+		Logger: log.Named("attachments")})
+	if err != nil {
+		notifier.Close()
+		return nil, err
+	}
+	sc.ReadDirs = append(slices.Clip(sc.ReadDirs), atts.Dir())
 	engine = sessions.New(sc)
 
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -247,14 +257,6 @@ func Start(cfg Config) (*Daemon, error) {
 	// Search shares the engine's inotify instance: one per daemon.
 	repos := discover.New("")
 	finder := search.New(search.Config{Watcher: sc.Watcher, Logger: log.Named("search")})
-	// Images and files clients send with prompts: private, under the
-	// state directory, removed when they expire.
-	atts, err := attachments.Open(attachments.Config{Dir: filepath.Join(cfg.Home, "attachments"),
-		Logger: log.Named("attachments")})
-	if err != nil {
-		notifier.Close()
-		return nil, err
-	}
 	srv := server.New(server.Config{Version: Version, Attachments: atts, ServerID: serverID, Hostname: hostname(), Registry: reg,
 		Workspaces: store, Engine: engine, Search: finder, Presence: viewers, Finder: repos, Auth: authn,
 		Discover: openrpc.Document, Logger: log.Named("rpc"),

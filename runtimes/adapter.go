@@ -151,6 +151,11 @@ type StartRequest struct {
 	Model          string
 	PermissionMode rpc.PermissionMode
 	Yolo           bool
+	// ReadDirs are folders besides Dir whose files the agent may read
+	// without asking: cdevd's attachments, whose paths prompts name (the
+	// iOS app's "[Attached images: …]"). An adapter whose CLI confines
+	// reads to its working directory grants them.
+	ReadDirs []string
 }
 
 // Session is one running CLI process serving one session id.

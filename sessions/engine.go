@@ -92,6 +92,10 @@ type Config struct {
 	Turns     *turns.Snapshotter
 	TurnStore *turns.Store
 
+	// ReadDirs are folders every agent may read besides its workspace
+	// (runtimes.StartRequest.ReadDirs): the attachments' folder.
+	ReadDirs []string
+
 	Logger *zap.Logger
 }
 
