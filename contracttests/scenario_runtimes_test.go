@@ -86,6 +86,8 @@ type runtimeRig struct {
 	// lastHistory is the conversation the model received last, one
 	// "role: text" line per message.
 	lastHistory func(t *testing.T) string
+	// images are every image the model received, decoded, in order.
+	images func() [][]byte
 }
 
 // move is what the suite's model does in reply to one request, in terms
@@ -164,6 +166,15 @@ func startClaudeScenario(t *testing.T, mark string, m model) runtimeRig {
 			}
 			return reqs[len(reqs)-1].Transcript()
 		},
+		images: func() [][]byte {
+			var out [][]byte
+			for _, q := range fake.MessageRequests() {
+				for _, im := range q.Images() {
+					out = append(out, im.Data)
+				}
+			}
+			return out
+		},
 	}
 }
 
@@ -232,6 +243,15 @@ func startCodexScenario(t *testing.T, mark string, m model) runtimeRig {
 			}
 			return reqs[len(reqs)-1].Transcript()
 		},
+		images: func() [][]byte {
+			var out [][]byte
+			for _, q := range api.ResponseRequests() {
+				for _, im := range q.Images() {
+					out = append(out, im.Data)
+				}
+			}
+			return out
+		},
 	}
 }
 
@@ -294,6 +314,15 @@ func startGeminiScenario(t *testing.T, mark string, m model) runtimeRig {
 				t.Fatal("the model received no request")
 			}
 			return geminiHistory(reqs[len(reqs)-1])
+		},
+		images: func() [][]byte {
+			var out [][]byte
+			for _, q := range api.GenerateRequests() {
+				for _, im := range q.Images() {
+					out = append(out, im.Data)
+				}
+			}
+			return out
 		},
 	}
 }

@@ -53,6 +53,7 @@ const (
 	scOutside     = "watch a session run outside cdevd"
 	scIDs         = "client-chosen id for a new session"
 	scAppPage     = "the iOS app's transcript page"
+	scAttachments = "an image and a file attached"
 	scRegistry    = "registry record"
 )
 
@@ -68,6 +69,7 @@ var scenarios = []scenario{
 	{scOutside, scenarioOutside},
 	{scIDs, scenarioIDs},
 	{scAppPage, scenarioAppPage},
+	{scAttachments, scenarioAttachments},
 	{scRegistry, scenarioRegistry},
 }
 

@@ -90,6 +90,12 @@ func (r Request) IsGenerate() bool {
 		strings.HasSuffix(r.Path, streamSuffix) && r.RawQuery == "alt=sse"
 }
 
+// IsCountTokens reports whether the request is a countTokens call, which
+// the CLI makes before sending a prompt with an image.
+func (r Request) IsCountTokens() bool {
+	return r.Method == http.MethodPost && strings.HasPrefix(r.Path, modelsPrefix) && strings.HasSuffix(r.Path, countSuffix)
+}
+
 // HasTool reports whether the request offered a function of that name.
 func (r Request) HasTool(name string) bool {
 	for _, t := range r.Tools {
