@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -2201,6 +2201,112 @@ async function guard(action, f) {
   }
 }
 
+// web/pairing.ts
+var tokenKey = "cdevd.token";
+var refreshKey = "cdevd.refresh";
+var refreshTimer;
+function keepPair(p) {
+  sessionStorage.setItem(tokenKey, p.access_token);
+  sessionStorage.setItem(refreshKey, p.refresh_token);
+  clearTimeout(refreshTimer);
+  const ms = Math.max(5e3, Date.parse(p.access_token_expires_at) - Date.now() - 12e4);
+  refreshTimer = setTimeout(() => void renew(), ms);
+  return p.access_token;
+}
+async function postPair(path, body) {
+  try {
+    const r = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      cache: "no-store"
+    });
+    return r.status === 200 ? keepPair(await r.json()) : null;
+  } catch {
+    return null;
+  }
+}
+function paired() {
+  return sessionStorage.getItem(refreshKey) !== null;
+}
+async function renew() {
+  const rt2 = sessionStorage.getItem(refreshKey);
+  if (!rt2) return null;
+  const t = await postPair("/api/auth/refresh", { refresh_token: rt2 });
+  if (!t) sessionStorage.removeItem(refreshKey);
+  return t;
+}
+async function takePairing() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const p = frag.get("pair");
+  if (!p) return void 0;
+  history.replaceState(null, "", location.pathname + location.search);
+  return postPair("/api/auth/exchange", { pairing_token: p });
+}
+
+// web/attach.ts
+var pending = [];
+async function upload(workspaceId, file) {
+  const body = new FormData();
+  body.append("file", file, file.name);
+  const r = await fetch("/api/images?workspace_id=" + encodeURIComponent(workspaceId), {
+    method: "POST",
+    headers: { Authorization: "Bearer " + (sessionStorage.getItem(tokenKey) ?? "") },
+    body,
+    cache: "no-store"
+  });
+  const answer = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(answer.error ?? `${r.status} ${r.statusText}`);
+  return answer;
+}
+function draw() {
+  const box = $("attachments");
+  const here = pending.filter((p) => p.workspaceId === page.open?.workspaceId);
+  box.replaceChildren(
+    ...here.map((p) => {
+      const remove = h("button", { type: "button", class: "remove", "aria-label": "Remove " + p.name }, "×");
+      remove.onclick = () => {
+        pending = pending.filter((q2) => q2 !== p);
+        draw();
+      };
+      return h("span", { class: "attachment", "data-id": p.id }, p.name, remove);
+    })
+  );
+  box.hidden = here.length === 0;
+}
+function setupAttach() {
+  const input = $("attach-file");
+  $("attach").onclick = () => input.click();
+  input.onchange = () => void guard("Attach", async () => {
+    const open = page.open;
+    const files = [...input.files ?? []];
+    input.value = "";
+    if (!open) return;
+    const runtime = page.runtimes.find((r) => r.id === open.agentType);
+    if (runtime && !(runtime.attachments ?? []).includes("image")) {
+      throw new Error(`${runtime.displayName} does not take images`);
+    }
+    for (const f of files) {
+      const up = await upload(open.workspaceId, f);
+      pending.push({ id: up.id, name: f.name, workspaceId: open.workspaceId });
+      draw();
+    }
+  });
+}
+function takeAttachments() {
+  const here = pending.filter((p) => p.workspaceId === page.open?.workspaceId);
+  if (here.length === 0) return { sent: () => {
+  } };
+  return {
+    attachments: here.map((p) => ({ kind: "image", id: p.id, name: p.name })),
+    sent: () => {
+      pending = pending.filter((p) => !here.includes(p));
+      draw();
+    }
+  };
+}
+var redrawAttachments = draw;
+
 // web/history.ts
 var known = /* @__PURE__ */ new Map();
 var onOpen = () => {
@@ -2290,7 +2396,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -3787,12 +3893,12 @@ function createDOMPurify() {
     for (let round = 0; ; round++) {
       const live = _collectLiveNodes(root);
       const containers = [root];
-      let pending = false;
+      let pending2 = false;
       arrayForEach(live, (node) => {
         if (_readNodeType(node) === NODE_TYPE.documentFragment) arrayPush(containers, node);
-        else if (!pending && !setHas(visited, node)) pending = setHas(getOriginal(), node);
+        else if (!pending2 && !setHas(visited, node)) pending2 = setHas(getOriginal(), node);
       });
-      if (!pending) return;
+      if (!pending2) return;
       if (round >= MAX_UNVISITED_ROUNDS) throw typeErrorCreate("the tree kept changing during in-place sanitization; refusing to return it");
       arrayForEach(containers, (container, index) => {
         _sanitizeUnvisitedIn(container, index > 0, root, getOriginal());
@@ -4318,11 +4424,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4716,7 +4822,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5664,7 +5770,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5724,7 +5830,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5883,7 +5989,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6586,7 +6692,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6633,7 +6739,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7053,7 +7159,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7380,7 +7486,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -8023,7 +8129,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8839,7 +8945,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9058,7 +9164,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9259,7 +9365,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11121,7 +11227,7 @@ async function reloadTranscript() {
 var maxDrawn = 120;
 var chunk = 20;
 var drawn = (t) => t.querySelectorAll(":scope > .msg.w");
-function draw(o, from, to) {
+function draw2(o, from, to) {
   const frag = document.createDocumentFragment();
   for (const m of o.msgs.slice(from, to)) {
     const el = renderMessage(m, o);
@@ -11140,7 +11246,7 @@ function drawOlder(o) {
   const n = Math.min(chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  t.prepend(draw(o, o.lo - n, o.lo));
+  t.prepend(draw2(o, o.lo - n, o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
@@ -11154,7 +11260,7 @@ function drawNewer(o) {
   const n = Math.min(chunk, o.msgs.length - o.hi);
   if (n <= 0) return;
   const anchor = drawn(t)[o.hi - o.lo - 1]?.nextSibling ?? null;
-  t.insertBefore(draw(o, o.hi, o.hi + n), anchor);
+  t.insertBefore(draw2(o, o.hi, o.hi + n), anchor);
   o.hi += n;
   const els = drawn(t);
   const before = t.scrollHeight;
@@ -11430,6 +11536,7 @@ async function openSession(workspaceId, sessionId, agentType, started2, model = 
   reset(sessionId);
   const o = newOpen(workspaceId, sessionId, agentType);
   page.open = o;
+  redrawAttachments();
   header(sessionId, agentType, known.get(sessionId)?.summary ?? "", model);
   showSession();
   if (started2) {
@@ -11452,6 +11559,7 @@ function failedStart(agentType, reason) {
   reset("");
   delete $("session").dataset.session;
   page.open = null;
+  redrawAttachments();
   header("", agentType, "Session did not start");
   $("session").classList.add("failed");
   note(`Could not start ${runtimeName(agentType)}: ${reason}`, true);
@@ -11511,49 +11619,6 @@ async function start() {
   $("prompt").focus();
 }
 
-// web/pairing.ts
-var tokenKey = "cdevd.token";
-var refreshKey = "cdevd.refresh";
-var refreshTimer;
-function keepPair(p) {
-  sessionStorage.setItem(tokenKey, p.access_token);
-  sessionStorage.setItem(refreshKey, p.refresh_token);
-  clearTimeout(refreshTimer);
-  const ms = Math.max(5e3, Date.parse(p.access_token_expires_at) - Date.now() - 12e4);
-  refreshTimer = setTimeout(() => void renew(), ms);
-  return p.access_token;
-}
-async function postPair(path, body) {
-  try {
-    const r = await fetch(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-      cache: "no-store"
-    });
-    return r.status === 200 ? keepPair(await r.json()) : null;
-  } catch {
-    return null;
-  }
-}
-function paired() {
-  return sessionStorage.getItem(refreshKey) !== null;
-}
-async function renew() {
-  const rt2 = sessionStorage.getItem(refreshKey);
-  if (!rt2) return null;
-  const t = await postPair("/api/auth/refresh", { refresh_token: rt2 });
-  if (!t) sessionStorage.removeItem(refreshKey);
-  return t;
-}
-async function takePairing() {
-  const frag = new URLSearchParams(location.hash.slice(1));
-  const p = frag.get("pair");
-  if (!p) return void 0;
-  history.replaceState(null, "", location.pathname + location.search);
-  return postPair("/api/auth/exchange", { pairing_token: p });
-}
-
 // web/devices.ts
 var reloadEveryMs = 3e3;
 var reloadTimer;
@@ -11586,12 +11651,12 @@ function closeDevices() {
   $("app").hidden = false;
 }
 async function loadDevices() {
-  const [list, pending] = await Promise.all([
+  const [list, pending2] = await Promise.all([
     call("device/list"),
     api("GET", "/api/devices")
   ]);
   const devices = list.devices ?? [];
-  const waiting = (pending.requests ?? []).filter((r) => r.status === "pending_approval");
+  const waiting = (pending2.requests ?? []).filter((r) => r.status === "pending_approval");
   const now = JSON.stringify([devices, waiting]);
   if (now === drawn2) return;
   drawn2 = now;
@@ -11880,11 +11945,19 @@ function wire() {
     guard("Send", async () => {
       const ta = $("prompt");
       if (!page.open || !ta.value.trim()) return;
-      await call("session/send", { session_id: page.open.sessionId, agent_type: page.open.agentType, prompt: ta.value });
+      const atts = takeAttachments();
+      await call("session/send", {
+        session_id: page.open.sessionId,
+        agent_type: page.open.agentType,
+        prompt: ta.value,
+        attachments: atts.attachments
+      });
+      atts.sent();
       ta.value = "";
       note("");
     });
   };
+  setupAttach();
   $("prompt").onkeydown = (e) => {
     if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) $("composer").requestSubmit();
   };
