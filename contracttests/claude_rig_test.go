@@ -33,6 +33,8 @@ type claudeRig struct {
 	env   []string // the CLI's whole environment: its HOME, the fake API, no way out
 	url   string
 	token string
+	addr  string // host:port, for the HTTP API
+	home  string // cdevd's state directory
 }
 
 func newClaudeRig(t *testing.T) *claudeRig {
@@ -44,10 +46,11 @@ func newClaudeRig(t *testing.T) *claudeRig {
 	fake := fakeanthropic.New(t)
 	bin := claudetest.Bin(t)
 	env := claudetest.Env(t, fake.URL())
-	d := StartDaemon(t, daemon.Config{Adapters: []runtimes.Adapter{
+	home := t.TempDir()
+	d := StartDaemon(t, daemon.Config{Home: home, Adapters: []runtimes.Adapter{
 		claude.New(claude.Config{Bin: bin, Env: env, KillGrace: 2 * time.Second}),
 	}})
-	return &claudeRig{fake: fake, bin: bin, env: env, url: d.URL(), token: d.Token()}
+	return &claudeRig{fake: fake, bin: bin, env: env, url: d.URL(), token: d.Token(), addr: d.Addr(), home: home}
 }
 
 // respond scripts the fake API for the rest of the subtest.

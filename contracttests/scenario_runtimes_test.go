@@ -104,6 +104,8 @@ type runtimeRig struct {
 	// lastModel is the model (and reasoning effort, "" when none) of the
 	// last request the model API received.
 	lastModel func(t *testing.T) (model, effort string)
+	// images are every image the model received, decoded, in order.
+	images func() [][]byte
 }
 
 // move is what the suite's model does in reply to one request, in terms
@@ -195,6 +197,15 @@ func startClaudeScenario(t *testing.T, mark string, m model) runtimeRig {
 			_ = json.Unmarshal(reqs[len(reqs)-1].Body, &body)
 			return reqs[len(reqs)-1].Model, body.OutputConfig.Effort
 		},
+		images: func() [][]byte {
+			var out [][]byte
+			for _, q := range fake.MessageRequests() {
+				for _, im := range q.Images() {
+					out = append(out, im.Data)
+				}
+			}
+			return out
+		},
 	}
 }
 
@@ -276,6 +287,15 @@ func startCodexScenario(t *testing.T, mark string, m model) runtimeRig {
 			_ = json.Unmarshal(reqs[len(reqs)-1].Body, &body)
 			return reqs[len(reqs)-1].Model, body.Reasoning.Effort
 		},
+		images: func() [][]byte {
+			var out [][]byte
+			for _, q := range api.ResponseRequests() {
+				for _, im := range q.Images() {
+					out = append(out, im.Data)
+				}
+			}
+			return out
+		},
 	}
 }
 
@@ -345,6 +365,15 @@ func startGeminiScenario(t *testing.T, mark string, m model) runtimeRig {
 				t.Fatal("the model received no request")
 			}
 			return reqs[len(reqs)-1].Model, ""
+		},
+		images: func() [][]byte {
+			var out [][]byte
+			for _, q := range api.GenerateRequests() {
+				for _, im := range q.Images() {
+					out = append(out, im.Data)
+				}
+			}
+			return out
 		},
 	}
 }

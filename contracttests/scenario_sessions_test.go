@@ -137,6 +137,8 @@ func scenarioRegistry(t *testing.T, r *scenarioRig) {
 		{"supportsConfigure", rec.SupportsConfigure, []string{scConfigure}},
 		// The suite knows no other way: the id session/start returns is final.
 		{"!requiresSessionResolutionOnNewSession", !rec.RequiresSessionResolutionOnNewSession, []string{scTextTurn, scIDs}},
+		{"attachments: image", slices.Contains(rec.Attachments, rpc.AttachImage), []string{scAttachments}},
+		{"attachments: file", slices.Contains(rec.Attachments, rpc.AttachFile), []string{scAttachments}},
 	}
 	for _, cl := range claims {
 		if !cl.on {

@@ -56,6 +56,7 @@ const (
 	scAppPage     = "the iOS app's transcript page"
 	scConfigure   = "configure model and effort"
 	scTurnDiff    = "a turn's diff and its revert"
+	scAttachments = "an image and a file attached"
 	scRegistry    = "registry record"
 )
 
@@ -74,6 +75,7 @@ var scenarios = []scenario{
 	{scAppPage, scenarioAppPage},
 	{scConfigure, scenarioConfigure},
 	{scTurnDiff, scenarioTurnDiff},
+	{scAttachments, scenarioAttachments},
 	{scRegistry, scenarioRegistry},
 }
 

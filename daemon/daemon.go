@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cdevd/cdevd/attachments"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/zap"
@@ -94,21 +96,22 @@ type Notify struct {
 
 // Daemon is a running cdevd.
 type Daemon struct {
-	log       *zap.Logger
-	ln        net.Listener
-	tls       bool
-	public    *url.URL
-	transport *transport.Server
-	auth      *auth.Service
-	engine    *sessions.Engine
-	notifier  *notify.Notifier
-	search    *search.Service
-	discover  *discover.Finder
-	reg       *registry.Registry
-	served    chan error
-	token     string
-	tokenFrom string
-	console   bool
+	log         *zap.Logger
+	ln          net.Listener
+	tls         bool
+	public      *url.URL
+	transport   *transport.Server
+	auth        *auth.Service
+	engine      *sessions.Engine
+	notifier    *notify.Notifier
+	attachments *attachments.Store
+	search      *search.Service
+	discover    *discover.Finder
+	reg         *registry.Registry
+	served      chan error
+	token       string
+	tokenFrom   string
+	console     bool
 }
 
 // Start builds cdevd and starts listening.
@@ -235,6 +238,16 @@ func Start(cfg Config) (*Daemon, error) {
 		},
 		Metrics: metrics, StatusFile: filepath.Join(cfg.Home, notify.StatusFileName), Logger: log.Named("notify")})
 	sc.Observer = notifier
+	// Images and files clients send with prompts: private, under the
+	// state directory, removed when they expire; every agent may read
+	// them (prompts name their paths).
+	atts, err := attachments.Open(attachments.Config{Dir: filepath.Join(cfg.Home, "attachments"),
+		Logger: log.Named("attachments")})
+	if err != nil {
+		notifier.Close()
+		return nil, err
+	}
+	sc.ReadDirs = append(slices.Clip(sc.ReadDirs), atts.Dir())
 	engine = sessions.New(sc)
 
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -245,13 +258,14 @@ func Start(cfg Config) (*Daemon, error) {
 	// Search shares the engine's inotify instance: one per daemon.
 	repos := discover.New("")
 	finder := search.New(search.Config{Watcher: sc.Watcher, Logger: log.Named("search")})
-	srv := server.New(server.Config{Version: Version, ServerID: serverID, Hostname: hostname(), Registry: reg,
+	srv := server.New(server.Config{Version: Version, Attachments: atts, ServerID: serverID, Hostname: hostname(), Registry: reg,
 		Workspaces: store, Engine: engine, Search: finder, Presence: viewers, Finder: repos, Auth: authn,
 		Discover: openrpc.Document, Logger: log.Named("rpc"),
 		Notify: &notify.Service{Notifier: notifier, Subs: subs, Keys: vapid}})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		notifier.Close()
+		atts.Close()
 	}
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("--addr %s is in use: another cdevd may be running there (`cdevd service status` shows "+
@@ -263,7 +277,7 @@ func Start(cfg Config) (*Daemon, error) {
 	tc := cfg.Transport
 	tc.Token, tc.AllowOrigins, tc.AllowHosts = token, cfg.AllowOrigins, cfg.AllowHosts
 	tc.TLS = tlsConfig
-	tc.Auth, tc.API = authn.Authenticator(), authn.Handler()
+	tc.Auth, tc.API = authn.Authenticator(), apiHandler(authn, atts, store)
 	// The Host check takes the names and addresses advertised now; an
 	// address the machine gains later passes as the one a request came
 	// in on (see transport's hostAllowed).
@@ -287,7 +301,7 @@ func Start(cfg Config) (*Daemon, error) {
 	})
 	listening = ln.Addr()
 	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, auth: authn, engine: engine,
-		notifier: notifier, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
+		notifier: notifier, attachments: atts, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
 
 	// A QR code made in the console carries an address a phone can reach,
 	// not the loopback one the console may be opened at.
@@ -394,6 +408,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	err := d.transport.Shutdown(ctx)
 	d.engine.Close(ctx)
 	d.notifier.Close()
+	d.attachments.Close()
 	d.search.Close()
 	d.discover.Close()
 	d.reg.Close()

@@ -27,7 +27,7 @@ type FieldErrorData struct {
 	Value     string   `json:"value,omitempty" doc:"The value refused (an unsupported permission_mode, model or effort, a session_id the runtime cannot run a new session under)."`
 	AgentType string   `json:"agent_type,omitempty" doc:"The runtime that refused it."`
 	Model     string   `json:"model,omitempty" doc:"With an effort refused: the model it was asked for."`
-	Supported []string `json:"supported,omitempty" doc:"The values that runtime accepts: its permission modes, its models (ids), or the model's efforts (empty: it takes none)."`
+	Supported []string `json:"supported,omitempty" doc:"The values that runtime accepts: its permission modes, its models (ids), the model's efforts (empty: it takes none), or an attachment's kinds."`
 }
 
 // UnknownRuntimeData is -32602 for an agent_type no runtime has.

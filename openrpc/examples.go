@@ -55,6 +55,7 @@ var exampleRuntime = rpc.Runtime{
 	SupportsResume: true, SupportsInteractiveQuestions: true, SupportsPermissions: true, SupportsHistory: true,
 	SupportsConfigure: true,
 	PermissionModes:   []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionAcceptEdits, rpc.PermissionBypass, rpc.PermissionPlan, rpc.PermissionInteractive},
+	Attachments:       []rpc.AttachmentKind{rpc.AttachImage, rpc.AttachFile},
 	Methods: rpc.RuntimeMethods{History: rpc.MethodHistory, Messages: rpc.MethodMessages, Watch: rpc.MethodWatch,
 		Unwatch: rpc.MethodUnwatch, Start: rpc.MethodSessionStart, Send: rpc.MethodSessionSend, Stop: rpc.MethodSessionStop,
 		Input: rpc.MethodSessionInput, Respond: rpc.MethodSessionRespond, State: rpc.MethodSessionState,

@@ -66,6 +66,7 @@ func sampleInitializeResult() rpc.InitializeResult {
 					SessionWatchSource:    rpc.ScopeWorkspace,
 					SupportsResume:        true,
 					PermissionModes:       []rpc.PermissionMode{rpc.PermissionDefault, rpc.PermissionPlan},
+					Attachments:           []rpc.AttachmentKind{rpc.AttachImage},
 					Methods: rpc.RuntimeMethods{
 						History: rpc.MethodHistory, Messages: rpc.MethodMessages, Watch: rpc.MethodWatch,
 						Unwatch: rpc.MethodUnwatch, Start: rpc.MethodSessionStart, Send: rpc.MethodSessionSend,

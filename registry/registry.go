@@ -326,6 +326,7 @@ func Build(adapters []runtimes.Adapter, statuses []Status, now time.Time) rpc.Ru
 			DefaultEffort:                         offer.DefaultEffort,
 			Commands:                              wireCommands(st.Offer),
 			CommandsPerSession:                    offer.CommandsPerSession,
+			Attachments:                           append([]rpc.AttachmentKind{}, info.Attachments...),
 			Methods: rpc.RuntimeMethods{
 				History:   rpc.MethodHistory,
 				Messages:  rpc.MethodMessages,

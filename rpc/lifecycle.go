@@ -142,6 +142,7 @@ type Runtime struct {
 	DefaultEffort                         string           `json:"defaultEffort,omitempty" doc:"The effort a session gets when it asks for none."`
 	Commands                              []SlashCommand   `json:"commands,omitempty" doc:"The slash commands the CLI offers everywhere; a prompt \"/name args\" runs one."`
 	CommandsPerSession                    bool             `json:"commandsPerSession,omitempty" doc:"A session may have more commands than these (the workspace's own)."`
+	Attachments                           []AttachmentKind `json:"attachments" doc:"The attachment kinds session/send and session/start accept for this runtime; any other is refused with -32602."`
 	Methods                               RuntimeMethods   `json:"methods"`
 	Availability                          Availability     `json:"availability"`
 }

@@ -42,6 +42,17 @@ type QueueItem struct {
 	Prompt   string `json:"prompt"`
 	QueuedAt string `json:"queued_at" format:"date-time"`
 	QueuedBy string `json:"queued_by,omitempty" doc:"The client id that queued it."`
+	// Attachments are kept as the files cdevd stored, so that a queue
+	// reloaded after a restart still carries them.
+	Attachments []QueuedAttachment `json:"attachments,omitempty" doc:"The images and files sent with the prompt; they go with its turn."`
+}
+
+// QueuedAttachment is an attachment of a queued prompt, as cdevd stored it.
+type QueuedAttachment struct {
+	Kind     AttachmentKind `json:"kind"`
+	MIMEType string         `json:"mime_type,omitempty"`
+	Name     string         `json:"name,omitempty" doc:"The client's name for it (shown to the agent, never a path)."`
+	Path     string         `json:"local_path" doc:"Where cdevd keeps it; the turn fails if it has expired meanwhile."`
 }
 
 // Queue is a session's follow-up queue, first to run first.

@@ -74,6 +74,7 @@ type SessionStartParams struct {
 	Effort          string         `json:"effort,omitempty" doc:"One of the model's efforts in the runtime record."`
 	PermissionMode  PermissionMode `json:"permission_mode,omitempty"`
 	YoloMode        bool           `json:"yolo_mode,omitempty" doc:"Skip every permission prompt."`
+	Attachments     []Attachment   `json:"attachments,omitempty" doc:"Images and files for the first turn (with prompt); the runtime's record says which kinds it accepts."`
 }
 
 // SessionStartResult answers session/start. The session id is final.
@@ -110,6 +111,7 @@ type SessionSendParams struct {
 	Queue          *bool          `json:"queue,omitempty" doc:"false: refuse with -32011 while a turn runs, instead of queueing the prompt (the default)."`
 	Model          string         `json:"model,omitempty" doc:"Run this turn and the next ones with this model (as session/configure does)."`
 	Effort         string         `json:"effort,omitempty" doc:"Run this turn and the next ones with this effort (as session/configure does)."`
+	Attachments    []Attachment   `json:"attachments,omitempty" doc:"Images and files for this turn; the runtime's record says which kinds it accepts."`
 }
 
 // SessionSendResult answers session/send.

@@ -61,6 +61,10 @@ type Info struct {
 	// ConfigureModes are the permission modes a running session can be
 	// switched to (Features.Configure); the engine refuses any other.
 	ConfigureModes []rpc.PermissionMode
+	// Attachments are the attachment kinds a turn may carry, each proven
+	// by a test where the real CLI's model API receives it; the engine
+	// refuses any other before starting anything.
+	Attachments []rpc.AttachmentKind
 	// CLI names the program the runtime runs, for what lives around the
 	// daemon: the service passes its variables on, the bench finds it.
 	CLI CLI
@@ -88,6 +92,11 @@ func (c CLI) Vars() []string {
 // mode (the runtime's own default) always may.
 func (i Info) AcceptsPermissionMode(m rpc.PermissionMode) bool {
 	return m == "" || slices.Contains(i.PermissionModes, m)
+}
+
+// AcceptsAttachment reports whether a turn may carry attachments of kind k.
+func (i Info) AcceptsAttachment(k rpc.AttachmentKind) bool {
+	return slices.Contains(i.Attachments, k)
 }
 
 // Features are the capability flags of the runtime registry.
@@ -153,6 +162,11 @@ type StartRequest struct {
 	// Effort is the reasoning effort to start with ("" is the CLI's own
 	// default); the engine has checked it against the runtime's Offer.
 	Effort string
+	// ReadDirs are folders besides Dir whose files the agent may read
+	// without asking: cdevd's attachments, whose paths prompts name (the
+	// iOS app's "[Attached images: …]"). An adapter whose CLI confines
+	// reads to its working directory grants them.
+	ReadDirs []string
 }
 
 // Session is one running CLI process serving one session id.
@@ -187,6 +201,10 @@ type Turn struct {
 	Model          string
 	Effort         string
 	PermissionMode rpc.PermissionMode
+	// Attachments are the turn's images and files, in the client's order,
+	// of kinds Info.Attachments lists. An adapter gives images to its CLI
+	// in the CLI's own form and writes Text(), which names the files.
+	Attachments []Attachment
 }
 
 // Decision answers a permission request.

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cdevd/cdevd/attachments"
+
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 
@@ -55,6 +57,9 @@ type Config struct {
 	// Watcher watches subscribed workspaces' folders for their events;
 	// nil is the process's shared inotify instance.
 	Watcher *fswatch.Watcher
+	// Attachments keeps the images and files of turns; nil refuses every
+	// attachment.
+	Attachments *attachments.Store
 }
 
 // Server is the transport.Handler of cdevd.

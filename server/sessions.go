@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/sessions"
 )
 
@@ -34,8 +35,18 @@ func (s *Server) sessionStart(ctx context.Context, c *client, p rpc.SessionStart
 	if p.SessionID != "" && p.ResumeSessionID != "" && p.SessionID != p.ResumeSessionID {
 		return rpc.SessionStartResult{}, rpc.InvalidParams("resume_session_id", "conflicts with session_id")
 	}
+	if len(p.Attachments) > 0 && p.Prompt == "" {
+		return rpc.SessionStartResult{}, rpc.InvalidParams("attachments", "go with a prompt: the first turn's")
+	}
+	atts, err := s.resolveAttachments(p.Attachments)
+	if err != nil {
+		return rpc.SessionStartResult{}, err
+	}
 	o := sessions.StartOptions{WorkspaceID: p.WorkspaceID, Cwd: p.Cwd, AgentType: p.AgentType, SessionID: p.SessionID,
 		Model: p.Model, Effort: p.Effort, PermissionMode: p.PermissionMode, Yolo: p.YoloMode}
+	for _, a := range atts {
+		o.AttachmentKinds = append(o.AttachmentKinds, a.Kind)
+	}
 	if p.ResumeSessionID != "" {
 		o.SessionID, o.Resume = p.ResumeSessionID, true
 	}
@@ -46,7 +57,7 @@ func (s *Server) sessionStart(ctx context.Context, c *client, p rpc.SessionStart
 	// The first turn. If it cannot be sent the session still exists; the
 	// error says why and, in its data, which session it is.
 	if _, err := s.engine.Send(ctx, c, sessions.SendOptions{Prompt: p.Prompt, SessionID: res.SessionID,
-		AgentType: res.AgentType}); err != nil {
+		AgentType: res.AgentType, Attachments: atts}); err != nil {
 		return res, withSessionID(err, res.SessionID)
 	}
 	return res, nil
@@ -77,11 +88,29 @@ func (s *Server) sessionSend(ctx context.Context, c *client, p rpc.SessionSendPa
 	if err := oneOf("permission_mode", p.PermissionMode, permissionModes...); err != nil {
 		return rpc.SessionSendResult{}, err
 	}
+	atts, err := s.resolveAttachments(p.Attachments)
+	if err != nil {
+		return rpc.SessionSendResult{}, err
+	}
 	return s.engine.Send(ctx, c, sessions.SendOptions{Prompt: p.Prompt, SessionID: p.SessionID,
 		WorkspaceID: p.WorkspaceID, Mode: p.Mode, AgentType: p.AgentType,
 		Options:       sessions.StartOptions{Model: p.Model, Effort: p.Effort, PermissionMode: p.PermissionMode, Yolo: p.YoloMode},
 		Configuration: sessions.Configuration{Model: p.Model, Effort: p.Effort},
-		NoQueue:       p.Queue != nil && !*p.Queue})
+		NoQueue:       p.Queue != nil && !*p.Queue,
+		Attachments:   atts})
+}
+
+// resolveAttachments checks a turn's attachments and stores the inline
+// ones (attachments.Store.Resolve); the engine then checks that the
+// runtime takes their kinds.
+func (s *Server) resolveAttachments(list []rpc.Attachment) ([]runtimes.Attachment, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	if s.cfg.Attachments == nil {
+		return nil, rpc.InvalidParams("attachments", "this cdevd keeps no attachments")
+	}
+	return s.cfg.Attachments.Resolve(list)
 }
 
 func (s *Server) sessionStop(ctx context.Context, p rpc.SessionStopParams) (rpc.SessionStopResult, error) {

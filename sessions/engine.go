@@ -98,6 +98,9 @@ type Config struct {
 	// QueueDir keeps each session's follow-up queue (queue.go) across
 	// restarts; "" keeps queues in memory only.
 	QueueDir string
+	// ReadDirs are folders every agent may read besides its workspace
+	// (runtimes.StartRequest.ReadDirs): the attachments' folder.
+	ReadDirs []string
 
 	Logger *zap.Logger
 }

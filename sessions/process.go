@@ -73,7 +73,7 @@ func (s *session) ensureProcess(ctx context.Context, method string) error {
 		return err
 	}
 	req := runtimes.StartRequest{SessionID: s.id, Resume: resume, Dir: s.dir, Model: s.opts.Model,
-		PermissionMode: s.opts.PermissionMode, Yolo: s.opts.Yolo, Effort: s.opts.Effort}
+		PermissionMode: s.opts.PermissionMode, Yolo: s.opts.Yolo, Effort: s.opts.Effort, ReadDirs: s.e.cfg.ReadDirs}
 	sink := func(ev runtimes.Event) { s.onEvent(gen, ev) }
 	var early *earlyEvents
 	if s.id == "" {

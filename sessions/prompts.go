@@ -31,6 +31,9 @@ type SendOptions struct {
 	// Configuration changes the session's model and effort from this turn
 	// on (configure.go); a session this send creates starts with them.
 	Configuration Configuration
+	// Attachments go with the turn, of kinds the runtime accepts (checked
+	// here, before a session starts for the turn).
+	Attachments []runtimes.Attachment
 }
 
 // Send sends a user turn, creating or resuming the session when needed.
@@ -45,6 +48,7 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 			return rpc.SessionSendResult{}, err
 		}
 	}
+	o.Options.AttachmentKinds = kindsOf(o.Attachments)
 	auto := false
 	s := (*session)(nil)
 	switch {
@@ -94,13 +98,16 @@ func (e *Engine) Send(ctx context.Context, w Watcher, o SendOptions) (rpc.Sessio
 	if err := e.checkAgent(ctx, rpc.MethodSessionSend, o.AgentType, s); err != nil {
 		return rpc.SessionSendResult{}, err
 	}
+	if err := checkAttachments(s.adapter.Info(), o.Options.AttachmentKinds); err != nil {
+		return rpc.SessionSendResult{}, err
+	}
 	if err := e.configureForSend(s, o.Configuration); err != nil {
 		return rpc.SessionSendResult{}, err
 	}
 	// The sender watches from before its turn begins, so it sees all of it.
 	watched := s.isWatching(w)
 	s.watch(w, nil)
-	queued, pos, err := s.send(ctx, w.ClientID(), o.Prompt, !o.NoQueue)
+	queued, pos, err := s.send(ctx, w.ClientID(), runtimes.Turn{Prompt: o.Prompt, Attachments: o.Attachments}, !o.NoQueue)
 	if err != nil {
 		if !watched {
 			s.unwatch(w)
@@ -185,7 +192,8 @@ type prompt struct {
 
 // startTurn starts a turn, resuming the process first if it has gone.
 // Callers hold opMu (send and the queue's drain, queue.go).
-func (s *session) startTurn(ctx context.Context, text string) error {
+func (s *session) startTurn(ctx context.Context, turn runtimes.Turn) error {
+	text := turn.Prompt
 	s.mu.Lock()
 	busy := s.turnOpen || s.stopping
 	s.mu.Unlock()
@@ -220,7 +228,21 @@ func (s *session) startTurn(ctx context.Context, text string) error {
 	s.setActivityLocked(rpc.ActivityThinking)
 	s.mu.Unlock()
 
-	if err := rt.Send(ctx, s.turnConfig(text)); err != nil {
+	t := s.turnConfig(text)
+	t.Attachments = turn.Attachments
+	if err := rt.Send(ctx, t); err != nil {
+		var refused *rpc.Error
+		if errors.As(err, &refused) && refused.Code == rpc.CodeInvalidParams {
+			// The runtime refused the turn as asked (an attachment its
+			// CLI said it cannot take) before it began: the caller's
+			// mistake, and nothing ran.
+			s.mu.Lock()
+			s.turnOpen = false
+			s.turnRepo, s.turnBase = nil, ""
+			s.setActivityLocked(rpc.ActivityIdle)
+			s.mu.Unlock()
+			return refused
+		}
 		s.mu.Lock()
 		open := s.turnOpen
 		s.turnOpen = false

@@ -41,11 +41,11 @@ func (s *session) newQueueFor() func() *queue {
 	}
 }
 
-// send starts a turn with text or, while a turn runs (or queued prompts
+// send starts a turn or, while a turn runs (or queued prompts
 // are about to), queues it when queueing is allowed and refuses it with
 // SessionBusy when not. pos is the queued prompt's place (from 1), 0 when
 // a turn started.
-func (s *session) send(ctx context.Context, by, text string, queueing bool) (rpc.QueueItem, int, error) {
+func (s *session) send(ctx context.Context, by string, turn runtimes.Turn, queueing bool) (rpc.QueueItem, int, error) {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	s.mu.Lock()
@@ -63,7 +63,7 @@ func (s *session) send(ctx context.Context, by, text string, queueing bool) (rpc
 		}
 		q = s.e.queueOf(s.id, s.newQueueFor())
 		q.mu.Lock()
-		it, pos, err := q.addLocked(text, by)
+		it, pos, err := q.addLocked(turn.Prompt, by, queuedAttachments(turn.Attachments))
 		q.mu.Unlock()
 		if err == nil {
 			s.emitQueueLocked(q)
@@ -89,7 +89,7 @@ func (s *session) send(ctx context.Context, by, text string, queueing bool) (rpc
 	if resumed {
 		q.save(s.log)
 	}
-	if err := s.startTurn(ctx, text); err != nil {
+	if err := s.startTurn(ctx, turn); err != nil {
 		if resumed {
 			s.pauseQueue(rpc.PauseFailed, err.Error())
 		}
@@ -188,7 +188,10 @@ func (s *session) drainNext(ctx context.Context) error {
 	s.emitQueueLocked(q)
 	s.mu.Unlock()
 	q.save(s.log)
-	err := s.startTurn(ctx, it.Prompt)
+	turn, err := queuedTurn(it)
+	if err == nil {
+		err = s.startTurn(ctx, turn)
+	}
 	if err == nil {
 		return nil
 	}

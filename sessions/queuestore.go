@@ -78,11 +78,12 @@ func (q *queue) snapshot() rpc.Queue {
 }
 
 // addLocked appends a prompt and returns it with its place (from 1).
-func (q *queue) addLocked(prompt, by string) (rpc.QueueItem, int, error) {
+func (q *queue) addLocked(prompt, by string, atts []rpc.QueuedAttachment) (rpc.QueueItem, int, error) {
 	if len(q.items) >= maxQueue {
 		return rpc.QueueItem{}, 0, rpc.SessionBusy(q.sessionID, "the queue is full (100 prompts): wait, or remove some")
 	}
-	it := rpc.QueueItem{QueueID: uuid.NewString(), Prompt: prompt, QueuedAt: rpc.FormatTime(time.Now()), QueuedBy: by}
+	it := rpc.QueueItem{QueueID: uuid.NewString(), Prompt: prompt, QueuedAt: rpc.FormatTime(time.Now()), QueuedBy: by,
+		Attachments: atts}
 	q.items = append(q.items, it)
 	return it, len(q.items), nil
 }

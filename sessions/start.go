@@ -60,6 +60,9 @@ func (e *Engine) planStart(ctx context.Context, o StartOptions) (*startPlan, err
 	if !p.info.AcceptsPermissionMode(o.PermissionMode) {
 		return nil, rpc.UnsupportedPermissionMode(o.PermissionMode, p.info.ID, p.info.PermissionModes)
 	}
+	if err := checkAttachments(p.info, o.AttachmentKinds); err != nil {
+		return nil, err
+	}
 	if err := e.checkOffer(p.info.ID, Configuration{Model: o.Model, Effort: o.Effort}, ""); err != nil {
 		return nil, err
 	}
@@ -208,6 +211,9 @@ type StartOptions struct {
 	Effort         string
 	PermissionMode rpc.PermissionMode
 	Yolo           bool
+	// AttachmentKinds are those of the first turn's attachments: a runtime
+	// that cannot take one is refused before its process starts.
+	AttachmentKinds []rpc.AttachmentKind
 }
 
 // rememberDir records a directory below a workspace's root that a session

@@ -2202,6 +2202,112 @@ async function guard(action2, f) {
   }
 }
 
+// web/pairing.ts
+var tokenKey = "cdevd.token";
+var refreshKey = "cdevd.refresh";
+var refreshTimer;
+function keepPair(p) {
+  sessionStorage.setItem(tokenKey, p.access_token);
+  sessionStorage.setItem(refreshKey, p.refresh_token);
+  clearTimeout(refreshTimer);
+  const ms = Math.max(5e3, Date.parse(p.access_token_expires_at) - Date.now() - 12e4);
+  refreshTimer = setTimeout(() => void renew(), ms);
+  return p.access_token;
+}
+async function postPair(path, body) {
+  try {
+    const r = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      cache: "no-store"
+    });
+    return r.status === 200 ? keepPair(await r.json()) : null;
+  } catch {
+    return null;
+  }
+}
+function paired() {
+  return sessionStorage.getItem(refreshKey) !== null;
+}
+async function renew() {
+  const rt2 = sessionStorage.getItem(refreshKey);
+  if (!rt2) return null;
+  const t = await postPair("/api/auth/refresh", { refresh_token: rt2 });
+  if (!t) sessionStorage.removeItem(refreshKey);
+  return t;
+}
+async function takePairing() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const p = frag.get("pair");
+  if (!p) return void 0;
+  history.replaceState(null, "", location.pathname + location.search);
+  return postPair("/api/auth/exchange", { pairing_token: p });
+}
+
+// web/attach.ts
+var pending = [];
+async function upload(workspaceId3, file) {
+  const body = new FormData();
+  body.append("file", file, file.name);
+  const r = await fetch("/api/images?workspace_id=" + encodeURIComponent(workspaceId3), {
+    method: "POST",
+    headers: { Authorization: "Bearer " + (sessionStorage.getItem(tokenKey) ?? "") },
+    body,
+    cache: "no-store"
+  });
+  const answer = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(answer.error ?? `${r.status} ${r.statusText}`);
+  return answer;
+}
+function draw() {
+  const box = $("attachments");
+  const here = pending.filter((p) => p.workspaceId === page.open?.workspaceId);
+  box.replaceChildren(
+    ...here.map((p) => {
+      const remove = h("button", { type: "button", class: "remove", "aria-label": "Remove " + p.name }, "×");
+      remove.onclick = () => {
+        pending = pending.filter((q2) => q2 !== p);
+        draw();
+      };
+      return h("span", { class: "attachment", "data-id": p.id }, p.name, remove);
+    })
+  );
+  box.hidden = here.length === 0;
+}
+function setupAttach() {
+  const input = $("attach-file");
+  $("attach").onclick = () => input.click();
+  input.onchange = () => void guard("Attach", async () => {
+    const open = page.open;
+    const files = [...input.files ?? []];
+    input.value = "";
+    if (!open) return;
+    const runtime = page.runtimes.find((r) => r.id === open.agentType);
+    if (runtime && !(runtime.attachments ?? []).includes("image")) {
+      throw new Error(`${runtime.displayName} does not take images`);
+    }
+    for (const f of files) {
+      const up = await upload(open.workspaceId, f);
+      pending.push({ id: up.id, name: f.name, workspaceId: open.workspaceId });
+      draw();
+    }
+  });
+}
+function takeAttachments() {
+  const here = pending.filter((p) => p.workspaceId === page.open?.workspaceId);
+  if (here.length === 0) return { sent: () => {
+  } };
+  return {
+    attachments: here.map((p) => ({ kind: "image", id: p.id, name: p.name })),
+    sent: () => {
+      pending = pending.filter((p) => !here.includes(p));
+      draw();
+    }
+  };
+}
+var redrawAttachments = draw;
+
 // web/history.ts
 var known = /* @__PURE__ */ new Map();
 var onOpen = () => {
@@ -3788,12 +3894,12 @@ function createDOMPurify() {
     for (let round = 0; ; round++) {
       const live = _collectLiveNodes(root);
       const containers = [root];
-      let pending = false;
+      let pending2 = false;
       arrayForEach(live, (node) => {
         if (_readNodeType(node) === NODE_TYPE.documentFragment) arrayPush(containers, node);
-        else if (!pending && !setHas(visited, node)) pending = setHas(getOriginal(), node);
+        else if (!pending2 && !setHas(visited, node)) pending2 = setHas(getOriginal(), node);
       });
-      if (!pending) return;
+      if (!pending2) return;
       if (round >= MAX_UNVISITED_ROUNDS) throw typeErrorCreate("the tree kept changing during in-place sanitization; refusing to return it");
       arrayForEach(containers, (container, index) => {
         _sanitizeUnvisitedIn(container, index > 0, root, getOriginal());
@@ -11122,7 +11228,7 @@ async function reloadTranscript() {
 var maxDrawn = 120;
 var chunk = 20;
 var drawn = (t) => t.querySelectorAll(":scope > .msg.w");
-function draw(o, from, to) {
+function draw2(o, from, to) {
   const frag = document.createDocumentFragment();
   for (const m of o.msgs.slice(from, to)) {
     const el = renderMessage(m, o);
@@ -11141,7 +11247,7 @@ function drawOlder(o) {
   const n = Math.min(chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  t.prepend(draw(o, o.lo - n, o.lo));
+  t.prepend(draw2(o, o.lo - n, o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
@@ -11155,7 +11261,7 @@ function drawNewer(o) {
   const n = Math.min(chunk, o.msgs.length - o.hi);
   if (n <= 0) return;
   const anchor = drawn(t)[o.hi - o.lo - 1]?.nextSibling ?? null;
-  t.insertBefore(draw(o, o.hi, o.hi + n), anchor);
+  t.insertBefore(draw2(o, o.hi, o.hi + n), anchor);
   o.hi += n;
   const els = drawn(t);
   const before = t.scrollHeight;
@@ -11778,6 +11884,7 @@ async function openSession(workspaceId3, sessionId2, agentType, started2, model 
   reset(sessionId2);
   const o = newOpen(workspaceId3, sessionId2, agentType);
   page.open = o;
+  redrawAttachments();
   header(sessionId2, agentType, known.get(sessionId2)?.summary ?? "", model);
   renderConfigure(agentType, model, effort);
   showSession();
@@ -11807,6 +11914,7 @@ function failedStart(agentType, reason) {
   reset("");
   delete $("session").dataset.session;
   page.open = null;
+  redrawAttachments();
   header("", agentType, "Session did not start");
   $("configure").hidden = true;
   $("session").classList.add("failed");
@@ -11870,49 +11978,6 @@ async function start() {
   $("prompt").focus();
 }
 
-// web/pairing.ts
-var tokenKey = "cdevd.token";
-var refreshKey = "cdevd.refresh";
-var refreshTimer;
-function keepPair(p) {
-  sessionStorage.setItem(tokenKey, p.access_token);
-  sessionStorage.setItem(refreshKey, p.refresh_token);
-  clearTimeout(refreshTimer);
-  const ms = Math.max(5e3, Date.parse(p.access_token_expires_at) - Date.now() - 12e4);
-  refreshTimer = setTimeout(() => void renew(), ms);
-  return p.access_token;
-}
-async function postPair(path, body) {
-  try {
-    const r = await fetch(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-      cache: "no-store"
-    });
-    return r.status === 200 ? keepPair(await r.json()) : null;
-  } catch {
-    return null;
-  }
-}
-function paired() {
-  return sessionStorage.getItem(refreshKey) !== null;
-}
-async function renew() {
-  const rt2 = sessionStorage.getItem(refreshKey);
-  if (!rt2) return null;
-  const t = await postPair("/api/auth/refresh", { refresh_token: rt2 });
-  if (!t) sessionStorage.removeItem(refreshKey);
-  return t;
-}
-async function takePairing() {
-  const frag = new URLSearchParams(location.hash.slice(1));
-  const p = frag.get("pair");
-  if (!p) return void 0;
-  history.replaceState(null, "", location.pathname + location.search);
-  return postPair("/api/auth/exchange", { pairing_token: p });
-}
-
 // web/devices.ts
 var reloadEveryMs = 3e3;
 var reloadTimer;
@@ -11945,12 +12010,12 @@ function closeDevices() {
   $("app").hidden = false;
 }
 async function loadDevices() {
-  const [list, pending] = await Promise.all([
+  const [list, pending2] = await Promise.all([
     call("device/list"),
     api("GET", "/api/devices")
   ]);
   const devices = list.devices ?? [];
-  const waiting = (pending.requests ?? []).filter((r) => r.status === "pending_approval");
+  const waiting = (pending2.requests ?? []).filter((r) => r.status === "pending_approval");
   const now = JSON.stringify([devices, waiting]);
   if (now === drawn2) return;
   drawn2 = now;
@@ -12669,11 +12734,19 @@ function wire() {
     guard("Send", async () => {
       const ta = $("prompt");
       if (!page.open || !ta.value.trim()) return;
-      const res = await call("session/send", { session_id: page.open.sessionId, agent_type: page.open.agentType, prompt: ta.value });
+      const atts = takeAttachments();
+      const res = await call("session/send", {
+        session_id: page.open.sessionId,
+        agent_type: page.open.agentType,
+        prompt: ta.value,
+        attachments: atts.attachments
+      });
+      atts.sent();
       ta.value = "";
       note(res.status === "queued" ? `Queued (number ${res.position ?? 1} in line): it runs when the agent is done.` : "");
     });
   };
+  setupAttach();
   $("prompt").onkeydown = (e) => {
     if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) $("composer").requestSubmit();
   };

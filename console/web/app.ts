@@ -15,6 +15,7 @@ import {
 import { focusOpen, setupPresence } from "./presence.js";
 import { noticeEvent, setupPush, takeClicked } from "./push.js";
 
+import { setupAttach, takeAttachments } from "./attach.js";
 import { clearBanner, guard, showBanner } from "./banners.js";
 import { $, h } from "./dom.js";
 import { historySoon, loadHistory, loadWorkspaces, onHistoryOpen, selectWorkspace } from "./history.js";
@@ -288,12 +289,20 @@ function wire(): void {
     guard("Send", async () => {
       const ta = $<HTMLTextAreaElement>("prompt");
       if (!page.open || !ta.value.trim()) return;
-      const res = await call("session/send", { session_id: page.open.sessionId, agent_type: page.open.agentType, prompt: ta.value });
+      const atts = takeAttachments();
+      const res = await call("session/send", {
+        session_id: page.open.sessionId,
+        agent_type: page.open.agentType,
+        prompt: ta.value,
+        attachments: atts.attachments,
+      });
+      atts.sent();
       ta.value = "";
       // A prompt sent while the agent works waits in the queue below.
       note(res.status === "queued" ? `Queued (number ${res.position ?? 1} in line): it runs when the agent is done.` : "");
     });
   };
+  setupAttach();
   $("prompt").onkeydown = (e) => {
     if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) $<HTMLFormElement>("composer").requestSubmit();
   };

@@ -1,5 +1,6 @@
 // The session pane: its header (summary, runtime, model, state), note and
 // the navigation between the list and it (on a phone one shows at a time).
+import { redrawAttachments } from "./attach.js";
 import { $ } from "./dom.js";
 import { known } from "./history.js";
 import { renderConfigure } from "./models.js";
@@ -68,6 +69,7 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
   reset(sessionId);
   const o = newOpen(workspaceId, sessionId, agentType);
   page.open = o;
+  redrawAttachments();
   header(sessionId, agentType, known.get(sessionId)?.summary ?? "", model);
   renderConfigure(agentType, model, effort);
   showSession();
@@ -102,6 +104,7 @@ export function failedStart(agentType: string, reason: string): void {
   reset("");
   delete $("session").dataset.session;
   page.open = null;
+  redrawAttachments();
   header("", agentType, "Session did not start");
   $("configure").hidden = true;
   $("session").classList.add("failed");

@@ -49,6 +49,11 @@ type Spec struct {
 	// agent's default. Only default (the agent's own unless listed) and the
 	// modes listed are accepted, and yolo means PermissionBypass's mode.
 	Modes map[rpc.PermissionMode]string
+	// Attachments are the kinds a turn may carry, as a real-agent test
+	// proves; nil is files alone (named in the prompt's text, which every
+	// agent takes). Images go only to an agent whose initialize says
+	// promptCapabilities.image.
+	Attachments []rpc.AttachmentKind
 	// Transcripts reads the agent's stored sessions; nil when cdevd has no
 	// reader for them (then there is no history, and messages are
 	// assembled from the stream).
@@ -152,6 +157,7 @@ func (a *Adapter) Info() runtimes.Info {
 		ClientIDs:       false, // session/new returns the agent's id
 		PermissionModes: modes,
 		ConfigureModes:  configureModes(a.spec.Configure, modes),
+		Attachments:     a.attachments(),
 		CLI:             a.spec.CLI,
 	}
 }
@@ -163,6 +169,15 @@ func configureModes(configure bool, modes []rpc.PermissionMode) []rpc.Permission
 		return nil
 	}
 	return modes
+}
+
+// attachments are the kinds the agent's turns take: files always (named in
+// the prompt's text), images where its spec says so.
+func (a *Adapter) attachments() []rpc.AttachmentKind {
+	if a.spec.Attachments == nil {
+		return []rpc.AttachmentKind{rpc.AttachFile}
+	}
+	return a.spec.Attachments
 }
 
 // Detect finds the agent: Spec.Detect, else the command on PATH answering

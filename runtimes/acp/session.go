@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,6 +64,8 @@ type session struct {
 	turnTexts int // chunks of agent text streamed in this turn
 	// promptTried: this turn's prompt was looked for in the transcript.
 	promptTried bool
+	// images: the agent's initialize said it takes image blocks.
+	images bool
 	// silence watches the model's silence in the running turn (silence.go).
 	silence silenceState
 	// replayed is signalled by each update of a session/load replay.
@@ -147,6 +150,7 @@ func (a *Adapter) start(ctx context.Context, req runtimes.StartRequest, args []s
 type agentInfo struct {
 	version string
 	loads   bool
+	images  bool // promptCapabilities.image: the agent takes image blocks
 }
 
 // initialize sends ACP's initialize: protocol 1, and no file system or
@@ -164,7 +168,7 @@ func initialize(ctx context.Context, peer *stdiorpc.Peer) (agentInfo, error) {
 	if res.ProtocolVersion != sdk.ProtocolVersionNumber {
 		return agentInfo{}, fmt.Errorf("agent speaks ACP protocol version %d, cdevd %d", res.ProtocolVersion, sdk.ProtocolVersionNumber)
 	}
-	info := agentInfo{loads: res.AgentCapabilities.LoadSession}
+	info := agentInfo{loads: res.AgentCapabilities.LoadSession, images: res.AgentCapabilities.PromptCapabilities.Image}
 	if res.AgentInfo != nil {
 		info.version = res.AgentInfo.Version
 	}
@@ -181,6 +185,9 @@ func (s *session) handshake(ctx context.Context, req runtimes.StartRequest, mode
 		return fmt.Errorf("%s: initialize: %w", a.spec.ID, s.callErr(err))
 	}
 	a.loads.Store(info.loads)
+	s.mu.Lock()
+	s.images = info.images
+	s.mu.Unlock()
 	if req.Resume {
 		if !info.loads {
 			return fmt.Errorf("%s: resume %s: %w", a.spec.ID, req.SessionID, errNoLoad)
@@ -335,6 +342,10 @@ func (s *session) Done() <-chan struct{} { return s.em.Done() }
 // would cancel the running prompt for a second one, so a send during a
 // turn is refused here (ErrBusy).
 func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
+	blocks, err := s.promptBlocks(t)
+	if err != nil {
+		return err
+	}
 	if err := s.beginTurn(); err != nil {
 		return err
 	}
@@ -343,7 +354,7 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 		return err
 	}
 	pc, err := s.peer.Send("session/prompt",
-		sdk.PromptRequest{SessionId: sdk.SessionId(s.id), Prompt: []sdk.ContentBlock{sdk.TextBlock(t.Prompt)}})
+		sdk.PromptRequest{SessionId: sdk.SessionId(s.id), Prompt: blocks})
 	if err != nil {
 		s.turn.Abandon()
 		return fmt.Errorf("%s: session/prompt: %w", s.a.spec.ID, s.callErr(err))
@@ -352,6 +363,27 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	// the wait (every pending call fails then).
 	go s.awaitTurn(pc)
 	return nil
+}
+
+// promptBlocks is the turn as ACP content: its images as image blocks,
+// which ACP allows only when the agent's promptCapabilities say image
+// (refused otherwise, before the turn begins), then the text.
+func (s *session) promptBlocks(t runtimes.Turn) ([]sdk.ContentBlock, error) {
+	var blocks []sdk.ContentBlock
+	s.mu.Lock()
+	images := s.images
+	s.mu.Unlock()
+	for i, a := range t.Attachments {
+		if a.Kind != rpc.AttachImage {
+			continue
+		}
+		if !images {
+			return nil, rpc.UnsupportedAttachment(fmt.Sprintf("attachments[%d].kind", i), a.Kind,
+				s.a.spec.ID+" (its promptCapabilities)", []rpc.AttachmentKind{rpc.AttachFile})
+		}
+		blocks = append(blocks, sdk.ImageBlock(base64.StdEncoding.EncodeToString(a.Data), a.MIMEType))
+	}
+	return append(blocks, sdk.TextBlock(t.Text())), nil
 }
 
 // beginTurn marks a turn running, with no message streamed yet.

@@ -35,6 +35,11 @@ func args(req runtimes.StartRequest, sessionID string) ([]string, error) {
 	} else {
 		a = append(a, "--session-id="+sessionID)
 	}
+	for _, d := range req.ReadDirs {
+		// Claude Code asks before reading outside its working
+		// directories; these are cdevd's own, which prompts name.
+		a = append(a, "--add-dir="+d)
+	}
 	if req.Model != "" {
 		// Aliases (sonnet, opus) and full ids alike: the CLI resolves them.
 		a = append(a, "--model="+req.Model)

@@ -22,6 +22,7 @@ func TestArgs(t *testing.T) {
 		{runtimes.StartRequest{Resume: true}, "--resume=" + id},
 		{runtimes.StartRequest{Model: "sonnet"}, "--session-id=" + id + " --model=sonnet"},
 		{runtimes.StartRequest{Model: "sonnet", Effort: "low"}, "--session-id=" + id + " --model=sonnet --effort=low"},
+		{runtimes.StartRequest{ReadDirs: []string{"/h/attachments"}}, "--session-id=" + id + " --add-dir=/h/attachments"},
 		{runtimes.StartRequest{PermissionMode: rpc.PermissionInteractive}, "--session-id=" + id + " --permission-mode=default"},
 		{runtimes.StartRequest{PermissionMode: rpc.PermissionDefault}, "--session-id=" + id + " --permission-mode=default"},
 		{runtimes.StartRequest{PermissionMode: rpc.PermissionAcceptEdits}, "--session-id=" + id + " --permission-mode=acceptEdits"},

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude/transcript"
 	"github.com/cdevd/cdevd/runtimes/kit"
@@ -112,6 +113,9 @@ func (a *Adapter) Info() runtimes.Info {
 		ClientIDs:       true, // --session-id runs a new session under a client's UUID
 		PermissionModes: permissionModes,
 		ConfigureModes:  configureModes,
+		// Images as image blocks of the user message, files named in its
+		// text (live_attachments_test.go).
+		Attachments: []rpc.AttachmentKind{rpc.AttachImage, rpc.AttachFile},
 	}
 }
 

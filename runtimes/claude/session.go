@@ -2,6 +2,7 @@ package claude
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,12 +132,23 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 		return err
 	}
 	err := s.writeJSON(map[string]any{"type": "user", "message": map[string]any{"role": "user",
-		"content": []map[string]string{{"type": "text", "text": t.Prompt}}}})
+		"content": userContent(t)}})
 	if err != nil {
 		s.turn.Abandon()
 		return err
 	}
 	return nil
+}
+
+// userContent is a turn as Messages API content: each image as an image
+// block (base64, as the model sees it), then the text.
+func userContent(t runtimes.Turn) []any {
+	var content []any
+	for _, a := range t.Images() {
+		content = append(content, map[string]any{"type": "image", "source": map[string]string{
+			"type": "base64", "media_type": a.MIMEType, "data": base64.StdEncoding.EncodeToString(a.Data)}})
+	}
+	return append(content, map[string]string{"type": "text", "text": t.Text()})
 }
 
 // Respond answers a pending permission or question prompt.

@@ -121,6 +121,9 @@ func (a *Adapter) Info() runtimes.Info {
 		ClientIDs:       false,
 		PermissionModes: permissionModes,
 		ConfigureModes:  configureModes,
+		// Images as localImage input items, files named in the text
+		// (live_attachments_test.go).
+		Attachments: []rpc.AttachmentKind{rpc.AttachImage, rpc.AttachFile},
 	}
 }
 

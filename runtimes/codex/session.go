@@ -247,6 +247,17 @@ func (s *session) ID() string { return s.id }
 // Done is closed after ProcessExited was delivered.
 func (s *session) Done() <-chan struct{} { return s.em.Done() }
 
+// userInput is a turn as turn/start's input items: the text, then each
+// image as a localImage (Codex reads the file cdevd keeps and sends the
+// model the image itself; the bytes do not cross its stdin twice).
+func userInput(t runtimes.Turn) []map[string]any {
+	input := []map[string]any{{"type": "text", "text": t.Text(), "text_elements": []any{}}}
+	for _, a := range t.Images() {
+		input = append(input, map[string]any{"type": "localImage", "path": a.Path})
+	}
+	return input
+}
+
 // Send starts a turn. Codex would merge a second turn/start into the
 // running turn, so a send during a turn is refused here (ErrBusy).
 func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
@@ -259,8 +270,7 @@ func (s *session) Send(ctx context.Context, t runtimes.Turn) error {
 	codexTurn := make(chan struct{})
 	s.codexTurn = codexTurn
 	s.mu.Unlock()
-	params := map[string]any{"threadId": s.id,
-		"input": []map[string]any{{"type": "text", "text": t.Prompt, "text_elements": []any{}}}}
+	params := map[string]any{"threadId": s.id, "input": userInput(t)}
 	if err := s.configure(t, params); err != nil {
 		s.codexTurnEnded(codexTurn)
 		s.turn.Abandon()

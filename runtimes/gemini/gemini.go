@@ -124,6 +124,9 @@ func New(cfg Config) *Adapter {
 		Transcripts: g.chats,
 		Resume:      true,
 		Configure:   true,
+		// gemini --acp says promptCapabilities.image; images go as image
+		// blocks, files named in the text (live_attachments_test.go).
+		Attachments: []rpc.AttachmentKind{rpc.AttachImage, rpc.AttachFile},
 		// Gemini answers a load of a session it does not keep with -32603
 		// and this detail (CLI-PROTOCOLS.md 2.7).
 		UnknownSession: func(e *stdiorpc.Error) bool { return strings.Contains(string(e.Data), "No previous sessions") },

@@ -1,6 +1,7 @@
 package fakeanthropic
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -56,6 +57,51 @@ type Block struct {
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   json.RawMessage `json:"content,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
+	Source    *ImageSource    `json:"source,omitempty"`
+}
+
+// ImageSource is an image block's source: base64 data and its type.
+type ImageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+// Image is an image the model received, decoded.
+type Image struct {
+	MediaType string
+	Data      []byte
+	// InToolResult: the image came back from a tool (the CLI's Read of an
+	// image file), not from the user's message.
+	InToolResult bool
+}
+
+// Images are the request's images, in order: those of user messages and
+// those tool results carry. An image that does not decode is returned
+// with nil Data, for the test to fail on.
+func (r Request) Images() []Image {
+	var out []Image
+	add := func(b Block, inTool bool) {
+		if b.Type != "image" || b.Source == nil {
+			return
+		}
+		data, _ := base64.StdEncoding.DecodeString(b.Source.Data)
+		out = append(out, Image{MediaType: b.Source.MediaType, Data: data, InToolResult: inTool})
+	}
+	for _, m := range r.Messages {
+		for _, b := range m.Content {
+			add(b, false)
+			if b.Type == "tool_result" {
+				var inner Content
+				if json.Unmarshal(b.Content, &inner) == nil {
+					for _, ib := range inner {
+						add(ib, true)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // ResultText is a tool_result's content as text: the string itself, or its

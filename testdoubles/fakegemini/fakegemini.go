@@ -1,6 +1,7 @@
 // Package fakegemini is a fake Gemini API for tests that run the real Gemini
 // CLI on loopback. It serves
-// POST /v1beta/models/<model>:streamGenerateContent?alt=sse: a test scripts
+// POST /v1beta/models/<model>:streamGenerateContent?alt=sse (and
+// :countTokens, which the CLI calls for an image): a test scripts
 // each answer with a Responder (text, a function call such as
 // run_shell_command, a slow stream or an API error); the server streams it as
 // server-sent events of GenerateContentResponse chunks and records every
@@ -46,11 +47,11 @@ func Serve() *Server {
 // GenerateRequests returns the streamGenerateContent requests received so far.
 func (s *Server) GenerateRequests() []Request { return s.RequestsWhere(Request.IsGenerate) }
 
-// Unexpected returns the requests that were not streamGenerateContent: each
-// was answered 404, and a test that wants the CLI hermetic asserts there are
-// none.
+// Unexpected returns the requests that were neither streamGenerateContent
+// nor countTokens: each was answered 404, and a test that wants the CLI
+// hermetic asserts there are none.
 func (s *Server) Unexpected() []Request {
-	return s.RequestsWhere(func(r Request) bool { return !r.IsGenerate() })
+	return s.RequestsWhere(func(r Request) bool { return !r.IsGenerate() && !r.IsCountTokens() })
 }
 
 // Echo is the default responder: "echo: <last user text>".
@@ -59,6 +60,7 @@ func Echo(r Request) Reply { return Text("echo: " + r.LastUserText()) }
 const (
 	modelsPrefix = "/v1beta/models/"
 	streamSuffix = ":streamGenerateContent"
+	countSuffix  = ":countTokens"
 )
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
@@ -75,6 +77,13 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	responder, _ := s.Record(req)
 
+	if req.IsCountTokens() {
+		// The CLI counts a prompt's non-text parts (an image) before it
+		// sends them; a rough count is all it needs.
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]int{"totalTokens": len(body)/4 + 1})
+		return
+	}
 	if !req.IsGenerate() {
 		writeError(w, &APIError{Status: http.StatusNotFound, Code: "NOT_FOUND",
 			Message: "fake: no route for " + req.Method + " " + req.Path + "?" + req.RawQuery})

@@ -1,6 +1,7 @@
 package fakegemini
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -36,6 +37,35 @@ type Part struct {
 	Thought          bool              `json:"thought,omitempty"`
 	FunctionCall     *FunctionCallPart `json:"functionCall,omitempty"`
 	FunctionResponse *FunctionResponse `json:"functionResponse,omitempty"`
+	InlineData       *Blob             `json:"inlineData,omitempty"`
+}
+
+// Blob is an inline part's data: an image the model receives.
+type Blob struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"` // base64
+}
+
+// Image is an image the model received, decoded.
+type Image struct {
+	MediaType string
+	Data      []byte
+}
+
+// Images are the inlineData parts of the request's user contents, in
+// order. One that does not decode is returned with nil Data.
+func (r Request) Images() []Image {
+	var out []Image
+	for _, c := range r.Contents {
+		for _, p := range c.Parts {
+			if p.InlineData == nil {
+				continue
+			}
+			data, _ := base64.StdEncoding.DecodeString(p.InlineData.Data)
+			out = append(out, Image{MediaType: p.InlineData.MimeType, Data: data})
+		}
+	}
+	return out
 }
 
 // FunctionCallPart is a functionCall part as the CLI sends it back in the
@@ -58,6 +88,12 @@ type FunctionResponse struct {
 func (r Request) IsGenerate() bool {
 	return r.Method == http.MethodPost && strings.HasPrefix(r.Path, modelsPrefix) &&
 		strings.HasSuffix(r.Path, streamSuffix) && r.RawQuery == "alt=sse"
+}
+
+// IsCountTokens reports whether the request is a countTokens call, which
+// the CLI makes before sending a prompt with an image.
+func (r Request) IsCountTokens() bool {
+	return r.Method == http.MethodPost && strings.HasPrefix(r.Path, modelsPrefix) && strings.HasSuffix(r.Path, countSuffix)
 }
 
 // HasTool reports whether the request offered a function of that name.

@@ -1,6 +1,7 @@
 package fakeopenai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -49,6 +50,40 @@ func (it Item) Texts() []string {
 	for _, p := range parts {
 		if p.Type == "input_text" || p.Type == "output_text" || p.Type == "text" {
 			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+// Image is an image the model received, decoded from its data URL.
+type Image struct {
+	MediaType string
+	Data      []byte
+}
+
+// Images are the input_image parts of the request's messages, in order.
+// One whose URL is not a base64 data URL is returned with nil Data, for
+// the test to fail on.
+func (r Request) Images() []Image {
+	var out []Image
+	for _, it := range r.Input {
+		var parts []struct {
+			Type     string `json:"type"`
+			ImageURL string `json:"image_url"`
+		}
+		if json.Unmarshal(it.Content, &parts) != nil {
+			continue
+		}
+		for _, p := range parts {
+			if p.Type != "input_image" {
+				continue
+			}
+			img := Image{}
+			if meta, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL, "data:"), ","); ok && strings.HasSuffix(meta, ";base64") {
+				img.MediaType = strings.TrimSuffix(meta, ";base64")
+				img.Data, _ = base64.StdEncoding.DecodeString(data)
+			}
+			out = append(out, img)
 		}
 	}
 	return out

@@ -7,6 +7,11 @@
 export type Activity = "idle" | "thinking" | "permission" | "question";
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "AttachmentKind".
+ */
+export type AttachmentKind = "image" | "file";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "LoginState".
  */
 export type LoginState = "loggedIn" | "loggedOut" | "unknown";
@@ -142,6 +147,29 @@ export interface ActivateResult {
   session_id: string;
   success: boolean;
   workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "Attachment".
+ */
+export interface Attachment {
+  /**
+   * The content, base64 (standard alphabet, padded). A WebSocket frame is at most 16 MiB: larger content is uploaded.
+   */
+  data?: string;
+  /**
+   * An upload's id (POST /api/images).
+   */
+  id?: string;
+  kind: AttachmentKind;
+  /**
+   * Informative only: cdevd takes an image's type from its bytes.
+   */
+  mime_type?: string;
+  /**
+   * Shown to the agent beside a file's path; never part of a path.
+   */
+  name?: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -522,7 +550,7 @@ export interface FieldErrorData {
    */
   reason: string;
   /**
-   * The values that runtime accepts: its permission modes, its models (ids), or the model's efforts (empty: it takes none).
+   * The values that runtime accepts: its permission modes, its models (ids), the model's efforts (empty: it takes none), or an attachment's kinds.
    */
   supported?: string[];
   /**
@@ -1347,6 +1375,10 @@ export interface Routing {
  * via the `definition` "Runtime".
  */
 export interface Runtime {
+  /**
+   * The attachment kinds session/send and session/start accept for this runtime; any other is refused with -32602.
+   */
+  attachments: AttachmentKind[];
   availability: Availability;
   /**
    * The slash commands the CLI offers everywhere; a prompt "/name args" runs one.
@@ -1940,6 +1972,10 @@ export interface Queue {
  * via the `definition` "QueueItem".
  */
 export interface QueueItem {
+  /**
+   * The images and files sent with the prompt; they go with its turn.
+   */
+  attachments?: QueuedAttachment[];
   prompt: string;
   /**
    * Stable for the item's life; names it to update, move and remove.
@@ -1950,6 +1986,22 @@ export interface QueueItem {
    * The client id that queued it.
    */
   queued_by?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "QueuedAttachment".
+ */
+export interface QueuedAttachment {
+  kind: AttachmentKind;
+  /**
+   * Where cdevd keeps it; the turn fails if it has expired meanwhile.
+   */
+  local_path: string;
+  mime_type?: string;
+  /**
+   * The client's name for it (shown to the agent, never a path).
+   */
+  name?: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -2562,6 +2614,10 @@ export interface SessionRespondParams {
 export interface SessionSendParams {
   agent_type?: string;
   /**
+   * Images and files for this turn; the runtime's record says which kinds it accepts.
+   */
+  attachments?: Attachment[];
+  /**
    * Run this turn and the next ones with this effort (as session/configure does).
    */
   effort?: string;
@@ -2611,6 +2667,10 @@ export interface SessionSendResult {
  */
 export interface SessionStartParams {
   agent_type?: string;
+  /**
+   * Images and files for the first turn (with prompt); the runtime's record says which kinds it accepts.
+   */
+  attachments?: Attachment[];
   /**
    * A directory inside the workspace to run in (default: the workspace root).
    */
