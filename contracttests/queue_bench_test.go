@@ -23,8 +23,11 @@ import (
 // handover-ms when the next prompt waited in cdevd's queue, client-ms when
 // a client sent it itself on hearing turn_completed (what a client had to
 // do before the queue; the same kind of held turn before it), and
+// drain-ms, from the turn's end to the queue handing the prompt on (its
+// queue_changed, stamped just before the turn starts: cdevd's own part),
 // idle-send-ms, from a session/send to an idle session to the request
-// (cdevd's send path and the CLI's own time from its stdin to its request).
+// (cdevd's send path and the CLI's own time from its stdin to its
+// request).
 func BenchmarkQueueHandover(b *testing.B) {
 	if _, _, ok := external(); ok {
 		b.Skipf("needs cdevd in process with a fake model API; %s targets an external server", envURL)
@@ -95,8 +98,8 @@ func BenchmarkQueueHandover(b *testing.B) {
 		c.MustCall(ctx, rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: id, Prompt: p, AgentType: claude.ID}, &res)
 		return res
 	}
-	ended := func() time.Time {
-		n, err := c.Await(ctx, Event(rpc.EventTurnCompleted, id))
+	stamp := func(typ string) time.Time {
+		n, err := c.Await(ctx, Event(typ, id))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -106,7 +109,8 @@ func BenchmarkQueueHandover(b *testing.B) {
 		}
 		return at
 	}
-	var handover, client, idle []float64
+	ended := func() time.Time { return stamp(rpc.EventTurnCompleted) }
+	var handover, drain, client, idle []float64
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ResetTimer()
 	// Both hand-overs follow a held turn of the same kind: the queued one
@@ -124,13 +128,16 @@ func BenchmarkQueueHandover(b *testing.B) {
 		if res := send(next); res.Status != rpc.SendQueued {
 			b.Fatalf("send during a turn = %+v", res)
 		}
+		stamp(rpc.EventQueueChanged) // next queued
 		release(a)
-		handover = append(handover, ms(arrival(ctx, next).Sub(ended())))
+		end := ended()
+		handover = append(handover, ms(arrival(ctx, next).Sub(end)))
+		drain = append(drain, ms(stamp(rpc.EventQueueChanged).Sub(end))) // next taken from the queue
 		ended()
 		send(c2)
 		arrival(ctx, c2)
 		release(c2)
-		end := ended()
+		end = ended()
 		send(own)
 		client = append(client, ms(arrival(ctx, own).Sub(end)))
 		ended()
@@ -138,6 +145,7 @@ func BenchmarkQueueHandover(b *testing.B) {
 	b.StopTimer()
 	med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
 	b.ReportMetric(med(handover), "handover-ms")
+	b.ReportMetric(med(drain), "drain-ms")
 	b.ReportMetric(med(client), "client-ms")
 	b.ReportMetric(med(idle), "idle-send-ms")
 	b.ReportMetric(0, "ns/op")
