@@ -193,4 +193,5 @@ type SessionStateResult struct {
 	Pending         []PendingRequest `json:"pending,omitempty"`
 	Epoch           string           `json:"epoch"`
 	LastSeq         int64            `json:"last_seq"`
+	Context         *ContextUsage    `json:"context,omitempty" doc:"How full the context window is, once the runtime has said (after a model call in this process)."`
 }

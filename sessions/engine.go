@@ -92,6 +92,10 @@ type Config struct {
 	Turns     *turns.Snapshotter
 	TurnStore *turns.Store
 
+	// Limits, if set, keeps the rate limits runtimes report (usage.go);
+	// without it they are not told.
+	Limits LimitsBook
+
 	Logger *zap.Logger
 }
 

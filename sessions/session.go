@@ -63,6 +63,9 @@ type session struct {
 	// buffer after ReplayAge (quiet.go).
 	lastWatched time.Time
 	quiet       *time.Timer
+	// context is how full the context window is, as the CLI last said
+	// (usage.go); nil until it says.
+	context *rpc.ContextUsage
 }
 
 func (e *Engine) newSession(id string, ws workspaces.Workspace, a runtimes.Adapter, o StartOptions) *session {
@@ -110,6 +113,7 @@ func (s *session) state() rpc.SessionStateResult {
 		Status: s.st, Activity: s.activity, StartedAt: rpc.FormatTime(s.startedAt),
 		LastActive: rpc.FormatTime(s.lastActive), IsRunning: s.rt != nil,
 		WaitingForInput: len(s.pending) > 0, Epoch: s.e.cfg.Epoch, LastSeq: s.seq}
+	res.Context = s.contextLocked()
 	for _, p := range s.pending {
 		res.Pending = append(res.Pending, rpc.PendingRequest{RequestID: p.id, Type: p.kind, ToolName: p.tool, Summary: p.summ})
 	}
