@@ -145,6 +145,8 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodDelete)
 	gitExamples(t, ctx, c, dir, live, call)
 	turnExamples(t, ctx, c, dir, live, call)
+	call(rpc.MethodUsageLimits)
+	call(rpc.MethodUsageSummary)
 	call(rpc.MethodWorkspaceRemove)
 
 	// notify/test before any browser subscribed: nothing leaves the machine.

@@ -33,7 +33,7 @@ func (LimitStatus) Enum() []string { return []string{"allowed", "warning", "reje
 // CLI last reported it.
 type RateLimitWindow struct {
 	ID            string      `json:"id" doc:"The window as the CLI names it: five_hour, seven_day, seven_day_opus, overage… (Claude Code); primary, secondary (Codex)."`
-	UsedPercent   *float64    `json:"used_percent,omitempty" minimum:"0" doc:"How much of the window is used, 0–100. Absent when the CLI did not say: Claude Code says it only once a window nears its limit."`
+	UsedPercent   *float64    `json:"used_percent,omitempty" doc:"How much of the window is used, 0–100. Absent when the CLI did not say: Claude Code says it only once a window nears its limit."`
 	WindowMinutes int64       `json:"window_minutes,omitempty" doc:"The window's length, when known."`
 	ResetsAt      string      `json:"resets_at,omitempty" format:"date-time" doc:"When the window starts afresh."`
 	Status        LimitStatus `json:"status,omitempty"`

@@ -193,6 +193,10 @@ function narrow(n: ServerNotification): string {
       return typeof n.params.path === "string" ? n.method : "";
     case "event/turn_diff":
       return typeof n.params.turn === "number" ? n.method : "";
+    case "event/rate_limits":
+      return Array.isArray(n.params.windows) ? n.method : "";
+    case "event/context_usage":
+      return typeof n.params.used_tokens === "number" ? n.method : "";
     default: {
       const unknown: never = n;
       return String(unknown);
