@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -1593,6 +1593,8 @@ var eventTable = {
   "event/turn_completed": "TurnCompletedEvent",
   "event/turn_diff": "TurnDiffEvent",
   "event/error": "ErrorEvent",
+  "event/rate_limits": "RateLimitsEvent",
+  "event/context_usage": "ContextUsageEvent",
   "event/session_start": "SessionStartEvent",
   "event/session_end": "SessionEndEvent",
   "event/session_stopped": "SessionEndEvent",
@@ -2290,7 +2292,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4318,11 +4320,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4716,7 +4718,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5664,7 +5666,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5724,7 +5726,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5883,7 +5885,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6586,7 +6588,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6633,7 +6635,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7053,7 +7055,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7380,7 +7382,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -8023,7 +8025,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8839,7 +8841,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9058,7 +9060,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9259,7 +9261,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11384,6 +11386,65 @@ function resolved(p) {
   append(h("div", { class: "note resolved" }, `Prompt answered: ${p.decision}`));
 }
 
+// web/usage.ts
+var warnAt = 90;
+var fmt = new Intl.NumberFormat();
+function meter(percent) {
+  const m = h("meter", { min: "0", max: "100", low: "70", high: String(warnAt), optimum: "0" });
+  m.value = percent;
+  return m;
+}
+function showContext(c) {
+  const el = $("session-context");
+  if (!c || typeof c.used_tokens !== "number") {
+    el.hidden = true;
+    el.replaceChildren();
+    return;
+  }
+  const pct = typeof c.used_percent === "number" && c.window_tokens ? c.used_percent : null;
+  el.replaceChildren(
+    "Context ",
+    ...pct === null ? [`${fmt.format(c.used_tokens)} tokens`] : [meter(pct), ` ${Math.round(pct)} %`]
+  );
+  el.title = c.window_tokens ? `${fmt.format(c.used_tokens)} of ${fmt.format(c.window_tokens)} tokens in the context window` : `${fmt.format(c.used_tokens)} tokens in the context window`;
+  el.classList.toggle("warn", pct !== null && pct >= warnAt);
+  el.hidden = false;
+}
+function windowName(w2) {
+  if (w2.id === "five_hour" || w2.window_minutes === 300) return "5h";
+  if (w2.window_minutes === 7 * 24 * 60) return "week";
+  return w2.id;
+}
+function showLimits(windows) {
+  const el = $("session-limit");
+  const known2 = (windows ?? []).filter((w2) => typeof w2.used_percent === "number" || w2.status === "rejected");
+  if (known2.length === 0) {
+    el.hidden = true;
+    el.replaceChildren();
+    return;
+  }
+  const score = (w2) => w2.status === "rejected" ? 1e3 : w2.used_percent ?? 0;
+  const top = known2.reduce((a, b) => score(b) > score(a) ? b : a);
+  const pct = top.status === "rejected" ? 100 : top.used_percent ?? 0;
+  el.replaceChildren(`Limit ${windowName(top)} `, meter(pct), top.status === "rejected" ? " reached" : ` ${Math.round(pct)} %`);
+  el.title = known2.map((w2) => {
+    const used = w2.status === "rejected" ? "reached" : `${Math.round(w2.used_percent ?? 0)} % used`;
+    const reset2 = when(w2.resets_at);
+    return `${windowName(w2)}: ${used}${reset2 ? `, resets ${reset2}` : ""}`;
+  }).join("\n");
+  el.classList.toggle("warn", pct >= warnAt);
+  el.hidden = false;
+}
+async function loadUsage(agentType, context) {
+  showContext(context);
+  try {
+    const res = await call("usage/limits", { agent_type: agentType });
+    showLimits(res.runtimes.find((r) => r.agent_type === agentType)?.windows);
+  } catch {
+    showLimits(null);
+  }
+}
+
 // web/session.ts
 function setState(s) {
   const el = $("state");
@@ -11423,6 +11484,8 @@ function reset(sessionId) {
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
   note("");
+  showContext(null);
+  showLimits(null);
   setState("idle");
   for (const li of $("history").querySelectorAll(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
 }
@@ -11436,6 +11499,7 @@ async function openSession(workspaceId, sessionId, agentType, started2, model = 
     client().track(workspaceId, sessionId, agentType);
     o.hasMore = false;
     focusOpen();
+    void loadUsage(agentType, null);
     return;
   }
   await client().watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
@@ -11444,6 +11508,7 @@ async function openSession(workspaceId, sessionId, agentType, started2, model = 
   try {
     const st2 = await call("session/state", { session_id: sessionId });
     if (page.open === o) setState(st2.is_running ? st2.activity ?? "idle" : st2.status);
+    if (page.open === o) await loadUsage(agentType, st2.context);
   } catch {
     if (page.open === o) setState("historical");
   }
@@ -11823,6 +11888,12 @@ function onEvent(n) {
       break;
     case "pty_state":
       setState(p.state);
+      break;
+    case "context_usage":
+      showContext(p);
+      break;
+    case "rate_limits":
+      showLimits(p.windows);
       break;
     case "turn_completed":
       endDrafts();

@@ -27,6 +27,7 @@ import { page } from "./state.js";
 import { closeDevices, openDevices, pair } from "./devices.js";
 import { paired, renew, takePairing, tokenKey } from "./pairing.js";
 import { cutDrafts, delta, endDrafts, message, onTranscriptScroll, reloadTranscript } from "./transcript.js";
+import { showContext, showLimits } from "./usage.js";
 
 
 // ---- token and connection ----
@@ -204,6 +205,12 @@ function onEvent(n: ServerNotification): void {
       break;
     case "pty_state":
       setState(p.state);
+      break;
+    case "context_usage":
+      showContext(p);
+      break;
+    case "rate_limits":
+      showLimits(p.windows);
       break;
     case "turn_completed":
       endDrafts();

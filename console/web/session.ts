@@ -6,6 +6,7 @@ import { focusOpen } from "./presence.js";
 import { call, client } from "./rpc.js";
 import { page, runtimeName } from "./state.js";
 import { loadOlder, newOpen } from "./transcript.js";
+import { loadUsage, showContext, showLimits } from "./usage.js";
 
 export function setState(s: string): void {
   const el = $("state");
@@ -53,6 +54,8 @@ function reset(sessionId: string): void {
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
   note("");
+  showContext(null);
+  showLimits(null);
   setState("idle");
   for (const li of $("history").querySelectorAll<HTMLElement>(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
 }
@@ -67,6 +70,7 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
     client()!.track(workspaceId, sessionId, agentType);
     o.hasMore = false;
     focusOpen();
+    void loadUsage(agentType, null);
     return;
   }
   // Watch first, then read: whatever happens in between arrives as an
@@ -77,6 +81,7 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
   try {
     const st = await call("session/state", { session_id: sessionId });
     if (page.open === o) setState(st.is_running ? st.activity ?? "idle" : st.status);
+    if (page.open === o) await loadUsage(agentType, st.context);
   } catch {
     if (page.open === o) setState("historical");
   }
