@@ -11484,10 +11484,10 @@ function reset(sessionId) {
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
   note("");
-  showContext(null);
-  showLimits(null);
   setState("idle");
   for (const li of $("history").querySelectorAll(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
+  showContext(null);
+  showLimits(null);
 }
 async function openSession(workspaceId, sessionId, agentType, started2, model = "") {
   reset(sessionId);

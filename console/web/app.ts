@@ -24,10 +24,10 @@ import { call, client, setClient } from "./rpc.js";
 import { backToList, note, openSession, setState } from "./session.js";
 import { renderModes, renderStartChoices, start } from "./start.js";
 import { page } from "./state.js";
+import { showContext, showLimits } from "./usage.js";
 import { closeDevices, openDevices, pair } from "./devices.js";
 import { paired, renew, takePairing, tokenKey } from "./pairing.js";
 import { cutDrafts, delta, endDrafts, message, onTranscriptScroll, reloadTranscript } from "./transcript.js";
-import { showContext, showLimits } from "./usage.js";
 
 
 // ---- token and connection ----

@@ -1,12 +1,12 @@
 // The session pane: its header (summary, runtime, model, state), note and
 // the navigation between the list and it (on a phone one shows at a time).
 import { $ } from "./dom.js";
+import { loadUsage, showContext, showLimits } from "./usage.js";
 import { known } from "./history.js";
 import { focusOpen } from "./presence.js";
 import { call, client } from "./rpc.js";
 import { page, runtimeName } from "./state.js";
 import { loadOlder, newOpen } from "./transcript.js";
-import { loadUsage, showContext, showLimits } from "./usage.js";
 
 export function setState(s: string): void {
   const el = $("state");
@@ -54,10 +54,10 @@ function reset(sessionId: string): void {
   $("transcript").replaceChildren();
   $("prompts").replaceChildren();
   note("");
-  showContext(null);
-  showLimits(null);
   setState("idle");
   for (const li of $("history").querySelectorAll<HTMLElement>(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
+  showContext(null); // the meters wait for this session's own figures
+  showLimits(null);
 }
 
 export async function openSession(workspaceId: string, sessionId: string, agentType: string, started: boolean, model = ""): Promise<void> {
