@@ -99,6 +99,8 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodWorkspaceSubscriptions)
 	call(rpc.MethodWorkspaceSubscribeAll)
 	call(rpc.MethodWorkspaceUnsubscribe)
+	call(rpc.MethodUsageLimits)
+	call(rpc.MethodUsageSummary)
 
 	// The Explorer, on a README and a folder; search names no workspace
 	// (as the iOS app sends it): the one this connection subscribed to.
@@ -145,8 +147,6 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodDelete)
 	gitExamples(t, ctx, c, dir, live, call)
 	turnExamples(t, ctx, c, dir, live, call)
-	call(rpc.MethodUsageLimits)
-	call(rpc.MethodUsageSummary)
 	call(rpc.MethodWorkspaceRemove)
 
 	// notify/test before any browser subscribed: nothing leaves the machine.

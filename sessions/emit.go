@@ -38,6 +38,10 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 		s.addPromptLocked(ev)
 	case runtimes.PromptCancelled:
 		s.resolveLocked(ev.RequestID, "server", "cancelled")
+	case runtimes.RateLimitsUpdated:
+		s.onRateLimitsLocked(ev)
+	case runtimes.ContextUpdated:
+		s.onContextLocked(ev)
 	case runtimes.TurnCompleted:
 		if !s.endTurnLocked() {
 			return
@@ -54,10 +58,6 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 		s.emitLocked(rpc.EventError, func(h rpc.EventHeader) any {
 			return rpc.ErrorEvent{EventHeader: h, Code: ev.Code, Message: ev.Message}
 		})
-	case runtimes.RateLimitsUpdated:
-		s.onRateLimitsLocked(ev)
-	case runtimes.ContextUpdated:
-		s.onContextLocked(ev)
 	case runtimes.ProcessExited:
 		s.exitedLocked(ev)
 		s.armQuietLocked()

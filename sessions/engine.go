@@ -85,16 +85,15 @@ type Config struct {
 	// Observer, if set, sees every event every session emits, as watchers
 	// do but whether or not anyone watches (notifications are built on it).
 	Observer Observer
+	// Limits, if set, keeps the rate limits runtimes report (usage.go);
+	// without it they are not told.
+	Limits LimitsBook
 
 	// Turns, if set, snapshots the workspace around each turn (event
 	// turn_diff, session/turns, session/turn_diff, session/revert) and
 	// TurnStore keeps the snapshots' ids; both or neither.
 	Turns     *turns.Snapshotter
 	TurnStore *turns.Store
-
-	// Limits, if set, keeps the rate limits runtimes report (usage.go);
-	// without it they are not told.
-	Limits LimitsBook
 
 	Logger *zap.Logger
 }

@@ -203,14 +203,14 @@ function onEvent(n: ServerNotification): void {
     case "pty_permission_resolved":
       resolved(p);
       break;
-    case "pty_state":
-      setState(p.state);
-      break;
     case "context_usage":
       showContext(p);
       break;
     case "rate_limits":
       showLimits(p.windows);
+      break;
+    case "pty_state":
+      setState(p.state);
       break;
     case "turn_completed":
       endDrafts();
