@@ -1644,7 +1644,7 @@ export interface NotifySubscribeParams {
    */
   endpoint: string;
   /**
-   * permission, question, turn_completed, error, stall; omitted: all.
+   * permission, question, turn_completed, error, stall, limit; omitted: all.
    */
   kinds?: string[];
   /**
