@@ -267,7 +267,9 @@ func (e *Engine) State(id string) (rpc.SessionStateResult, error) {
 	if err != nil {
 		return rpc.SessionStateResult{}, err
 	}
-	return s.state(), nil
+	st := s.state()
+	st.Context = s.contextNow() // usage.go
+	return st, nil
 }
 
 // track counts a background goroutine about to start, unless the engine is

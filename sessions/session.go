@@ -113,7 +113,6 @@ func (s *session) state() rpc.SessionStateResult {
 		Status: s.st, Activity: s.activity, StartedAt: rpc.FormatTime(s.startedAt),
 		LastActive: rpc.FormatTime(s.lastActive), IsRunning: s.rt != nil,
 		WaitingForInput: len(s.pending) > 0, Epoch: s.e.cfg.Epoch, LastSeq: s.seq}
-	res.Context = s.contextLocked()
 	for _, p := range s.pending {
 		res.Pending = append(res.Pending, rpc.PendingRequest{RequestID: p.id, Type: p.kind, ToolName: p.tool, Summary: p.summ})
 	}

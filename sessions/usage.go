@@ -53,8 +53,10 @@ func (s *session) onContextLocked(ev runtimes.ContextUpdated) {
 	})
 }
 
-// contextLocked is a copy of the last context report, nil if none.
-func (s *session) contextLocked() *rpc.ContextUsage {
+// contextNow is a copy of the last context report, nil if none.
+func (s *session) contextNow() *rpc.ContextUsage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.context == nil {
 		return nil
 	}
