@@ -55,7 +55,7 @@ func TestNotifyMethods(t *testing.T) {
 	var sub rpc.NotifySubscription
 	c.MustCall(ctx, rpc.MethodNotifySubscribe, rpc.NotifySubscribeParams{Endpoint: service.URL + "/push/1", P256dh: p256dh,
 		Auth: auth, Device: "test browser"}, &sub)
-	if sub.ID == "" || sub.Device != "test browser" || !slices.Equal(sub.Kinds, []string{"permission", "question", "turn_completed", "error", "stall"}) {
+	if sub.ID == "" || sub.Device != "test browser" || !slices.Equal(sub.Kinds, []string{"permission", "question", "turn_completed", "error", "stall", "limit"}) {
 		t.Errorf("notify/subscribe = %+v", sub)
 	}
 	var list rpc.NotifySubscriptionsResult

@@ -32,6 +32,7 @@ import (
 	"github.com/cdevd/cdevd/server"
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
+	"github.com/cdevd/cdevd/usage"
 	"github.com/cdevd/cdevd/workspaces"
 	"github.com/cdevd/cdevd/workspaces/discover"
 	"github.com/cdevd/cdevd/workspaces/search"
@@ -112,6 +113,7 @@ type Daemon struct {
 	token       string
 	tokenFrom   string
 	console     bool
+	limits      *usage.Limits
 }
 
 // Start builds cdevd and starts listening.
@@ -248,6 +250,10 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	sc.ReadDirs = append(slices.Clip(sc.ReadDirs), atts.Dir())
+	// The runtimes' rate limits, kept across restarts: a CLI says them only
+	// with a model call.
+	limits := usage.OpenLimits(filepath.Join(cfg.Home, "usage", "limits.json"), log.Named("usage"))
+	sc.Limits = limits
 	engine = sessions.New(sc)
 
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -261,11 +267,12 @@ func Start(cfg Config) (*Daemon, error) {
 	srv := server.New(server.Config{Version: Version, Attachments: atts, ServerID: serverID, Hostname: hostname(), Registry: reg,
 		Workspaces: store, Engine: engine, Search: finder, Presence: viewers, Finder: repos, Auth: authn,
 		Discover: openrpc.Document, Logger: log.Named("rpc"),
-		Notify: &notify.Service{Notifier: notifier, Subs: subs, Keys: vapid}})
+		Notify: &notify.Service{Notifier: notifier, Subs: subs, Keys: vapid}, Limits: limits})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		notifier.Close()
 		atts.Close()
+		limits.Close()
 	}
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("--addr %s is in use: another cdevd may be running there (`cdevd service status` shows "+
@@ -301,7 +308,7 @@ func Start(cfg Config) (*Daemon, error) {
 	})
 	listening = ln.Addr()
 	d := &Daemon{log: log, ln: ln, tls: tlsConfig != nil, public: public, transport: ts, auth: authn, engine: engine,
-		notifier: notifier, attachments: atts, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
+		notifier: notifier, attachments: atts, limits: limits, search: finder, discover: repos, reg: reg, served: make(chan error, 1), token: token, tokenFrom: from, console: !cfg.NoConsole}
 
 	// A QR code made in the console carries an address a phone can reach,
 	// not the loopback one the console may be opened at.
@@ -409,6 +416,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	d.engine.Close(ctx)
 	d.notifier.Close()
 	d.attachments.Close()
+	d.limits.Close()
 	d.search.Close()
 	d.discover.Close()
 	d.reg.Close()

@@ -20,6 +20,7 @@ var watched = map[string]bool{
 	rpc.EventTurnCompleted:      true,
 	rpc.EventError:              true,
 	rpc.EventSessionEnd:         true,
+	rpc.EventRateLimits:         true,
 }
 
 // frame is a session event's notification, its params left for each type.
@@ -45,6 +46,8 @@ type event struct {
 	// session_end
 	Reason   string `json:"reason"`
 	ExitCode *int   `json:"exit_code"`
+	// rate_limits
+	Windows []rpc.RateLimitWindow `json:"windows"`
 }
 
 func decode(ev *sessions.Event) (event, error) {

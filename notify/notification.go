@@ -17,6 +17,7 @@ const (
 	KindTurnCompleted Kind = "turn_completed" // a turn finished
 	KindError         Kind = "error"          // a turn failed, or the CLI crashed
 	KindStall         Kind = "stall"          // the CLI went silent mid-turn
+	KindLimit         Kind = "limit"          // a plan's rate-limit window is nearly used up, or reached
 	// KindTest is what notify/test and `cdevd notify test` send; every sink
 	// takes it whatever its kinds.
 	KindTest Kind = "test"
@@ -26,7 +27,7 @@ const (
 )
 
 // Kinds are the kinds a sink can ask for, in the order docs list them.
-var Kinds = []Kind{KindPermission, KindQuestion, KindTurnCompleted, KindError, KindStall}
+var Kinds = []Kind{KindPermission, KindQuestion, KindTurnCompleted, KindError, KindStall, KindLimit}
 
 // ValidKind reports whether k is a kind a sink can ask for.
 func ValidKind(k string) bool {

@@ -85,6 +85,7 @@ type Notifier struct {
 	// Owned by the run goroutine alone.
 	pending map[string]*pendingRequest // ID → request
 	crashed map[string]bool            // session → its last turn's error was told (an exit after it is not news)
+	limits  limitsTold                 // the rate-limit windows already told (limits.go)
 }
 
 // pendingRequest is a permission request or question not yet answered.
@@ -112,7 +113,7 @@ func New(cfg Config) *Notifier {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Notifier{cfg: cfg, log: log, metrics: newMetrics(cfg.Metrics), status: newStatusBook(cfg.StatusFile, log),
 		inbox: make(chan *sessions.Event, inboxSize), expired: make(chan string, inboxSize),
-		ctx: ctx, cancel: cancel, pending: map[string]*pendingRequest{}, crashed: map[string]bool{}}
+		ctx: ctx, cancel: cancel, pending: map[string]*pendingRequest{}, crashed: map[string]bool{}, limits: limitsTold{}}
 	n.metrics.dropped(func() float64 { return float64(n.dropped.Load()) })
 	for _, s := range cfg.Sinks {
 		o := newOutlet(s, n.metrics, n.status, log)
@@ -215,6 +216,8 @@ func (n *Notifier) handle(ev *sessions.Event) {
 		for _, o := range n.outlets {
 			o.withdraw(w)
 		}
+	case rpc.EventRateLimits:
+		n.onLimits(e, note)
 	case rpc.EventTurnCompleted, rpc.EventError, rpc.EventSessionEnd:
 		switch ev.Type {
 		case rpc.EventError:

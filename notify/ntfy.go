@@ -61,6 +61,7 @@ var ntfyLook = map[Kind]struct {
 	KindTurnCompleted: {3, "white_check_mark"},
 	KindError:         {4, "x"},
 	KindStall:         {4, "hourglass"},
+	KindLimit:         {4, "warning"},
 	KindTest:          {3, "bell"},
 	KindCoalesced:     {4, "bell"},
 }

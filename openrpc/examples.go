@@ -63,6 +63,11 @@ var exampleRuntime = rpc.Runtime{
 	Availability: rpc.Availability{Installed: true, Version: "2.1.197"},
 }
 
+var (
+	exampleUsedPercent = 92.0
+	exampleTokens      = rpc.TokenTotals{InputTokens: 18250, OutputTokens: 2140, CacheReadInputTokens: 96000, Messages: 14}
+)
+
 var exampleServerInfo = rpc.ServerInfo{Name: "cdevd", Version: "1.0.0", ID: "3f9c1b0e5a7d4c2e8b6a9f1d0c3e5a7b",
 	Hostname: "devbox"}
 
@@ -179,9 +184,15 @@ var Examples = map[string]Example{
 	rpc.MethodNotifyUpdate: {rpc.NotifyUpdateParams{ID: ExampleSubscriptionID, Kinds: []string{"permission", "question", "error"}},
 		rpc.NotifySubscription{ID: ExampleSubscriptionID, Device: "Firefox on the laptop", Kinds: []string{"permission", "question", "error"}, Created: exampleTime}},
 	rpc.MethodNotifyUnsubscribe: {rpc.NotifyUnsubscribeParams{ID: ExampleSubscriptionID}, rpc.SuccessResult{Success: true}},
-	rpc.MethodDeviceList:        {rpc.EmptyParams{}, rpc.DeviceListResult{Devices: []rpc.Device{exampleDevice}}},
-	rpc.MethodDeviceRename:      {rpc.DeviceRenameParams{DeviceID: ExampleDeviceID, Name: "Anna's iPhone"}, exampleDevice},
-	rpc.MethodDeviceRevoke:      {rpc.DeviceIDParams{DeviceID: ExampleDeviceID}, rpc.SuccessResult{Success: true}},
+	rpc.MethodUsageLimits: {rpc.UsageLimitsParams{AgentType: "claude"}, rpc.UsageLimitsResult{Runtimes: []rpc.RuntimeLimits{
+		{AgentType: "claude", Windows: []rpc.RateLimitWindow{{ID: "five_hour", UsedPercent: &exampleUsedPercent,
+			WindowMinutes: 300, ResetsAt: exampleTime, Status: rpc.LimitWarning, UpdatedAt: exampleTime}}}}}},
+	rpc.MethodUsageSummary: {rpc.UsageSummaryParams{WorkspaceID: ExampleWorkspaceID, Days: 7}, rpc.UsageSummaryResult{
+		From: "2026-01-09", To: "2026-01-15", Days: []rpc.UsageDay{{Date: "2026-01-15", WorkspaceID: ExampleWorkspaceID,
+			AgentType: "claude", TokenTotals: exampleTokens}}, Total: exampleTokens}},
+	rpc.MethodDeviceList:   {rpc.EmptyParams{}, rpc.DeviceListResult{Devices: []rpc.Device{exampleDevice}}},
+	rpc.MethodDeviceRename: {rpc.DeviceRenameParams{DeviceID: ExampleDeviceID, Name: "Anna's iPhone"}, exampleDevice},
+	rpc.MethodDeviceRevoke: {rpc.DeviceIDParams{DeviceID: ExampleDeviceID}, rpc.SuccessResult{Success: true}},
 	// The git family, in the order the live test runs them: a folder with a
 	// README made a repository, a change seen, staged, unstaged, discarded,
 	// then committed, pushed to a new remote, pulled, a branch made and

@@ -99,6 +99,8 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	call(rpc.MethodWorkspaceSubscriptions)
 	call(rpc.MethodWorkspaceSubscribeAll)
 	call(rpc.MethodWorkspaceUnsubscribe)
+	call(rpc.MethodUsageLimits)
+	call(rpc.MethodUsageSummary)
 
 	// The Explorer, on a README and a folder; search names no workspace
 	// (as the iOS app sends it): the one this connection subscribed to.

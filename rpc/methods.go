@@ -161,6 +161,9 @@ var Methods = []MethodSpec{
 	{MethodNotifyUpdate, "Change the kinds a push subscription wants.", NotifyUpdateParams{}, NotifySubscription{}, []int64{CodeInvalidParams, CodeInternalError}},
 	{MethodNotifyUnsubscribe, "Remove a push subscription.", NotifyUnsubscribeParams{}, SuccessResult{}, []int64{CodeInvalidParams, CodeInternalError}},
 
+	{MethodUsageLimits, "The plan's rate-limit windows each runtime's CLI last reported.", UsageLimitsParams{}, UsageLimitsResult{}, []int64{CodeInvalidParams}},
+	{MethodUsageSummary, "Tokens per day, workspace and runtime, summed from the stored transcripts.", UsageSummaryParams{}, UsageSummaryResult{}, []int64{CodeInvalidParams, CodeInternalError, CodeWorkspaceNotFound}},
+
 	{MethodDeviceList, "The paired devices (control scope).", EmptyParams{}, DeviceListResult{}, acting()},
 	{MethodDeviceRevoke, "Forget a device: its connections close at once and its tokens are refused (control scope).", DeviceIDParams{}, SuccessResult{}, acting(CodeInvalidParams)},
 	{MethodDeviceRename, "Rename a device (control scope).", DeviceRenameParams{}, Device{}, acting(CodeInvalidParams)},
@@ -194,6 +197,8 @@ var Events = []EventSpec{
 	{EventTurnDiff, "A turn (or a revert) changed files in the session's workspace.", TurnDiffEvent{}},
 	{EventQueueChanged, "A session's follow-up queue changed (an item queued, edited, moved, removed or started; cleared, paused or resumed): the whole queue.", QueueChangedEvent{}},
 	{EventError, "A turn failed, or the session hit an error.", ErrorEvent{}},
+	{EventRateLimits, "The session's runtime reported its plan's rate limits, and they changed.", RateLimitsEvent{}},
+	{EventContextUsage, "How full the session's context window is, after a model call.", ContextUsageEvent{}},
 	{EventSessionStart, "A session started running.", SessionStartEvent{}},
 	{EventSessionEnd, "A session's process ended.", SessionEndEvent{}},
 	{EventSessionStopped, "A session was stopped.", SessionEndEvent{}},

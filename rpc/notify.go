@@ -25,7 +25,7 @@ type NotifySubscribeParams struct {
 	Endpoint string   `json:"endpoint" doc:"The push service's https URL."`
 	P256dh   string   `json:"p256dh" doc:"keys.p256dh: the browser's P-256 public key, base64url."`
 	Auth     string   `json:"auth" doc:"keys.auth: the 16-byte authentication secret, base64url."`
-	Kinds    []string `json:"kinds,omitempty" doc:"permission, question, turn_completed, error, stall; omitted: all."`
+	Kinds    []string `json:"kinds,omitempty" doc:"permission, question, turn_completed, error, stall, limit; omitted: all."`
 	Device   string   `json:"device,omitempty" doc:"What to call this device in lists."`
 }
 

@@ -198,6 +198,7 @@ type SessionStateResult struct {
 	LastActive      string           `json:"last_active" format:"date-time"`
 	IsRunning       bool             `json:"is_running" doc:"The runtime's process is alive."`
 	WaitingForInput bool             `json:"waiting_for_input"`
+	Context         *ContextUsage    `json:"context,omitempty" doc:"How full the context window is, once the runtime has said (after a model call in this process)."`
 	Pending         []PendingRequest `json:"pending,omitempty"`
 	Epoch           string           `json:"epoch"`
 	LastSeq         int64            `json:"last_seq"`

@@ -42,7 +42,8 @@ type family map[string]method
 // to rpc.Methods, so that a method cannot be declared and silently missed.
 func (s *Server) families() []family {
 	return []family{s.lifecycleMethods(), s.workspaceMethods(), s.fileMethods(), s.presenceMethods(), s.sessionMethods(),
-		s.historyMethods(), s.notifyMethods(), s.deviceMethods(), s.gitMethods(), s.queueMethods(), s.configureMethods()}
+		s.historyMethods(), s.notifyMethods(), s.deviceMethods(), s.gitMethods(), s.queueMethods(), s.configureMethods(),
+		s.usageMethods()}
 }
 
 // table merges the families; a method in two of them is a programming error.

@@ -28,6 +28,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/sessions"
 	"github.com/cdevd/cdevd/transport"
+	"github.com/cdevd/cdevd/usage"
 	"github.com/cdevd/cdevd/workspaces"
 	"github.com/cdevd/cdevd/workspaces/discover"
 	"github.com/cdevd/cdevd/workspaces/gitops"
@@ -51,6 +52,8 @@ type Config struct {
 	Discover json.RawMessage
 	// Notify serves the notify/* methods; nil turns them off.
 	Notify Notifications
+	// Limits answers usage/limits; nil knows none.
+	Limits *usage.Limits
 	Logger *zap.Logger
 	// Git runs the git/* methods; nil is the user's git with the defaults.
 	Git *gitops.Git

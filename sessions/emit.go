@@ -39,6 +39,10 @@ func (s *session) onEvent(gen int, ev runtimes.Event) {
 		s.addPromptLocked(ev)
 	case runtimes.PromptCancelled:
 		s.resolveLocked(ev.RequestID, "server", "cancelled")
+	case runtimes.RateLimitsUpdated:
+		s.onRateLimitsLocked(ev)
+	case runtimes.ContextUpdated:
+		s.onContextLocked(ev)
 	case runtimes.TurnCompleted:
 		if !s.endTurnLocked() {
 			return

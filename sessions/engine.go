@@ -88,6 +88,9 @@ type Config struct {
 	// Observer, if set, sees every event every session emits, as watchers
 	// do but whether or not anyone watches (notifications are built on it).
 	Observer Observer
+	// Limits, if set, keeps the rate limits runtimes report (usage.go);
+	// without it they are not told.
+	Limits LimitsBook
 
 	// Turns, if set, snapshots the workspace around each turn (event
 	// turn_diff, session/turns, session/turn_diff, session/revert) and
@@ -283,7 +286,9 @@ func (e *Engine) State(id string) (rpc.SessionStateResult, error) {
 	if err != nil {
 		return rpc.SessionStateResult{}, err
 	}
-	return s.state(), nil
+	st := s.state()
+	st.Context = s.contextNow() // usage.go
+	return st, nil
 }
 
 // track counts a background goroutine about to start, unless the engine is

@@ -66,6 +66,9 @@ type session struct {
 	// buffer after ReplayAge (quiet.go).
 	lastWatched time.Time
 	quiet       *time.Timer
+	// context is how full the context window is, as the CLI last said
+	// (usage.go); nil until it says.
+	context *rpc.ContextUsage
 }
 
 func (e *Engine) newSession(id string, ws workspaces.Workspace, a runtimes.Adapter, o StartOptions) *session {

@@ -1594,6 +1594,8 @@ var eventTable = {
   "event/turn_diff": "TurnDiffEvent",
   "event/queue_changed": "QueueChangedEvent",
   "event/error": "ErrorEvent",
+  "event/rate_limits": "RateLimitsEvent",
+  "event/context_usage": "ContextUsageEvent",
   "event/session_start": "SessionStartEvent",
   "event/session_end": "SessionEndEvent",
   "event/session_stopped": "SessionEndEvent",
@@ -11624,6 +11626,65 @@ async function configure(sessionId2, onDone) {
   onDone(res.model ?? "", `${what}: from the next turn${res.turn_running ? " (the running turn keeps its own)" : ""}`);
 }
 
+// web/usage.ts
+var warnAt = 90;
+var fmt = new Intl.NumberFormat();
+function meter(percent) {
+  const m = h("meter", { min: "0", max: "100", low: "70", high: String(warnAt), optimum: "0" });
+  m.value = percent;
+  return m;
+}
+function showContext(c) {
+  const el = $("session-context");
+  if (!c || typeof c.used_tokens !== "number") {
+    el.hidden = true;
+    el.replaceChildren();
+    return;
+  }
+  const pct = typeof c.used_percent === "number" && c.window_tokens ? c.used_percent : null;
+  el.replaceChildren(
+    "Context ",
+    ...pct === null ? [`${fmt.format(c.used_tokens)} tokens`] : [meter(pct), ` ${Math.round(pct)} %`]
+  );
+  el.title = c.window_tokens ? `${fmt.format(c.used_tokens)} of ${fmt.format(c.window_tokens)} tokens in the context window` : `${fmt.format(c.used_tokens)} tokens in the context window`;
+  el.classList.toggle("warn", pct !== null && pct >= warnAt);
+  el.hidden = false;
+}
+function windowName(w2) {
+  if (w2.id === "five_hour" || w2.window_minutes === 300) return "5h";
+  if (w2.window_minutes === 7 * 24 * 60) return "week";
+  return w2.id;
+}
+function showLimits(windows) {
+  const el = $("session-limit");
+  const known2 = (windows ?? []).filter((w2) => typeof w2.used_percent === "number" || w2.status === "rejected");
+  if (known2.length === 0) {
+    el.hidden = true;
+    el.replaceChildren();
+    return;
+  }
+  const score = (w2) => w2.status === "rejected" ? 1e3 : w2.used_percent ?? 0;
+  const top = known2.reduce((a, b) => score(b) > score(a) ? b : a);
+  const pct = top.status === "rejected" ? 100 : top.used_percent ?? 0;
+  el.replaceChildren(`Limit ${windowName(top)} `, meter(pct), top.status === "rejected" ? " reached" : ` ${Math.round(pct)} %`);
+  el.title = known2.map((w2) => {
+    const used = w2.status === "rejected" ? "reached" : `${Math.round(w2.used_percent ?? 0)} % used`;
+    const reset2 = when(w2.resets_at);
+    return `${windowName(w2)}: ${used}${reset2 ? `, resets ${reset2}` : ""}`;
+  }).join("\n");
+  el.classList.toggle("warn", pct >= warnAt);
+  el.hidden = false;
+}
+async function loadUsage(agentType, context) {
+  showContext(context);
+  try {
+    const res = await call("usage/limits", { agent_type: agentType });
+    showLimits(res.runtimes.find((r) => r.agent_type === agentType)?.windows);
+  } catch {
+    showLimits(null);
+  }
+}
+
 // web/patches.ts
 function splitPatches(diff2) {
   const out = [];
@@ -11879,6 +11940,8 @@ function reset(sessionId2) {
   note("");
   setState("idle");
   for (const li of $("history").querySelectorAll(".hist")) li.classList.toggle("current", li.dataset.session === sessionId2);
+  showContext(null);
+  showLimits(null);
 }
 async function openSession(workspaceId3, sessionId2, agentType, started2, model = "", effort = "") {
   reset(sessionId2);
@@ -11892,6 +11955,7 @@ async function openSession(workspaceId3, sessionId2, agentType, started2, model 
     client().track(workspaceId3, sessionId2, agentType);
     o.hasMore = false;
     focusOpen();
+    void loadUsage(agentType, null);
     return;
   }
   await client().watch({ workspace_id: workspaceId3, session_id: sessionId2, agent_type: agentType });
@@ -11906,6 +11970,7 @@ async function openSession(workspaceId3, sessionId2, agentType, started2, model 
       if (st2.model) header(sessionId2, agentType, known.get(sessionId2)?.summary ?? "", st2.model);
       renderConfigure(agentType, st2.model ?? "", st2.effort ?? "");
     }
+    if (page.open === o) await loadUsage(agentType, st2.context);
   } catch {
     if (page.open === o) setState("historical");
   }
@@ -12658,6 +12723,12 @@ function onEvent(n) {
       break;
     case "pty_permission_resolved":
       resolved(p);
+      break;
+    case "context_usage":
+      showContext(p);
+      break;
+    case "rate_limits":
+      showLimits(p.windows);
       break;
     case "pty_state":
       setState(p.state);

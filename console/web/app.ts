@@ -27,6 +27,7 @@ import { configure, renderConfigureEfforts, renderStartEfforts } from "./models.
 import { backToList, header, note, openSession, setState } from "./session.js";
 import { renderModes, renderStartChoices, start } from "./start.js";
 import { page } from "./state.js";
+import { showContext, showLimits } from "./usage.js";
 import { closeDevices, openDevices, pair } from "./devices.js";
 import { paired, renew, takePairing, tokenKey } from "./pairing.js";
 import { cutDrafts, delta, endDrafts, message, onTranscriptScroll, reloadTranscript } from "./transcript.js";
@@ -210,6 +211,12 @@ function onEvent(n: ServerNotification): void {
       break;
     case "pty_permission_resolved":
       resolved(p);
+      break;
+    case "context_usage":
+      showContext(p);
+      break;
+    case "rate_limits":
+      showLimits(p.windows);
       break;
     case "pty_state":
       setState(p.state);

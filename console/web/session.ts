@@ -2,6 +2,7 @@
 // the navigation between the list and it (on a phone one shows at a time).
 import { redrawAttachments } from "./attach.js";
 import { $ } from "./dom.js";
+import { loadUsage, showContext, showLimits } from "./usage.js";
 import { known } from "./history.js";
 import { renderConfigure } from "./models.js";
 import { focusOpen } from "./presence.js";
@@ -63,6 +64,8 @@ function reset(sessionId: string): void {
   note("");
   setState("idle");
   for (const li of $("history").querySelectorAll<HTMLElement>(".hist")) li.classList.toggle("current", li.dataset.session === sessionId);
+  showContext(null); // the meters wait for this session's own figures
+  showLimits(null);
 }
 
 export async function openSession(workspaceId: string, sessionId: string, agentType: string, started: boolean, model = "", effort = ""): Promise<void> {
@@ -77,6 +80,7 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
     client()!.track(workspaceId, sessionId, agentType);
     o.hasMore = false;
     focusOpen();
+    void loadUsage(agentType, null);
     return;
   }
   // Watch first, then read: whatever happens in between arrives as an
@@ -93,6 +97,7 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
       if (st.model) header(sessionId, agentType, known.get(sessionId)?.summary ?? "", st.model);
       renderConfigure(agentType, st.model ?? "", st.effort ?? "");
     }
+    if (page.open === o) await loadUsage(agentType, st.context);
   } catch {
     if (page.open === o) setState("historical");
   }

@@ -18,7 +18,7 @@ import (
 const notifyKey = "notify"
 
 // NotifyKinds are the kinds of notification a sink may ask for.
-var NotifyKinds = []string{"permission", "question", "turn_completed", "error", "stall"}
+var NotifyKinds = []string{"permission", "question", "turn_completed", "error", "stall", "limit"}
 
 // Notify is the [notify] table.
 type Notify struct {

@@ -28,6 +28,8 @@ type streamState struct {
 	// for a failed model call ("authentication_failed", "rate_limit", …),
 	// kept to classify the turn's error result.
 	apiError string
+	// call is the last model call's context use (usage.go).
+	call *lastCall
 }
 
 func newStreamState() streamState {
@@ -85,7 +87,12 @@ func (s *session) handleLocked(h header, line []byte) (reply any) {
 	case "stream_event":
 		s.onStreamEvent(line)
 	case "assistant", "user":
+		if h.Type == "assistant" {
+			s.stream.noteCall(line)
+		}
 		s.onMessage(line)
+	case "rate_limit_event":
+		s.onRateLimit(line)
 	case "result":
 		s.onResult(line)
 	case "system":
@@ -195,6 +202,9 @@ func (s *session) onResult(line []byte) {
 	}
 	// Counted either way, so that the next turn's cost excludes it.
 	cost := s.stream.turnCost(r.TotalCostUSD)
+	if c, ok := s.stream.contextAt(line); ok {
+		s.em.Emit(runtimes.ContextUpdated{Context: c})
+	}
 	apiError := s.stream.apiError
 	s.stream.apiError = ""
 	if !s.turn.Busy() {

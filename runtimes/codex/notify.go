@@ -74,14 +74,18 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 		var p struct {
 			TurnID     string `json:"turnId"`
 			TokenUsage struct {
-				Last tokenCount `json:"last"`
+				Last               tokenCount `json:"last"`
+				ModelContextWindow *int64     `json:"modelContextWindow"`
 			} `json:"tokenUsage"`
 		}
 		if s.decode(method, params, &p) {
 			s.mu.Lock()
 			s.usage = p.TokenUsage.Last.usage()
 			s.mu.Unlock()
+			s.em.Emit(contextOf(p.TokenUsage.Last, p.TokenUsage.ModelContextWindow))
 		}
+	case "account/rateLimits/updated":
+		s.onRateLimits(params)
 	case "turn/completed":
 		var p turnParams
 		if s.decode(method, params, &p) {
@@ -100,7 +104,7 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 			s.resolved(requestID(p.RequestID))
 		}
 	default:
-		// thread/started, thread/status/changed, account/rateLimits/updated,
+		// thread/started, thread/status/changed,
 		// configWarning, turn/diff/updated, …: nothing a client needs.
 	}
 }

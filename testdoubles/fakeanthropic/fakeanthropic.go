@@ -68,6 +68,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	switch {
 	case req.IsMessages():
 		reply := responder(req)
+		fakeapi.SetHeaders(w, reply.Headers)
 		if reply.Err != nil {
 			writeError(w, reply.Err)
 			return

@@ -23,6 +23,9 @@ type Reply struct {
 	// Err answers with an HTTP error. Claude Code retries 429 and 5xx for
 	// minutes; use a 4xx for a failure the test wants to see promptly.
 	Err *APIError
+	// Headers go with the answer, error or not: the plan's limits
+	// (anthropic-ratelimit-unified-…), which Claude Code reads from them.
+	Headers http.Header
 }
 
 // ToolCall is a tool_use block.

@@ -38,6 +38,17 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// SetHeaders adds h to the answer's headers; called before the answer's
+// status is written. The model APIs say a plan's limits in headers, which the
+// CLIs turn into their own rate-limit events.
+func SetHeaders(w http.ResponseWriter, h http.Header) {
+	for name, values := range h {
+		for _, v := range values {
+			w.Header().Add(name, v)
+		}
+	}
+}
+
 // Words splits text into word-sized pieces (spaces kept), so that a client
 // sees several deltas.
 func Words(text string) []string {

@@ -80,6 +80,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	reply := responder(req)
+	fakeapi.SetHeaders(w, reply.Headers)
 	if reply.Err != nil {
 		writeError(w, reply.Err)
 		return

@@ -26,6 +26,9 @@ type Reply struct {
 	// Err answers with an HTTP error. Codex retries 429 and 5xx several
 	// times with backoff; use a 4xx for a failure the test wants promptly.
 	Err *APIError
+	// Headers go with the answer, error or not: the plan's limits
+	// (x-codex-primary-used-percent, …), which Codex reads from them.
+	Headers http.Header
 }
 
 // FunctionCall is a function_call output item.

@@ -273,6 +273,16 @@ export interface Methods {
     result: T.SuccessResult;
     errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
   };
+  "usage/limits": {
+    params: T.UsageLimitsParams;
+    result: T.UsageLimitsResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32002 | -32001;
+  };
+  "usage/summary": {
+    params: T.UsageSummaryParams;
+    result: T.UsageSummaryResult;
+    errors: -32700 | -32603 | -32602 | -32601 | -32600 | -32020 | -32002 | -32001;
+  };
   "device/list": {
     params: T.EmptyParams;
     result: T.DeviceListResult;
@@ -382,6 +392,8 @@ export interface Events {
   "event/turn_diff": T.TurnDiffEvent;
   "event/queue_changed": T.QueueChangedEvent;
   "event/error": T.ErrorEvent;
+  "event/rate_limits": T.RateLimitsEvent;
+  "event/context_usage": T.ContextUsageEvent;
   "event/session_start": T.SessionStartEvent;
   "event/session_end": T.SessionEndEvent;
   "event/session_stopped": T.SessionEndEvent;
@@ -442,6 +454,8 @@ export const methodTable = {
   "notify/subscriptions": { params: "EmptyParams", result: "NotifySubscriptionsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "notify/update": { params: "NotifyUpdateParams", result: "NotifySubscription", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
   "notify/unsubscribe": { params: "NotifyUnsubscribeParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "usage/limits": { params: "UsageLimitsParams", result: "UsageLimitsResult", errors: [-32700, -32603, -32602, -32601, -32600, -32002, -32001] },
+  "usage/summary": { params: "UsageSummaryParams", result: "UsageSummaryResult", errors: [-32700, -32603, -32602, -32601, -32600, -32020, -32002, -32001] },
   "device/list": { params: "EmptyParams", result: "DeviceListResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
   "device/revoke": { params: "DeviceIDParams", result: "SuccessResult", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
   "device/rename": { params: "DeviceRenameParams", result: "Device", errors: [-32700, -32603, -32602, -32601, -32600, -32003, -32002, -32001] },
@@ -474,6 +488,8 @@ export const eventTable = {
   "event/turn_diff": "TurnDiffEvent",
   "event/queue_changed": "QueueChangedEvent",
   "event/error": "ErrorEvent",
+  "event/rate_limits": "RateLimitsEvent",
+  "event/context_usage": "ContextUsageEvent",
   "event/session_start": "SessionStartEvent",
   "event/session_end": "SessionEndEvent",
   "event/session_stopped": "SessionEndEvent",

@@ -71,6 +71,11 @@ export type ScopeSource = "workspaceScoped" | "runtimeScoped";
 export type InvalidParamsData = FieldErrorData | UnknownRuntimeData | DisabledRuntimeData;
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "LimitStatus".
+ */
+export type LimitStatus = "allowed" | "warning" | "rejected";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "Order".
  */
 export type Order = "asc" | "desc";
@@ -116,6 +121,8 @@ export type ServerNotification =
   | TurnDiffNotification
   | QueueChangedNotification
   | ErrorNotification
+  | RateLimitsNotification
+  | ContextUsageNotification
   | SessionStartNotification
   | SessionEndNotification
   | SessionStoppedNotification
@@ -318,6 +325,62 @@ export interface ClientCapabilities {
 export interface ClientInfo {
   name: string;
   version?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "ContextUsage".
+ */
+export interface ContextUsage {
+  updated_at: string;
+  /**
+   * used_tokens of window_tokens, 0–100, when the window is known.
+   */
+  used_percent?: number;
+  /**
+   * Tokens the context held at the last model call.
+   */
+  used_tokens: number;
+  /**
+   * The model's context window, when the CLI says it.
+   */
+  window_tokens?: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "ContextUsageEvent".
+ */
+export interface ContextUsageEvent {
+  agent_type: string;
+  epoch: string;
+  /**
+   * Per session, from 1, no gaps within an epoch.
+   */
+  seq: number;
+  session_id: string;
+  timestamp: string;
+  updated_at: string;
+  /**
+   * used_tokens of window_tokens, 0–100, when the window is known.
+   */
+  used_percent?: number;
+  /**
+   * Tokens the context held at the last model call.
+   */
+  used_tokens: number;
+  /**
+   * The model's context window, when the CLI says it.
+   */
+  window_tokens?: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "ContextUsageNotification".
+ */
+export interface ContextUsageNotification {
+  jsonrpc: "2.0";
+  method: "event/context_usage";
+  params: ContextUsageEvent;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -1704,7 +1767,7 @@ export interface NotifySubscribeParams {
    */
   endpoint: string;
   /**
-   * permission, question, turn_completed, error, stall; omitted: all.
+   * permission, question, turn_completed, error, stall, limit; omitted: all.
    */
   kinds?: string[];
   /**
@@ -2110,6 +2173,61 @@ export interface QueueUpdateParams {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RateLimitWindow".
+ */
+export interface RateLimitWindow {
+  /**
+   * The window as the CLI names it: five_hour, seven_day, seven_day_opus, overage… (Claude Code); primary, secondary (Codex).
+   */
+  id: string;
+  /**
+   * When the window starts afresh.
+   */
+  resets_at?: string;
+  status?: LimitStatus;
+  /**
+   * When the CLI last reported this window.
+   */
+  updated_at: string;
+  /**
+   * How much of the window is used, 0–100. Absent when the CLI did not say: Claude Code says it only once a window nears its limit.
+   */
+  used_percent?: number;
+  /**
+   * The window's length, when known.
+   */
+  window_minutes?: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RateLimitsEvent".
+ */
+export interface RateLimitsEvent {
+  agent_type: string;
+  epoch: string;
+  /**
+   * Per session, from 1, no gaps within an epoch.
+   */
+  seq: number;
+  session_id: string;
+  timestamp: string;
+  /**
+   * Every window known for the runtime, after the change.
+   */
+  windows: RateLimitWindow[];
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RateLimitsNotification".
+ */
+export interface RateLimitsNotification {
+  jsonrpc: "2.0";
+  method: "event/rate_limits";
+  params: RateLimitsEvent;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "RepoDiscoverParams".
  */
 export interface RepoDiscoverParams {
@@ -2204,6 +2322,14 @@ export interface RevertResult {
    * The revert's own number, by which it can be reverted in turn; absent for a dry run or when nothing changed.
    */
   turn?: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "RuntimeLimits".
+ */
+export interface RuntimeLimits {
+  agent_type: string;
+  windows: RateLimitWindow[];
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
@@ -2732,6 +2858,10 @@ export interface SessionStateResult {
   activity: Activity;
   agent_type: string;
   /**
+   * How full the context window is, once the runtime has said (after a model call in this process).
+   */
+  context?: ContextUsage;
+  /**
    * The effort asked for; absent: the model's default.
    */
   effort?: string;
@@ -2831,6 +2961,20 @@ export interface SuccessResult {
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "TokenTotals".
+ */
+export interface TokenTotals {
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  input_tokens: number;
+  /**
+   * Assistant messages counted.
+   */
+  messages: number;
+  output_tokens: number;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
  * via the `definition` "TurnDiffResult".
  */
 export interface TurnDiffResult {
@@ -2899,6 +3043,76 @@ export interface UnwatchResult {
   status: "unwatched";
   watching: boolean;
   workspace_id?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "UsageDay".
+ */
+export interface UsageDay {
+  agent_type: string;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  /**
+   * YYYY-MM-DD, UTC.
+   */
+  date: string;
+  input_tokens: number;
+  /**
+   * Assistant messages counted.
+   */
+  messages: number;
+  output_tokens: number;
+  workspace_id: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "UsageLimitsParams".
+ */
+export interface UsageLimitsParams {
+  /**
+   * One runtime; all of them when empty.
+   */
+  agent_type?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "UsageLimitsResult".
+ */
+export interface UsageLimitsResult {
+  runtimes: RuntimeLimits[];
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "UsageSummaryParams".
+ */
+export interface UsageSummaryParams {
+  /**
+   * Days back from today (UTC), today included; 7 by default.
+   */
+  days?: number;
+  /**
+   * One workspace; every workspace when empty.
+   */
+  workspace_id?: string;
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "UsageSummaryResult".
+ */
+export interface UsageSummaryResult {
+  /**
+   * Days with usage, by date, workspace and runtime.
+   */
+  days: UsageDay[];
+  /**
+   * First day counted, YYYY-MM-DD (UTC).
+   */
+  from: string;
+  /**
+   * Last day counted (today), YYYY-MM-DD (UTC).
+   */
+  to: string;
+  total: TokenTotals;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema

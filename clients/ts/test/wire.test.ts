@@ -169,6 +169,10 @@ function narrow(n: ServerNotification): string {
       return typeof n.params.request_id === "string" ? n.method : "";
     case "event/pty_permission_resolved":
       return typeof n.params.decision === "string" ? n.method : "";
+    case "event/rate_limits":
+      return Array.isArray(n.params.windows) ? n.method : "";
+    case "event/context_usage":
+      return typeof n.params.used_tokens === "number" ? n.method : "";
     case "event/question":
     case "event/pty_state":
     case "event/turn_completed":

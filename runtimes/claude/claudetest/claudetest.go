@@ -6,6 +6,7 @@ package claudetest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,3 +50,20 @@ func Home(env []string) string { return clitest.Home(env) }
 
 // Context is a context bounded by Timeout and cancelled when the test ends.
 func Context(t testing.TB) context.Context { return clitest.Context(t, Timeout) }
+
+// SubscriberToken is the claude.ai login a Subscriber environment carries.
+const SubscriberToken = "sk-ant-oat01-fake-subscriber"
+
+// Subscriber is env logged in to a claude.ai plan instead of an API key:
+// CLAUDE_CODE_OAUTH_TOKEN, which the CLI sends as a bearer token to the same
+// API. Only such a login makes the CLI read the plan's limits from the
+// API's anthropic-ratelimit-unified-* headers and report them.
+func Subscriber(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "CLAUDE_CODE_OAUTH_TOKEN="+SubscriberToken)
+}
