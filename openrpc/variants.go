@@ -49,7 +49,7 @@ func contentBlock(r *reflector) (*schema, error) {
 					{Type: "string"},
 					{Type: "array", Items: &schema{OneOf: []*schema{text, image}}},
 				}},
-				"is_error": {Type: "boolean"},
+				"is_error":  {Type: "boolean"},
 				"exit_code": {Type: "integer", Description: "A command's exit status, where the runtime reports one (Codex); absent when unknown."},
 				"diffs": {Type: "array", Description: "The files the tool changed, where the runtime reports their text before and after (ACP agents' diff content).",
 					Items: toolDiff},
