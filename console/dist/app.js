@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -2243,9 +2243,9 @@ async function selectWorkspace(w2) {
 async function loadHistory() {
   const ws = page.selected;
   if (!ws) return;
-  const sources = page.runtimes.filter((r) => usable(r) && r.supportsHistory !== false);
+  const sources2 = page.runtimes.filter((r) => usable(r) && r.supportsHistory !== false);
   const answers = await Promise.all(
-    sources.map(
+    sources2.map(
       (r) => call("workspace/session/history", { workspace_id: ws.id, agent_type: r.id, limit: 50 }).then(
         (res) => ({ runtime: r.id, sessions: res.sessions ?? [], error: "" }),
         (e) => ({ runtime: r.id, sessions: [], error: describe(e) })
@@ -2290,7 +2290,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4318,11 +4318,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4716,7 +4716,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5664,7 +5664,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5724,7 +5724,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5883,7 +5883,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6586,7 +6586,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6633,7 +6633,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7053,7 +7053,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7380,7 +7380,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -8023,7 +8023,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8839,7 +8839,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9058,7 +9058,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9259,7 +9259,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -10829,12 +10829,23 @@ function renderMarkdown(text2) {
   return collapsible(box, text2, 80, 8e3);
 }
 function warmUp() {
-  const run = () => {
-    const langs = Object.keys(languages);
-    renderMarkdown("# a\n\n*b* `c`\n\n| d |\n|---|\n| e |\n\n" + langs.map((l3) => "```" + l3 + "\nx\n```").join("\n\n"));
+  const steps = [
+    () => renderMarkdown("# a\n\n*b* `c`\n\n| d |\n|---|\n| e |\n\n- f"),
+    ...Object.keys(languages).map((l3) => () => highlight(h("code", {}, "x = 1"), l3))
+  ];
+  if (!("requestIdleCallback" in window)) {
+    const next2 = () => {
+      steps.shift()?.();
+      if (steps.length) setTimeout(next2, 50);
+    };
+    setTimeout(next2, 200);
+    return;
+  }
+  const next = (idle) => {
+    while (steps.length && idle.timeRemaining() > 0) steps.shift()();
+    if (steps.length) requestIdleCallback(next);
   };
-  if ("requestIdleCallback" in window) requestIdleCallback(run, { timeout: 2e3 });
-  else setTimeout(run, 200);
+  requestIdleCallback(next);
 }
 
 // web/diff.ts
@@ -11057,25 +11068,56 @@ function resultText(c) {
   if (Array.isArray(c)) return c.map((b) => typeof b === "string" ? b : b?.text ?? JSON.stringify(b)).join("\n");
   return c == null ? "" : JSON.stringify(c, null, 2);
 }
-function exitCode(text2) {
-  const m = /^Exit code (\d+)/.exec(text2);
-  return m ? Number(m[1]) : null;
+var zeroUnstated = /* @__PURE__ */ new Set(["Bash", "run_shell_command"]);
+var stating = /* @__PURE__ */ new Map([["Bash", /^Exit code (\d+)/], ["run_shell_command", /^Exit Code: (\d+)$/m]]);
+function exitStatus(name, b, text2, failed) {
+  if (Number.isInteger(b?.exit_code)) return b.exit_code;
+  const stated = stating.get(name)?.exec(text2);
+  if (stated) return Number(stated[1]);
+  return !failed && zeroUnstated.has(name) ? 0 : null;
+}
+function diffsOf(b) {
+  if (!Array.isArray(b?.diffs)) return [];
+  return b.diffs.filter((d) => d && typeof d === "object").map((d) => ({ path: str(d.path), old_text: str(d.old_text), new_text: str(d.new_text) }));
+}
+function diffCard(card, diffs) {
+  const created = diffs.every((d) => d.old_text === "");
+  const label = created ? "Write" : "Edit";
+  const subject = diffs.length === 1 ? h("code", { class: "path" }, diffs[0].path) : diffs.map((d) => d.path).join(", ");
+  const edit = h(
+    "div",
+    { class: "tool-use tool tool-edit", "data-tool-id": card.dataset.toolId ?? "", "data-tool-name": card.dataset.toolName ?? "" },
+    head(created ? "✚" : "✎", label, subject)
+  );
+  for (const d of diffs) {
+    if (diffs.length > 1) edit.append(h("div", { class: "patch-file" }, h("code", { class: "path" }, d.path)));
+    edit.append(collapsible(diffView(lineDiff(d.old_text, d.new_text)), d.old_text + d.new_text, 40));
+  }
+  return edit;
 }
 function attachResult(card, b) {
   const text2 = resultText(b?.content);
   const failed = !!b?.is_error;
+  const diffs = diffsOf(b);
+  if (diffs.length && !card.matches(".tool-edit, .tool-write, .tool-patch")) {
+    const edit = diffCard(card, diffs);
+    card.replaceWith(edit);
+    card = edit;
+  }
   const command = card.classList.contains("tool-command");
   const status = card.querySelector(".tool-status");
   if (status) {
-    const code = exitCode(text2);
     status.className = "tool-status " + (failed ? "failed" : "ok");
-    if (code !== null) status.textContent = `exit ${code}`;
-    else if (failed) status.textContent = "failed";
-    else status.textContent = command ? "exit 0" : "done";
+    if (command) {
+      const code = exitStatus(card.dataset.toolName ?? "", b, text2, failed);
+      if (code !== null) status.classList.toggle("failed", failed || code !== 0);
+      status.textContent = code !== null ? `exit ${code}` : failed ? "failed, exit status unknown" : "done, exit status unknown";
+    } else status.textContent = failed ? "failed" : "done";
   }
   card.classList.toggle("error", failed);
   card.querySelector(".tool-result")?.remove();
   if (text2 !== "") card.append(renderResult(text2, failed, command ? "output" : "result"));
+  return card;
 }
 function renderResult(text2, failed, label = "tool result") {
   const pre = h("pre", { class: "output" }, text2);
@@ -11087,9 +11129,83 @@ function renderResult(text2, failed, label = "tool result") {
   );
 }
 
+// web/upgrade.ts
+var budgetMs = 8;
+var sources = /* @__PURE__ */ new WeakMap();
+var queue = /* @__PURE__ */ new Set();
+var observer = null;
+var scheduled = false;
+function watcher() {
+  observer ??= new IntersectionObserver(seen, { root: $("transcript"), rootMargin: "100% 0px" });
+  return observer;
+}
+function seen(entries2) {
+  for (const e of entries2) {
+    const el = e.target;
+    if (e.isIntersecting) queue.add(el);
+    else queue.delete(el);
+  }
+  if (queue.size && !scheduled) {
+    scheduled = true;
+    requestAnimationFrame(work);
+  }
+}
+function plainMarkdown(text2) {
+  const el = collapsible(h("div", { class: "text md-plain" }, text2), text2, 80, 8e3);
+  el.classList.add("md-pending");
+  sources.set(el, text2);
+  watcher().observe(el);
+  return el;
+}
+function work() {
+  scheduled = false;
+  const t = $("transcript");
+  const view = t.getBoundingClientRect();
+  const middle = (view.top + view.bottom) / 2;
+  const distance = /* @__PURE__ */ new Map();
+  for (const el of queue) {
+    if (!el.isConnected) {
+      queue.delete(el);
+      continue;
+    }
+    const r = el.getBoundingClientRect();
+    distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
+  }
+  const order = [...distance.keys()].sort((a, b) => distance.get(a) - distance.get(b));
+  const start2 = performance.now();
+  for (const el of order) {
+    if (performance.now() - start2 > budgetMs) break;
+    upgrade(el);
+  }
+  if (queue.size) {
+    scheduled = true;
+    requestAnimationFrame(work);
+  }
+}
+function upgrade(el) {
+  queue.delete(el);
+  observer?.unobserve(el);
+  const text2 = sources.get(el);
+  if (text2 === void 0) return;
+  sources.delete(el);
+  el.replaceWith(renderMarkdown(text2));
+}
+function release(el) {
+  const pending = el.classList.contains("md-pending") ? [el] : el.querySelectorAll(".md-pending");
+  for (const p of pending) {
+    observer?.unobserve(p);
+    queue.delete(p);
+  }
+}
+function releaseAll() {
+  observer?.disconnect();
+  queue.clear();
+}
+
 // web/transcript.ts
 var pageSize = 50;
 function newOpen(workspaceId, sessionId, agentType) {
+  releaseAll();
   return {
     workspaceId,
     sessionId,
@@ -11115,6 +11231,7 @@ async function reloadTranscript() {
   o.orphans.clear();
   o.msgs = [];
   o.lo = o.hi = 0;
+  releaseAll();
   $("transcript").replaceChildren();
   await loadOlder();
 }
@@ -11124,7 +11241,7 @@ var drawn = (t) => t.querySelectorAll(":scope > .msg.w");
 function draw(o, from, to) {
   const frag = document.createDocumentFragment();
   for (const m of o.msgs.slice(from, to)) {
-    const el = renderMessage(m, o);
+    const el = renderMessage(m, o, true);
     el.classList.add("w");
     frag.append(el);
   }
@@ -11133,6 +11250,7 @@ function draw(o, from, to) {
 function forget(o, el) {
   for (const c of el.querySelectorAll(".tool[data-tool-id]")) o.tools.delete(c.dataset.toolId ?? "");
   for (const r of el.querySelectorAll(".tool-result[data-block]")) o.orphans.delete(JSON.parse(r.dataset.block ?? "{}").tool_use_id);
+  release(el);
   el.remove();
 }
 function drawOlder(o) {
@@ -11204,10 +11322,11 @@ async function loadOlder() {
     o.loading = false;
   }
 }
-function renderBlock(b, o) {
+var answer = (text2, plain) => plain ? plainMarkdown(text2) : renderMarkdown(text2);
+function renderBlock(b, o, plain) {
   switch (b?.type) {
     case "text":
-      return renderMarkdown(b.text ?? "");
+      return answer(b.text ?? "", plain);
     case "thinking":
       return h("details", { class: "thinking" }, h("summary", {}, "thinking"), h("div", { class: "text" }, b.thinking ?? b.text ?? ""));
     case "tool_use": {
@@ -11218,8 +11337,10 @@ function renderBlock(b, o) {
         const orphan = o.orphans.get(id);
         if (orphan) {
           o.orphans.delete(id);
-          attachResult(card, JSON.parse(orphan.dataset.block ?? "{}"));
           orphan.remove();
+          const done = attachResult(card, JSON.parse(orphan.dataset.block ?? "{}"));
+          o.tools.set(id, done);
+          return done;
         }
       }
       return card;
@@ -11227,7 +11348,7 @@ function renderBlock(b, o) {
     case "tool_result": {
       const card = o.tools.get(b.tool_use_id ?? "");
       if (card) {
-        attachResult(card, b);
+        o.tools.set(b.tool_use_id, attachResult(card, b));
         return null;
       }
       const el = renderResult(resultText(b.content), !!b.is_error);
@@ -11254,14 +11375,14 @@ function noteModel(m) {
 function userText(text2) {
   return collapsible(h("div", { class: "text" }, text2), text2, 12, 1200);
 }
-function renderMessage(m, o) {
+function renderMessage(m, o, plain = false) {
   const role = m.type ?? m.message?.role ?? "";
   const el = h("div", { class: "msg " + role, "data-id": messageKey(m) });
   const content = m.message?.content;
-  if (typeof content === "string") el.append(role === "user" ? userText(content) : renderMarkdown(content));
+  if (typeof content === "string") el.append(role === "user" ? userText(content) : answer(content, plain));
   else
     for (const b of content ?? []) {
-      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o);
+      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o, plain);
       if (part) el.append(part);
     }
   noteModel(m);
@@ -11335,7 +11456,7 @@ function prompt(p, kind) {
   const box = $("prompts");
   if (box.querySelector(`[data-request="${CSS.escape(p.request_id)}"]`)) return;
   const card = h("div", { class: "prompt " + kind, "data-request": p.request_id });
-  const answer = (response) => guard("Answer", async () => {
+  const answer2 = (response) => guard("Answer", async () => {
     await call("session/respond", {
       session_id: page.open.sessionId,
       agent_type: page.open.agentType,
@@ -11353,7 +11474,7 @@ function prompt(p, kind) {
     const row = h("div", { class: "row" });
     for (const opt of p.options ?? []) {
       const b = h("button", { type: "button", class: "answer", "data-key": opt.key }, opt.label || opt.key);
-      b.onclick = () => answer(opt.key);
+      b.onclick = () => answer2(opt.key);
       row.append(b);
     }
     card.append(row);
@@ -11363,7 +11484,7 @@ function prompt(p, kind) {
       const row = h("div", { class: "row" });
       for (const opt of q2.options ?? []) {
         const b = h("button", { type: "button", class: "answer", "data-key": opt.key, title: opt.description ?? "" }, opt.label || opt.key);
-        b.onclick = () => answer(opt.key);
+        b.onclick = () => answer2(opt.key);
         row.append(b);
       }
       card.append(row);
@@ -11373,7 +11494,7 @@ function prompt(p, kind) {
     form.append(input, h("button", { type: "submit" }, "Answer"));
     form.onsubmit = (e) => {
       e.preventDefault();
-      if (input.value) answer(input.value);
+      if (input.value) answer2(input.value);
     };
     card.append(form);
   }
@@ -11566,9 +11687,9 @@ async function api(method, path, body) {
     body: body ? JSON.stringify(body) : void 0,
     cache: "no-store"
   });
-  const answer = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(answer.error ?? `${r.status} ${r.statusText}`);
-  return answer;
+  const answer2 = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(answer2.error ?? `${r.status} ${r.statusText}`);
+  return answer2;
 }
 function openDevices() {
   $("app").hidden = true;
@@ -11601,7 +11722,7 @@ async function loadDevices() {
 function drawDevices(devices) {
   $("device-list").replaceChildren(
     ...devices.map((d) => {
-      const seen = d.last_seen_at ? `last seen ${when(d.last_seen_at)}${d.last_seen_address ? " from " + d.last_seen_address : ""}` : "never seen";
+      const seen2 = d.last_seen_at ? `last seen ${when(d.last_seen_at)}${d.last_seen_address ? " from " + d.last_seen_address : ""}` : "never seen";
       const rename = h("button", { type: "button", class: "device-rename" }, "Rename");
       const revoke = h("button", { type: "button", class: "device-revoke danger" }, "Revoke");
       rename.onclick = () => {
@@ -11624,7 +11745,7 @@ function drawDevices(devices) {
         { class: "device", "data-id": d.id },
         h("span", { class: "device-name" }, d.name),
         h("span", { class: "badge scope-" + d.scope }, d.scope),
-        h("span", { class: "device-meta" }, `paired ${when(d.created_at)} · ${seen}${d.client ? " · " + d.client : ""}`),
+        h("span", { class: "device-meta" }, `paired ${when(d.created_at)} · ${seen2}${d.client ? " · " + d.client : ""}`),
         h("span", { class: "row" }, rename, revoke)
       );
     })
