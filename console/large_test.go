@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,6 +129,7 @@ const openAndScroll = `new Promise((done) => {
     const now = performance.now();
     if (plainInView() && now - t0 < 60000) return requestAnimationFrame(rendered);
     rich = now - t0;
+    if (!%[3]t) return finish();
     requestAnimationFrame(() => requestAnimationFrame(pageIn));
   }
   seen.observe(t, { childList: true, subtree: true });
@@ -210,12 +212,18 @@ func largeSessionRig(t testing.TB, n int, limit time.Duration) (context.Context,
 // openLarge opens the console at url in a new tab, opens the large
 // session from history and scrolls it through (openAndScroll).
 func openLarge(t testing.TB, bctx context.Context, url, id string, n int) scrollFigures {
+	return openIn(t, bctx, url, id, n, true)
+}
+
+// openIn is openLarge, or (scroll false) the opening alone: the figures
+// up to the answers in view rendered.
+func openIn(t testing.TB, bctx context.Context, url, id string, n int, scroll bool) scrollFigures {
 	p := tab(t, bctx)
 	do(t, p, "open the console", chromedp.Navigate(url))
 	until(t, p, "the workspace", `document.querySelector('.ws .ws-open')`)
 	do(t, p, "pick the workspace", chromedp.Click(chromedp.CSS(`.ws .ws-open`), chromedp.NodeVisible))
 	until(t, p, "the session in history", `document.querySelector('.hist[data-session="`+id+`"]')`)
-	f, err := chromedp.Run(p, chromedp.Evaluate[scrollFigures](fmt.Sprintf(openAndScroll, id, fmt.Sprintf("m%05d", n-1)), chromedp.EvalAwaitPromise))
+	f, err := chromedp.Run(p, chromedp.Evaluate[scrollFigures](fmt.Sprintf(openAndScroll, id, fmt.Sprintf("m%05d", n-1), scroll), chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("open and scroll: %v", err)
 	}
@@ -282,4 +290,39 @@ func report(b *testing.B, prefix string, f scrollFigures) {
 	if !f.ReachedFirst || !f.ReachedLast {
 		b.Logf("%sincomplete within the limits (first message paged in: %v, last scrolled to: %v): it scrolled what it had", prefix, f.ReachedFirst, f.ReachedLast)
 	}
+}
+
+// BenchmarkConsoleOpenLargeSession opens the 5,000-message session (no
+// scroll) in each console in turn, -benchtime times, and reports each
+// one's median times to the first message drawn and to the answers in
+// view rendered (ms): a busy machine makes one opening's figures noise.
+//
+//	go test ./console -run '^$' -bench ConsoleOpenLargeSession -benchtime 5x
+func BenchmarkConsoleOpenLargeSession(b *testing.B) {
+	bctx, d, id := largeSessionRig(b, largeSession, 15*time.Minute)
+	consoles := []struct{ name, url string }{{"before-", consoleFrom(b, d, "testdata/console-before-27")}}
+	if *compareWith != "" {
+		consoles = append(consoles, struct{ name, url string }{"compared-", consoleFrom(b, d, *compareWith)})
+	}
+	consoles = append(consoles, struct{ name, url string }{"", d.ConsoleURL()})
+	first := make([][]float64, len(consoles))
+	rich := make([][]float64, len(consoles))
+	for b.Loop() {
+		for i, c := range consoles {
+			f := openIn(b, bctx, c.url, id, largeSession, false)
+			first[i] = append(first[i], f.First)
+			rich[i] = append(rich[i], f.Rich)
+		}
+	}
+	for i, c := range consoles {
+		b.Logf("%sfirst %v rich %v", c.name, first[i], rich[i])
+		b.ReportMetric(median(first[i]), c.name+"first-ms")
+		b.ReportMetric(median(rich[i]), c.name+"rich-ms")
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

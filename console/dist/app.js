@@ -11163,14 +11163,17 @@ function work() {
   const view = t.getBoundingClientRect();
   const middle = (view.top + view.bottom) / 2;
   const distance = /* @__PURE__ */ new Map();
+  const inView = [];
   for (const el of queue) {
     if (!el.isConnected) {
       queue.delete(el);
       continue;
     }
     const r = el.getBoundingClientRect();
-    distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
+    if (r.bottom > view.top && r.top < view.bottom) inView.push(el);
+    else distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
   }
+  for (const el of inView) upgrade(el);
   const order = [...distance.keys()].sort((a, b) => distance.get(a) - distance.get(b));
   const start2 = performance.now();
   for (const el of order) {

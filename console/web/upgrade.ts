@@ -5,9 +5,10 @@
 // session waited on answers nobody was looking at. So a stored answer is
 // drawn as its text (the same characters, wrapped), an
 // IntersectionObserver on the transcript queues those within a screen of
-// the view, and each frame renders a few of them, the nearest first,
-// within a time budget. BenchmarkConsoleLargeSession measures it beside
-// the consoles before (figures in docs/console.md).
+// the view, and each frame renders those in view and a few more, the
+// nearest first, within a time budget. BenchmarkConsoleLargeSession and
+// BenchmarkConsoleOpenLargeSession measure it beside the consoles before
+// (figures in docs/console.md).
 import { $, collapsible, h } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -48,22 +49,27 @@ export function plainMarkdown(text: string): HTMLElement {
   return el;
 }
 
-// work renders the queued answers nearest the view first, until the
-// frame's budget is spent.
+// work renders the queued answers in view, then those nearest it until
+// the frame's budget is spent. Those in view are rendered in one frame
+// whatever it costs: the reader is looking at them (a budget for them too
+// left them plain for a second on a busy machine).
 function work(): void {
   scheduled = false;
   const t = $("transcript");
   const view = t.getBoundingClientRect();
   const middle = (view.top + view.bottom) / 2;
   const distance = new Map<HTMLElement, number>();
+  const inView: HTMLElement[] = [];
   for (const el of queue) {
     if (!el.isConnected) {
       queue.delete(el);
       continue;
     }
     const r = el.getBoundingClientRect();
-    distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
+    if (r.bottom > view.top && r.top < view.bottom) inView.push(el);
+    else distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
   }
+  for (const el of inView) upgrade(el);
   const order = [...distance.keys()].sort((a, b) => distance.get(a)! - distance.get(b)!);
   const start = performance.now();
   for (const el of order) {
