@@ -11240,11 +11240,12 @@ async function reloadTranscript() {
 }
 var maxDrawn = 120;
 var chunk = 20;
+var openRendered = 6;
 var drawn = (t) => t.querySelectorAll(":scope > .msg.w");
-function draw(o, from, to) {
+function draw(o, from, to, rendered = to) {
   const frag = document.createDocumentFragment();
-  for (const m of o.msgs.slice(from, to)) {
-    const el = renderMessage(m, o, true);
+  for (let i = from; i < to; i++) {
+    const el = renderMessage(o.msgs[i], o, i < rendered);
     el.classList.add("w");
     frag.append(el);
   }
@@ -11261,7 +11262,8 @@ function drawOlder(o) {
   const n = Math.min(chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  t.prepend(draw(o, o.lo - n, o.lo));
+  const opening = drawn(t).length === 0;
+  t.prepend(draw(o, o.lo - n, o.lo, opening ? o.lo - openRendered : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);

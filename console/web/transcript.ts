@@ -41,14 +41,19 @@ export async function reloadTranscript(): Promise<void> {
 // are drawn plain and rendered as they near the view (upgrade.ts).
 const maxDrawn = 120;
 const chunk = 20;
+// A transcript opens on its newest messages: the few a view shows are
+// drawn rendered at once (plain, they would wait a frame or more for
+// upgrade.ts), the rest of the first chunk plain.
+const openRendered = 6;
 
 const drawn = (t: HTMLElement) => t.querySelectorAll<HTMLElement>(":scope > .msg.w");
 
-// draw renders msgs[from:to] as window messages.
-function draw(o: Open, from: number, to: number): DocumentFragment {
+// draw renders msgs[from:to] as window messages, their answers plain
+// before msgs[rendered].
+function draw(o: Open, from: number, to: number, rendered = to): DocumentFragment {
   const frag = document.createDocumentFragment();
-  for (const m of o.msgs.slice(from, to)) {
-    const el = renderMessage(m, o, true);
+  for (let i = from; i < to; i++) {
+    const el = renderMessage(o.msgs[i], o, i < rendered);
     el.classList.add("w");
     frag.append(el);
   }
@@ -70,7 +75,8 @@ function drawOlder(o: Open): void {
   const n = Math.min(chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  t.prepend(draw(o, o.lo - n, o.lo));
+  const opening = drawn(t).length === 0;
+  t.prepend(draw(o, o.lo - n, o.lo, opening ? o.lo - openRendered : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
