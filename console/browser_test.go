@@ -48,6 +48,12 @@ func chromiumBin(t testing.TB) string {
 // for its first tab.
 func browser(t testing.TB) context.Context {
 	t.Helper()
+	return browserFor(t, 3*claudetest.Timeout)
+}
+
+// browserFor is browser, closed after limit.
+func browserFor(t testing.TB, limit time.Duration) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumBin(t)),
 		chromedp.Headless,
@@ -55,7 +61,7 @@ func browser(t testing.TB) context.Context {
 		chromedp.WindowSize(1200, 900),
 		chromedp.UserDataDir(t.TempDir()),
 	)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*claudetest.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	t.Cleanup(func() {

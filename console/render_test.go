@@ -65,16 +65,22 @@ const renderingProblems = `(() => {
   expect(getComputedStyle(document.body).display !== 'none', 'a style element applied');
   const tool = (id) => q('.tool[data-tool-id="' + id + '"]');
   const status = (id) => tool(id)?.querySelector('.tool-status')?.textContent;
-  // Commands: the command, its output and its exit status.
-  for (const [id, cmd, out, st] of [
-    ['cl-bash', 'ls -la src', 'parse.go', 'exit 0'], ['cl-bash-fail', 'ls missing', 'cannot access', 'exit 2'],
-    ['cx-bash', 'cargo test', 'test result: ok', 'exit 0'], ['cx-bash-fail', 'cargo build --release', 'E0425', 'failed'],
-    ['gm-shell', 'npm test', '4 passed', 'exit 0'], ['acp-exec', 'touch made.txt && ls', 'made.txt', 'exit 0']]) {
+  // Commands: the command, its output and its exit status as the runtime
+  // reported it (Codex: exit_code; Claude and Gemini: stated when not 0;
+  // ACP: never, so unknown).
+  const unknown = (how) => how + ', exit status unknown';
+  for (const [id, cmd, out, st, failed] of [
+    ['cl-bash', 'ls -la src', 'parse.go', 'exit 0', false], ['cl-bash-fail', 'ls missing', 'cannot access', 'exit 2', true],
+    ['cx-bash', 'cargo test', 'test result: ok', 'exit 0', false], ['cx-bash-fail', 'cargo build --release', 'E0425', 'exit 101', true],
+    ['cx-bash-stopped', 'sleep 600', null, unknown('failed'), true],
+    ['gm-shell', 'npm test', '4 passed', 'exit 0', false], ['gm-shell-fail', 'npm run lint', '2 problems', 'exit 1', true],
+    ['acp-exec', 'touch made.txt && ls', 'made.txt', unknown('done'), false], ['acp-exec-fail', 'make check', 'Error 2', unknown('failed'), true]]) {
     const c = tool(id);
     expect(c?.classList.contains('tool-command'), id + ' is not a command');
     expect(c?.querySelector('pre.command')?.textContent === cmd, id + ' command');
-    expect(c?.querySelector('.tool-result')?.textContent.includes(out), id + ' output');
+    if (out) expect(c?.querySelector('.tool-result')?.textContent.includes(out), id + ' output');
     expect(status(id) === st, id + ' status ' + status(id) + ', want ' + st);
+    expect(c?.querySelector('.tool-status')?.classList.contains('failed') === failed, id + ' shown failed: ' + !failed);
   }
   expect(tool('cl-bash')?.querySelector('.tool-result')?.textContent.includes('<script>'), 'tool output not shown as text');
   // Edits and writes: a diff with the path.
@@ -89,6 +95,24 @@ const renderingProblems = `(() => {
     else expect(dels.length === 0, id + ' a write removed lines');
     expect(adds.some((l) => l.includes(add)), id + ' added lines ' + adds);
     expect(status(id) === 'done', id + ' status ' + status(id));
+  }
+  // ACP's edits, named by a title only: the diffs their results carry,
+  // each under its path.
+  for (const [id, label, paths, del, add] of [
+    ['acp-edit', 'Edit', ['/w/server.go'], 'listen(80)', 'listen(8080)'], ['acp-write', 'Write', ['/w/edited.txt'], null, 'hello from gemini'],
+    ['acp-edits', 'Edit', ['/w/a.go', '/w/b.go'], 'x.Serve()', 'x.Run()']]) {
+    const c = tool(id);
+    expect(c?.classList.contains('tool-edit') && c.tagName === 'DIV', id + ' not drawn as an edit');
+    expect(c?.querySelector('.tool-label')?.textContent === label, id + ' label ' + c?.querySelector('.tool-label')?.textContent);
+    expect([...(c?.querySelectorAll('.path') ?? [])].map((e) => e.textContent).join() === paths.join(), id + ' paths');
+    expect(c?.querySelectorAll('pre.diff').length === paths.length, id + ' a diff per file');
+    const dels = [...(c?.querySelectorAll('pre.diff .del') ?? [])].map((e) => e.textContent);
+    const adds = [...(c?.querySelectorAll('pre.diff .add') ?? [])].map((e) => e.textContent);
+    if (del) expect(dels.some((l) => l.includes(del)), id + ' removed lines ' + dels);
+    else expect(dels.length === 0, id + ' a write removed lines');
+    expect(adds.some((l) => l.includes(add)), id + ' added lines ' + adds);
+    expect(status(id) === 'done', id + ' status ' + status(id));
+    expect(all('.tool[data-tool-id="' + id + '"]').length === 1, id + ' drawn twice');
   }
   const patch = tool('cx-patch');
   expect(patch?.classList.contains('tool-patch'), 'codex patch');

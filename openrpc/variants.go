@@ -26,6 +26,10 @@ func contentBlock(r *reflector) (*schema, error) {
 		return &schema{Ref: schemaRefPrefix + title}
 	}
 	text := block(rpc.BlockText, "TextBlock", map[string]*schema{"text": str("")})
+	toolDiff, err := r.schemaOf(reflect.TypeFor[rpc.ToolDiff]())
+	if err != nil {
+		return nil, err
+	}
 	image := block(rpc.BlockImage, "ImageBlock", map[string]*schema{
 		"source": {Type: "object", Description: "The image data or its location, as the model API gives it."},
 	})
@@ -45,7 +49,10 @@ func contentBlock(r *reflector) (*schema, error) {
 					{Type: "string"},
 					{Type: "array", Items: &schema{OneOf: []*schema{text, image}}},
 				}},
-				"is_error": {Type: "boolean"},
+				"is_error":  {Type: "boolean"},
+				"exit_code": {Type: "integer", Description: "A command's exit status, where the runtime reports one (Codex); absent when unknown."},
+				"diffs": {Type: "array", Description: "The files the tool changed, where the runtime reports their text before and after (ACP agents' diff content).",
+					Items: toolDiff},
 			}),
 			image,
 		},

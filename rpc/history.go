@@ -148,7 +148,17 @@ type ContentBlock struct {
 	ToolUseID string          `json:"tool_use_id,omitempty" doc:"tool_result blocks."`
 	Content   json.RawMessage `json:"content,omitempty" doc:"tool_result blocks: a string or an array of blocks." schema:"any"`
 	IsError   bool            `json:"is_error,omitempty" doc:"tool_result blocks."`
+	ExitCode  *int            `json:"exit_code,omitempty" doc:"tool_result blocks of a command: its exit status, where the runtime reports one (Codex); absent when unknown."`
+	Diffs     []ToolDiff      `json:"diffs,omitempty" doc:"tool_result blocks: the files the tool changed, where the runtime reports their text before and after (ACP agents' diff content)."`
 	Source    json.RawMessage `json:"source,omitempty" doc:"image blocks." schema:"object"`
+}
+
+// ToolDiff is one file a tool changed, as the runtime reported it: the
+// file's text (or the changed part of it) before and after.
+type ToolDiff struct {
+	Path    string `json:"path"`
+	OldText string `json:"old_text" doc:"Empty for a file the tool created."`
+	NewText string `json:"new_text"`
 }
 
 // Usage is token usage.

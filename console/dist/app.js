@@ -2258,9 +2258,9 @@ async function upload(workspaceId3, file) {
     body,
     cache: "no-store"
   });
-  const answer = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(answer.error ?? `${r.status} ${r.statusText}`);
-  return answer;
+  const answer2 = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(answer2.error ?? `${r.status} ${r.statusText}`);
+  return answer2;
 }
 function draw() {
   const box = $("attachments");
@@ -2352,9 +2352,9 @@ async function selectWorkspace(w2) {
 async function loadHistory() {
   const ws = page.selected;
   if (!ws) return;
-  const sources = page.runtimes.filter((r) => usable(r) && r.supportsHistory !== false);
+  const sources2 = page.runtimes.filter((r) => usable(r) && r.supportsHistory !== false);
   const answers = await Promise.all(
-    sources.map(
+    sources2.map(
       (r) => call("workspace/session/history", { workspace_id: ws.id, agent_type: r.id, limit: 50 }).then(
         (res) => ({ runtime: r.id, sessions: res.sessions ?? [], error: "" }),
         (e) => ({ runtime: r.id, sessions: [], error: describe(e) })
@@ -10938,12 +10938,23 @@ function renderMarkdown(text2) {
   return collapsible(box, text2, 80, 8e3);
 }
 function warmUp() {
-  const run = () => {
-    const langs = Object.keys(languages);
-    renderMarkdown("# a\n\n*b* `c`\n\n| d |\n|---|\n| e |\n\n" + langs.map((l3) => "```" + l3 + "\nx\n```").join("\n\n"));
+  const steps = [
+    () => renderMarkdown("# a\n\n*b* `c`\n\n| d |\n|---|\n| e |\n\n- f"),
+    ...Object.keys(languages).map((l3) => () => highlight(h("code", {}, "x = 1"), l3))
+  ];
+  if (!("requestIdleCallback" in window)) {
+    const next2 = () => {
+      steps.shift()?.();
+      if (steps.length) setTimeout(next2, 50);
+    };
+    setTimeout(next2, 200);
+    return;
+  }
+  const next = (idle) => {
+    while (steps.length && idle.timeRemaining() > 0) steps.shift()();
+    if (steps.length) requestIdleCallback(next);
   };
-  if ("requestIdleCallback" in window) requestIdleCallback(run, { timeout: 2e3 });
-  else setTimeout(run, 200);
+  requestIdleCallback(next);
 }
 
 // web/diff.ts
@@ -11166,25 +11177,56 @@ function resultText(c) {
   if (Array.isArray(c)) return c.map((b) => typeof b === "string" ? b : b?.text ?? JSON.stringify(b)).join("\n");
   return c == null ? "" : JSON.stringify(c, null, 2);
 }
-function exitCode(text2) {
-  const m = /^Exit code (\d+)/.exec(text2);
-  return m ? Number(m[1]) : null;
+var zeroUnstated = /* @__PURE__ */ new Set(["Bash", "run_shell_command"]);
+var stating = /* @__PURE__ */ new Map([["Bash", /^Exit code (\d+)/], ["run_shell_command", /^Exit Code: (\d+)$/m]]);
+function exitStatus(name, b, text2, failed) {
+  if (Number.isInteger(b?.exit_code)) return b.exit_code;
+  const stated = stating.get(name)?.exec(text2);
+  if (stated) return Number(stated[1]);
+  return !failed && zeroUnstated.has(name) ? 0 : null;
+}
+function diffsOf(b) {
+  if (!Array.isArray(b?.diffs)) return [];
+  return b.diffs.filter((d) => d && typeof d === "object").map((d) => ({ path: str(d.path), old_text: str(d.old_text), new_text: str(d.new_text) }));
+}
+function diffCard(card, diffs2) {
+  const created = diffs2.every((d) => d.old_text === "");
+  const label = created ? "Write" : "Edit";
+  const subject = diffs2.length === 1 ? h("code", { class: "path" }, diffs2[0].path) : diffs2.map((d) => d.path).join(", ");
+  const edit = h(
+    "div",
+    { class: "tool-use tool tool-edit", "data-tool-id": card.dataset.toolId ?? "", "data-tool-name": card.dataset.toolName ?? "" },
+    head(created ? "✚" : "✎", label, subject)
+  );
+  for (const d of diffs2) {
+    if (diffs2.length > 1) edit.append(h("div", { class: "patch-file" }, h("code", { class: "path" }, d.path)));
+    edit.append(collapsible(diffView(lineDiff(d.old_text, d.new_text)), d.old_text + d.new_text, 40));
+  }
+  return edit;
 }
 function attachResult(card, b) {
   const text2 = resultText(b?.content);
   const failed = !!b?.is_error;
+  const diffs2 = diffsOf(b);
+  if (diffs2.length && !card.matches(".tool-edit, .tool-write, .tool-patch")) {
+    const edit = diffCard(card, diffs2);
+    card.replaceWith(edit);
+    card = edit;
+  }
   const command = card.classList.contains("tool-command");
   const status = card.querySelector(".tool-status");
   if (status) {
-    const code = exitCode(text2);
     status.className = "tool-status " + (failed ? "failed" : "ok");
-    if (code !== null) status.textContent = `exit ${code}`;
-    else if (failed) status.textContent = "failed";
-    else status.textContent = command ? "exit 0" : "done";
+    if (command) {
+      const code = exitStatus(card.dataset.toolName ?? "", b, text2, failed);
+      if (code !== null) status.classList.toggle("failed", failed || code !== 0);
+      status.textContent = code !== null ? `exit ${code}` : failed ? "failed, exit status unknown" : "done, exit status unknown";
+    } else status.textContent = failed ? "failed" : "done";
   }
   card.classList.toggle("error", failed);
   card.querySelector(".tool-result")?.remove();
   if (text2 !== "") card.append(renderResult(text2, failed, command ? "output" : "result"));
+  return card;
 }
 function renderResult(text2, failed, label = "tool result") {
   const pre = h("pre", { class: "output" }, text2);
@@ -11196,9 +11238,86 @@ function renderResult(text2, failed, label = "tool result") {
   );
 }
 
+// web/upgrade.ts
+var budgetMs = 8;
+var sources = /* @__PURE__ */ new WeakMap();
+var queue = /* @__PURE__ */ new Set();
+var observer = null;
+var scheduled = false;
+function watcher() {
+  observer ??= new IntersectionObserver(seen, { root: $("transcript"), rootMargin: "100% 0px" });
+  return observer;
+}
+function seen(entries2) {
+  for (const e of entries2) {
+    const el = e.target;
+    if (e.isIntersecting) queue.add(el);
+    else queue.delete(el);
+  }
+  if (queue.size && !scheduled) {
+    scheduled = true;
+    requestAnimationFrame(work);
+  }
+}
+function plainMarkdown(text2) {
+  const el = collapsible(h("div", { class: "text md-plain" }, text2), text2, 80, 8e3);
+  el.classList.add("md-pending");
+  sources.set(el, text2);
+  watcher().observe(el);
+  return el;
+}
+function work() {
+  scheduled = false;
+  const t = $("transcript");
+  const view = t.getBoundingClientRect();
+  const middle = (view.top + view.bottom) / 2;
+  const distance = /* @__PURE__ */ new Map();
+  const inView = [];
+  for (const el of queue) {
+    if (!el.isConnected) {
+      queue.delete(el);
+      continue;
+    }
+    const r = el.getBoundingClientRect();
+    if (r.bottom > view.top && r.top < view.bottom) inView.push(el);
+    else distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
+  }
+  for (const el of inView) upgrade(el);
+  const order = [...distance.keys()].sort((a, b) => distance.get(a) - distance.get(b));
+  const start2 = performance.now();
+  for (const el of order) {
+    if (performance.now() - start2 > budgetMs) break;
+    upgrade(el);
+  }
+  if (queue.size) {
+    scheduled = true;
+    requestAnimationFrame(work);
+  }
+}
+function upgrade(el) {
+  queue.delete(el);
+  observer?.unobserve(el);
+  const text2 = sources.get(el);
+  if (text2 === void 0) return;
+  sources.delete(el);
+  el.replaceWith(renderMarkdown(text2));
+}
+function release(el) {
+  const pending2 = el.classList.contains("md-pending") ? [el] : el.querySelectorAll(".md-pending");
+  for (const p of pending2) {
+    observer?.unobserve(p);
+    queue.delete(p);
+  }
+}
+function releaseAll() {
+  observer?.disconnect();
+  queue.clear();
+}
+
 // web/transcript.ts
 var pageSize = 50;
 function newOpen(workspaceId3, sessionId2, agentType) {
+  releaseAll();
   return {
     workspaceId: workspaceId3,
     sessionId: sessionId2,
@@ -11224,16 +11343,18 @@ async function reloadTranscript() {
   o.orphans.clear();
   o.msgs = [];
   o.lo = o.hi = 0;
+  releaseAll();
   $("transcript").replaceChildren();
   await loadOlder();
 }
 var maxDrawn = 120;
 var chunk = 20;
+var openRendered = 6;
 var drawn = (t) => t.querySelectorAll(":scope > .msg.w");
-function draw2(o, from, to) {
+function draw2(o, from, to, rendered = to) {
   const frag = document.createDocumentFragment();
-  for (const m of o.msgs.slice(from, to)) {
-    const el = renderMessage(m, o);
+  for (let i = from; i < to; i++) {
+    const el = renderMessage(o.msgs[i], o, i < rendered);
     el.classList.add("w");
     frag.append(el);
   }
@@ -11242,6 +11363,7 @@ function draw2(o, from, to) {
 function forget(o, el) {
   for (const c of el.querySelectorAll(".tool[data-tool-id]")) o.tools.delete(c.dataset.toolId ?? "");
   for (const r of el.querySelectorAll(".tool-result[data-block]")) o.orphans.delete(JSON.parse(r.dataset.block ?? "{}").tool_use_id);
+  release(el);
   el.remove();
 }
 function drawOlder(o) {
@@ -11249,7 +11371,8 @@ function drawOlder(o) {
   const n = Math.min(chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  t.prepend(draw2(o, o.lo - n, o.lo));
+  const opening = drawn(t).length === 0;
+  t.prepend(draw2(o, o.lo - n, o.lo, opening ? o.lo - openRendered : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
@@ -11313,10 +11436,11 @@ async function loadOlder() {
     o.loading = false;
   }
 }
-function renderBlock(b, o) {
+var answer = (text2, plain) => plain ? plainMarkdown(text2) : renderMarkdown(text2);
+function renderBlock(b, o, plain) {
   switch (b?.type) {
     case "text":
-      return renderMarkdown(b.text ?? "");
+      return answer(b.text ?? "", plain);
     case "thinking":
       return h("details", { class: "thinking" }, h("summary", {}, "thinking"), h("div", { class: "text" }, b.thinking ?? b.text ?? ""));
     case "tool_use": {
@@ -11327,8 +11451,10 @@ function renderBlock(b, o) {
         const orphan = o.orphans.get(id);
         if (orphan) {
           o.orphans.delete(id);
-          attachResult(card, JSON.parse(orphan.dataset.block ?? "{}"));
           orphan.remove();
+          const done = attachResult(card, JSON.parse(orphan.dataset.block ?? "{}"));
+          o.tools.set(id, done);
+          return done;
         }
       }
       return card;
@@ -11336,7 +11462,7 @@ function renderBlock(b, o) {
     case "tool_result": {
       const card = o.tools.get(b.tool_use_id ?? "");
       if (card) {
-        attachResult(card, b);
+        o.tools.set(b.tool_use_id, attachResult(card, b));
         return null;
       }
       const el = renderResult(resultText(b.content), !!b.is_error);
@@ -11363,14 +11489,14 @@ function noteModel(m) {
 function userText(text2) {
   return collapsible(h("div", { class: "text" }, text2), text2, 12, 1200);
 }
-function renderMessage(m, o) {
+function renderMessage(m, o, plain = false) {
   const role = m.type ?? m.message?.role ?? "";
   const el = h("div", { class: "msg " + role, "data-id": messageKey(m) });
   const content = m.message?.content;
-  if (typeof content === "string") el.append(role === "user" ? userText(content) : renderMarkdown(content));
+  if (typeof content === "string") el.append(role === "user" ? userText(content) : answer(content, plain));
   else
     for (const b of content ?? []) {
-      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o);
+      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o, plain);
       if (part) el.append(part);
     }
   noteModel(m);
@@ -11444,7 +11570,7 @@ function prompt(p, kind) {
   const box = $("prompts");
   if (box.querySelector(`[data-request="${CSS.escape(p.request_id)}"]`)) return;
   const card = h("div", { class: "prompt " + kind, "data-request": p.request_id });
-  const answer = (response) => guard("Answer", async () => {
+  const answer2 = (response) => guard("Answer", async () => {
     await call("session/respond", {
       session_id: page.open.sessionId,
       agent_type: page.open.agentType,
@@ -11462,7 +11588,7 @@ function prompt(p, kind) {
     const row = h("div", { class: "row" });
     for (const opt of p.options ?? []) {
       const b = h("button", { type: "button", class: "answer", "data-key": opt.key }, opt.label || opt.key);
-      b.onclick = () => answer(opt.key);
+      b.onclick = () => answer2(opt.key);
       row.append(b);
     }
     card.append(row);
@@ -11472,7 +11598,7 @@ function prompt(p, kind) {
       const row = h("div", { class: "row" });
       for (const opt of q2.options ?? []) {
         const b = h("button", { type: "button", class: "answer", "data-key": opt.key, title: opt.description ?? "" }, opt.label || opt.key);
-        b.onclick = () => answer(opt.key);
+        b.onclick = () => answer2(opt.key);
         row.append(b);
       }
       card.append(row);
@@ -11482,7 +11608,7 @@ function prompt(p, kind) {
     form.append(input, h("button", { type: "submit" }, "Answer"));
     form.onsubmit = (e) => {
       e.preventDefault();
-      if (input.value) answer(input.value);
+      if (input.value) answer2(input.value);
     };
     card.append(form);
   }
@@ -12055,9 +12181,9 @@ async function api(method, path, body) {
     body: body ? JSON.stringify(body) : void 0,
     cache: "no-store"
   });
-  const answer = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(answer.error ?? `${r.status} ${r.statusText}`);
-  return answer;
+  const answer2 = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(answer2.error ?? `${r.status} ${r.statusText}`);
+  return answer2;
 }
 function openDevices() {
   $("app").hidden = true;
@@ -12090,7 +12216,7 @@ async function loadDevices() {
 function drawDevices(devices) {
   $("device-list").replaceChildren(
     ...devices.map((d) => {
-      const seen = d.last_seen_at ? `last seen ${when(d.last_seen_at)}${d.last_seen_address ? " from " + d.last_seen_address : ""}` : "never seen";
+      const seen2 = d.last_seen_at ? `last seen ${when(d.last_seen_at)}${d.last_seen_address ? " from " + d.last_seen_address : ""}` : "never seen";
       const rename = h("button", { type: "button", class: "device-rename" }, "Rename");
       const revoke = h("button", { type: "button", class: "device-revoke danger" }, "Revoke");
       rename.onclick = () => {
@@ -12113,7 +12239,7 @@ function drawDevices(devices) {
         { class: "device", "data-id": d.id },
         h("span", { class: "device-name" }, d.name),
         h("span", { class: "badge scope-" + d.scope }, d.scope),
-        h("span", { class: "device-meta" }, `paired ${when(d.created_at)} · ${seen}${d.client ? " · " + d.client : ""}`),
+        h("span", { class: "device-meta" }, `paired ${when(d.created_at)} · ${seen2}${d.client ? " · " + d.client : ""}`),
         h("span", { class: "row" }, rename, revoke)
       );
     })

@@ -105,12 +105,25 @@ export function renderMarkdown(text: string): HTMLElement {
 
 // warmUp runs the parser, the sanitiser and each language's grammar once
 // while the page is idle: their first use compiles them, which would
-// otherwise land on the first transcript opened.
+// otherwise land on the first answers rendered. One step at a time, only
+// while idle: all at once held the page for half a second on a busy
+// machine, and a click in that time waited for it.
 export function warmUp(): void {
-  const run = () => {
-    const langs = Object.keys(languages);
-    renderMarkdown("# a\n\n*b* `c`\n\n| d |\n|---|\n| e |\n\n" + langs.map((l) => "```" + l + "\nx\n```").join("\n\n"));
+  const steps = [
+    () => renderMarkdown("# a\n\n*b* `c`\n\n| d |\n|---|\n| e |\n\n- f"),
+    ...Object.keys(languages).map((l) => () => highlight(h("code", {}, "x = 1"), l)),
+  ];
+  if (!("requestIdleCallback" in window)) {
+    const next = () => {
+      steps.shift()?.();
+      if (steps.length) setTimeout(next, 50);
+    };
+    setTimeout(next, 200);
+    return;
+  }
+  const next = (idle: IdleDeadline) => {
+    while (steps.length && idle.timeRemaining() > 0) steps.shift()!();
+    if (steps.length) requestIdleCallback(next);
   };
-  if ("requestIdleCallback" in window) requestIdleCallback(run, { timeout: 2000 });
-  else setTimeout(run, 200);
+  requestIdleCallback(next);
 }

@@ -172,32 +172,74 @@ export function resultText(c: unknown): string {
   return c == null ? "" : JSON.stringify(c, null, 2);
 }
 
-// exitCode finds the exit status a command's output states (Claude's
-// failed Bash results begin "Exit code N").
-function exitCode(text: string): number | null {
-  const m = /^Exit code (\d+)/.exec(text);
-  return m ? Number(m[1]) : null;
+// Runtimes whose command results state a failure's exit code and omit a
+// success's (Claude's Bash results begin "Exit code N" when it fails;
+// Gemini's run_shell_command adds "Exit Code: N" only when not 0), so a
+// success without one exited 0. Codex's results carry exit_code (its
+// command tool is named Bash too, so exit_code is read first); ACP's
+// carry none, and no code is made up for them.
+const zeroUnstated = new Set(["Bash", "run_shell_command"]);
+const stating = new Map([["Bash", /^Exit code (\d+)/], ["run_shell_command", /^Exit Code: (\d+)$/m]]);
+
+// exitStatus is a command's exit status as its runtime reported it, or
+// null when it did not.
+function exitStatus(name: string, b: any, text: string, failed: boolean): number | null {
+  if (Number.isInteger(b?.exit_code)) return b.exit_code;
+  const stated = stating.get(name)?.exec(text);
+  if (stated) return Number(stated[1]);
+  return !failed && zeroUnstated.has(name) ? 0 : null;
+}
+
+type ToolDiff = { path: string; old_text: string; new_text: string };
+
+// diffsOf is a result's diffs (the files an ACP agent's call changed).
+function diffsOf(b: any): ToolDiff[] {
+  if (!Array.isArray(b?.diffs)) return [];
+  return b.diffs.filter((d: any) => d && typeof d === "object").map((d: Input) => ({ path: str(d.path), old_text: str(d.old_text), new_text: str(d.new_text) }));
+}
+
+// diffCard is the card of a call whose result says which files it changed
+// and how: the call named them only by a title (ACP's edits), so it is
+// drawn again as an edit, each file under its path.
+function diffCard(card: HTMLElement, diffs: ToolDiff[]): HTMLElement {
+  const created = diffs.every((d) => d.old_text === "");
+  const label = created ? "Write" : "Edit";
+  const subject = diffs.length === 1 ? h("code", { class: "path" }, diffs[0].path) : diffs.map((d) => d.path).join(", ");
+  const edit = h("div", { class: "tool-use tool tool-edit", "data-tool-id": card.dataset.toolId ?? "", "data-tool-name": card.dataset.toolName ?? "" },
+    head(created ? "✚" : "✎", label, subject));
+  for (const d of diffs) {
+    if (diffs.length > 1) edit.append(h("div", { class: "patch-file" }, h("code", { class: "path" }, d.path)));
+    edit.append(collapsible(diffView(lineDiff(d.old_text, d.new_text)), d.old_text + d.new_text, 40));
+  }
+  return edit;
 }
 
 // attachResult puts a result into its call's card: the output, and the
-// status where the card said "running".
-export function attachResult(card: HTMLElement, b: any): void {
+// status where the card said "running". It returns the card, which is a
+// new one when the result shows the call's diffs (diffCard).
+export function attachResult(card: HTMLElement, b: any): HTMLElement {
   const text = resultText(b?.content);
   const failed = !!b?.is_error;
+  const diffs = diffsOf(b);
+  if (diffs.length && !card.matches(".tool-edit, .tool-write, .tool-patch")) {
+    const edit = diffCard(card, diffs);
+    card.replaceWith(edit);
+    card = edit;
+  }
   const command = card.classList.contains("tool-command");
   const status = card.querySelector<HTMLElement>(".tool-status");
   if (status) {
-    // A command's status is its exit code where the output states it;
-    // Codex and ACP say only whether it failed.
-    const code = exitCode(text);
     status.className = "tool-status " + (failed ? "failed" : "ok");
-    if (code !== null) status.textContent = `exit ${code}`;
-    else if (failed) status.textContent = "failed";
-    else status.textContent = command ? "exit 0" : "done";
+    if (command) {
+      const code = exitStatus(card.dataset.toolName ?? "", b, text, failed);
+      if (code !== null) status.classList.toggle("failed", failed || code !== 0);
+      status.textContent = code !== null ? `exit ${code}` : failed ? "failed, exit status unknown" : "done, exit status unknown";
+    } else status.textContent = failed ? "failed" : "done";
   }
   card.classList.toggle("error", failed);
   card.querySelector(".tool-result")?.remove();
   if (text !== "") card.append(renderResult(text, failed, command ? "output" : "result"));
+  return card;
 }
 
 // renderResult is a result on its own (its call not on the page).

@@ -6,10 +6,12 @@ import { renderMarkdown } from "./markdown.js";
 import { call } from "./rpc.js";
 import { messageKey, page, type Open } from "./state.js";
 import { attachResult, renderResult, renderToolUse, resultText } from "./tools.js";
+import { plainMarkdown, release, releaseAll } from "./upgrade.js";
 
 export const pageSize = 50;
 
 export function newOpen(workspaceId: string, sessionId: string, agentType: string): Open {
+  releaseAll();
   return {
     workspaceId, sessionId, agentType, offset: 0, hasMore: true, loading: false, seen: new Set(),
     tools: new Map(), orphans: new Map(), msgs: [], lo: 0, hi: 0,
@@ -26,6 +28,7 @@ export async function reloadTranscript(): Promise<void> {
   o.orphans.clear();
   o.msgs = [];
   o.lo = o.hi = 0;
+  releaseAll();
   $("transcript").replaceChildren();
   await loadOlder();
 }
@@ -34,18 +37,23 @@ export async function reloadTranscript(): Promise<void> {
 // out and paints what is drawn, and 5,000 rich messages make every frame
 // slow. Scrolling near either end draws the next chunk there and drops
 // one at the other end; messages already loaded are drawn from memory.
-// Chunks are small so that drawing one fits in a frame or two: a rich
-// message (markdown, highlighted code) costs far more than plain text.
+// Chunks are small so that drawing one fits in a frame; answers in them
+// are drawn plain and rendered as they near the view (upgrade.ts).
 const maxDrawn = 120;
 const chunk = 20;
+// A transcript opens on its newest messages: the few a view shows are
+// drawn rendered at once (plain, they would wait a frame or more for
+// upgrade.ts), the rest of the first chunk plain.
+const openRendered = 6;
 
 const drawn = (t: HTMLElement) => t.querySelectorAll<HTMLElement>(":scope > .msg.w");
 
-// draw renders msgs[from:to] as window messages.
-function draw(o: Open, from: number, to: number): DocumentFragment {
+// draw renders msgs[from:to] as window messages, their answers plain
+// before msgs[rendered].
+function draw(o: Open, from: number, to: number, rendered = to): DocumentFragment {
   const frag = document.createDocumentFragment();
-  for (const m of o.msgs.slice(from, to)) {
-    const el = renderMessage(m, o);
+  for (let i = from; i < to; i++) {
+    const el = renderMessage(o.msgs[i], o, i < rendered);
     el.classList.add("w");
     frag.append(el);
   }
@@ -56,6 +64,7 @@ function draw(o: Open, from: number, to: number): DocumentFragment {
 function forget(o: Open, el: HTMLElement): void {
   for (const c of el.querySelectorAll<HTMLElement>(".tool[data-tool-id]")) o.tools.delete(c.dataset.toolId ?? "");
   for (const r of el.querySelectorAll<HTMLElement>(".tool-result[data-block]")) o.orphans.delete(JSON.parse(r.dataset.block ?? "{}").tool_use_id);
+  release(el);
   el.remove();
 }
 
@@ -66,7 +75,8 @@ function drawOlder(o: Open): void {
   const n = Math.min(chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  t.prepend(draw(o, o.lo - n, o.lo));
+  const opening = drawn(t).length === 0;
+  t.prepend(draw(o, o.lo - n, o.lo, opening ? o.lo - openRendered : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
@@ -141,10 +151,14 @@ export async function loadOlder(): Promise<void> {
   }
 }
 
-function renderBlock(b: any, o: Open): Node | null {
+// answer is an assistant's markdown: rendered, or plain until it nears
+// the view (stored messages drawn in bulk).
+const answer = (text: string, plain: boolean) => (plain ? plainMarkdown(text) : renderMarkdown(text));
+
+function renderBlock(b: any, o: Open, plain: boolean): Node | null {
   switch (b?.type) {
     case "text":
-      return renderMarkdown(b.text ?? "");
+      return answer(b.text ?? "", plain);
     case "thinking":
       // Collapsed: the answer matters more than the reasoning.
       return h("details", { class: "thinking" }, h("summary", {}, "thinking"), h("div", { class: "text" }, b.thinking ?? b.text ?? ""));
@@ -157,8 +171,11 @@ function renderBlock(b: any, o: Open): Node | null {
         const orphan = o.orphans.get(id);
         if (orphan) {
           o.orphans.delete(id);
-          attachResult(card, JSON.parse(orphan.dataset.block ?? "{}"));
           orphan.remove();
+          // Its card may be drawn anew (a result's diffs): that one is kept.
+          const done = attachResult(card, JSON.parse(orphan.dataset.block ?? "{}"));
+          o.tools.set(id, done);
+          return done;
         }
       }
       return card;
@@ -166,7 +183,7 @@ function renderBlock(b: any, o: Open): Node | null {
     case "tool_result": {
       const card = o.tools.get(b.tool_use_id ?? "");
       if (card) {
-        attachResult(card, b);
+        o.tools.set(b.tool_use_id, attachResult(card, b));
         return null;
       }
       const el = renderResult(resultText(b.content), !!b.is_error);
@@ -199,14 +216,15 @@ function userText(text: string): HTMLElement {
   return collapsible(h("div", { class: "text" }, text), text, 12, 1200);
 }
 
-export function renderMessage(m: any, o: Open): HTMLElement {
+// renderMessage draws a message; plain: its answers drawn plain first.
+export function renderMessage(m: any, o: Open, plain = false): HTMLElement {
   const role = m.type ?? m.message?.role ?? "";
   const el = h("div", { class: "msg " + role, "data-id": messageKey(m) });
   const content = m.message?.content;
-  if (typeof content === "string") el.append(role === "user" ? userText(content) : renderMarkdown(content));
+  if (typeof content === "string") el.append(role === "user" ? userText(content) : answer(content, plain));
   else
     for (const b of content ?? []) {
-      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o);
+      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o, plain);
       if (part) el.append(part);
     }
   noteModel(m);

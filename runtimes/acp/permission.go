@@ -78,7 +78,7 @@ func (s *session) onRequest(r *stdiorpc.Request) {
 	}
 	// The request is the tool call's only announcement (Gemini sends no
 	// tool_call before it).
-	s.toolCall(string(tc.ToolCallId), title, tc.Kind, tc.RawInput)
+	s.toolCall(string(tc.ToolCallId), title, tc.Kind, tc.RawInput, tc.Content)
 	s.heard(string(tc.ToolCallId), toolOpened)
 	perm := &permission{req: r, options: map[string]sdk.PermissionOption{}, toolCall: string(tc.ToolCallId)}
 	prompt := permissionPrompt(s.a.spec.DisplayName, tc, title)

@@ -58,6 +58,9 @@ type session struct {
 	prompts map[string]*permission
 	// resulted are the tool calls whose tool_result was emitted.
 	resulted map[string]bool
+	// diffs are the files open tool calls' announcements showed changed,
+	// for their results.
+	diffs map[string][]rpc.ToolDiff
 	// seen is what the transcript held, by message id: a digest of each
 	// message already emitted or stored before this process started.
 	seen      map[string]string
@@ -88,7 +91,7 @@ type session struct {
 // events. start gives it one; the golden replays feed it captured lines.
 func (a *Adapter) newSession(dir string, em *kit.Emitter) *session {
 	return &session{a: a, dir: dir, log: a.log, em: em, turn: kit.NewTurn(em, nil), stop: kit.NewStopper(),
-		prompts: map[string]*permission{}, resulted: map[string]bool{}, seen: map[string]string{}, replayed: make(chan struct{}, 1),
+		prompts: map[string]*permission{}, resulted: map[string]bool{}, diffs: map[string][]rpc.ToolDiff{}, seen: map[string]string{}, replayed: make(chan struct{}, 1),
 		reply:    func(r *stdiorpc.Request, result any) error { return r.Reply(result) },
 		exitDone: make(chan struct{})}
 }

@@ -107,7 +107,7 @@ func (s *session) onNotification(method string, params json.RawMessage) {
 	case u.ToolCall != nil:
 		tc := u.ToolCall
 		kind := tc.Kind
-		s.toolCall(string(tc.ToolCallId), tc.Title, &kind, tc.RawInput)
+		s.toolCall(string(tc.ToolCallId), tc.Title, &kind, tc.RawInput, tc.Content)
 		if tc.Status == sdk.ToolCallStatusCompleted || tc.Status == sdk.ToolCallStatusFailed {
 			s.toolResult(string(tc.ToolCallId), tc.Status == sdk.ToolCallStatusFailed, tc.Content, tc.RawOutput)
 		}
@@ -185,7 +185,9 @@ func isTypedPrompt(m rpc.Message) bool {
 }
 
 // toolCall announces a tool call: it closes the message streamed before it.
-func (s *session) toolCall(id, title string, kind *sdk.ToolKind, rawInput any) {
+// The files its content shows changed are kept for its result, should the
+// update that completes it not repeat them.
+func (s *session) toolCall(id, title string, kind *sdk.ToolKind, rawInput any, content []sdk.ToolCallContent) {
 	if s.a.spec.Transcripts != nil {
 		// The stored record is the message; later chunks are another one.
 		s.mu.Lock()
@@ -206,6 +208,9 @@ func (s *session) toolCall(id, title string, kind *sdk.ToolKind, rawInput any) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if d := toolDiffs(content); d != nil {
+		s.diffs[id] = d
+	}
 	if s.msg == nil {
 		s.msg = newAssembly()
 	}
@@ -219,7 +224,7 @@ func (s *session) toolResult(id string, failed bool, content []sdk.ToolCallConte
 		s.sync()
 		return
 	}
-	s.emitResult(id, failed, toolText(content, rawOutput))
+	s.emitResult(id, failed, toolText(content, rawOutput), toolDiffs(content))
 }
 
 // notRun closes a tool call that was refused, or withdrawn by a cancel,
@@ -231,15 +236,22 @@ func (s *session) notRun(id, why string) {
 	if s.a.spec.Transcripts != nil || id == "" {
 		return
 	}
-	s.emitResult(id, true, why)
+	s.emitResult(id, true, why, nil)
 }
 
 // emitResult emits a tool call's result once: an update the agent sends
-// after cdevd closed the call itself is not a second result.
-func (s *session) emitResult(id string, failed bool, text string) {
+// after cdevd closed the call itself is not a second result. Its diffs are
+// the files the call changed, or those its announcement showed. ACP
+// reports no exit status for a command (only terminals, which cdevd does
+// not offer, have one), so a result carries none.
+func (s *session) emitResult(id string, failed bool, text string, diffs []rpc.ToolDiff) {
 	s.mu.Lock()
 	done := s.resulted[id]
 	s.resulted[id] = true
+	if diffs == nil && !failed {
+		diffs = s.diffs[id]
+	}
+	delete(s.diffs, id)
 	s.mu.Unlock()
 	if done {
 		return
@@ -248,7 +260,23 @@ func (s *session) emitResult(id string, failed bool, text string) {
 	mid := uuid.NewString()
 	s.em.Emit(runtimes.MessageCompleted{Message: kit.CapMessage(rpc.Message{ID: mid, SessionID: s.id, Type: rpc.MessageUser, UUID: mid,
 		Timestamp: now(), Message: rpc.MessageBody{Role: string(rpc.MessageUser), Content: []rpc.ContentBlock{
-			{Type: rpc.BlockToolResult, ToolUseID: id, Content: out, IsError: failed}}}})})
+			{Type: rpc.BlockToolResult, ToolUseID: id, Content: out, IsError: failed, Diffs: diffs}}}})})
+}
+
+// toolDiffs is the files a tool call's diff content shows changed, with
+// their text before and after; nil when it shows none.
+func toolDiffs(content []sdk.ToolCallContent) []rpc.ToolDiff {
+	var out []rpc.ToolDiff
+	for _, c := range content {
+		if d := c.Diff; d != nil {
+			old := ""
+			if d.OldText != nil {
+				old = *d.OldText
+			}
+			out = append(out, rpc.ToolDiff{Path: d.Path, OldText: old, NewText: d.NewText})
+		}
+	}
+	return out
 }
 
 // toolText is a tool call's output as text: its text content, the files

@@ -271,6 +271,14 @@ export interface ToolResultBlock {
    * The tool's output: text, or text and image blocks.
    */
   content?: string | (TextBlock | ImageBlock)[];
+  /**
+   * The files the tool changed, where the runtime reports their text before and after (ACP agents' diff content).
+   */
+  diffs?: ToolDiff[];
+  /**
+   * A command's exit status, where the runtime reports one (Codex); absent when unknown.
+   */
+  exit_code?: number;
   is_error?: boolean;
   /**
    * The id of the tool_use block this answers.
@@ -288,6 +296,18 @@ export interface ImageBlock {
    */
   source?: {};
   type: "image";
+}
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "ToolDiff".
+ */
+export interface ToolDiff {
+  new_text: string;
+  /**
+   * Empty for a file the tool created.
+   */
+  old_text: string;
+  path: string;
 }
 /**
  * This interface was referenced by `Cdevd`'s JSON-Schema

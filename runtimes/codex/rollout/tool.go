@@ -66,7 +66,10 @@ func ToolMessage(threadID, ts string, it ToolItem) rpc.Message {
 		if out == "" && it.Status == "declined" {
 			out = "declined by the user"
 		}
-		result = rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: it.ID, Content: jsonString(out), IsError: failed}
+		// The exit status as Codex reported it; none for a command that
+		// never ran (declined) or that Codex stopped.
+		result = rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: it.ID, Content: jsonString(out), IsError: failed,
+			ExitCode: it.ExitCode}
 	} else {
 		changes := it.Changes
 		if changes == nil {
