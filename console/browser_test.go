@@ -125,9 +125,16 @@ func eval[T any](t testing.TB, ctx context.Context, js string) T {
 }
 
 // shot saves a full-page screenshot under the test's artifact directory
-// (kept with `go test -artifacts`).
+// (kept with `go test -artifacts`). It waits three animation frames first:
+// transcript messages are `content-visibility: auto`; after a test scrolls,
+// one frame finds which come into view and the next lays them out, and a
+// picture taken sooner showed them as empty boxes.
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](
+		`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))))`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("screenshot %s: waiting for a frame: %v", name, err)
+	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)

@@ -168,8 +168,12 @@ func TestConsoleRendersEachRuntimesShapes(t *testing.T) {
 	}
 	eval[bool](t, a, `(document.querySelector('.md h1').scrollIntoView(), true)`)
 	shot(t, a, "desktop-2-session-rendered")
-	eval[bool](t, a, `(document.querySelector('.tool[data-tool-id="cl-edit"]').scrollIntoView(), true)`)
+	// The README's picture: a command with its output and exit status, an
+	// edit as a diff, a write.
+	eval[bool](t, a, `(document.querySelector('.tool[data-tool-id="cl-bash-fail"]').scrollIntoView(), true)`)
 	shot(t, a, "desktop-3-tool-calls")
+	eval[bool](t, a, `(document.querySelector('.tool[data-tool-id="cl-read"]').scrollIntoView(), true)`)
+	shot(t, a, "desktop-5-checklist-commands")
 
 	// The same from the stored transcript, opened from history.
 	do(t, a, "reload", chromedp.Reload())
@@ -187,6 +191,8 @@ func TestConsoleRendersEachRuntimesShapes(t *testing.T) {
 		t.Errorf("stored: %q", p)
 	}
 	do(t, a, "phone width", chromedp.EmulateViewport(390, 844))
-	eval[bool](t, a, `(document.querySelector('.tool[data-tool-id="cl-bash"]').scrollIntoView(), true)`)
+	eval[bool](t, a, `(document.querySelector('.tool[data-tool-id="cl-bash-fail"]').scrollIntoView(), true)`)
 	shot(t, a, "phone-2-session-rendered")
+	eval[bool](t, a, `(document.querySelector('.tool[data-tool-id="cl-read"]').scrollIntoView(), true)`)
+	shot(t, a, "phone-4-checklist-commands")
 }
