@@ -95,4 +95,22 @@ func TestConsoleModelAndEffort(t *testing.T) {
 		t.Errorf("the third turn ran %q, want haiku", m)
 	}
 	shot(t, a, "desktop-configure-haiku")
+	// Claude Code reports the switch in a "user" message of its own; it is
+	// shown as its note, not as something the user typed.
+	if eval[bool](t, a, `[...document.querySelectorAll('.msg.user')].some(m => m.textContent.includes('local-command'))`) {
+		t.Error("the CLI's report of the model switch is drawn as the user's message, tags and all")
+	}
+	until(t, a, "the CLI's note of the switch", has(".msg.cli-note", "Set model to haiku"))
+
+	// On a phone the header's choices wrap under the title: the page never
+	// scrolls sideways, and they stay usable.
+	do(t, a, "phone width", chromedp.EmulateViewport(390, 844))
+	until(t, a, "the choices at phone width", visible("#configure"))
+	if w := eval[int](t, a, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("at 390 px wide the session's page is %d px wide: it scrolls sideways", w)
+	}
+	if right := eval[float64](t, a, `document.querySelector('#cfg-apply').getBoundingClientRect().right`); right > 390 {
+		t.Errorf("Apply ends at %.0f px, past the 390 px screen", right)
+	}
+	shot(t, a, "phone-configure")
 }

@@ -11489,14 +11489,24 @@ function noteModel(m) {
 function userText(text2) {
   return collapsible(h("div", { class: "text" }, text2), text2, 12, 1200);
 }
+function cliNote(content) {
+  const text2 = typeof content === "string" ? content : Array.isArray(content) && content.length === 1 && content[0]?.type === "text" ? String(content[0].text ?? "") : null;
+  const m = text2?.match(/^\s*<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>\s*$/);
+  return m ? m[2].trim() : null;
+}
 function renderMessage(m, o, plain = false) {
-  const role = m.type ?? m.message?.role ?? "";
+  let role = m.type ?? m.message?.role ?? "";
+  let content = m.message?.content;
+  const note2 = role === "user" ? cliNote(content) : null;
+  if (note2 !== null) {
+    role = "cli-note";
+    content = [{ type: "text", text: note2 }];
+  }
   const el = h("div", { class: "msg " + role, "data-id": messageKey(m) });
-  const content = m.message?.content;
   if (typeof content === "string") el.append(role === "user" ? userText(content) : answer(content, plain));
   else
     for (const b of content ?? []) {
-      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o, plain);
+      const part = b?.type === "text" && (role === "user" || role === "cli-note") ? userText(b.text ?? "") : renderBlock(b, o, plain);
       if (part) el.append(part);
     }
   noteModel(m);

@@ -216,15 +216,31 @@ function userText(text: string): HTMLElement {
   return collapsible(h("div", { class: "text" }, text), text, 12, 1200);
 }
 
+// cliNote is the text of a "user" message the CLI wrote itself to report
+// what a local command did (Claude Code's "<local-command-stdout>Set model
+// to haiku…</local-command-stdout>" after a model switch), or null for
+// anything a person typed: those are not the user's words.
+function cliNote(content: any): string | null {
+  const text = typeof content === "string" ? content
+    : Array.isArray(content) && content.length === 1 && content[0]?.type === "text" ? String(content[0].text ?? "") : null;
+  const m = text?.match(/^\s*<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>\s*$/);
+  return m ? m[2].trim() : null;
+}
+
 // renderMessage draws a message; plain: its answers drawn plain first.
 export function renderMessage(m: any, o: Open, plain = false): HTMLElement {
-  const role = m.type ?? m.message?.role ?? "";
+  let role = m.type ?? m.message?.role ?? "";
+  let content = m.message?.content;
+  const note = role === "user" ? cliNote(content) : null;
+  if (note !== null) {
+    role = "cli-note";
+    content = [{ type: "text", text: note }];
+  }
   const el = h("div", { class: "msg " + role, "data-id": messageKey(m) });
-  const content = m.message?.content;
   if (typeof content === "string") el.append(role === "user" ? userText(content) : answer(content, plain));
   else
     for (const b of content ?? []) {
-      const part = b?.type === "text" && role === "user" ? userText(b.text ?? "") : renderBlock(b, o, plain);
+      const part = b?.type === "text" && (role === "user" || role === "cli-note") ? userText(b.text ?? "") : renderBlock(b, o, plain);
       if (part) el.append(part);
     }
   noteModel(m);
