@@ -98,7 +98,7 @@ func (r *rawCLI) user(text string) {
 }
 
 // read returns the CLI's lines up to and including the first that match
-// accepts, failing the test if none comes in time.
+// accepts (what): failing the test if none comes in time.
 func (r *rawCLI) read(ctx context.Context, what string, match func(map[string]any) bool) []map[string]any {
 	r.t.Helper()
 	var got []map[string]any
