@@ -258,7 +258,7 @@ func TestLiveCLIUserLineMidTurnAtToolBoundary(t *testing.T) {
 			"The user sent a new message while you were working:\nsteered: look here")
 	}
 	if !joined {
-		t.Errorf("the request after the tool did not end with the steering as a system message:\n%s", last.Transcript())
+		t.Errorf("the request after the tool did not end with the steering as a system message:\n%s", tail(last.Transcript()))
 	}
 	// No turn of its own follows: the next prompt's result is the next one.
 	cli.user("after")
@@ -271,9 +271,19 @@ func TestLiveCLIUserLineMidTurnAtToolBoundary(t *testing.T) {
 func transcripts(rs []fakeanthropic.Request) []string {
 	var out []string
 	for _, r := range rs {
-		out = append(out, r.Transcript())
+		out = append(out, tail(r.Transcript()))
 	}
 	return out
+}
+
+// tail is the end of a request's transcript, where the turn's own messages
+// are (the CLI's long system context comes first).
+func tail(transcript string) string {
+	const keep = 400
+	if len(transcript) <= keep {
+		return transcript
+	}
+	return "…" + transcript[len(transcript)-keep:]
 }
 
 // mainRequests are the turns' model requests, without the CLI's side
