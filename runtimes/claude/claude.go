@@ -107,6 +107,9 @@ func (a *Adapter) Info() runtimes.Info {
 			IDKnownAtStart:       true,
 			ActivateOnResume:     true,
 			Configure:            true,
+			// No Steering: a line written mid-turn joins the turn only
+			// if the model calls a tool, else it runs as a turn of its
+			// own (live_steer_test.go, docs/runtimes.md).
 		},
 		CLI:             program,
 		EchoesPrompts:   true, // --replay-user-messages
