@@ -94,7 +94,7 @@ type TokenTotals struct {
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-	Messages                 int   `json:"messages" doc:"Assistant messages counted."`
+	Messages                 int   `json:"messages" doc:"Assistant messages counted (Codex: model calls, which its rollouts count)."`
 }
 
 // UsageDay is one day's tokens in one workspace with one runtime.

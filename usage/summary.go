@@ -62,7 +62,12 @@ func sumSource(ctx context.Context, src Source, from time.Time, byKey map[[3]str
 		if t, err := time.Parse(time.RFC3339, s.LastUpdated); err == nil && t.Before(from) {
 			continue
 		}
-		if err := sumSession(ctx, src, s.SessionID, from, byKey); err != nil {
+		if tc, ok := src.Transcripts.(runtimes.TokenCounter); ok {
+			err = sumCounts(ctx, src, tc, s.SessionID, from, byKey)
+		} else {
+			err = sumSession(ctx, src, s.SessionID, from, byKey)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -102,21 +107,39 @@ func sumSession(ctx context.Context, src Source, id string, from time.Time, byKe
 				}
 				seen[key] = true
 			}
-			date := at.UTC().Format(time.DateOnly)
-			k := [3]string{date, src.WorkspaceID, src.AgentType}
-			d := byKey[k]
-			if d == nil {
-				d = &rpc.UsageDay{Date: date, WorkspaceID: src.WorkspaceID, AgentType: src.AgentType}
-				byKey[k] = d
-			}
-			add(&d.TokenTotals, rpc.TokenTotals{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-				CacheCreationInputTokens: u.CacheCreationInputTokens, CacheReadInputTokens: u.CacheReadInputTokens,
-				Messages: 1})
+			count(byKey, src, at, *u)
 		}
 		if older || len(page) == 0 || offset+len(page) >= total {
 			return nil
 		}
 	}
+}
+
+// sumCounts adds one session's model calls since from, as a reader that
+// keeps them apart from the messages gives them (runtimes.TokenCounter).
+func sumCounts(ctx context.Context, src Source, tc runtimes.TokenCounter, id string, from time.Time, byKey map[[3]string]*rpc.UsageDay) error {
+	counts, err := tc.TokenCounts(ctx, src.Dir, id, from)
+	if err != nil {
+		return fmt.Errorf("%s session %s: %w", src.AgentType, id, err)
+	}
+	for _, c := range counts {
+		count(byKey, src, c.At, c.Usage)
+	}
+	return nil
+}
+
+// count adds one model call's usage at at to its day's totals.
+func count(byKey map[[3]string]*rpc.UsageDay, src Source, at time.Time, u rpc.Usage) {
+	date := at.UTC().Format(time.DateOnly)
+	k := [3]string{date, src.WorkspaceID, src.AgentType}
+	d := byKey[k]
+	if d == nil {
+		d = &rpc.UsageDay{Date: date, WorkspaceID: src.WorkspaceID, AgentType: src.AgentType}
+		byKey[k] = d
+	}
+	add(&d.TokenTotals, rpc.TokenTotals{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheCreationInputTokens: u.CacheCreationInputTokens, CacheReadInputTokens: u.CacheReadInputTokens,
+		Messages: 1})
 }
 
 func add(t *rpc.TokenTotals, u rpc.TokenTotals) {

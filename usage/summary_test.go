@@ -108,3 +108,63 @@ func TestSummarizeRefusesUnreadableStore(t *testing.T) {
 		t.Fatal("no error from an unreadable store")
 	}
 }
+
+// counter is a store whose CLI records usage apart from the messages, as
+// Codex's rollouts do (runtimes.TokenCounter).
+type counter struct {
+	*store
+	counts map[string][]runtimes.TokenCount
+	since  []time.Time // each call's since
+}
+
+func (c *counter) TokenCounts(_ context.Context, _, id string, since time.Time) ([]runtimes.TokenCount, error) {
+	c.since = append(c.since, since)
+	var out []runtimes.TokenCount
+	for _, tc := range c.counts[id] {
+		if !tc.At.Before(since) {
+			out = append(out, tc)
+		}
+	}
+	return out, nil
+}
+
+// A runtime whose messages carry no usage (Codex) is summed from its token
+// counts, per day, each model call one; its messages are not read.
+func TestSummarizeTokenCounter(t *testing.T) {
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	day := func(d int, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
+	codex := &counter{
+		store: &store{sessions: map[string][]rpc.Message{"t1": {prompt(day(26, 9))}, "t2": {prompt(day(27, 9))}},
+			updated: map[string]string{"t1": rpc.FormatTime(day(27, 1)), "t2": rpc.FormatTime(day(27, 9))}},
+		counts: map[string][]runtimes.TokenCount{
+			"t1": {
+				{At: day(20, 9), Usage: rpc.Usage{InputTokens: 9999}}, // before the span
+				{At: day(26, 9), Usage: rpc.Usage{InputTokens: 500, CacheReadInputTokens: 1000, OutputTokens: 7}},
+				{At: day(27, 1), Usage: rpc.Usage{InputTokens: 10, OutputTokens: 1}},
+			},
+			"t2": {{At: day(27, 9), Usage: rpc.Usage{InputTokens: 20, OutputTokens: 2}}},
+		},
+	}
+	res, err := Summarize(context.Background(), []Source{{WorkspaceID: "ws_a", Dir: "/a", AgentType: "codex", Transcripts: codex}}, 2, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []rpc.UsageDay{
+		{Date: "2026-11-26", WorkspaceID: "ws_a", AgentType: "codex", TokenTotals: rpc.TokenTotals{InputTokens: 500, CacheReadInputTokens: 1000, OutputTokens: 7, Messages: 1}},
+		{Date: "2026-11-27", WorkspaceID: "ws_a", AgentType: "codex", TokenTotals: rpc.TokenTotals{InputTokens: 30, OutputTokens: 3, Messages: 2}},
+	}
+	if len(res.Days) != len(want) || res.Days[0] != want[0] || res.Days[1] != want[1] {
+		t.Errorf("days %+v, want %+v", res.Days, want)
+	}
+	if res.Total != (rpc.TokenTotals{InputTokens: 530, CacheReadInputTokens: 1000, OutputTokens: 10, Messages: 3}) {
+		t.Errorf("total %+v", res.Total)
+	}
+	for _, s := range codex.since {
+		if !s.Equal(day(26, 0)) {
+			t.Errorf("asked for counts since %v, want the span's first day", s)
+		}
+	}
+	if codex.reads != 0 {
+		t.Errorf("%d messages read; the counts are enough", codex.reads)
+	}
+}

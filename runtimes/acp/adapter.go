@@ -44,6 +44,11 @@ type Spec struct {
 	// ModelArgs are the arguments that select a model; nil: the agent has
 	// no such option and a model asked for is refused.
 	ModelArgs func(model string) []string
+	// ReadDirArgs are the arguments that let the agent read a folder besides
+	// its working directory (StartRequest.ReadDirs: cdevd's attachments,
+	// whose paths prompts name); nil: the agent is given none, and reads
+	// what its own rules allow.
+	ReadDirArgs func(dir string) []string
 	// Modes maps permission modes to the agent's session mode ids, set with
 	// session/set_mode after the session starts; an empty id keeps the
 	// agent's default. Only default (the agent's own unless listed) and the
@@ -253,6 +258,11 @@ func (a *Adapter) Start(ctx context.Context, req runtimes.StartRequest, sink run
 			return nil, fmt.Errorf("%s: the agent has no model option; %q cannot be used", a.spec.ID, req.Model)
 		}
 		args = append(args, a.spec.ModelArgs(req.Model)...)
+	}
+	if a.spec.ReadDirArgs != nil {
+		for _, d := range req.ReadDirs {
+			args = append(args, a.spec.ReadDirArgs(d)...)
+		}
 	}
 	if sink == nil {
 		sink = func(runtimes.Event) {}

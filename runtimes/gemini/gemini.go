@@ -7,6 +7,9 @@
 //     launcher would run the agent as a child it does not pass SIGTERM to
 //     (cdevd also signals the whole process group);
 //   - -m for a model; session mode "yolo" for bypassPermissions and yolo;
+//   - --include-directories for each of StartRequest.ReadDirs: its tools
+//     read only inside their workspace, and the iOS app's prompts name
+//     files under $CDEVD_HOME/attachments;
 //   - a bound on the model's silence: Gemini retries a failing model API
 //     for minutes without a word (DefaultModelSilence);
 //   - resume with session/load, never within the wall-clock minute in
@@ -117,6 +120,9 @@ func New(cfg Config) *Adapter {
 		CommandSource: program.BinEnv,
 		CLI:           program,
 		ModelArgs:     func(m string) []string { return []string{"-m", m} },
+		// Gemini's tools read only inside its workspace; this widens it
+		// (live_readdirs_test.go proves it in ACP mode).
+		ReadDirArgs: func(d string) []string { return []string{"--include-directories", d} },
 		Modes: map[rpc.PermissionMode]string{
 			rpc.PermissionDefault: "",     // Gemini's default asks before write and exec tools
 			rpc.PermissionBypass:  "yolo", // and yolo runs them

@@ -2988,7 +2988,7 @@ export interface TokenTotals {
   cache_read_input_tokens: number;
   input_tokens: number;
   /**
-   * Assistant messages counted.
+   * Assistant messages counted (Codex: model calls, which its rollouts count).
    */
   messages: number;
   output_tokens: number;
@@ -3078,7 +3078,7 @@ export interface UsageDay {
   date: string;
   input_tokens: number;
   /**
-   * Assistant messages counted.
+   * Assistant messages counted (Codex: model calls, which its rollouts count).
    */
   messages: number;
   output_tokens: number;
