@@ -5,6 +5,7 @@ package adaptertest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -50,7 +51,9 @@ func (s *session) send(t *testing.T, prompt string) int {
 	t.Helper()
 	n := s.rec.len()
 	if s.quiet >= 0 && n > s.quiet {
-		t.Errorf("events after a turn's terminal event, outside any turn: %s", describeAll(s.rec.since(s.quiet)))
+		if outside := withoutReports(s.rec.since(s.quiet)); len(outside) > 0 {
+			t.Errorf("events after a turn's terminal event, outside any turn: %s", describeAll(outside))
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
@@ -72,8 +75,9 @@ func (s *session) turn(t *testing.T, prompt string) []runtimes.Event {
 func (s *session) endTurn(t *testing.T, from int) []runtimes.Event {
 	t.Helper()
 	end := s.rec.await(t, from, "the turn's terminal event", isTerminal)
-	evs := s.rec.since(from)[:end-from+1]
+	all := s.rec.since(from)[:end-from+1]
 	s.quiet = end + 1
+	evs := withoutReports(all)
 	if !isActivity(evs[0], rpc.ActivityThinking) {
 		t.Errorf("the turn begins with %s, want ActivityChanged thinking: %s", describe(evs[0]), describeAll(evs))
 	}
@@ -86,7 +90,17 @@ func (s *session) endTurn(t *testing.T, from int) []runtimes.Event {
 	if n := count(evs, isA[runtimes.ProcessExited]); n != 0 {
 		t.Errorf("ProcessExited during a turn that ended normally: %s", describeAll(evs))
 	}
-	return evs
+	return all
+}
+
+// withoutReports is evs without the usage reports (ContextUpdated,
+// RateLimitsUpdated): a CLI may send them at any time, also before a turn
+// begins (Codex, loading a resumed thread) or between turns, so they are
+// not part of a turn's shape.
+func withoutReports(evs []runtimes.Event) []runtimes.Event {
+	return slices.DeleteFunc(slices.Clone(evs), func(ev runtimes.Event) bool {
+		return isA[runtimes.ContextUpdated](ev) || isA[runtimes.RateLimitsUpdated](ev)
+	})
 }
 
 // closeIdle closes a session that has no turn running: after the last
@@ -98,7 +112,7 @@ func (s *session) closeIdle(t *testing.T) {
 		from = s.rec.len()
 	}
 	s.close(t)
-	if evs := s.rec.since(from); len(evs) != 1 {
+	if evs := withoutReports(s.rec.since(from)); len(evs) != 1 {
 		t.Errorf("after the last turn, closing the idle session delivered %s, want ProcessExited alone", describeAll(evs))
 	}
 }

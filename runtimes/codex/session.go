@@ -358,19 +358,10 @@ func (s *session) Interrupt(ctx context.Context) error {
 	if err != nil || !running {
 		return err
 	}
-	s.mu.Lock()
-	known := s.turnKnown
-	s.mu.Unlock()
-	select {
-	case <-known:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.peer.Done():
-		return runtimes.ErrExited
+	turnID, err := s.runningTurnID(ctx)
+	if err != nil {
+		return err
 	}
-	s.mu.Lock()
-	turnID := s.turnID
-	s.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	if err := s.peer.Call(cctx, "turn/interrupt", map[string]string{"threadId": s.id, "turnId": turnID}, nil); err != nil {
@@ -402,3 +393,21 @@ func (s *session) stall() { kit.Stalled(s.turn, s.stop, "codex") }
 
 // oversize is proc's OnOversize.
 func (s *session) oversize(size int) { kit.Oversize(s.turn, s.stop, "codex", size) }
+
+// runningTurnID is the running turn's id, once turn/start has answered
+// with it: turn/interrupt and turn/steer name the turn they mean.
+func (s *session) runningTurnID(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	known := s.turnKnown
+	s.mu.Unlock()
+	select {
+	case <-known:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-s.peer.Done():
+		return "", runtimes.ErrExited
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turnID, nil
+}

@@ -18,19 +18,10 @@ func (s *session) Steer(ctx context.Context, t runtimes.Turn) error {
 	if !s.turn.Busy() {
 		return runtimes.ErrNoTurn
 	}
-	s.mu.Lock()
-	known := s.turnKnown
-	s.mu.Unlock()
-	select {
-	case <-known:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.peer.Done():
-		return runtimes.ErrExited
+	turnID, err := s.runningTurnID(ctx)
+	if err != nil {
+		return err
 	}
-	s.mu.Lock()
-	turnID := s.turnID
-	s.mu.Unlock()
 	params := map[string]any{"threadId": s.id, "expectedTurnId": turnID,
 		"input": []map[string]any{{"type": "text", "text": t.Prompt, "text_elements": []any{}}}}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
