@@ -3,7 +3,9 @@ package attachments
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -62,6 +64,14 @@ func (s *Store) upload(w http.ResponseWriter, r *http.Request, authn *auth.Authe
 		return
 	}
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadTime))
+	raw := r.Body
+	if r.ContentLength > s.cfg.MaxBytes+multipartSlack {
+		s.refuse(w, ErrTooLarge, "")
+		if r.Header.Get("Expect") != "100-continue" { // such a client sends nothing more
+			s.drain(w, raw)
+		}
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBytes+multipartSlack)
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -72,6 +82,7 @@ func (s *Store) upload(w http.ResponseWriter, r *http.Request, authn *auth.Authe
 		part, err := mr.NextPart()
 		if err != nil {
 			s.refuse(w, err, `no part "file" in the body`)
+			s.drain(w, raw)
 			return
 		}
 		if part.FormName() != "file" {
@@ -83,6 +94,7 @@ func (s *Store) upload(w http.ResponseWriter, r *http.Request, authn *auth.Authe
 		part.Close()
 		if err != nil {
 			s.refuse(w, err, "")
+			s.drain(w, raw)
 			return
 		}
 		s.log.Info("image uploaded", zap.String("device", p.DeviceID), zap.String("workspace", id),
@@ -111,9 +123,19 @@ func (s *Store) refuse(w http.ResponseWriter, err error, otherwise string) {
 	}
 }
 
+// drain reads what is left of a refused upload's body, at most four times
+// the cap, after its answer is flushed. The server would otherwise close a
+// connection that still has unread bytes; the kernel then answers the
+// client's next segment with a reset, which can destroy the answer before
+// the client reads it, so the app would show a network error, not "too
+// large". A body larger still is cut off as before.
+func (s *Store) drain(w http.ResponseWriter, body io.Reader) {
+	_ = http.NewResponseController(w).Flush()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 4*s.cfg.MaxBytes))
+}
+
 func mib(n int64) string {
-	b, _ := json.Marshal(n >> 20)
-	return string(b) + " MiB"
+	return strconv.FormatInt(n>>20, 10) + " MiB"
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

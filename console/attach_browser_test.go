@@ -45,6 +45,7 @@ func TestConsoleAttachesAnImage(t *testing.T) {
 	a := tab(t, bctx)
 	do(t, a, "open the console", chromedp.Navigate(d.ConsoleURL()))
 	until(t, a, "the registry", `document.querySelector('.runtime[data-id="claude"] .status.active')`)
+	until(t, a, "the workspace", `document.querySelector('.ws')`)
 	wid := eval[string](t, a, `document.querySelector('.ws').dataset.id`)
 	do(t, a, "pick the workspace", chromedp.Click(chromedp.CSS(`.ws[data-id="`+wid+`"] .ws-open`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS("#ws-pane")))

@@ -184,6 +184,7 @@ func TestConsoleSession(t *testing.T) {
 	}
 	shot(t, a, "1-registry")
 
+	until(t, a, "the workspace", `document.querySelector('.ws')`)
 	wid := eval[string](t, a, `document.querySelector('.ws').dataset.id`)
 	pick := chromedp.Click(chromedp.CSS(`.ws[data-id="`+wid+`"] .ws-open`), chromedp.NodeVisible)
 	do(t, a, "pick the workspace", pick, chromedp.WaitVisible(chromedp.CSS("#ws-pane")))

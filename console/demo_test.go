@@ -95,6 +95,7 @@ func TestConsoleDemo(t *testing.T) {
 	until(t, a, "the demo label", has(`.runtime[data-id="claude"]`, "Claude Code (demo)"))
 	shot(t, a, "demo-1-registry")
 
+	until(t, a, "the workspace", `document.querySelector('.ws')`)
 	wid := eval[string](t, a, `document.querySelector('.ws').dataset.id`)
 	do(t, a, "pick the workspace", chromedp.Click(chromedp.CSS(`.ws[data-id="`+wid+`"] .ws-open`), chromedp.NodeVisible),
 		chromedp.WaitVisible(chromedp.CSS("#ws-pane")))

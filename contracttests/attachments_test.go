@@ -28,6 +28,13 @@ import (
 // file name and type the app chose, and the bearer token.
 func upload(t *testing.T, ctx context.Context, base, workspaceID, token, filename string, data []byte) (int, map[string]any) {
 	t.Helper()
+	return uploadBody(t, ctx, base, workspaceID, token, filename, data, false)
+}
+
+// uploadBody uploads as upload does; streamed sends the body without a
+// Content-Length, as a client streaming from a file may.
+func uploadBody(t *testing.T, ctx context.Context, base, workspaceID, token, filename string, data []byte, streamed bool) (int, map[string]any) {
+	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	h := textproto.MIMEHeader{}
@@ -36,7 +43,11 @@ func upload(t *testing.T, ctx context.Context, base, workspaceID, token, filenam
 	w, _ := mw.CreatePart(h)
 	w.Write(data)
 	mw.Close()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/images?workspace_id="+workspaceID, &body)
+	var r io.Reader = &body
+	if streamed {
+		r = struct{ io.Reader }{&body} // hides the length from net/http
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/images?workspace_id="+workspaceID, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,16 +120,18 @@ func TestUploadImage(t *testing.T) {
 		data                   []byte
 		status                 int
 		says                   string
+		streamed               bool
 	}{
-		{"no token", w.ID, "", img, 401, "Bearer"},
-		{"an invalid token", w.ID, "cdev_s_not-a-token", img, 401, "Bearer"},
-		{"a watch device", w.ID, watch, img, 403, "scope watch"},
-		{"an unknown workspace", "nope", e.token, img, 404, "nope"},
-		{"bytes that are not an image", w.ID, e.token, []byte("%PDF-1.4 pretending to be a JPEG"), 415, "PNG, JPEG, GIF or WebP"},
-		{"50 MB", w.ID, e.token, append(testimage.PNG(1, 8, 8), make([]byte, 50<<20)...), 413, "at most 20 MiB"},
+		{"no token", w.ID, "", img, 401, "Bearer", false},
+		{"an invalid token", w.ID, "cdev_s_not-a-token", img, 401, "Bearer", false},
+		{"a watch device", w.ID, watch, img, 403, "scope watch", false},
+		{"an unknown workspace", "nope", e.token, img, 404, "nope", false},
+		{"bytes that are not an image", w.ID, e.token, []byte("%PDF-1.4 pretending to be a JPEG"), 415, "PNG, JPEG, GIF or WebP", false},
+		{"50 MB", w.ID, e.token, append(testimage.PNG(1, 8, 8), make([]byte, 50<<20)...), 413, "at most 20 MiB", false},
+		{"50 MB without a length", w.ID, e.token, append(testimage.PNG(1, 8, 8), make([]byte, 50<<20)...), 413, "at most 20 MiB", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			st, out := upload(t, ctx, base, c.workspace, c.token, "a.png", c.data)
+			st, out := uploadBody(t, ctx, base, c.workspace, c.token, "a.png", c.data, c.streamed)
 			msg, _ := out["error"].(string)
 			if st != c.status || out["success"] != false || !strings.Contains(msg, c.says) {
 				t.Fatalf("%d %v, want %d saying %q", st, out, c.status, c.says)
