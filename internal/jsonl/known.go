@@ -15,7 +15,8 @@ import (
 // Anything else makes them refuse (-1), and the caller decodes the line
 // with encoding/json instead, so that what they take is what encoding/json
 // reads (each caller's fuzz test holds it to that). What they skip is not
-// validated.
+// validated. A Schema (schema.go) declares the same as data, and is what a
+// new reader uses; Known is its form for readers that switch on keys.
 
 // Folds reports whether encoding/json could match key (as written) to one
 // of known other than by its exact spelling: by escapes, or by folding case
@@ -45,7 +46,7 @@ func Folds(key []byte, known []string) bool {
 // (encoding/json would merge the two) or has a key that Folds to one.
 func Known(b []byte, i int, known []string, fn func(k, at int) int) int {
 	var seen uint64
-	return Object(b, i, func(key []byte, at int) int {
+	return walk(b, i, nil, nil, func(key []byte, _, at int) int {
 		for k, name := range known {
 			if string(key) == name {
 				if seen&(1<<k) != 0 {

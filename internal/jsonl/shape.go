@@ -35,54 +35,14 @@ type shapeKey struct {
 // remembered at its place, and must depend on nothing but the key's bytes
 // (as written, escapes not decoded). fn returns where the member's value
 // ends, or -1 to stop the walk; Object returns where the object ends, or -1.
-// Its loop is objectMembers' but for how it finds a key: the steps between
-// keys, put in helpers too big to inline, cost a Claude scan 3%.
 func (s *Shape) Object(b []byte, i int, id func(key []byte) int, fn func(k, at int) int) int {
-	if i >= len(b) || b[i] != '{' {
-		return -1
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1
-	}
-	for n := 0; ; n++ {
-		if i >= len(b) || b[i] != '"' {
-			return -1
-		}
-		k, ke := s.key(b, i, n, id)
-		if ke < 0 {
-			return -1
-		}
-		i = skipSpace(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return -1
-		}
-		vs := skipSpace(b, i+1)
-		if vs >= len(b) {
-			return -1
-		}
-		ve := fn(k, vs)
-		if ve <= vs {
-			return -1
-		}
-		i = skipSpace(b, ve)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
-	}
+	return walk(b, i, s, id, func(_ []byte, k, at int) int { return fn(k, at) })
 }
 
-// key is the id of the key whose opening quote is b[i], the n-th of its
-// object, and the index just after its closing quote (-1: cut short).
-func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) (int, int) {
+// key reads the key whose opening quote is b[i], the n-th of its object:
+// the key (as written), its id (0 for a nil id) and the index just after
+// its closing quote (-1: cut short). A nil s remembers nothing.
+func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) ([]byte, int, int) {
 	rest := b[i:]
 	if s != nil && n < len(s.at) {
 		ways := &s.at[n]
@@ -90,16 +50,19 @@ func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) (int, int) {
 			// A remembered key has no quote or backslash inside: b holds
 			// the same string when it starts with the same bytes.
 			if t := ways[w].tok; t != "" && len(rest) >= len(t) && string(rest[:len(t)]) == t {
-				return ways[w].id, i + len(t)
+				return rest[1 : len(t)-1], ways[w].id, i + len(t)
 			}
 		}
 	}
 	e := stringEnd(b, i+1)
 	if e < 0 {
-		return 0, -1
+		return nil, 0, -1
 	}
 	key := b[i+1 : e]
-	k := id(key)
+	k := 0
+	if id != nil {
+		k = id(key)
+	}
 	if s != nil && n < shapeMaxAt && bytes.IndexByte(key, '\\') < 0 {
 		for len(s.at) <= n {
 			s.at = append(s.at, [shapeWays]shapeKey{})
@@ -109,7 +72,7 @@ func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) (int, int) {
 		copy(ways[1:], ways[:shapeWays-1])
 		ways[0] = shapeKey{string(b[i : e+1]), k}
 	}
-	return k, e + 1
+	return key, k, e + 1
 }
 
 // PerScan holds what a scan keeps about the lines it has read, a Shape

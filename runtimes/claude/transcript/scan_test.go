@@ -90,11 +90,6 @@ var classifyCases = []struct {
 }
 
 func TestClassify(t *testing.T) {
-	for i, k := range factKeys {
-		if factKey([]byte(k)) != i || factKey([]byte(k+"x")) != -1 {
-			t.Errorf("factKey(%q) = %d, want %d", k, factKey([]byte(k)), i)
-		}
-	}
 	for _, c := range classifyCases {
 		f, ok := classify([]byte(c.line))
 		if ok != c.ok || (ok && f.isMessage() != c.msg) {

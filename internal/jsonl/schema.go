@@ -1,0 +1,289 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// A Schema is what a reader takes of one kind of JSON object, declared as
+// data: the members it reads, each by its key as encoding/json matches it
+// to a struct field of a T, and how the member's value fills the T (a
+// Field). One walker fills a T from the bytes of an object (Read), in one
+// pass and without reflection, as encoding/json would decode the object
+// into a T: each key in its exact spelling at most once, each value of its
+// field's type. Anything it cannot vouch for makes it refuse: a key
+// encoding/json would match otherwise (escaped, of another case, or not
+// ASCII), a key repeated (encoding/json would merge the two), a value of
+// another type (encoding/json would report an error) or one the fast
+// readers leave to it (a string with a surrogate escape). The caller then
+// decodes the object with encoding/json, so that what a Schema takes is
+// what encoding/json reads (FuzzSchemas holds every format's schemas to
+// that). Members it does not read are skipped by their strings and
+// brackets, not validated. Nested objects and arrays of objects are read
+// by their own Schema (PtrKey, StructKey, SliceKey).
+//
+// A Schema is built once (a package variable) and is safe for concurrent
+// use.
+type Schema[T any] struct {
+	fields []Field[T]
+	// byLen lists, by the length of a key, the fields of that length:
+	// most keys of a line are not read, and are told so by their length.
+	byLen [][]uint8
+}
+
+// A Field is one member of a Schema: its key and the reading of its value
+// into a T. read returns where the value ends in b, or -1 to refuse it.
+type Field[T any] struct {
+	key  string
+	read func(b []byte, at int, dst *T) int
+}
+
+// maxFields bounds a Schema's fields: each has its bit in the set of keys
+// met, which refuses a key met twice.
+const maxFields = 64
+
+// NewSchema returns the Schema of fields. A key that is repeated or not
+// ASCII, or more than 64 fields, is a mistake in the program: it panics.
+func NewSchema[T any](fields ...Field[T]) *Schema[T] {
+	if len(fields) > maxFields {
+		panic(fmt.Sprintf("jsonl: a schema of %d fields", len(fields)))
+	}
+	s := &Schema[T]{fields: fields}
+	for i, f := range fields {
+		for _, c := range []byte(f.key) {
+			if c >= utf8.RuneSelf || c == '"' || c == '\\' || c < 0x20 {
+				panic(fmt.Sprintf("jsonl: schema key %q is not plain ASCII", f.key))
+			}
+		}
+		for len(s.byLen) <= len(f.key) {
+			s.byLen = append(s.byLen, nil)
+		}
+		for _, j := range s.byLen[len(f.key)] {
+			if fields[j].key == f.key {
+				panic(fmt.Sprintf("jsonl: schema key %q twice", f.key))
+			}
+		}
+		s.byLen[len(f.key)] = append(s.byLen[len(f.key)], uint8(i))
+	}
+	return s
+}
+
+// Keys are the schema's keys, in the order declared.
+func (s *Schema[T]) Keys() []string {
+	keys := make([]string, len(s.fields))
+	for i, f := range s.fields {
+		keys[i] = f.key
+	}
+	return keys
+}
+
+// The ids a Schema gives keys that are not among its fields.
+const (
+	otherKey = -1 // a key no decoder takes for one of them
+	foldsKey = -2 // a key encoding/json may take for one of them
+)
+
+// id names key (as written): the index of its field, otherKey, or foldsKey.
+// It depends on the key's bytes alone, as a Shape requires.
+func (s *Schema[T]) id(key []byte) int {
+	if len(key) >= len(s.byLen) {
+		return s.folds(key)
+	}
+	for _, k := range s.byLen[len(key)] {
+		if string(key) == s.fields[k].key {
+			return int(k)
+		}
+	}
+	return s.folds(key)
+}
+
+// folds is the id of a key that is none of s's as spelled: foldsKey when
+// encoding/json could still match it to one (an escape; a byte that is not
+// ASCII, as some runes fold onto ASCII letters; the same letters in
+// another case), else otherKey.
+func (s *Schema[T]) folds(key []byte) int {
+	for _, c := range key {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return foldsKey
+		}
+	}
+	if len(key) < len(s.byLen) {
+		for _, k := range s.byLen[len(key)] {
+			if bytes.EqualFold(key, []byte(s.fields[k].key)) {
+				return foldsKey
+			}
+		}
+	}
+	return otherKey
+}
+
+// Read fills *dst, which it zeroes first, from the object that is the
+// whole of b (but for spaces around it); false when it refuses (see
+// Schema), *dst then zero.
+func (s *Schema[T]) Read(b []byte, dst *T) bool { return s.ReadShaped(nil, b, dst) }
+
+// ReadShaped is Read with the keys of the objects read before b
+// remembered in sh (nil: none), as a scan of many lines has them. sh must
+// be read with this schema only: it remembers the schema's name of each
+// key.
+func (s *Schema[T]) ReadShaped(sh *Shape, b []byte, dst *T) bool {
+	var zero T
+	*dst = zero
+	if !Whole(b, s.walk(sh, b, skipSpace(b, 0), dst)) {
+		*dst = zero
+		return false
+	}
+	return true
+}
+
+// ReadAt fills *dst from the object at b[at] and returns where it ends, or
+// -1 when it refuses: for a reader of an object inside another.
+func (s *Schema[T]) ReadAt(b []byte, at int, dst *T) int { return s.walk(nil, b, at, dst) }
+
+// walk is the one walker (see walk) with s's keys.
+func (s *Schema[T]) walk(sh *Shape, b []byte, i int, dst *T) int {
+	var seen uint64
+	return walk(b, i, sh, s.id, func(_ []byte, k, at int) int {
+		switch {
+		case k == otherKey:
+			return valueEnd(b, at)
+		case k < 0 || seen&(1<<k) != 0:
+			return -1
+		}
+		seen |= 1 << k
+		return s.fields[k].read(b, at, dst)
+	})
+}
+
+// The fields of a Schema, each read as encoding/json reads the member into
+// the field f gives, a null or a value of another type refused unless
+// said otherwise.
+
+// StringKey is a string.
+func StringKey[T any](key string, f func(*T) *string) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int { return String(b, at, f(dst)) }}
+}
+
+// IntKey is an integer that fits an int64.
+func IntKey[T any](key string, f func(*T) *int64) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int { return Int(b, at, f(dst)) }}
+}
+
+// BoolKey is true or false.
+func BoolKey[T any](key string, f func(*T) *bool) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int { return Bool(b, at, f(dst)) }}
+}
+
+// RawKey is any value, copied as written and validated (a value passed on
+// as it is must encode again).
+func RawKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int { return Raw(b, at, (*[]byte)(f(dst))) }}
+}
+
+// RawUncheckedKey is RawKey without the validation: for a value its
+// reader reads further, and so checks, before it uses it.
+func RawUncheckedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int { return RawUnchecked(b, at, (*[]byte)(f(dst))) }}
+}
+
+// StringsKey is an array of strings ([] gives an empty slice, not nil).
+func StringsKey[T any](key string, f func(*T) *[]string) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int {
+		p := f(dst)
+		return Array(b, at, func() { *p = []string{} }, func(at int) int {
+			*p = append(*p, "")
+			return String(b, at, &(*p)[len(*p)-1])
+		})
+	}}
+}
+
+// PtrKey is an object read by s into a new U.
+func PtrKey[T, U any](key string, f func(*T) **U, s *Schema[U]) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int {
+		u := new(U)
+		*f(dst) = u
+		return s.walk(nil, b, at, u)
+	}}
+}
+
+// StructKey is an object read by s into the U f gives.
+func StructKey[T, U any](key string, f func(*T) *U, s *Schema[U]) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int { return s.walk(nil, b, at, f(dst)) }}
+}
+
+// SliceKey is an array of objects, each read by s into a U ([] gives an
+// empty slice, not nil).
+func SliceKey[T, U any](key string, f func(*T) *[]U, s *Schema[U]) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int {
+		p := f(dst)
+		return Array(b, at, func() { *p = []U{} }, func(at int) int {
+			var zero U
+			*p = append(*p, zero)
+			return s.walk(nil, b, at, &(*p)[len(*p)-1])
+		})
+	}}
+}
+
+// FuncKey is a member read by read, which returns where its value ends,
+// or -1 to refuse it: for a field none of the others reads (a pointer to
+// an int, say). Its reading must be what encoding/json's is.
+func FuncKey[T any](key string, read func(b []byte, at int, dst *T) int) Field[T] {
+	return Field[T]{key, read}
+}
+
+// The fields below do not refuse a value of another type: they leave
+// their field zero for it, as encoding/json does where its caller ignores
+// type errors (a reader that only classifies lines, the way a decoding
+// that forgives such errors would).
+
+// Text is a string's content as written between its quotes, borrowed from
+// the line (not copied): what TextKey reads.
+type Text []byte
+
+// TextKey is a string without escapes, its content borrowed from b into
+// *f; a string with an escape or bytes that are not UTF-8 is refused (only
+// a decoder reads those), any other value leaves *f nil.
+func TextKey[T any](key string, f func(*T) *Text) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int {
+		if b[at] != '"' {
+			return valueEnd(b, at)
+		}
+		e := stringEnd(b, at+1)
+		if e < 0 {
+			return -1
+		}
+		s := b[at+1 : e]
+		if bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) {
+			return -1
+		}
+		*f(dst) = s
+		return e + 1
+	}}
+}
+
+// TrueKey is a bool that only the literal true sets; any other value
+// leaves it false.
+func TrueKey[T any](key string, f func(*T) *bool) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int {
+		e := valueEnd(b, at)
+		if e >= 0 {
+			*f(dst) = string(b[at:e]) == "true"
+		}
+		return e
+	}}
+}
+
+// BorrowedKey is any value as written, null included (as encoding/json
+// fills a json.RawMessage), borrowed from b rather than copied, and not
+// validated.
+func BorrowedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int {
+		e := valueEnd(b, at)
+		if e >= 0 {
+			*f(dst) = b[at:e:e]
+		}
+		return e
+	}}
+}
