@@ -51,6 +51,8 @@ type index struct {
 
 	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
 	shape jsonl.PerScan[jsonl.Shape]
+	// The facts of the line being added (see add).
+	line facts
 
 	// The piece of a full scan x indexes, while it does (jsonl.Indexed):
 	// only the first prompt of the earliest piece that has one is kept,
@@ -86,14 +88,18 @@ func (x *index) Merge(y *index) {
 // Lines are classified without decoding them; only titles, a first prompt
 // still to find, and lines classify cannot vouch for are decoded.
 func (x *index) add(b []byte) bool {
-	if f, ok := classifyIn(x.shape.Line(), b); ok {
-		t := string(f.typ)
-		msg := f.isMessage()
+	// Read into the index's own facts: a line's own escaped to the heap
+	// (the schema fills it through func values), an allocation a line.
+	f := &x.line
+	ok := factSchema.ReadShaped(x.shape.Line(), b, f)
+	t, msg, branch := string(f.typ), f.isMessage(), f.branch
+	*f = facts{} // it borrows from b
+	if ok {
 		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
 			(x.prompt == "" && msg && t == "user" && !x.piece.FoundBefore())
 		if !wantsDecode {
-			if len(f.branch) > 0 && string(f.branch) != x.branch {
-				x.branch = string(f.branch)
+			if len(branch) > 0 && string(branch) != x.branch {
+				x.branch = string(branch)
 			}
 			return msg
 		}
