@@ -287,3 +287,13 @@ func BorrowedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
 		return e
 	}}
 }
+
+// StringPtrKey is a string into a new string (a *string field, which
+// tells an absent member from an empty one).
+func StringPtrKey[T any](key string, f func(*T) **string) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int {
+		s := new(string)
+		*f(dst) = s
+		return String(b, at, s)
+	}}
+}

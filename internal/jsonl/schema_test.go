@@ -1,0 +1,477 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/cdevd/cdevd/testdoubles/claudegen"
+	"github.com/cdevd/cdevd/testdoubles/codexgen"
+	"github.com/cdevd/cdevd/testdoubles/geminigen"
+)
+
+// The schemas of the three formats' lines, each with the Go type that
+// encoding/json decodes the same line into. They are declared here, as
+// copies of those the readers declare (runtimes/claude/transcript's
+// quick.go and scan.go; the Codex and Gemini readers' quick.go, which
+// declare theirs as key tables today): the readers' types are unexported,
+// and a test of this package cannot import a package that imports it. A
+// reader's own fuzz test holds its reader, schema included, to its
+// decoder; this one holds every kind of Field, nested the ways the formats
+// nest them, to encoding/json.
+
+type (
+	claudeLine struct {
+		Type        string         `json:"type"`
+		UUID        string         `json:"uuid"`
+		Timestamp   string         `json:"timestamp"`
+		IsMeta      bool           `json:"isMeta"`
+		IsSidechain bool           `json:"isSidechain"`
+		Message     *claudeMessage `json:"message"`
+	}
+	claudeMessage struct {
+		ID      string        `json:"id"`
+		Role    string        `json:"role"`
+		Model   string        `json:"model"`
+		Content []claudeBlock `json:"content"`
+		Usage   *claudeUsage  `json:"usage"`
+	}
+	claudeBlock struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		Thinking  string          `json:"thinking"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+		Content   json.RawMessage `json:"content"`
+		IsError   bool            `json:"is_error"`
+		Source    json.RawMessage `json:"source"`
+	}
+	claudeUsage struct {
+		InputTokens              int64 `json:"input_tokens"`
+		OutputTokens             int64 `json:"output_tokens"`
+		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	}
+	// claudeFacts is what a scan reads of every line, forgiving values of
+	// another type (see TextKey).
+	claudeFacts struct {
+		Type        Text            `json:"type"`
+		IsMeta      bool            `json:"isMeta"`
+		IsSidechain bool            `json:"isSidechain"`
+		Message     json.RawMessage `json:"message"`
+		GitBranch   Text            `json:"gitBranch"`
+	}
+)
+
+var (
+	claudeLineSchema = NewSchema(
+		StringKey("type", func(l *claudeLine) *string { return &l.Type }),
+		StringKey("uuid", func(l *claudeLine) *string { return &l.UUID }),
+		StringKey("timestamp", func(l *claudeLine) *string { return &l.Timestamp }),
+		BoolKey("isMeta", func(l *claudeLine) *bool { return &l.IsMeta }),
+		BoolKey("isSidechain", func(l *claudeLine) *bool { return &l.IsSidechain }),
+		PtrKey("message", func(l *claudeLine) **claudeMessage { return &l.Message }, claudeMessageSchema),
+	)
+	claudeMessageSchema = NewSchema(
+		StringKey("id", func(m *claudeMessage) *string { return &m.ID }),
+		StringKey("role", func(m *claudeMessage) *string { return &m.Role }),
+		StringKey("model", func(m *claudeMessage) *string { return &m.Model }),
+		SliceKey("content", func(m *claudeMessage) *[]claudeBlock { return &m.Content }, claudeBlockSchema),
+		PtrKey("usage", func(m *claudeMessage) **claudeUsage { return &m.Usage }, claudeUsageSchema),
+	)
+	claudeBlockSchema = NewSchema(
+		StringKey("type", func(b *claudeBlock) *string { return &b.Type }),
+		StringKey("text", func(b *claudeBlock) *string { return &b.Text }),
+		StringKey("thinking", func(b *claudeBlock) *string { return &b.Thinking }),
+		StringKey("id", func(b *claudeBlock) *string { return &b.ID }),
+		StringKey("name", func(b *claudeBlock) *string { return &b.Name }),
+		RawKey("input", func(b *claudeBlock) *json.RawMessage { return &b.Input }),
+		StringKey("tool_use_id", func(b *claudeBlock) *string { return &b.ToolUseID }),
+		RawKey("content", func(b *claudeBlock) *json.RawMessage { return &b.Content }),
+		BoolKey("is_error", func(b *claudeBlock) *bool { return &b.IsError }),
+		RawKey("source", func(b *claudeBlock) *json.RawMessage { return &b.Source }),
+	)
+	claudeUsageSchema = NewSchema(
+		IntKey("input_tokens", func(u *claudeUsage) *int64 { return &u.InputTokens }),
+		IntKey("output_tokens", func(u *claudeUsage) *int64 { return &u.OutputTokens }),
+		IntKey("cache_creation_input_tokens", func(u *claudeUsage) *int64 { return &u.CacheCreationInputTokens }),
+		IntKey("cache_read_input_tokens", func(u *claudeUsage) *int64 { return &u.CacheReadInputTokens }),
+	)
+	claudeFactsSchema = NewSchema(
+		TextKey("type", func(f *claudeFacts) *Text { return &f.Type }),
+		TrueKey("isMeta", func(f *claudeFacts) *bool { return &f.IsMeta }),
+		TrueKey("isSidechain", func(f *claudeFacts) *bool { return &f.IsSidechain }),
+		BorrowedKey("message", func(f *claudeFacts) *json.RawMessage { return &f.Message }),
+		TextKey("gitBranch", func(f *claudeFacts) *Text { return &f.GitBranch }),
+	)
+)
+
+// UnmarshalJSON decodes what TextKey reads, for encoding/json to be held
+// to: a string's content; any other value leaves t as it is.
+func (t *Text) UnmarshalJSON(b []byte) error {
+	if b[0] != '"' {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*t = Text(s)
+	return nil
+}
+
+type (
+	codexLine struct {
+		Timestamp string       `json:"timestamp"`
+		Type      string       `json:"type"`
+		Payload   codexPayload `json:"payload"`
+	}
+	codexPayload struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		Cwd       string          `json:"cwd"`
+		Item      *codexItem      `json:"item"`
+		Summary   []codexText     `json:"summary"`
+		Name      string          `json:"name"`
+		Arguments string          `json:"arguments"`
+		Input     string          `json:"input"`
+		CallID    string          `json:"call_id"`
+		Output    json.RawMessage `json:"output"`
+	}
+	codexText struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	codexItem struct {
+		Type             string        `json:"type"`
+		ID               string        `json:"id"`
+		Content          []codexText   `json:"content"`
+		Command          []string      `json:"command"`
+		Status           string        `json:"status"`
+		AggregatedOutput string        `json:"aggregated_output"`
+		ExitCode         *int          `json:"exit_code"`
+		Changes          []codexChange `json:"changes"`
+	}
+	codexChange struct {
+		Path string `json:"path"`
+		Kind struct {
+			Type     string `json:"type"`
+			MovePath string `json:"move_path"`
+		} `json:"kind"`
+		Diff string `json:"diff"`
+	}
+)
+
+var (
+	codexLineSchema = NewSchema(
+		StringKey("timestamp", func(l *codexLine) *string { return &l.Timestamp }),
+		StringKey("type", func(l *codexLine) *string { return &l.Type }),
+		StructKey("payload", func(l *codexLine) *codexPayload { return &l.Payload }, codexPayloadSchema),
+	)
+	codexPayloadSchema = NewSchema(
+		StringKey("type", func(p *codexPayload) *string { return &p.Type }),
+		StringKey("id", func(p *codexPayload) *string { return &p.ID }),
+		StringKey("cwd", func(p *codexPayload) *string { return &p.Cwd }),
+		PtrKey("item", func(p *codexPayload) **codexItem { return &p.Item }, codexItemSchema),
+		SliceKey("summary", func(p *codexPayload) *[]codexText { return &p.Summary }, codexTextSchema),
+		StringKey("name", func(p *codexPayload) *string { return &p.Name }),
+		StringKey("arguments", func(p *codexPayload) *string { return &p.Arguments }),
+		StringKey("input", func(p *codexPayload) *string { return &p.Input }),
+		StringKey("call_id", func(p *codexPayload) *string { return &p.CallID }),
+		RawUncheckedKey("output", func(p *codexPayload) *json.RawMessage { return &p.Output }),
+	)
+	codexTextSchema = NewSchema(
+		StringKey("type", func(t *codexText) *string { return &t.Type }),
+		StringKey("text", func(t *codexText) *string { return &t.Text }),
+	)
+	codexItemSchema = NewSchema(
+		StringKey("type", func(it *codexItem) *string { return &it.Type }),
+		StringKey("id", func(it *codexItem) *string { return &it.ID }),
+		SliceKey("content", func(it *codexItem) *[]codexText { return &it.Content }, codexTextSchema),
+		StringsKey("command", func(it *codexItem) *[]string { return &it.Command }),
+		StringKey("status", func(it *codexItem) *string { return &it.Status }),
+		StringKey("aggregated_output", func(it *codexItem) *string { return &it.AggregatedOutput }),
+		FuncKey("exit_code", func(b []byte, at int, it *codexItem) int {
+			var n int64
+			e := Int(b, at, &n)
+			if e < 0 || int64(int(n)) != n {
+				return -1
+			}
+			it.ExitCode = new(int)
+			*it.ExitCode = int(n)
+			return e
+		}),
+		SliceKey("changes", func(it *codexItem) *[]codexChange { return &it.Changes }, codexChangeSchema),
+	)
+	codexChangeSchema = NewSchema(
+		StringKey("path", func(c *codexChange) *string { return &c.Path }),
+		FuncKey("kind", func(b []byte, at int, c *codexChange) int { return codexKindSchema.ReadAt(b, at, &c.Kind) }),
+		StringKey("diff", func(c *codexChange) *string { return &c.Diff }),
+	)
+	codexKindSchema = NewSchema(
+		StringKey("type", func(k *struct {
+			Type     string `json:"type"`
+			MovePath string `json:"move_path"`
+		}) *string {
+			return &k.Type
+		}),
+		StringKey("move_path", func(k *struct {
+			Type     string `json:"type"`
+			MovePath string `json:"move_path"`
+		}) *string {
+			return &k.MovePath
+		}),
+	)
+)
+
+type (
+	geminiRecord struct {
+		ID        string           `json:"id"`
+		Timestamp string           `json:"timestamp"`
+		Type      string           `json:"type"`
+		Content   json.RawMessage  `json:"content"`
+		Thoughts  []geminiThought  `json:"thoughts"`
+		ToolCalls []geminiToolCall `json:"toolCalls"`
+		Tokens    *geminiTokens    `json:"tokens"`
+		Model     string           `json:"model"`
+	}
+	geminiThought struct {
+		Subject     string `json:"subject"`
+		Description string `json:"description"`
+	}
+	geminiTokens struct {
+		Input  int64 `json:"input"`
+		Output int64 `json:"output"`
+		Cached int64 `json:"cached"`
+	}
+	geminiToolCall struct {
+		ID     string          `json:"id"`
+		Name   string          `json:"name"`
+		Args   json.RawMessage `json:"args"`
+		Result []geminiPart    `json:"result"`
+		Status string          `json:"status"`
+	}
+	geminiPart struct {
+		Text             *string         `json:"text"`
+		Thought          bool            `json:"thought"`
+		FunctionResponse *geminiResponse `json:"functionResponse"`
+	}
+	geminiResponse struct {
+		ID       string          `json:"id"`
+		Name     string          `json:"name"`
+		Response json.RawMessage `json:"response"`
+	}
+)
+
+var (
+	geminiRecordSchema = NewSchema(
+		StringKey("id", func(r *geminiRecord) *string { return &r.ID }),
+		StringKey("timestamp", func(r *geminiRecord) *string { return &r.Timestamp }),
+		StringKey("type", func(r *geminiRecord) *string { return &r.Type }),
+		RawUncheckedKey("content", func(r *geminiRecord) *json.RawMessage { return &r.Content }),
+		SliceKey("thoughts", func(r *geminiRecord) *[]geminiThought { return &r.Thoughts }, geminiThoughtSchema),
+		SliceKey("toolCalls", func(r *geminiRecord) *[]geminiToolCall { return &r.ToolCalls }, geminiToolCallSchema),
+		PtrKey("tokens", func(r *geminiRecord) **geminiTokens { return &r.Tokens }, geminiTokensSchema),
+		StringKey("model", func(r *geminiRecord) *string { return &r.Model }),
+	)
+	geminiThoughtSchema = NewSchema(
+		StringKey("subject", func(t *geminiThought) *string { return &t.Subject }),
+		StringKey("description", func(t *geminiThought) *string { return &t.Description }),
+	)
+	geminiTokensSchema = NewSchema(
+		IntKey("input", func(t *geminiTokens) *int64 { return &t.Input }),
+		IntKey("output", func(t *geminiTokens) *int64 { return &t.Output }),
+		IntKey("cached", func(t *geminiTokens) *int64 { return &t.Cached }),
+	)
+	geminiToolCallSchema = NewSchema(
+		StringKey("id", func(c *geminiToolCall) *string { return &c.ID }),
+		StringKey("name", func(c *geminiToolCall) *string { return &c.Name }),
+		RawKey("args", func(c *geminiToolCall) *json.RawMessage { return &c.Args }),
+		SliceKey("result", func(c *geminiToolCall) *[]geminiPart { return &c.Result }, geminiPartSchema),
+		StringKey("status", func(c *geminiToolCall) *string { return &c.Status }),
+	)
+	geminiPartSchema = NewSchema(
+		StringPtrKey("text", func(p *geminiPart) **string { return &p.Text }),
+		BoolKey("thought", func(p *geminiPart) *bool { return &p.Thought }),
+		PtrKey("functionResponse", func(p *geminiPart) **geminiResponse { return &p.FunctionResponse }, geminiResponseSchema),
+	)
+	geminiResponseSchema = NewSchema(
+		StringKey("id", func(r *geminiResponse) *string { return &r.ID }),
+		StringKey("name", func(r *geminiResponse) *string { return &r.Name }),
+		RawUncheckedKey("response", func(r *geminiResponse) *json.RawMessage { return &r.Response }),
+	)
+)
+
+// schemaCase is a schema held to encoding/json decoding into its T.
+type schemaCase interface {
+	// check fails t unless the schema, where it reads a valid JSON line,
+	// reads what encoding/json does; it reports whether it read b.
+	check(t *testing.T, b []byte) bool
+	name() string
+}
+
+type schemaOf[T any] struct {
+	label string
+	s     *Schema[T]
+	// lenient: the schema forgives values of another type, as a decoding
+	// that ignores encoding/json's type errors does.
+	lenient bool
+}
+
+func (c schemaOf[T]) name() string { return c.label }
+
+func (c schemaOf[T]) check(t *testing.T, b []byte) bool {
+	t.Helper()
+	var got, zero T
+	if !c.s.Read(b, &got) {
+		if !reflect.DeepEqual(got, zero) {
+			t.Fatalf("%s: %s: refused, yet read %#v", c.label, b, got)
+		}
+		return false
+	}
+	if !json.Valid(b) {
+		return true // not compared: what a schema skips is not validated
+	}
+	var want T
+	err := json.Unmarshal(b, &want)
+	var te *json.UnmarshalTypeError
+	if c.lenient && errors.As(err, &te) {
+		err = nil
+	}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		t.Fatalf("%s: %s:\nschema %s\njson   %s (%v)", c.label, b, gj, wj, err)
+	}
+	return true
+}
+
+// schemaCases are every format's schemas, with how many of the seeds each
+// must take at least: a schema that took none would prove nothing.
+var schemaCases = []struct {
+	c    schemaCase
+	took int
+}{
+	{schemaOf[claudeLine]{label: "claude line", s: claudeLineSchema}, 20},
+	{schemaOf[claudeFacts]{label: "claude facts", s: claudeFactsSchema, lenient: true}, 40},
+	{schemaOf[codexLine]{label: "codex line", s: codexLineSchema}, 20},
+	{schemaOf[geminiRecord]{label: "gemini record", s: geminiRecordSchema}, 10},
+}
+
+// schemaSeeds are the lines the readers' tests read (transcripts, rollouts
+// and chat files the real CLIs wrote), the generators' lines, and shapes
+// where a schema must refuse or read right.
+func schemaSeeds(t testing.TB) [][]byte {
+	var seeds [][]byte
+	for _, glob := range []string{
+		"../../runtimes/claude/transcript/testdata/lines/*.jsonl",
+		"../../runtimes/codex/rollout/testdata/*.jsonl",
+		"../../runtimes/gemini/chats/testdata/*.jsonl",
+	} {
+		files, err := filepath.Glob(glob)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no seeds in %s: %v", glob, err)
+		}
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seeds = append(seeds, bytes.Split(b, []byte("\n"))...)
+		}
+	}
+	cg := claudegen.New("00000000-0000-4000-8000-000000000001", "/home/user/p")
+	xg := codexgen.New("00000000-0000-4000-8000-000000000002", "/home/user/p")
+	gg := geminigen.New("00000000-0000-4000-8000-000000000003", "/home/user/p")
+	lines := append(xg.Header(), gg.Header()...)
+	for range 3 {
+		lines = append(lines, cg.Message(), cg.Noise())
+		lines = append(lines, xg.Turn()...)
+		lines = append(lines, gg.Turn()...)
+	}
+	for _, l := range lines {
+		seeds = append(seeds, []byte(l))
+	}
+	for _, l := range []string{
+		`{"type":"user","message":{"content":[{"type":"text","Text":"T"}]}}`,
+		`{"type":"user","message":{"content":[{"type":"text","text":"a","text":"b"}]}}`,
+		`{"type":"assistant","message":{"usage":{"input_tokens":1.5}}}`,
+		`{"type":"assistant","message":{"usage":null}}`,
+		`{"type":"assistant","message":{"id":"\ud83d\ude00"}}`,
+		`{"type":5,"isMeta":"true","message":null,"gitBranch":"a\"b"}`,
+		`{"typ\u0065":"user"}`, `{"ſ":1}`, `{"TYPE":"user"}`,
+		`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","command":["ls","-l"],"exit_code":3000000000,"changes":[{"path":"a","kind":{"type":"add"}}]}}}`,
+		`{"type":"event_msg","payload":{"item":{"exit_code":-1,"command":[]}}}`,
+		`{"id":"r","type":"gemini","toolCalls":[{"id":"c","args":{"a":[1]},"result":[{"text":"x"},{"functionResponse":{"id":"c","response":{"output":"o"}}}]}],"tokens":{"input":1}}`,
+		`{"id":"r","content":"x","thoughts":[{"subject":"s"}],"toolCalls":[{"result":[{"text":null}]}]}`,
+		` { "type" : "user" } `, `{}`, `[]`, `{"type":"user"`, `{"type":"user"} x`,
+	} {
+		seeds = append(seeds, []byte(l))
+	}
+	return seeds
+}
+
+// TestSchemas: every format's schema reads its seeds as encoding/json
+// decodes them, and takes enough of them to prove it.
+func TestSchemas(t *testing.T) {
+	seeds := schemaSeeds(t)
+	for _, sc := range schemaCases {
+		took := 0
+		for _, b := range seeds {
+			if sc.c.check(t, b) {
+				took++
+			}
+		}
+		t.Logf("%s: took %d of %d seeds", sc.c.name(), took, len(seeds))
+		if took < sc.took {
+			t.Errorf("%s took only %d seeds, want %d at least", sc.c.name(), took, sc.took)
+		}
+	}
+}
+
+// FuzzSchemas holds every format's schemas to encoding/json: whatever line
+// a schema reads, if it is valid JSON, encoding/json decodes into the same
+// value, without an error.
+func FuzzSchemas(f *testing.F) {
+	for _, b := range schemaSeeds(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, sc := range schemaCases {
+			sc.c.check(t, b)
+		}
+	})
+}
+
+// TestNewSchemaRefuses: a schema that could not read as encoding/json
+// does is a mistake in the program, found when it is built.
+func TestNewSchemaRefuses(t *testing.T) {
+	type v struct{ S string }
+	str := func(k string) Field[v] { return StringKey(k, func(x *v) *string { return &x.S }) }
+	many := make([]Field[v], maxFields+1)
+	for i := range many {
+		many[i] = str("k" + strconv.Itoa(i))
+	}
+	for name, fields := range map[string][]Field[v]{
+		"repeated": {str("a"), str("a")},
+		"escaped":  {str(`a\"`)},
+		"unicode":  {str("é")},
+		"too many": many,
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			NewSchema(fields...)
+		}()
+	}
+}
