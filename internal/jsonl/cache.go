@@ -22,7 +22,8 @@ type Cache[T any, P Indexed[T]] struct {
 	log    *zap.Logger
 	what   string
 
-	disk *disk // nil: indexes live only in memory
+	disk   *disk  // nil: indexes live only in memory
+	tuning Tuning // set before use (Tune)
 
 	mu      sync.Mutex
 	entries map[string]*cached[P] // by path
@@ -71,6 +72,13 @@ func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
 	return c
 }
 
+// Tune sets how c scans files and persists their indexes (see Tuning),
+// before c is first used; it returns c.
+func (c *Cache[T, P]) Tune(t Tuning) *Cache[T, P] {
+	c.tuning = t
+	return c
+}
+
 // NewCache returns a Cache whose indexes take lines with add (see Refresh).
 // onScan, when set, is told what each refresh read (owners count it to
 // prove what the cache saves); what names the files in log messages.
@@ -102,11 +110,11 @@ func (c *Cache[T, P]) entry(path string) *cached[P] {
 func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f *os.File, fi os.FileInfo) error {
 	if c.disk != nil && !e.loaded {
 		e.loaded = true
-		if e.idx == nil && fi.Size() >= persistMin {
+		if e.idx == nil && fi.Size() >= c.tuning.persistMin() {
 			c.load(path, e, f, fi)
 		}
 	}
-	x, sc, err := Refresh(ctx, e.idx, f, fi, c.add, c.log, c.what)
+	x, sc, err := RefreshWith(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
 	c.onScan(sc)
 	if err != nil {
 		return err
@@ -115,7 +123,7 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 	if sc.Full {
 		e.epoch++
 	}
-	if c.disk != nil && x.base().split.Pos >= persistMin && (sc.Full || x.base().split.Pos >= e.saved+e.saved/4) {
+	if c.disk != nil && x.base().split.Pos >= c.tuning.persistMin() && (sc.Full || x.base().split.Pos >= e.saved+e.saved/4) {
 		// Saved again when it has grown by a quarter: a file that grows by
 		// a line a turn is not rewritten every turn, and what a restart
 		// must read again stays a fraction of the file.
@@ -156,7 +164,7 @@ func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 		if hold != nil {
 			<-hold
 		}
-		t := time.NewTimer(saveDelay)
+		t := time.NewTimer(c.tuning.saveDelay())
 		select {
 		case <-t.C:
 		case <-c.closing:
@@ -169,12 +177,6 @@ func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 		e.mu.Unlock()
 	}()
 }
-
-// saveDelay is how long a save that runs apart waits before it starts:
-// long enough for the reply of the request that read the file to be
-// written, short enough that a restart soon after finds the index. A
-// variable for tests.
-var saveDelay = 200 * time.Millisecond
 
 // Close waits for the saves under way (starting those that wait); the cache stays usable, and any
 // later save runs in line. Owners close their caches when they close.
@@ -191,7 +193,7 @@ func (c *Cache[T, P]) Close() {
 // load takes the persisted index of path into e, if it still describes f.
 func (c *Cache[T, P]) load(path string, e *cached[P], f *os.File, fi os.FileInfo) {
 	x := P(new(T))
-	facts, err := c.disk.load(x.base(), path, f, fi)
+	facts, err := c.disk.load(x.base(), path, f, fi, c.tuning)
 	if err == nil {
 		err = x.ReadFacts(facts)
 	}
@@ -210,7 +212,7 @@ func (c *Cache[T, P]) load(path string, e *cached[P], f *os.File, fi os.FileInfo
 func (c *Cache[T, P]) save(path string, e *cached[P], x P, tail uint32) {
 	data, err := encode(x.base(), x.AppendFacts(nil), path, c.disk.version, tail)
 	if err == nil {
-		err = c.disk.save(path, data)
+		err = c.disk.save(path, data, c.tuning)
 	}
 	if err != nil {
 		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", path), zap.Error(err))

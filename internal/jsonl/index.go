@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -129,6 +128,12 @@ type Scan struct {
 // reader holding it may go on using it.
 func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
+	return RefreshWith(ctx, old, f, fi, add, log, what, Tuning{})
+}
+
+// RefreshWith is Refresh with its scan tuned by t (see Tuning).
+func RefreshWith[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
+	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
 	if Current(old, fi) {
 		return old, Scan{}, nil
 	}
@@ -137,7 +142,7 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 		ob = old.base()
 	}
 	if ob == nil || !sameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
-		return fullScan[T, P](ctx, f, fi, add, log, what)
+		return fullScan[T, P](ctx, f, fi, add, log, what, t)
 	}
 	// Extend a copy, so that old stays intact if ctx ends the scan.
 	// Appending to lines cannot change old's view of them (nor can the
@@ -268,20 +273,12 @@ func (p *Piece) Found() {
 // nil, an index that is not a part of a scan.
 func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
 
-// parallelMin is the size from which a full scan of a file is cut into parts scanned at once (one per core, at least this
-// much each): below it, goroutines cost more than they save. A variable so
-// that tests can cut small files.
-var parallelMin int64 = 8 << 20
-
-// maxParts bounds the parts of one scan.
-const maxParts = 16
-
 // fullScan indexes f from its start: in parts scanned at once when it is big
 // (the cost of a first read of a 100 MB
 // transcript is the scan of its lines, which parts divide), else in one.
 func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
-	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
-	parts := min(int64(runtime.GOMAXPROCS(0)), fi.Size()/parallelMin, maxParts)
+	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
+	parts := min(t.parts(), fi.Size()/t.parallelMin())
 	cuts := []int64{0}
 	if parts > 1 {
 		for i := int64(1); i < parts; i++ {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -39,6 +38,7 @@ func (x *expectIndex) ReadFacts([]byte) error       { return nil }
 // exactly as in one scan: kept lines, what the owner saw in order, a torn
 // last line held.
 func TestFullScanInParts(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "f.jsonl")
 	var b strings.Builder
 	for i := range 400 {
@@ -52,15 +52,14 @@ func TestFullScanInParts(t *testing.T) {
 
 	build := func(minPart int64, procs int) *mergingIndex {
 		t.Helper()
-		defer func(m int64, n int) { parallelMin = m; runtime.GOMAXPROCS(n) }(parallelMin, runtime.GOMAXPROCS(procs))
-		parallelMin = minPart
 		f, err := os.Open(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
 		fi, _ := f.Stat()
-		x, sc, err := Refresh(context.Background(), nil, f, fi, (*mergingIndex).add, zap.NewNop(), "test")
+		x, sc, err := RefreshWith(context.Background(), nil, f, fi, (*mergingIndex).add, zap.NewNop(), "test",
+			Tuning{ParallelMin: minPart, Parts: procs})
 		if err != nil || !sc.Full || sc.Bytes != fi.Size() {
 			t.Fatalf("scan %+v, %v", sc, err)
 		}
@@ -120,8 +119,8 @@ func (x *firstIndex) SetPiece(p *Piece) {
 // earlier one found it does not look.
 func TestFullScanFirstFound(t *testing.T) {
 	dir := t.TempDir()
-	defer func(m int64, n int) { parallelMin = m; runtime.GOMAXPROCS(n) }(parallelMin, runtime.GOMAXPROCS(maxParts))
-	parallelMin = 64
+	t.Parallel()
+	tuning := Tuning{ParallelMin: 64, Parts: maxParts}
 	for _, at := range []int{0, 1, 150, 399, -1} { // where the first "!" line is; -1: none
 		var b strings.Builder
 		want := ""
@@ -141,7 +140,7 @@ func TestFullScanFirstFound(t *testing.T) {
 			t.Fatal(err)
 		}
 		fi, _ := f.Stat()
-		x, _, err := Refresh(context.Background(), nil, f, fi, (*firstIndex).add, zap.NewNop(), "test")
+		x, _, err := RefreshWith(context.Background(), nil, f, fi, (*firstIndex).add, zap.NewNop(), "test", tuning)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -185,21 +184,21 @@ func (x *expectIndex) Expect(part, total float64) {
 // grow or to merge. Each part's scan, and each later one of what was
 // appended, ends with Finish.
 func TestScanExpects(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "f.jsonl")
 	var b strings.Builder
 	for i := 0; b.Len() < 6<<20; i++ {
 		fmt.Fprintf(&b, "line %08d %s\n", i, strings.Repeat("x", 40+i%50))
 	}
 	writeFile(t, p, b.String())
-	defer func(m int64, n int) { parallelMin = m; runtime.GOMAXPROCS(n) }(parallelMin, runtime.GOMAXPROCS(2))
-	parallelMin = 1 << 20
+	tuning := Tuning{ParallelMin: 1 << 20, Parts: 2}
 	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	fi, _ := f.Stat()
-	x, _, err := Refresh(context.Background(), nil, f, fi, (*expectIndex).add, zap.NewNop(), "test")
+	x, _, err := RefreshWith(context.Background(), nil, f, fi, (*expectIndex).add, zap.NewNop(), "test", tuning)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +222,7 @@ func TestScanExpects(t *testing.T) {
 	}
 	appendFile(t, p, "line appended\n")
 	fi, _ = f.Stat()
-	y, sc, err := Refresh(context.Background(), x, f, fi, (*expectIndex).add, zap.NewNop(), "test")
+	y, sc, err := RefreshWith(context.Background(), x, f, fi, (*expectIndex).add, zap.NewNop(), "test", tuning)
 	if err != nil || sc.Full || y.finished != 3 {
 		t.Errorf("append: scan %+v, %v, %d scans finished; want 3", sc, err, y.finished)
 	}

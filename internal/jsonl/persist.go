@@ -17,15 +17,10 @@ import (
 	"time"
 )
 
-// Bounds of the persisted indexes: files smaller than persistMin are
-// scanned again in about a millisecond, so only bigger ones are saved; the
-// directory is kept under maxPersistBytes and maxPersistFiles by dropping
-// the least recently saved.
-var (
-	persistMin      int64 = 1 << 20
-	maxPersistBytes int64 = 64 << 20
-	maxPersistFiles       = 512
-)
+// The persisted indexes are bounded by a Cache's Tuning: files smaller
+// than its PersistMin are scanned again in about a millisecond, so only
+// bigger ones are saved; the directory is kept under MaxPersistBytes and
+// MaxPersistFiles by dropping the least recently saved.
 
 // persistFormat changes whenever the encoding below does.
 const persistFormat = 1
@@ -196,7 +191,7 @@ func tailSum(f *os.File, pos int64) (uint32, error) {
 }
 
 // load reads the persisted index of path, if any still describes f.
-func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, error) {
+func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo, t Tuning) ([]byte, error) {
 	pf, err := OpenRegular(d.name(path))
 	if err != nil {
 		return nil, err
@@ -207,7 +202,7 @@ func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, 
 		return nil, err
 	}
 	// Bounded: a damaged file must not make the daemon allocate without end.
-	if pi.Size() > maxPersistBytes {
+	if pi.Size() > t.maxPersistBytes() {
 		return nil, errors.New("too big")
 	}
 	// Read at its size in one buffer: io.ReadAll grew one from 512 bytes,
@@ -231,7 +226,7 @@ func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, 
 // renamed into place, so that a crash leaves the old one, none, or a torn
 // one that its checksum refuses, never a wrong one that looks right. It
 // then keeps the directory within its bounds.
-func (d *disk) save(path string, data []byte) error {
+func (d *disk) save(path string, data []byte, t Tuning) error {
 	if err := os.MkdirAll(d.dir, 0o700); err != nil {
 		return err
 	}
@@ -248,12 +243,12 @@ func (d *disk) save(path string, data []byte) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	return d.trim()
+	return d.trim(t)
 }
 
 // trim drops the least recently saved indexes beyond the bounds, and
 // temporary files left by a crash.
-func (d *disk) trim() error {
+func (d *disk) trim(t Tuning) error {
 	des, err := os.ReadDir(d.dir)
 	if err != nil {
 		return err
@@ -280,7 +275,7 @@ func (d *disk) trim() error {
 		total += fi.Size()
 	}
 	slices.SortFunc(files, func(a, b file) int { return a.mtime.Compare(b.mtime) })
-	for len(files) > 0 && (total > maxPersistBytes || len(files) > maxPersistFiles) {
+	for len(files) > 0 && (total > t.maxPersistBytes() || len(files) > t.maxPersistFiles()) {
 		os.Remove(filepath.Join(d.dir, files[0].name))
 		total -= files[0].size
 		files = files[1:]

@@ -42,6 +42,7 @@ func (x *factIndex) ReadFacts(b []byte) error {
 // persisted in, with persistence bounds small enough for test files.
 type persistEnv struct {
 	t          *testing.T
+	tuning     Tuning // the caches' (openCache)
 	path, dir  string
 	fullScans  int
 	bytesRead  int64
@@ -49,10 +50,8 @@ type persistEnv struct {
 }
 
 func newPersistEnv(t *testing.T) *persistEnv {
-	defer func(m, b int64, n int) { t.Cleanup(func() { persistMin, maxPersistBytes, maxPersistFiles = m, b, n }) }(persistMin, maxPersistBytes, maxPersistFiles)
-	persistMin = 0
 	d := t.TempDir()
-	e := &persistEnv{t: t, path: filepath.Join(d, "s.jsonl"), dir: filepath.Join(d, "cache")}
+	e := &persistEnv{t: t, path: filepath.Join(d, "s.jsonl"), dir: filepath.Join(d, "cache"), tuning: Tuning{PersistMin: 1}}
 	writeFile(t, e.path, e.lines(300)) // longer than the checksummed tail
 	return e
 }
@@ -87,7 +86,7 @@ func (e *persistEnv) openCache(version string) *Cache[factIndex, *factIndex] {
 			e.fullScans++
 		}
 		e.bytesRead += sc.Bytes
-	}, zap.NewNop(), "test").Persist(e.dir, version)
+	}, zap.NewNop(), "test").Persist(e.dir, version).Tune(e.tuning)
 }
 
 // TestSaveAfterTheRead: an index is saved apart from the request that built
@@ -95,9 +94,9 @@ func (e *persistEnv) openCache(version string) *Cache[factIndex, *factIndex] {
 // index), and Close starts the save at once rather than after saveDelay,
 // and waits for it: a restart after it does not scan.
 func TestSaveAfterTheRead(t *testing.T) {
-	defer func(d time.Duration) { saveDelay = d }(saveDelay)
-	saveDelay = time.Hour // the test's timeout, if Close waited for it
+	t.Parallel()
 	e := newPersistEnv(t)
+	e.tuning.SaveDelay = time.Hour // the test's timeout, if Close waited for it
 	c := e.openCache("v1")
 	f, err := os.Open(e.path)
 	if err != nil {
@@ -123,6 +122,7 @@ func TestSaveAfterTheRead(t *testing.T) {
 // TestSaveAfterForget: a save still to run when its path is forgotten (the
 // file is gone) does not bring the removed index back.
 func TestSaveAfterForget(t *testing.T) {
+	t.Parallel()
 	e := newPersistEnv(t)
 	c := e.openCache("v1")
 	c.hold = make(chan struct{})
@@ -215,6 +215,7 @@ func (e *persistEnv) idxFile() string {
 // otherwise scans the file again; whatever is on disk, what is served is
 // what a scan of the file now gives.
 func TestPersistedIndex(t *testing.T) {
+	t.Parallel()
 	mtime := time.Now().Add(-time.Hour).Truncate(time.Second)
 	for _, c := range []struct {
 		name     string
@@ -311,6 +312,7 @@ func TestPersistedIndex(t *testing.T) {
 // TestPersistedIndexGrowth: a restart after growth reads only the appended
 // bytes.
 func TestPersistedIndexGrowth(t *testing.T) {
+	t.Parallel()
 	e := newPersistEnv(t)
 	e.read(e.cache("v1"))
 	fi, _ := os.Stat(e.path)
@@ -323,11 +325,12 @@ func TestPersistedIndexGrowth(t *testing.T) {
 	}
 }
 
-// TestPersistBounds: the directory keeps at most maxPersistFiles indexes,
+// TestPersistBounds: the directory keeps at most MaxPersistFiles indexes,
 // the most recently saved, and drops temporary files a crash left.
 func TestPersistBounds(t *testing.T) {
+	t.Parallel()
 	e := newPersistEnv(t)
-	maxPersistFiles = 2
+	e.tuning.MaxPersistFiles = 2
 	if err := os.MkdirAll(e.dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
