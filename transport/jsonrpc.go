@@ -8,8 +8,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/internal/jsonl"
+
 	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/rpc"
 )
 
 // request is a validated JSON-RPC request object.
@@ -328,41 +331,21 @@ func parseRequest(raw json.RawMessage) (request, *rpc.Error) {
 // members are the values of a request object's members; nil when absent.
 type members struct{ id, jsonrpc, method, params json.RawMessage }
 
-// scanMembers reads the members of b, valid JSON, by scanning it: decoding
-// into a map was most of a cheap request's cost. It reports false for
-// what it leaves to the map: anything but an object, or a member name with
-// an escape (which may spell one of ours). As with the map, a repeated
-// member's last value counts. Values are slices of b, capped so that
-// appending to one cannot write into b.
+// scanMembers reads the members of b, valid JSON, with the member walker
+// of the transcript readers (jsonl.Members): decoding into a map was most
+// of a cheap request's cost. It reports false for what it leaves to the
+// map: anything but an object, or a member name with an escape (which may
+// spell one of ours). As with the map, a repeated member's last value
+// counts, and names are matched exactly (JSON-RPC's are case-sensitive:
+// not a jsonl.Schema, which reads as encoding/json fills a struct). Values
+// are slices of b, capped so that appending to one cannot write into b.
 func scanMembers(b []byte) (f members, ok bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return f, false
-	}
-	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
-		return f, true
-	}
-	for i < len(b) && b[i] == '"' {
-		end := i + 1
-		for end < len(b) && b[end] != '"' {
-			if b[end] == '\\' {
-				return f, false
-			}
-			end++
+	escaped := false
+	ok = jsonl.Members(b, func(key, v []byte) {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			escaped = true
 		}
-		if end >= len(b) {
-			return f, false
-		}
-		key := b[i+1 : end]
-		if i = skipSpace(b, end+1); i >= len(b) || b[i] != ':' {
-			return f, false
-		}
-		i = skipSpace(b, i+1)
-		vend := skipValue(b, i)
-		if vend <= i || vend > len(b) {
-			return f, false
-		}
-		v := json.RawMessage(b[i:vend:vend])
+		v = v[:len(v):len(v)]
 		switch string(key) {
 		case "id":
 			f.id = v
@@ -373,70 +356,11 @@ func scanMembers(b []byte) (f members, ok bool) {
 		case "params":
 			f.params = v
 		}
-		if i = skipSpace(b, vend); i >= len(b) {
-			return f, false
-		}
-		if b[i] == '}' {
-			return f, true
-		}
-		if b[i] != ',' {
-			return f, false
-		}
-		i = skipSpace(b, i+1)
+	})
+	if !ok || escaped {
+		return members{}, false
 	}
-	return f, false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the end of the JSON value that starts at b[i], or -1
-// if b ends first. Only strings and nesting need care in valid JSON.
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			i++
-			for i < len(b) && b[i] != '"' {
-				if b[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			if i >= len(b) {
-				return -1
-			}
-			i++
-		case '{', '[':
-			depth++
-			i++
-		case '}', ']':
-			if depth == 0 {
-				return i // the end of a scalar, at its container's end
-			}
-			depth--
-			i++
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return i
-			}
-			i++
-		default:
-			i++
-		}
-		if depth == 0 && i > 0 && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
-			return i
-		}
-	}
-	if depth == 0 {
-		return i
-	}
-	return -1
+	return f, true
 }
 
 // validID accepts a string, a number or null (values are valid JSON, so the

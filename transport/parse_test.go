@@ -88,3 +88,15 @@ func FuzzParseRequest(f *testing.F) {
 	}
 	f.Fuzz(checkParse)
 }
+
+// BenchmarkParseRequest parses a typical request: the part of a cheap
+// request's cost that scanMembers is.
+func BenchmarkParseRequest(b *testing.B) {
+	raw := []byte(`{"jsonrpc":"2.0","id":42,"method":"session/messages","params":{"session_id":"3f2a1c9e-1b2d-4c5e-8f90-a1b2c3d4e5f6","agent_type":"claude","limit":50,"offset":0,"order":"desc"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseRequest(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
