@@ -16,7 +16,7 @@ import (
 // and a caller that needs certainty falls back to a real decoder then. A line
 // that is not valid JSON inside a nested value can still report ok.
 func Members(line []byte, fn func(key, val []byte)) (ok bool) {
-	end := Object(line, skipSpace(line, 0), func(key []byte, at int) int {
+	end := walk(line, skipSpace(line, 0), nil, nil, func(key []byte, _, at int) int {
 		e := valueEnd(line, at)
 		if e >= 0 {
 			fn(key, line[at:e])
