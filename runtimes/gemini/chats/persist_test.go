@@ -99,4 +99,3 @@ func TestPersistedIndex(t *testing.T) {
 		t.Fatal("grown file replayed whole")
 	}
 }
-

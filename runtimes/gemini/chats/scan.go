@@ -120,12 +120,12 @@ func quickSet(b []byte, at int) (Line, bool) {
 // recordReader gathers what a replay needs of a record's members (infoKeys,
 // in that order), as Known walks them.
 type recordReader struct {
-	id, typ        string
-	content        []byte // raw, read once the type is known
-	parts          []part // a user record's content, read as it was met
-	partsRead      bool
-	thoughts       bool
-	calls          []string
+	id, typ   string
+	content   []byte // raw, read once the type is known
+	parts     []part // a user record's content, read as it was met
+	partsRead bool
+	thoughts  bool
+	calls     []string
 }
 
 // member reads the value at b[at] of infoKeys[k]; it returns where it ends,

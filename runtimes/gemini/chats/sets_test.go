@@ -171,4 +171,3 @@ func BenchmarkReplaySets(b *testing.B) {
 		})
 	}
 }
-
