@@ -135,6 +135,21 @@ var recBytes = int64(reflect.TypeFor[rec]().Size()+reflect.TypeFor[entry]().Size
 // view a Store makes of it while it is cached.
 func (x *index) Size() int64 { return int64(cap(x.recs))*recBytes + x.bytes }
 
+// Expect sizes x's records for total times those gathered so far (see
+// jsonl.Indexed): growing them by copies was a quarter of a first read.
+func (x *index) Expect(_, total float64) {
+	if x.self != x {
+		return // not a scan's own index
+	}
+	want := int(float64(len(x.recs))*total*1.1) + 16
+	x.recs = jsonl.Grow(x.recs, want-len(x.recs))
+	pos := make(map[string]int32, want)
+	for i, r := range x.recs {
+		pos[r.id] = int32(i)
+	}
+	x.pos = pos
+}
+
 func (h *Header) patch(p Header) {
 	if h.SessionID == "" {
 		h.SessionID = p.SessionID
@@ -160,6 +175,7 @@ func (x *index) Merge(y *index) {
 	if y.reset {
 		x.clear()
 	}
+	x.recs = jsonl.Grow(x.recs, len(y.recs))
 	for _, r := range y.recs {
 		r.line += shift
 		x.put(r)
