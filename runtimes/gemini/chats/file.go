@@ -38,6 +38,21 @@ type view struct {
 
 func (v *view) called(id string) bool { return v.calls[id] }
 
+// view is the view of x, the index of the file at path, made once: an
+// index is never modified once a scan returned it (see lazyView).
+func (x *index) view(path string) *view {
+	x.lazy.once.Do(func() { x.lazy.v = x.snapshot(path) })
+	return x.lazy.v
+}
+
+// lazyView is the view of one version of an index: each scan that makes
+// or extends an index (Finish, Merge, ReadFacts) gives it a new one. It
+// goes with its index when the cache drops that.
+type lazyView struct {
+	once sync.Once
+	v    *view
+}
+
 // snapshot makes the view of x, the index of the file at path.
 func (x *index) snapshot(path string) *view {
 	v := &view{x: x, path: path, header: x.header, calls: map[string]bool{}, mtime: x.Info().ModTime().UnixNano()}

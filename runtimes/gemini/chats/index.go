@@ -39,7 +39,11 @@ type index struct {
 	reset bool   // a $set of the message list was replayed (for Merge)
 	self  *index // x itself once recs and pos are x's own (see own)
 	bytes int64  // the records' strings, for Size
+	lazy  *lazyView
 }
+
+// Finish ends a scan (jsonl.Indexed): what was read makes a new view.
+func (x *index) Finish() { x.lazy = &lazyView{} }
 
 // own makes x's recs and pos its own before they change: jsonl.Refresh
 // extends a shallow copy of an index that readers may still hold.
@@ -175,6 +179,7 @@ func (x *index) Merge(y *index) {
 	if y.reset {
 		x.clear()
 	}
+	x.lazy = &lazyView{}
 	x.recs = jsonl.Grow(x.recs, len(y.recs))
 	for _, r := range y.recs {
 		r.line += shift
@@ -231,7 +236,7 @@ func (x *index) ReadFacts(b []byte) error {
 		return errFacts
 	}
 	lines := x.Lines()
-	x.recs, x.pos, x.self, x.bytes = make([]rec, n), nil, x, 0
+	x.recs, x.pos, x.self, x.bytes, x.lazy = make([]rec, n), nil, x, 0, &lazyView{}
 	for i := range x.recs {
 		line, start, size := r.Uvarint(), r.Uvarint(), r.Uvarint()
 		rc := rec{line: int32(line), start: int32(start), n: int32(size), sum: r.Uint32()}

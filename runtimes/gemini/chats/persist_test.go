@@ -39,7 +39,7 @@ func TestPersistedIndex(t *testing.T) {
 		if got := page(s); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: page %v, want %v", what, got, want)
 		}
-		return s.fullScans.Load() != 0
+		return s.Stats().FullScans != 0
 	}
 	if scans("restart") {
 		t.Fatal("restart replayed the file")
