@@ -65,9 +65,9 @@ func NewWith(geminiHome string, o history.Options) *Store {
 	// Pages and tails are of records, not lines: the history store keeps
 	// the indexes only (see history.Format).
 	s.idx = history.New(history.Format[index, *index]{
-		What:     "chat file",
-		Version:  indexVersion,
-		Add:      (*index).add,
+		What:    "chat file",
+		Version: indexVersion,
+		Add:     (*index).add,
 		Describe: func(x *index) (string, string) {
 			return history.Shorten(strings.TrimSpace(x.snapshot("").prompt), 100), ""
 		},
