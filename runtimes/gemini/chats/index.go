@@ -187,11 +187,8 @@ func (x *index) Merge(y *index) {
 	}
 }
 
-// Record flags in persisted facts.
-const (
-	flagContext = 1 << iota
-	flagVisible
-)
+// flagVisible is info.visible in persisted facts.
+const flagVisible = 1
 
 // AppendFacts appends the replayed state (jsonl.Indexed): the header, then
 // each record.
@@ -206,9 +203,6 @@ func (x *index) AppendFacts(b []byte) []byte {
 			b = binary.AppendUvarint(b, uint64(v))
 		}
 		var flags byte
-		if r.info.context {
-			flags |= flagContext
-		}
 		if r.info.visible {
 			flags |= flagVisible
 		}
@@ -241,7 +235,7 @@ func (x *index) ReadFacts(b []byte) error {
 		line, start, size := r.Uvarint(), r.Uvarint(), r.Uvarint()
 		rc := rec{line: int32(line), start: int32(start), n: int32(size), sum: r.Uint32()}
 		flags := r.Byte()
-		rc.info.context, rc.info.visible = flags&flagContext != 0, flags&flagVisible != 0
+		rc.info.visible = flags&flagVisible != 0
 		rc.id, rc.info.prompt = r.String(), r.String()
 		for _, l := range []*[]string{&rc.info.responses, &rc.info.calls} {
 			for k := r.Uvarint(); k > 0 && !r.Bad; k-- {

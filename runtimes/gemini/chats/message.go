@@ -122,7 +122,6 @@ func partsText(parts []part) string {
 // converting it.
 type info struct {
 	prompt    string   // first text a user typed; "" for others
-	context   bool     // the synthetic <session_context> message
 	visible   bool     // a message unless all it holds is covered elsewhere
 	responses []string // function-response ids of a user record
 	calls     []string // tool-call ids of a gemini record
@@ -149,7 +148,7 @@ func userInfo(parts []part) info {
 	for _, p := range parts {
 		switch {
 		case p.Text != nil && strings.HasPrefix(*p.Text, contextPrefix):
-			return info{context: true}
+			return info{} // the synthetic context: not a message
 		case p.Text != nil && *p.Text != "":
 			if in.prompt == "" {
 				in.prompt = *p.Text
