@@ -34,7 +34,11 @@ type Index[T any] interface {
 // Where the files are is the layout's business: Folders is the layout of
 // one file per session in a folder per working directory (Claude Code's);
 // a runtime that files its sessions otherwise (Codex's date tree) lists
-// them itself and uses the Store for the rest. Every func must be set.
+// them itself and uses the Store for the rest. Every func must be set,
+// but for a format whose sessions are not pages of lines: Gemini's chat
+// files are patch logs replayed into records, which its own store pages
+// and follows, using a Store for the indexes only (Index, Forget, Prune,
+// Stats); its format leaves Message, Counted and Tailed nil.
 type Format[T any, P Index[T]] struct {
 	// What names a file in logs and errors ("transcript").
 	What string

@@ -33,6 +33,9 @@ type Options struct {
 	ListIdle time.Duration
 	// AfterFunc is time.AfterFunc; tests fire the idle release themselves.
 	AfterFunc func(time.Duration, func()) *time.Timer
+	// Budget bounds the memory of the cached indexes (0:
+	// jsonl.DefaultBudget; see jsonl.Cache.Budget).
+	Budget int64
 }
 
 // Store reads the sessions a Format describes, wherever a layout finds
@@ -65,6 +68,9 @@ func New[T any, P Index[T]](f Format[T, P], file func(dir, sessionID string) (st
 	s.cache = jsonl.NewCache(f.Add, s.count, s.log, f.What)
 	if o.CacheDir != "" {
 		s.cache.Persist(o.CacheDir, f.Version)
+	}
+	if o.Budget > 0 {
+		s.cache.Budget(o.Budget)
 	}
 	return s
 }

@@ -3,26 +3,25 @@ package chats
 import (
 	"context"
 	"testing"
+
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
-// TestStoreBoundedByCacheBudget: the views a Store keeps go with the
-// indexes its cache drops for its budget (a view holds its index), and a
-// session whose index was dropped is read as before, replayed again.
+// TestStoreBoundedByCacheBudget: the indexes a Store keeps (with their
+// views) are bounded by its budget, and a session whose index was dropped
+// is read as before, replayed again.
 func TestStoreBoundedByCacheBudget(t *testing.T) {
 	f := newFixture(t)
-	s := f.s
-	s.cache.Budget(1) // one index at a time
+	s := NewWith(f.home, history.Options{Budget: 1}) // one index at a time
+	t.Cleanup(func() { s.Close() })
 	want := sessionIDs(t, s, f.ws)
 	if len(want) != 2 {
 		t.Fatalf("List = %v, want sessions A and R", want)
 	}
-	s.mu.Lock()
-	views := len(s.views)
-	s.mu.Unlock()
-	if n := s.cache.Len(); n != 1 || views > n {
-		t.Fatalf("%d views kept for %d indexes cached, want at most 1", views, n)
+	if n := s.Stats().Indexes; n != 1 {
+		t.Fatalf("%d indexes cached, want 1", n)
 	}
-	scans := s.fullScans.Load()
+	scans := s.Stats().FullScans
 	for range 2 {
 		for _, id := range want {
 			page, total, err := s.Messages(context.Background(), f.ws, id, 0, 100, false)
@@ -31,7 +30,7 @@ func TestStoreBoundedByCacheBudget(t *testing.T) {
 			}
 		}
 	}
-	if s.fullScans.Load() == scans {
+	if s.Stats().FullScans == scans {
 		t.Fatal("no index was replayed again: none was dropped")
 	}
 }

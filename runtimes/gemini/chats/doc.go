@@ -16,30 +16,21 @@
 // Files without a real user message (phantoms) are skipped; the files of
 // one id that have one are merged in order of their start time.
 //
-// Store keeps the replay of each file in a jsonl.Cache: the state of the
-// patch log, each record by where its latest version is (a line, or an
-// element of a $set list) with a CRC-32C of its bytes, not the bytes; a
-// page reads and converts only its records. A replay reads only the
-// members a line's kind and a record's listing need (lineOf: the long
-// strings are skipped, not decoded; a value it needs is read in the pass
-// that finds where it ends; the lines Gemini writes most are known by their
-// bytes), a big file in parts on every core (index.Merge). Records are
-// never copied to grow or to merge (they are kept in parts, joined only
-// when a later read changes them), taken without looking their ids up and
-// found by a 64-bit hash of their id once the scan ends (a repeated id is
-// then moved to its first place); they hold no pointer (their strings are
-// spans of one byte slice per replay, which a persisted replay is loaded
-// into as is); a file that only grew is read from where the last read
-// stopped, any other change replays it whole. With a cache directory the
-// replays of big files are persisted (jsonl.Cache.Persist), so that a
-// restarted daemon does not replay them again. A replay keeps what its
-// final state needs, not what the file held: a $set of the message list
-// drops what it replaces, and the strings of replaced record versions are
-// copied away once they are most of what it keeps. The cache is bounded by
-// a budget of bytes (jsonl.DefaultBudget); a view goes with its index. A
-// file's view counts its messages; a page near either end walks the records
-// from there, and the list of every message is made only when a page far
-// from both needs it.
+// Store keeps the replay of each file as an index of the shared history
+// store (runtimes/history, over jsonl.Cache): the state of the patch log,
+// each record by where its latest version is (a line, or an element of a
+// $set list) with a CRC-32C of its bytes, not the bytes; a page reads and
+// converts only its records. A replay reads only the members a line's kind
+// and a record's listing need, with the shared member reader (quickLine on
+// jsonl.Known, encoding/json for any other shape), a big file in parts on
+// every core (index.Merge). A file that only grew is read from where the
+// last read stopped, any other change replays it whole; with a cache
+// directory the replays of big files are persisted, so that a restarted
+// daemon does not replay them again. A replay keeps what its final state
+// needs: a $set of the message list drops what it replaces. Each index
+// makes its view once (the messages' count, the tool calls, the first
+// prompt); a page near either end walks the records from there, and the
+// list of every message is made only when a page far from both needs it.
 //
 // A List replays only the files of its workspace: another project's file
 // is known by its first line (the header), remembered by the file's

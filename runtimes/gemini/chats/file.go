@@ -38,36 +38,34 @@ type view struct {
 
 func (v *view) called(id string) bool { return v.calls[id] }
 
+// view is the view of x, the index of the file at path, made once: an
+// index is never modified once a scan returned it (see lazyView).
+func (x *index) view(path string) *view {
+	x.lazy.once.Do(func() { x.lazy.v = x.snapshot(path) })
+	return x.lazy.v
+}
+
+// lazyView is the view of one version of an index: each scan that makes
+// or extends an index (Finish, Merge, ReadFacts) gives it a new one. It
+// goes with its index when the cache drops that.
+type lazyView struct {
+	once sync.Once
+	v    *view
+}
+
 // snapshot makes the view of x, the index of the file at path.
 func (x *index) snapshot(path string) *view {
-	n := 0 // records with lists: about as many as tool calls
-	parts := x.parts()
-	for _, s := range parts {
-		for i := range s {
-			if s[i].lists.n > 0 {
-				n++
-			}
+	v := &view{x: x, path: path, header: x.header, calls: map[string]bool{}, mtime: x.Info().ModTime().UnixNano()}
+	for i := range x.recs {
+		for _, id := range x.recs[i].info.calls {
+			v.calls[id] = true
 		}
 	}
-	v := &view{x: x, path: path, header: x.header, calls: make(map[string]bool, n), mtime: x.Info().ModTime().UnixNano()}
-	for _, s := range parts {
-		for i := range s {
-			x.eachList(&s[i], func(call bool, id string) {
-				if call {
-					v.calls[id] = true
-				}
-			})
-		}
-	}
-	for _, s := range parts {
-		for i := range s {
-			r := &s[i]
-			if !x.isMessage(r, v.called) {
-				continue
-			}
+	for i := range x.recs {
+		if in := &x.recs[i].info; in.isMessage(v.called) {
 			v.n++
 			if v.prompt == "" {
-				v.prompt = x.str(r.prompt)
+				v.prompt = in.prompt
 			}
 		}
 	}
@@ -75,9 +73,8 @@ func (x *index) snapshot(path string) *view {
 }
 
 // entryOf is the entry of v's record r.
-func (v *view) entryOf(r *rec) entry {
-	x := v.x
-	return entry{id: x.str(r.id), path: v.path, off: x.Lines()[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum}
+func (v *view) entryOf(r *rec) *entry {
+	return &entry{id: r.id, path: v.path, off: v.x.Lines()[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum}
 }
 
 // all is every message of v, in order.
@@ -86,14 +83,10 @@ func (v *view) all() []*entry {
 		return v.msgs
 	}
 	v.once.Do(func() {
-		es := make([]entry, 0, v.n) // one allocation; never grown
 		msgs := make([]*entry, 0, v.n)
-		for _, s := range v.x.parts() {
-			for i := range s {
-				if r := &s[i]; v.x.isMessage(r, v.called) {
-					es = append(es, v.entryOf(r))
-					msgs = append(msgs, &es[len(es)-1])
-				}
+		for i := range v.x.recs {
+			if r := &v.x.recs[i]; r.info.isMessage(v.called) {
+				msgs = append(msgs, v.entryOf(r))
 			}
 		}
 		v.msgs = msgs
@@ -124,35 +117,19 @@ func (v *view) page(from, to int, desc bool) []*entry {
 		}
 		return out
 	}
-	parts := v.x.parts()
-	k := 0 // messages met so far
-	visit := func(r *rec) bool {
-		if !v.x.isMessage(r, v.called) {
-			return true
+	recs := v.x.recs
+	for k, i := 0, 0; i < len(recs) && k < to; i++ {
+		r := &recs[i]
+		if desc {
+			r = &recs[len(recs)-1-i]
+		}
+		if !r.info.isMessage(v.called) {
+			continue
 		}
 		if k >= from {
-			e := v.entryOf(r)
-			out = append(out, &e)
+			out = append(out, v.entryOf(r))
 		}
 		k++
-		return k < to
-	}
-	if desc {
-		for p := len(parts) - 1; p >= 0; p-- {
-			for i := len(parts[p]) - 1; i >= 0; i-- {
-				if !visit(&parts[p][i]) {
-					return out
-				}
-			}
-		}
-		return out
-	}
-	for _, s := range parts {
-		for i := range s {
-			if !visit(&s[i]) {
-				return out
-			}
-		}
 	}
 	return out
 }

@@ -281,6 +281,6 @@ func (s *Store) Close() error {
 	s.unwatchLocked(nil)
 	s.lw.lists = nil
 	s.lmu.Unlock()
-	s.cache.Close() // the index saves under way; outside lmu, which a reader may hold
+	s.idx.Close() // the index saves under way; outside lmu, which a reader may hold
 	return nil
 }

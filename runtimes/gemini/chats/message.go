@@ -104,6 +104,11 @@ func (r record) geminiText() string {
 	if !ok {
 		_ = json.Unmarshal(r.Content, &parts)
 	}
+	return partsText(parts)
+}
+
+// partsText is the answer's text in parts (thoughts apart).
+func partsText(parts []part) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.Text != nil && !p.Thought {
@@ -117,34 +122,41 @@ func (r record) geminiText() string {
 // converting it.
 type info struct {
 	prompt    string   // first text a user typed; "" for others
-	context   bool     // the synthetic <session_context> message
 	visible   bool     // a message unless all it holds is covered elsewhere
 	responses []string // function-response ids of a user record
 	calls     []string // tool-call ids of a gemini record
 }
 
 func infoOf(r record) info {
-	var in info
 	switch r.Type {
 	case "user":
-		for _, p := range r.userParts() {
-			switch {
-			case p.Text != nil && strings.HasPrefix(*p.Text, contextPrefix):
-				return info{context: true}
-			case p.Text != nil && *p.Text != "":
-				if in.prompt == "" {
-					in.prompt = *p.Text
-				}
-				in.visible = true
-			case p.FunctionResponse != nil:
-				in.responses = append(in.responses, p.FunctionResponse.ID)
-			}
-		}
+		return userInfo(r.userParts())
 	case "gemini":
+		var in info
 		for _, c := range r.ToolCalls {
 			in.calls = append(in.calls, c.ID)
 		}
 		in.visible = r.geminiText() != "" || len(r.Thoughts) > 0 || len(r.ToolCalls) > 0
+		return in
+	}
+	return info{}
+}
+
+// userInfo is the info of a user record whose content is parts.
+func userInfo(parts []part) info {
+	var in info
+	for _, p := range parts {
+		switch {
+		case p.Text != nil && strings.HasPrefix(*p.Text, contextPrefix):
+			return info{} // the synthetic context: not a message
+		case p.Text != nil && *p.Text != "":
+			if in.prompt == "" {
+				in.prompt = *p.Text
+			}
+			in.visible = true
+		case p.FunctionResponse != nil:
+			in.responses = append(in.responses, p.FunctionResponse.ID)
+		}
 	}
 	return in
 }

@@ -39,7 +39,7 @@ func TestPersistedIndex(t *testing.T) {
 		if got := page(s); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: page %v, want %v", what, got, want)
 		}
-		return s.fullScans.Load() != 0
+		return s.Stats().FullScans != 0
 	}
 	if scans("restart") {
 		t.Fatal("restart replayed the file")
@@ -97,82 +97,5 @@ func TestPersistedIndex(t *testing.T) {
 	want = append([]string{"late"}, want[:19]...)
 	if scans("grown file") {
 		t.Fatal("grown file replayed whole")
-	}
-}
-
-// TestFactsSize: factsSize is the length of AppendFacts' output, which
-// takes one allocation (not a doubling per MB of a big file's facts), for
-// every test file and a big one.
-func TestFactsSize(t *testing.T) {
-	home, ws := t.TempDir(), t.TempDir()
-	paths := []string{writeBig(t, home, ws, "0b000000-0000-4000-8000-000000000001", 1<<20)}
-	for _, name := range []string{"session.jsonl", "reset.jsonl", "phantom.jsonl", "load.jsonl", "resumed.jsonl"} {
-		paths = append(paths, filepath.Join("testdata", name))
-	}
-	for _, p := range paths {
-		x, _ := indexView(t, p, nil)
-		if len(x.recs) == 0 {
-			t.Fatalf("%s: no records", p)
-		}
-		if b, n := x.AppendFacts(nil), x.factsSize(); len(b) != n {
-			t.Errorf("%s: %d bytes of facts, factsSize %d", p, len(b), n)
-		}
-		// Against a buffer of the size (what else AppendFacts allocates):
-		// one allocation more, two under -race.
-		buf := make([]byte, 0, x.factsSize())
-		sized := testing.AllocsPerRun(3, func() { x.AppendFacts(buf) })
-		if a := testing.AllocsPerRun(3, func() { x.AppendFacts(nil) }); a > sized+2 {
-			t.Errorf("%s: AppendFacts made %v allocations, %v into a buffer of its size", p, a, sized)
-		}
-	}
-}
-
-// TestReadFactsAllocs: facts are read back into the view they were written
-// from with a few allocations in all, none per record (a string and lists
-// each were most of a restart's ReadFacts); cut short anywhere, they are
-// refused, never read wrong or a panic.
-func TestReadFactsAllocs(t *testing.T) {
-	home, ws := t.TempDir(), t.TempDir()
-	p := writeBig(t, home, ws, "0b000000-0000-4000-8000-000000000001", 1<<20)
-	x, want := indexView(t, p, nil)
-	facts := x.AppendFacts(nil)
-	y := &index{Index: x.Index}
-	if err := y.ReadFacts(facts); err != nil {
-		t.Fatal(err)
-	}
-	sameView(t, "read back", y.snapshot(p), want)
-	if a := testing.AllocsPerRun(3, func() { y.ReadFacts(facts) }); a > 4 {
-		t.Errorf("ReadFacts of %d records made %v allocations", x.nrecs(), a)
-	}
-	for cut := range len(facts) {
-		if (&index{Index: x.Index}).ReadFacts(facts[:cut]) == nil {
-			t.Fatalf("facts cut at %d of %d read", cut, len(facts))
-		}
-	}
-}
-
-// TestRecHoldsNoPointers: the GC does not scan records, nor pays for
-// their copies (see rec).
-func TestRecHoldsNoPointers(t *testing.T) {
-	var walk func(reflect.Type) bool
-	walk = func(ty reflect.Type) bool {
-		switch ty.Kind() {
-		case reflect.Struct:
-			for i := range ty.NumField() {
-				if !walk(ty.Field(i).Type) {
-					return false
-				}
-			}
-			return true
-		case reflect.Array:
-			return walk(ty.Elem())
-		case reflect.Bool, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int,
-			reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uint:
-			return true
-		}
-		return false
-	}
-	if !walk(reflect.TypeFor[rec]()) {
-		t.Fatal("rec holds a pointer")
 	}
 }

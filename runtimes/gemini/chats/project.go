@@ -60,7 +60,7 @@ func (s *Store) project(p string, fi os.FileInfo) (project string, ok bool) {
 		s.forgetHead(p)
 		return "", false
 	}
-	l, err := lineOf(line, false)
+	l, err := lineOf(line)
 	if err != nil || l.Kind != KindHeader || l.Header.ProjectHash == "" {
 		s.forgetHead(p)
 		return "", false

@@ -38,16 +38,16 @@ func TestListReadsOnlyHeadersOfOtherProjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := s.scannedBytes.Load(); n >= fi.Size() {
+	if n := s.Stats().ScannedBytes; n >= fi.Size() {
 		t.Fatalf("List read %d bytes: the other project's %d-byte file was replayed", n, fi.Size())
 	}
 	heads := s.headReads.Load()
-	scans, scanned := s.fullScans.Load(), s.scannedBytes.Load()
+	scans, scanned := s.Stats().FullScans, s.Stats().ScannedBytes
 	sessionIDs(t, s, f.ws)
 	appendFile(t, big, `{"id":"late","timestamp":"2026-11-23T01:00:00.000Z","type":"user","content":[{"text":"late"}]}`+"\n")
 	sessionIDs(t, s, f.ws)
-	if s.headReads.Load() != heads || s.fullScans.Load() != scans || s.scannedBytes.Load() != scanned {
-		t.Fatalf("later Lists read: %d first lines, %d replays, %d bytes", s.headReads.Load()-heads, s.fullScans.Load()-scans, s.scannedBytes.Load()-scanned)
+	if s.headReads.Load() != heads || s.Stats().FullScans != scans || s.Stats().ScannedBytes != scanned {
+		t.Fatalf("later Lists read: %d first lines, %d replays, %d bytes", s.headReads.Load()-heads, s.Stats().FullScans-scans, s.Stats().ScannedBytes-scanned)
 	}
 	// The other project's own List does replay it.
 	if ids := sessionIDs(t, s, other); len(ids) != 1 || ids[0] != bigID {

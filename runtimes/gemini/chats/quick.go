@@ -1,6 +1,10 @@
 package chats
 
-import "github.com/cdevd/cdevd/internal/jsonl"
+import (
+	"encoding/json"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
+)
 
 // The quick decoders read a record for its page as encoding/json reads it
 // into record, in one pass and without reflection (jsonl.Known and its
@@ -17,7 +21,28 @@ var (
 	tokenKeys    = []string{"input", "output", "cached"}
 	toolCallKeys = []string{"id", "name", "args", "result", "status"}
 	responseKeys = []string{"output", "error"}
+	partKeys     = []string{"text", "thought", "functionResponse"}
+	respKeys     = []string{"id", "name", "response"}
 )
+
+// str decodes the JSON string raw; ok is false for any other value.
+func str(raw []byte) (string, bool) {
+	var s string
+	if jsonl.String(raw, 0, &s) == len(raw) {
+		return s, true
+	}
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
 
 // response is what responseText reads of a function response.
 type response struct {

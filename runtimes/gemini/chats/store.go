@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,26 +21,22 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // Store reads the chat files under one Gemini home ($HOME/.gemini). It
-// caches the replay of every chat file it has read, so it is meant to live
-// as long as the daemon. It is safe for concurrent use.
+// keeps the replay of every chat file it has read in the shared history
+// store's indexes (runtimes/history), so it is meant to live as long as the
+// daemon. It is safe for concurrent use.
 type Store struct {
 	tmp     string // <gemini home>/tmp
 	log     *zap.Logger
 	watcher *fswatch.Watcher // nil: the shared one
+	idx     *history.Store[index, *index]
 
-	cache *jsonl.Cache[index, *index]
-
-	mu    sync.Mutex
-	views map[string]*view // by path, while its index is current
-	heads map[string]*head // by path: the project of each chat file seen
-
-	// Counters that let tests prove what the cache saves.
-	fullScans    atomic.Int64
-	scannedBytes atomic.Int64
-	headReads    atomic.Int64 // first lines read to learn a file's project
+	mu        sync.Mutex
+	heads     map[string]*head // by path: the project of each chat file seen
+	headReads atomic.Int64     // first lines read to learn a file's project
 
 	lmu        sync.Mutex
 	lw         listWatch
@@ -55,13 +52,26 @@ var _ runtimes.Transcripts = (*Store)(nil)
 // New returns a Store for the Gemini home geminiHome (~/.gemini); a nil
 // logger logs nothing.
 func New(geminiHome string, logger *zap.Logger) *Store {
-	if logger == nil {
-		logger = zap.NewNop()
+	return NewWith(geminiHome, history.Options{Log: logger})
+}
+
+// NewWith is New with the store's options.
+func NewWith(geminiHome string, o history.Options) *Store {
+	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher, heads: map[string]*head{},
+		idle: cmp.Or(o.ListIdle, listIdle), maxWatched: maxWatched, afterFunc: o.AfterFunc}
+	if s.afterFunc == nil {
+		s.afterFunc = time.AfterFunc
 	}
-	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: logger, views: map[string]*view{}, heads: map[string]*head{}, idle: listIdle, maxWatched: maxWatched, afterFunc: time.AfterFunc}
-	// A view holds its index: one dropped for the cache's budget goes with
-	// it (see view).
-	s.cache = jsonl.NewCache((*index).add, s.count, logger, "chat file").OnEvict(s.dropView)
+	// Pages and tails are of records, not lines: the history store keeps
+	// the indexes only (see history.Format).
+	s.idx = history.New(history.Format[index, *index]{
+		What:    "chat file",
+		Version: indexVersion,
+		Add:     (*index).add,
+		Describe: func(x *index) (string, string) {
+			return history.Shorten(strings.TrimSpace(x.snapshot("").prompt), 100), ""
+		},
+	}, nil, o)
 	return s
 }
 
@@ -69,16 +79,8 @@ func New(geminiHome string, logger *zap.Logger) *Store {
 // jsonl.Cache.Persist), so that the first page of one after a restart needs
 // no replay of it; it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
-	s.cache.Persist(dir, indexVersion)
+	s.idx.WithCacheDir(dir)
 	return s
-}
-
-// count adds what a refresh of the cache read to the counters.
-func (s *Store) count(sc jsonl.Scan) {
-	if sc.Full {
-		s.fullScans.Add(1)
-	}
-	s.scannedBytes.Add(sc.Bytes)
 }
 
 // WithWatcher makes Tail and Watch use w rather than the process's shared
@@ -87,6 +89,9 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
 	return s
 }
+
+// Stats says what s has read so far (see history.Stats).
+func (s *Store) Stats() history.Stats { return s.idx.Stats() }
 
 // timeFormat is RFC 3339 with milliseconds, as Gemini writes timestamps.
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
@@ -165,46 +170,16 @@ func (s *Store) walk(ctx context.Context, short string) ([]chatPath, error) {
 // is: a file whose cached index still describes fi is not opened, and its
 // view is not made again.
 func (s *Store) view(ctx context.Context, p string, fi os.FileInfo) (*view, error) {
-	x, err := s.cache.Get(ctx, p, fi)
+	x, err := s.idx.Index(ctx, p, fi)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	v := s.views[p]
-	s.mu.Unlock()
-	if v != nil && v.x == x { // indexes are never modified
-		return v, nil
-	}
-	v = x.snapshot(p)
-	s.mu.Lock()
-	s.views[p] = v
-	s.mu.Unlock()
-	if !s.cache.Holds(p, x) {
-		// Dropped for the budget since Get, before v was kept: its
-		// dropView may have found nothing to drop.
-		s.dropView(p)
-	}
-	return v, nil
+	return x.view(p), nil
 }
 
-// dropView drops the view of p, whose index the cache dropped.
-func (s *Store) dropView(p string) {
-	s.mu.Lock()
-	delete(s.views, p)
-	s.mu.Unlock()
-}
-
-// projectOf is the projectHash of the chat file cp, from its current view
-// if there is one, else from its first line (see project).
-func (s *Store) projectOf(cp chatPath) (string, bool) {
-	s.mu.Lock()
-	v := s.views[cp.path]
-	s.mu.Unlock()
-	if v != nil && v.header.ProjectHash != "" && jsonl.Current(v.x, cp.fi) {
-		return v.header.ProjectHash, true
-	}
-	return s.project(cp.path, cp.fi)
-}
+// projectOf is the projectHash of the chat file cp, from its first line
+// (see project).
+func (s *Store) projectOf(cp chatPath) (string, bool) { return s.project(cp.path, cp.fi) }
 
 func (s *Store) viewOf(ctx context.Context, cp chatPath) (*view, error) {
 	return s.view(ctx, cp.path, cp.fi)
@@ -236,16 +211,11 @@ func appendChats(out []chatPath, dir, short string) []chatPath {
 	return out
 }
 
-// forget drops the cached views of paths for which drop reports true.
+// forget drops what s keeps of the paths for which drop reports true.
 func (s *Store) forget(drop func(p string) bool) {
-	s.cache.Prune(drop)
+	s.idx.Prune(drop)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for p := range s.views {
-		if drop(p) {
-			delete(s.views, p)
-		}
-	}
 	for p := range s.heads {
 		if drop(p) {
 			delete(s.heads, p)
@@ -256,9 +226,8 @@ func (s *Store) forget(drop func(p string) bool) {
 // forgetFile drops all s keeps of the file at p, persisted too: it is gone,
 // or no longer what its index says.
 func (s *Store) forgetFile(p string) {
-	s.cache.Forget(p)
+	s.idx.Forget(p)
 	s.mu.Lock()
-	delete(s.views, p)
 	delete(s.heads, p)
 	s.mu.Unlock()
 }

@@ -118,7 +118,7 @@ func TestGrowthReadIncrementally(t *testing.T) {
 	if _, err := f.s.List(ctx, f.ws); err != nil { // reads every file once
 		t.Fatal(err)
 	}
-	full, bytes0 := f.s.fullScans.Load(), f.s.scannedBytes.Load()
+	full, bytes0 := f.s.Stats().FullScans, f.s.Stats().ScannedBytes
 	line := `{"id":"cc000001-0000-4000-8000-000000000001","timestamp":"2026-11-22T22:33:00.000Z","type":"user","content":[{"text":"another"}]}` + "\n"
 	appendFile(t, f.main, line)
 	msgs, total, err := f.s.Messages(ctx, f.ws, sessionA, 0, 1, true)
@@ -128,21 +128,21 @@ func TestGrowthReadIncrementally(t *testing.T) {
 	if total != 7 || msgs[0].Message.Content[0].Text != "another" {
 		t.Fatalf("after append: total %d, newest %+v", total, msgs)
 	}
-	if d := f.s.fullScans.Load() - full; d != 0 {
+	if d := f.s.Stats().FullScans - full; d != 0 {
 		t.Errorf("append caused %d full scans", d)
 	}
-	if d := f.s.scannedBytes.Load() - bytes0; d != int64(len(line)) {
+	if d := f.s.Stats().ScannedBytes - bytes0; d != int64(len(line)) {
 		t.Errorf("append read %d bytes, want %d", d, len(line))
 	}
 	// Unchanged: nothing read.
-	bytes1 := f.s.scannedBytes.Load()
+	bytes1 := f.s.Stats().ScannedBytes
 	if _, err := f.s.List(ctx, f.ws); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := f.s.Messages(ctx, f.ws, sessionA, 0, 1, true); err != nil {
 		t.Fatal(err)
 	}
-	if d := f.s.scannedBytes.Load() - bytes1; d != 0 {
+	if d := f.s.Stats().ScannedBytes - bytes1; d != 0 {
 		t.Errorf("unchanged files: read %d bytes", d)
 	}
 }

@@ -95,7 +95,7 @@ func said(m rpc.Message) string {
 }
 
 func (t *tailer) line(b []byte) {
-	l, err := lineOf(b, false) // Raw is used during this call only
+	l, err := lineOf(b) // Raw is used during this call only
 	if err != nil {
 		return
 	}
