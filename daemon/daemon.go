@@ -144,6 +144,9 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the CLIs offer is read back from the last run while they are
+	// unchanged: a restarted daemon answers its first initialize at once.
+	reg.KeepOffers(filepath.Join(cfg.Home, "offers"))
 	for id, reason := range cfg.Disabled {
 		if _, ok := reg.Adapter(id); !ok {
 			return nil, fmt.Errorf("--disable-runtime %s: no such runtime (have %v)", id, reg.IDs())

@@ -18,16 +18,19 @@ const OfferTTL = 10 * time.Minute
 // OfferTimeout bounds one CLI's answer about its offer.
 const OfferTimeout = 30 * time.Second
 
-// offered is the last offer a runtime's CLI gave, and of which version.
+// offered is the last offer a runtime's CLI gave, and of which version
+// and binary (zero when the binary could not be identified).
 type offered struct {
 	offer   *runtimes.Offer
 	version string
+	binary  binaryID
 	at      time.Time
 }
 
-// offerFor is a's offer for the detection avail: the one kept when it is of
-// the same version and fresh, else asked of the CLI now. A CLI that cannot
-// say keeps what it said last for this version, or nothing.
+// offerFor is a's offer for the detection avail: the one kept (in memory,
+// else on disk: offerstore.go) when it is of the same version and binary
+// and fresh, else asked of the CLI now. A CLI that cannot say keeps what
+// it said last for this version and binary, or nothing.
 //
 // The offer is shared, never modified: a status compares it by identity,
 // so that an unchanged offer keeps initialize's cached answer.
@@ -37,11 +40,20 @@ func (r *Registry) offerFor(ctx context.Context, a runtimes.Adapter, avail runti
 		return nil
 	}
 	id := a.Info().ID
+	bin, identified := identify(avail.Path)
 	r.mu.Lock()
 	kept, have := r.offers[id]
 	r.mu.Unlock()
-	same := have && kept.version == avail.Version
-	if same && r.now().Sub(kept.at) < OfferTTL {
+	if !have && identified {
+		if kept, have = r.loadOffer(id, bin); have {
+			r.mu.Lock()
+			r.offers[id] = kept
+			r.mu.Unlock()
+		}
+	}
+	same := have && kept.version == avail.Version && kept.binary == bin
+	// An answer from the future (the clock was set back) is not fresh.
+	if age := r.now().Sub(kept.at); same && age >= 0 && age < OfferTTL {
 		return kept.offer
 	}
 	ctx, cancel := context.WithTimeout(ctx, OfferTimeout)
@@ -53,9 +65,13 @@ func (r *Registry) offerFor(ctx context.Context, a runtimes.Adapter, avail runti
 		}
 		return nil
 	}
+	asked := offered{offer: &offer, version: avail.Version, binary: bin, at: r.now()}
 	r.mu.Lock()
-	r.offers[id] = offered{offer: &offer, version: avail.Version, at: r.now()}
+	r.offers[id] = asked
 	r.mu.Unlock()
+	if identified {
+		r.saveOffer(id, asked)
+	}
 	return &offer
 }
 

@@ -40,6 +40,7 @@ type Registry struct {
 	mu       sync.Mutex
 	detected map[string]detection
 	offers   map[string]offered // what each CLI said it offers, kept across detections (offers.go)
+	offerDir string             // where offers are kept across restarts; "": nowhere (offerstore.go)
 	now      func() time.Time
 
 	// Background detections run under ctx and are waited for by Close.

@@ -27,11 +27,17 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "small sizes: a smoke test of the harness, not a measurement")
 	only := fs.String("only", "", "measure these figures only (keys between commas): "+strings.Join(bench.Figures(builtinInfos()), ", "))
-	reps := fs.Int("reps", 3, "repetitions of each figure (the median is reported)")
+	reps := fs.Int("reps", 3, "repetitions of each figure (the median is reported); 1 with -quick unless given")
 	verbose := fs.Bool("v", false, "say which figure is being measured")
 	cpuProfile := fs.String("cpuprofile", "", "write the bench client's CPU profile here (what the client takes from the daemon)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	// -quick checks that every figure's plumbing works, not its number: a
+	// median of one repetition does that, and each repetition of the
+	// restart figures costs a daemon restart (the most of -quick's time).
+	if *quick && !flagGiven(fs, "reps") {
+		*reps = 1
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -60,6 +66,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		opts.Log = stderr
 	}
 	return bench.Run(ctx, opts)
+}
+
+// flagGiven reports whether name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // benchEcho is the hidden `cdevd bench-echo`: the bench's baseline server.

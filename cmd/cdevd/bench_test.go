@@ -16,7 +16,9 @@ import (
 // process that serves cdevd and the echo server from this binary, and checks
 // that the table has a row with numbers for every figure, the transcript
 // figures once for each of Claude, Codex and Gemini. It asserts
-// nothing about the numbers: speed is for the bench itself.
+// nothing about the numbers: speed is for the bench itself. -quick runs one
+// repetition of each figure: what is under test is every figure's plumbing
+// (six of them restart the daemon), not a median.
 func TestBenchQuick(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "bench", "-quick")
 	// The children exit several times (daemon restarts); a -race binary
