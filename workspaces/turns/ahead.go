@@ -114,6 +114,9 @@ func (r *Repo) snapshot(ctx context.Context, arm bool) (string, error) {
 		return "", err
 	}
 	s.counts.taken.Add(1)
+	if s.afterTake != nil {
+		s.afterTake()
+	}
 	if covered {
 		st.last = tree
 	}

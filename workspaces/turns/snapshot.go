@@ -69,6 +69,10 @@ type Snapshotter struct {
 
 	mu    sync.Mutex
 	repos map[string]*repoState // by repository root
+
+	// afterTake, when set (tests), runs once git made a snapshot, before
+	// it is handed back: a change there is one a reuse must not hide.
+	afterTake func()
 }
 
 // New makes a Snapshotter.
