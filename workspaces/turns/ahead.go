@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
 )
 
 // Snapshots ahead of the turn. A turn's starting snapshot holds its prompt
@@ -94,13 +96,16 @@ func (r *Repo) snapshot(ctx context.Context, arm bool) (string, error) {
 	st.last = ""
 	covered := false
 	if w := s.watchLocked(st, r, arm); w != nil {
-		unchanged, cov, err := w.look(ctx)
+		unchanged, cov, err := w.look(ctx, arm)
+		var refused *fswatch.Error
 		switch {
-		case err != nil:
+		case err != nil && (errors.Is(err, errUnwatchable) || errors.As(err, &refused)):
 			// Never tried again for this repository while its state is
 			// kept: a tree over the limit would be walked for nothing at
 			// every snapshot.
 			st.watch, st.unwatchable = nil, true
+		case err != nil:
+			st.watch = nil // built again by the next snapshot that may
 		case unchanged && last != "":
 			st.last = last
 			s.counts.reused.Add(1)
@@ -129,8 +134,7 @@ func (s *Snapshotter) watchLocked(st *repoState, r *Repo, arm bool) *treeWatch {
 	if st.watch != nil || !arm || st.unwatchable || s.cfg.Watcher == nil || s.closed.Load() {
 		return st.watch
 	}
-	st.watch = &treeWatch{fw: s.cfg.Watcher, root: r.Root, exclude: filepath.Join(r.gitDir, "info", "exclude"),
-		ignoredDirs: r.ignoredDirs}
+	st.watch = &treeWatch{fw: s.cfg.Watcher, root: r.Root, exclude: r.exclude, ignoredDirs: r.ignoredDirs}
 	return st.watch
 }
 
@@ -138,7 +142,7 @@ func (s *Snapshotter) watchLocked(st *repoState, r *Repo, arm bool) *treeWatch {
 // dropped: its kernel watches are the user's to share, and a repository
 // no session used for that long has no turn whose start it would save.
 func (s *Snapshotter) touch(st *repoState) {
-	if s.cfg.Watcher == nil {
+	if s.cfg.Watcher == nil || s.closed.Load() {
 		return
 	}
 	if st.idle != nil {

@@ -147,8 +147,12 @@ func TestChangeBetweenTurnsIsNotMissed(t *testing.T) {
 			if !reflect.DeepEqual(d.Files, c.want) && !(len(d.Files) == 0 && c.want == nil) {
 				t.Fatalf("files = %+v, want %+v", d.Files, c.want)
 			}
-			// And once seen, the start stands for the next look again.
-			if again := f.quick(f.repo); again != start || s.Counts().Reused != 1 {
+			// And once the turn ended (which watches the tree again if the
+			// change made it lose track), the end stands for the next start.
+			if end := f.snapshot(); end != start {
+				t.Fatalf("end %s, want the start %s (nothing changed)", end, start)
+			}
+			if again := f.quick(f.repo); again != start || s.Counts().Reused < 1 {
 				t.Fatalf("after the change: %s (want %s), counts %+v", again, start, s.Counts())
 			}
 		})
@@ -334,7 +338,7 @@ func TestFolderNoLongerIgnoredIsWatched(t *testing.T) {
 			s := f.watched(t)
 			f.snapshot()
 			f.write(rules, "# nothing ignored\n")
-			f.quick(f.repo)
+			f.snapshot() // a turn's end: watched again under the new rules
 			f.write("logs/old.log", "two\n")
 			f.write("build/out.o", "two\n")
 			start := f.quick(f.repo)
@@ -347,4 +351,26 @@ func TestFolderNoLongerIgnoredIsWatched(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTurnStartLeavesWatchingToTheEnd: starting the watch walks the tree,
+// which the start of a turn (holding the prompt) does not do; the end of
+// the turn does it, and the next start reuses that end.
+func TestTurnStartLeavesWatchingToTheEnd(t *testing.T) {
+	f := newFixture(t)
+	s := f.watched(t)
+	f.quick(f.repo)
+	f.quick(f.repo)
+	wantCounts(t, s, Counts{Taken: 2}, "two starts, no end")
+	if n := fswatch.Instances(); n != 0 {
+		t.Fatalf("a turn's start started a watch (%d inotify instances)", n)
+	}
+	end := f.snapshot()
+	if n := fswatch.Instances(); n != 1 {
+		t.Fatalf("a turn's end did not start the watch (%d inotify instances)", n)
+	}
+	if start := f.quick(f.repo); start != end {
+		t.Fatalf("start %s, want the end %s", start, end)
+	}
+	wantCounts(t, s, Counts{Taken: 3, Reused: 1}, "after an end")
 }

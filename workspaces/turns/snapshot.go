@@ -99,6 +99,7 @@ type Repo struct {
 	gitDir  string // the repository's git directory, absolute
 	objects string // the repository's object store (borrowed, never written)
 	private string // our object store for this repository
+	exclude string // the repository's info/exclude (its rules move the snapshot)
 	index   string // our index for this repository (ahead.go)
 	state   *repoState
 }
@@ -106,7 +107,8 @@ type Repo struct {
 // Open finds the repository that holds dir and prepares its private object
 // store.
 func (s *Snapshotter) Open(ctx context.Context, dir string) (*Repo, error) {
-	out, err := s.git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-path", "objects")
+	out, err := s.git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+		"--git-path", "objects", "--git-path", "info/exclude")
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {
 			return nil, ErrNotRepo
@@ -114,7 +116,7 @@ func (s *Snapshotter) Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		return nil, fmt.Errorf("unexpected git rev-parse output %q", out)
 	}
 	root, err := filepath.EvalSymlinks(lines[0])
@@ -128,7 +130,7 @@ func (s *Snapshotter) Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, err
 	}
 	return &Repo{s: s, Root: root, gitDir: lines[1], objects: lines[2], private: private,
-		index: filepath.Join(s.cfg.Home, "index", storeName(root)), state: s.state(root)}, nil
+		exclude: lines[3], index: filepath.Join(s.cfg.Home, "index", storeName(root)), state: s.state(root)}, nil
 }
 
 // env points git at a temporary index and our object store, with the

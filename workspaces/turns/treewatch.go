@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -86,7 +87,11 @@ func keyOf(path string) fileKey {
 // count read after a barrier, so that a snapshot started after look
 // returns can be vouched for at the next look. An error means the tree
 // cannot be watched (the watch is closed).
-func (t *treeWatch) look(ctx context.Context) (unchanged, covered bool, err error) {
+//
+// A look that finds the watch must be built (again) builds it only when
+// build is set: building walks the tree, which a turn's start, holding the
+// prompt, leaves to the turn's end.
+func (t *treeWatch) look(ctx context.Context, build bool) (unchanged, covered bool, err error) {
 	if t.gens != nil && t.rules[t.exclude] == keyOf(t.exclude) {
 		if cur, lost := t.barrier(ctx); !lost {
 			changed := t.moved(cur)
@@ -105,6 +110,9 @@ func (t *treeWatch) look(ctx context.Context) (unchanged, covered bool, err erro
 	// Not built, or it lost track (a folder moved or removed, the instance
 	// failed, the ignore rules changed): built again from the tree.
 	t.close()
+	if !build {
+		return false, false, nil
+	}
 	covered, err = t.build(ctx)
 	if errors.Is(err, errLost) {
 		// The tree moved under the walk: nothing to vouch for this time,
@@ -179,6 +187,11 @@ var errLost = errors.New("the tree watch lost track")
 // A changed ignore file there is a change of rules (errLost: built again).
 func (t *treeWatch) scan(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrPermission) {
+		// git cannot read it either; walking the tree again at every
+		// snapshot would not change that.
+		return nil, errUnwatchable
+	}
 	if err != nil {
 		return nil, errLost // gone, or replaced: built again
 	}
