@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,20 +42,25 @@ type repoState struct {
 	// last is the tree of the last snapshot taken while the watch covered
 	// the tree; "" when there is none to vouch for.
 	last string
-	idle *time.Timer // drops the watch once unused for Config.WatchIdle
+	// indexCurrent: the private index held every file of the tree as it
+	// was at the last look's barrier, but for the folders the watch finds
+	// changed since, so that `git add` need read only those.
+	indexCurrent bool
+	idle         *time.Timer // drops the watch once unused for Config.WatchIdle
 }
 
 // Counts says how the snapshots were made, for tests and the bench.
 type Counts struct {
-	Taken  int64 // `git add -A` and `git write-tree` ran
-	Reused int64 // the last snapshot stood for this one
+	Taken    int64 // `git add -A` and `git write-tree` ran
+	Narrowed int64 // of those, `git add` read only the folders that changed
+	Reused   int64 // the last snapshot stood for this one
 }
 
-type counters struct{ taken, reused atomic.Int64 }
+type counters struct{ taken, narrowed, reused atomic.Int64 }
 
 // Counts returns how many snapshots were taken and how many reused.
 func (s *Snapshotter) Counts() Counts {
-	return Counts{Taken: s.counts.taken.Load(), Reused: s.counts.reused.Load()}
+	return Counts{Taken: s.counts.taken.Load(), Narrowed: s.counts.narrowed.Load(), Reused: s.counts.reused.Load()}
 }
 
 // state returns root's shared state.
@@ -94,39 +100,58 @@ func (r *Repo) snapshot(ctx context.Context, arm bool) (string, error) {
 	s.touch(st)
 	last := st.last
 	st.last = ""
-	covered := false
-	if w := s.watchLocked(st, r, arm); w != nil {
-		unchanged, cov, err := w.look(ctx, arm)
+	current := st.indexCurrent
+	st.indexCurrent = false
+	covered, w := false, s.watchLocked(st, r, arm)
+	var only []string // the folders git reads; nil: the whole tree
+	if w != nil {
+		res, err := w.look(ctx, arm)
 		var refused *fswatch.Error
 		switch {
 		case err != nil && (errors.Is(err, errUnwatchable) || errors.As(err, &refused)):
 			// Never tried again for this repository while its state is
 			// kept: a tree over the limit would be walked for nothing at
 			// every snapshot.
-			st.watch, st.unwatchable = nil, true
+			st.watch, st.unwatchable, w = nil, true, nil
 		case err != nil:
-			st.watch = nil // built again by the next snapshot that may
-		case unchanged && last != "":
-			st.last = last
+			st.watch, w = nil, nil // built again by the next snapshot that may
+		case res.unchanged && last != "":
+			st.last, st.indexCurrent = last, current
 			s.counts.reused.Add(1)
 			return last, nil
 		default:
-			covered = cov
+			covered = res.covered
+			// Only where the tree changed, when the index was current
+			// everywhere else: `git add` then neither stats nor walks the
+			// folders the watch vouches for.
+			if covered && current && res.changed != nil && len(res.changed) <= maxOnlyPaths && !slices.Contains(res.changed, r.Root) {
+				only = res.changed
+			}
 		}
 	}
-	tree, err := r.take(ctx)
+	tree, err := r.take(ctx, only)
 	if err != nil {
 		return "", err
 	}
 	s.counts.taken.Add(1)
+	if only != nil {
+		s.counts.narrowed.Add(1)
+	}
 	if s.afterTake != nil {
 		s.afterTake()
 	}
 	if covered {
 		st.last = tree
 	}
+	// git read the tree after the look's barrier: the index holds every
+	// file as it was then, but for what the next look finds changed.
+	st.indexCurrent = w != nil && w.live()
 	return tree, nil
 }
+
+// maxOnlyPaths bounds the folders named to `git add`; past it, git reads
+// the whole tree.
+const maxOnlyPaths = 64
 
 // watchLocked returns the repository's tree watch, made when arm is set
 // and there is none; nil when snapshots are not watched.
@@ -187,24 +212,41 @@ func (s *Snapshotter) Close() error {
 // take makes the snapshot with git, through the private index. An index
 // git cannot use (damaged, or naming objects a prune removed) is made
 // again from the user's and the snapshot taken once more.
-func (r *Repo) take(ctx context.Context) (string, error) {
-	tree, err := r.addAndWrite(ctx)
+//
+// only, when not nil, names the folders to read (relative: `git add` with
+// them as pathspecs, each with what is under it); the index must already
+// hold every other file as it is.
+func (r *Repo) take(ctx context.Context, only []string) (string, error) {
+	tree, err := r.addAndWrite(ctx, only)
 	if err == nil || ctx.Err() != nil {
 		return tree, err
 	}
 	if rmErr := os.Remove(r.index); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
 		return "", err
 	}
-	return r.addAndWrite(ctx)
+	return r.addAndWrite(ctx, nil)
 }
 
-func (r *Repo) addAndWrite(ctx context.Context) (string, error) {
+func (r *Repo) addAndWrite(ctx context.Context, only []string) (string, error) {
 	if err := r.prepareIndex(ctx); err != nil {
 		return "", err
 	}
 	env := r.env(r.index)
-	if _, err := r.s.git(ctx, r.Root, env, "add", "-A", "--", "."); err != nil {
-		return "", err
+	args := []string{"add", "-A", "--"}
+	for _, d := range only {
+		rel, err := filepath.Rel(r.Root, d)
+		if err != nil {
+			return "", err
+		}
+		args = append(args, rel)
+	}
+	if only == nil {
+		args = append(args, ".")
+	}
+	if len(args) > 3 {
+		if _, err := r.s.git(ctx, r.Root, env, args...); err != nil {
+			return "", err
+		}
 	}
 	out, err := r.s.git(ctx, r.Root, env, "write-tree")
 	if err != nil {

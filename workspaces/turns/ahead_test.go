@@ -140,6 +140,15 @@ func TestChangeBetweenTurnsIsNotMissed(t *testing.T) {
 			if got := s.Counts(); got.Reused != 0 {
 				t.Fatalf("the last snapshot was reused after the change: %+v", got)
 			}
+			// The same tree as a snapshot of its own (no watch, no kept
+			// index) makes: git read at least all that changed.
+			alone, err := New(Config{Home: t.TempDir(), Env: f.env}).Open(context.Background(), f.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, err := alone.Snapshot(context.Background()); err != nil || want != start {
+				t.Fatalf("start %s, a snapshot of its own %s (%v); counts %+v", start, want, err, s.Counts())
+			}
 			d, err := f.repo.Diff(context.Background(), end, start)
 			if err != nil {
 				t.Fatal(err)
@@ -342,7 +351,8 @@ func TestFolderNoLongerIgnoredIsWatched(t *testing.T) {
 			f.write("logs/old.log", "two\n")
 			f.write("build/out.o", "two\n")
 			start := f.quick(f.repo)
-			wantCounts(t, s, Counts{Taken: 3}, "after a change in a folder no longer ignored")
+			// The last snapshot read only the folder the rules let in.
+			wantCounts(t, s, Counts{Taken: 3, Narrowed: 1}, "after a change in a folder no longer ignored")
 			// The folder the changed rules let in has its new content.
 			path := map[string]string{".gitignore": "logs/old.log", ".git/info/exclude": "build/out.o"}[rules]
 			out, err := f.repo.s.git(context.Background(), f.dir, f.repo.readEnv(), "cat-file", "-p", start+":"+path)
@@ -373,4 +383,38 @@ func TestTurnStartLeavesWatchingToTheEnd(t *testing.T) {
 		t.Fatalf("start %s, want the end %s", start, end)
 	}
 	wantCounts(t, s, Counts{Taken: 3, Reused: 1}, "after an end")
+}
+
+// TestSnapshotReadsOnlyWhatChanged: once the private index is current and
+// the watch vouches for the rest of the tree, `git add` reads only the
+// folders where something changed, and the snapshot is the one a full read
+// makes.
+func TestSnapshotReadsOnlyWhatChanged(t *testing.T) {
+	f := newFixture(t)
+	for _, d := range []string{"one", "two", "two/deep"} {
+		f.write(d+"/file.txt", d+"\n")
+	}
+	s := f.watched(t)
+	f.snapshot()            // starts the watch
+	f.write("x.txt", "x\n") // a change at the root: read whole
+	f.snapshot()
+	alone, err := New(Config{Home: t.TempDir(), Env: f.env}).Open(context.Background(), f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, change := range []func(){
+		func() { f.write("two/deep/file.txt", "changed\n") },
+		func() { f.write("one/new/sub/file.txt", "a folder made in a watched one\n") },
+		func() { f.remove("two/file.txt"); f.write("one/file.txt", "both\n") },
+	} {
+		before := s.Counts()
+		change()
+		got := f.quick(f.repo)
+		if c := s.Counts(); c.Narrowed != before.Narrowed+1 || c.Taken != before.Taken+1 {
+			t.Fatalf("change %d: counts %+v, before %+v: git did not read only the changed folders", i, c, before)
+		}
+		if want, err := alone.Snapshot(context.Background()); err != nil || got != want {
+			t.Fatalf("change %d: snapshot %s, a full read makes %s (%v)", i, got, want, err)
+		}
+	}
 }

@@ -114,7 +114,7 @@ func (s *Snapshotter) sweepStore(name string, reach map[string]bool, cutoff time
 	removed, kept, err := sweep(filepath.Join(s.cfg.Home, "objects", name), reach, cutoff)
 	if removed > 0 {
 		if st != nil {
-			st.last = ""
+			st.last, st.indexCurrent = "", false
 		}
 		if rmErr := os.Remove(filepath.Join(s.cfg.Home, "index", name)); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
 			err = errors.Join(err, rmErr)

@@ -81,29 +81,46 @@ func keyOf(path string) fileKey {
 	return k
 }
 
-// look brings the watch up to date with the tree. unchanged reports that
-// nothing in the tree changed since the last look that returned covered;
-// covered that every folder a snapshot can see is watched now and its
-// count read after a barrier, so that a snapshot started after look
-// returns can be vouched for at the next look. An error means the tree
+// look is what a look at the tree found.
+type look struct {
+	// unchanged: nothing in the tree changed since the last look.
+	unchanged bool
+	// covered: every folder a snapshot can see is watched now and its
+	// count read after a barrier, so that a snapshot started after the
+	// look can be vouched for at the next one.
+	covered bool
+	// changed lists the folders in which something changed since the last
+	// look (their subfolders made since included, which may not be watched
+	// yet), when the watch followed the whole tree since then: nothing
+	// outside them changed. Nil when unknown (the watch was built again).
+	changed []string
+}
+
+// look brings the watch up to date with the tree. An error means the tree
 // cannot be watched (the watch is closed).
 //
 // A look that finds the watch must be built (again) builds it only when
 // build is set: building walks the tree, which a turn's start, holding the
 // prompt, leaves to the turn's end.
-func (t *treeWatch) look(ctx context.Context, build bool) (unchanged, covered bool, err error) {
+func (t *treeWatch) look(ctx context.Context, build bool) (look, error) {
 	if t.gens != nil && t.rules[t.exclude] == keyOf(t.exclude) {
 		if cur, lost := t.barrier(ctx); !lost {
 			changed := t.moved(cur)
 			if len(changed) == 0 {
-				return true, true, nil
+				return look{unchanged: true, covered: true, changed: []string{}}, nil
 			}
-			covered, err = t.settle(ctx, cur, changed)
+			touched := map[string]bool{}
+			covered, err := t.settle(ctx, cur, changed, touched)
 			if !errors.Is(err, errLost) {
 				if err != nil {
 					t.close()
+					return look{}, err
 				}
-				return false, covered, err
+				res := look{covered: covered, changed: make([]string, 0, len(touched))}
+				for d := range touched {
+					res.changed = append(res.changed, d)
+				}
+				return res, nil
 			}
 		}
 	}
@@ -111,9 +128,9 @@ func (t *treeWatch) look(ctx context.Context, build bool) (unchanged, covered bo
 	// failed, the ignore rules changed): built again from the tree.
 	t.close()
 	if !build {
-		return false, false, nil
+		return look{}, nil
 	}
-	covered, err = t.build(ctx)
+	covered, err := t.build(ctx)
 	if errors.Is(err, errLost) {
 		// The tree moved under the walk: nothing to vouch for this time,
 		// built again at the next look.
@@ -123,8 +140,11 @@ func (t *treeWatch) look(ctx context.Context, build bool) (unchanged, covered bo
 	if err != nil {
 		t.close()
 	}
-	return false, covered, err
+	return look{covered: covered}, err
 }
+
+// live reports whether the watch follows the tree (it was not closed).
+func (t *treeWatch) live() bool { return t.gens != nil }
 
 // build watches the tree from scratch.
 func (t *treeWatch) build(ctx context.Context) (bool, error) {
@@ -142,15 +162,22 @@ func (t *treeWatch) build(ctx context.Context) (bool, error) {
 	if lost {
 		return false, errLost
 	}
-	return t.settle(ctx, cur, t.moved(cur))
+	return t.settle(ctx, cur, t.moved(cur), map[string]bool{})
 }
 
 // settle reads again the folders whose count moved (new folders in them
-// are watched), until a barrier finds none moved since it read them.
-func (t *treeWatch) settle(ctx context.Context, cur map[string]uint64, changed []string) (bool, error) {
-	for round := 0; round < maxSettleRounds; round++ {
+// are watched), until a barrier finds none moved since it read them. Every
+// folder found moved is added to touched.
+func (t *treeWatch) settle(ctx context.Context, cur map[string]uint64, changed []string, touched map[string]bool) (bool, error) {
+	for round := 0; ; round++ {
+		for _, d := range changed {
+			touched[d] = true
+		}
 		if len(changed) == 0 {
 			return true, nil
+		}
+		if round == maxSettleRounds {
+			return false, nil // still changing: vouched for at a later look
 		}
 		var fresh []string
 		for _, d := range changed {
@@ -178,7 +205,6 @@ func (t *treeWatch) settle(ctx context.Context, cur map[string]uint64, changed [
 		}
 		changed = t.moved(cur)
 	}
-	return false, nil // still changing: vouched for at a later look
 }
 
 var errLost = errors.New("the tree watch lost track")
