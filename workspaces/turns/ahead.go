@@ -27,7 +27,9 @@ import (
 //     last snapshot stands for the next one when the watch shows nothing
 //     changed since, without running git at all. The watch is looked at
 //     before each snapshot starts, so a change made while git reads the
-//     tree, or any time after, is counted and refuses the reuse.
+//     tree, or any time after, is counted and refuses the reuse. When
+//     something changed, the watch says in which folders: `git add` is
+//     given only those while the index is current for the rest.
 //
 // Snapshots of one repository run one at a time (they share the index and
 // the watch), whichever session takes them.
