@@ -230,8 +230,12 @@ func (r *Repo) take(ctx context.Context, only []string) (string, error) {
 }
 
 func (r *Repo) addAndWrite(ctx context.Context, only []string) (string, error) {
-	if err := r.prepareIndex(ctx); err != nil {
+	made, err := r.prepareIndex(ctx)
+	if err != nil {
 		return "", err
+	}
+	if made {
+		only = nil // a new index is current nowhere: git reads the whole tree
 	}
 	env := r.env(r.index)
 	args := []string{"add", "-A", "--"}
@@ -265,23 +269,24 @@ func (r *Repo) addAndWrite(ctx context.Context, only []string) (string, error) {
 // prepareIndex makes the private index when there is none: a copy of the
 // user's (whose stat data lets `git add` skip the files that did not
 // change, which is most of them), or HEAD's tree, or nothing.
-func (r *Repo) prepareIndex(ctx context.Context) error {
+// It reports whether it made one.
+func (r *Repo) prepareIndex(ctx context.Context) (bool, error) {
 	// A lock left by a git the daemon's end killed: no other git uses this
 	// index while the repository's lock is held.
 	if err := os.Remove(r.index + ".lock"); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return false, err
 	}
 	if _, err := os.Stat(r.index); err == nil {
-		return nil
+		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(r.index), 0o700); err != nil {
-		return err
+		return false, err
 	}
 	tmp := r.index + ".new"
 	_ = os.Remove(tmp)
 	seeded, err := copyFile(filepath.Join(r.gitDir, "index"), tmp)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !seeded {
 		// No index (a fresh repository, or one in which the user removed
@@ -289,14 +294,14 @@ func (r *Repo) prepareIndex(ctx context.Context) error {
 		env := r.env(tmp)
 		if _, err := r.s.git(ctx, r.Root, env, "rev-parse", "--verify", "-q", "HEAD^{tree}"); err == nil {
 			if _, err := r.s.git(ctx, r.Root, env, "read-tree", "HEAD"); err != nil {
-				return err
+				return false, err
 			}
 		}
 		if _, err := os.Stat(tmp); err != nil {
-			return nil // nothing yet: `git add` makes the index
+			return true, nil // nothing yet: `git add` makes the index
 		}
 	}
-	return os.Rename(tmp, r.index)
+	return true, os.Rename(tmp, r.index)
 }
 
 // ignoredDirs lists the folders git ignores as a whole under the given
@@ -316,7 +321,7 @@ func (r *Repo) ignoredDirs(ctx context.Context, under []string) (map[string]bool
 			args = append(args, rel)
 		}
 	}
-	if err := r.prepareIndex(ctx); err != nil {
+	if _, err := r.prepareIndex(ctx); err != nil {
 		return nil, err
 	}
 	out, err := r.s.git(ctx, r.Root, r.env(r.index), args...)

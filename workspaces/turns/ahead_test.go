@@ -418,3 +418,22 @@ func TestSnapshotReadsOnlyWhatChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateIndexRemovedBetweenSnapshots: an index made again (removed by
+// hand, or by a prune) is current nowhere; git reads the whole tree.
+func TestPrivateIndexRemovedBetweenSnapshots(t *testing.T) {
+	f := newFixture(t)
+	f.write("sub/one.txt", "one\n")
+	s := f.watched(t)
+	f.snapshot()
+	f.write("untracked.txt", "not in the user's index\n")
+	f.snapshot()
+	if err := os.Remove(filepath.Join(f.home, "index", storeName(f.dir))); err != nil {
+		t.Fatal(err)
+	}
+	f.write("sub/one.txt", "changed\n")
+	got := f.quick(f.repo)
+	if !slices.Contains(f.paths(f.repo, got), "untracked.txt") {
+		t.Fatalf("a snapshot through an index made again lacks a file outside the changed folder (counts %+v)", s.Counts())
+	}
+}
