@@ -23,6 +23,7 @@ import (
 
 	"github.com/cdevd/cdevd/auth"
 	"github.com/cdevd/cdevd/console"
+	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/openrpc"
 	"github.com/cdevd/cdevd/presence"
@@ -190,8 +191,10 @@ func Start(cfg Config) (*Daemon, error) {
 	sc.QueueDir = filepath.Join(cfg.Home, "queues")
 	if sc.Turns == nil {
 		// Turn snapshots' objects and records: cdevd's own, never the
-		// user's repository (workspaces/turns).
-		sc.Turns = turns.New(turns.Config{Home: filepath.Join(cfg.Home, "turns")})
+		// user's repository (workspaces/turns). The tree watch on the
+		// daemon's one inotify instance lets a turn's start reuse the last
+		// snapshot while nothing changed.
+		sc.Turns = turns.New(turns.Config{Home: filepath.Join(cfg.Home, "turns"), Watcher: fswatch.Or(sc.Watcher)})
 		sc.TurnStore = turns.NewStore(filepath.Join(cfg.Home, "turns", "sessions"))
 	}
 	if cfg.IdleTimeout != 0 {

@@ -94,7 +94,8 @@ type Config struct {
 
 	// Turns, if set, snapshots the workspace around each turn (event
 	// turn_diff, session/turns, session/turn_diff, session/revert) and
-	// TurnStore keeps the snapshots' ids; both or neither.
+	// TurnStore keeps the snapshots' ids; both or neither. Close closes
+	// Turns (its tree watches) once the last snapshot is taken.
 	Turns     *turns.Snapshotter
 	TurnStore *turns.Store
 
@@ -328,6 +329,9 @@ func (e *Engine) Close(ctx context.Context) {
 	}
 	wg.Wait()
 	e.turnsWG.Wait() // the last turns' snapshots, before their context ends
+	if e.cfg.Turns != nil {
+		e.cfg.Turns.Close()
+	}
 	e.queueWG.Wait() // drains see the engine closed; saves finish
 	e.cancel()
 	e.subMu.Lock()

@@ -32,7 +32,9 @@ func (s *session) snapshotBeforeTurn(ctx context.Context) (*turns.Repo, string) 
 		}
 		return nil, ""
 	}
-	tree, err := repo.Snapshot(ctx)
+	// The prompt waits for this one: the last turn's end stands for it
+	// when nothing changed since (workspaces/turns, ahead.go).
+	tree, err := repo.SnapshotQuick(ctx)
 	if err != nil {
 		s.log.Warn("cannot snapshot the workspace before the turn", zap.Error(err))
 		return nil, ""

@@ -262,6 +262,20 @@ func (w *Watcher) fanError(fw *fsnotify.Watcher, err error) {
 	}
 }
 
+// Fail acts as if the instance had reported err (an overflow of the
+// kernel's queue, say): every watched directory's count moves, Gen.Now
+// rounds in flight fail, and every subscriber gets err. For tests of code
+// that must survive lost events, which the kernel loses only under a load
+// no test can make on demand.
+func (w *Watcher) Fail(err error) {
+	w.mu.Lock()
+	fw := w.fw
+	w.mu.Unlock()
+	if fw != nil {
+		w.fanError(fw, err)
+	}
+}
+
 // route queues ev for the subscribers of the directory it happened in, and
 // for those of the directory it is about when that one is watched itself.
 func (w *Watcher) route(fw *fsnotify.Watcher, ev Event) {

@@ -324,3 +324,30 @@ func TestGenSeen(t *testing.T) {
 		t.Fatalf("Seen of a closed Gen: %v, want ErrLost", err)
 	}
 }
+
+// TestFail: the test hook acts as an error of the instance would: a Gen's
+// count moves and a subscriber is told.
+func TestFail(t *testing.T) {
+	w := New(Config{})
+	w.Fail(ErrOverflow) // nothing watched: nothing to tell, no instance started
+	if w.fw != nil {
+		t.Fatal("Fail started an instance")
+	}
+	dir := t.TempDir()
+	g := watchGen(t, w, dir)
+	defer g.Close()
+	told := make(chan error, 1)
+	h, err := w.Watch(dir, func(Event) {}, func(err error) { told <- err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	before := now(t, g)
+	w.Fail(ErrOverflow)
+	if err := <-told; !errors.Is(err, ErrOverflow) {
+		t.Fatalf("subscriber told %v, want ErrOverflow", err)
+	}
+	if after := now(t, g); after == before {
+		t.Fatal("Fail did not move the generation")
+	}
+}

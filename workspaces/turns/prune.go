@@ -84,7 +84,7 @@ func (s *Snapshotter) Prune(ctx context.Context, st *Store, cfg PruneConfig) (Pr
 				continue
 			}
 		}
-		removed, spared, err := sweep(filepath.Join(s.cfg.Home, "objects", e.Name()), reach, cutoff)
+		removed, spared, err := s.sweepStore(e.Name(), reach, cutoff)
 		res.Objects += removed
 		res.Kept += spared
 		if err != nil {
@@ -92,6 +92,35 @@ func (s *Snapshotter) Prune(ctx context.Context, st *Store, cfg PruneConfig) (Pr
 		}
 	}
 	return res, nil
+}
+
+// sweepStore sweeps one private store while no snapshot of its repository
+// runs. The private index and the last snapshot may name objects the
+// sweep removed: once it removed any, both are forgotten (the next
+// snapshot makes the index again from the user's).
+func (s *Snapshotter) sweepStore(name string, reach map[string]bool, cutoff time.Time) (int, int, error) {
+	s.mu.Lock()
+	var st *repoState
+	for root, rs := range s.repos {
+		if storeName(root) == name {
+			st = rs
+		}
+	}
+	s.mu.Unlock()
+	if st != nil {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+	}
+	removed, kept, err := sweep(filepath.Join(s.cfg.Home, "objects", name), reach, cutoff)
+	if removed > 0 {
+		if st != nil {
+			st.last, st.indexCurrent = "", false
+		}
+		if rmErr := os.Remove(filepath.Join(s.cfg.Home, "index", name)); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+			err = errors.Join(err, rmErr)
+		}
+	}
+	return removed, kept, err
 }
 
 // storeName is the private store's folder name of the repository at root

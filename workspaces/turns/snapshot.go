@@ -4,10 +4,13 @@
 // changed.
 //
 // A snapshot is a git tree made with the user's own git but nothing of the
-// user's: a temporary index (a copy of theirs, so unchanged files are not
-// hashed again) in a private directory, `git add -A` and `git write-tree`
-// with that index, and the new objects written to a private object store
-// under cdevd's home that borrows the repository's objects as an alternate.
+// user's: a private index kept per repository under cdevd's home (first a
+// copy of theirs, so unchanged files are not hashed again; then current
+// from one snapshot to the next, see ahead.go), `git add -A` and `git
+// write-tree` with that index, and the new objects written to a private
+// object store under cdevd's home that borrows the repository's objects as
+// an alternate. With a tree watch, the last snapshot stands for the next
+// when nothing in the tree changed since (ahead.go).
 // The user's index, refs, stash, working tree and object store are never
 // written; .gitignore is respected because `git add -A` respects it.
 //
@@ -25,8 +28,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
 )
 
 // ErrNotRepo is returned for a workspace that is not in a git repository.
@@ -45,10 +52,28 @@ type Config struct {
 	Timeout time.Duration
 	// MaxDiff caps the unified diff of one turn; default 256 KiB.
 	MaxDiff int
+	// Watcher, when set, watches each snapshotted repository's tree so
+	// that the last snapshot is reused while nothing changed (ahead.go);
+	// nil: every snapshot runs git. Close ends the watches.
+	Watcher *fswatch.Watcher
+	// WatchIdle is how long a repository's watch is kept after its last
+	// snapshot; default 15 minutes.
+	WatchIdle time.Duration
 }
 
 // Snapshotter takes snapshots, diffs and reverts. Safe for concurrent use.
-type Snapshotter struct{ cfg Config }
+type Snapshotter struct {
+	cfg    Config
+	counts counters
+	closed atomic.Bool
+
+	mu    sync.Mutex
+	repos map[string]*repoState // by repository root
+
+	// afterTake, when set (tests), runs once git made a snapshot, before
+	// it is handed back: a change there is one a reuse must not hide.
+	afterTake func()
+}
 
 // New makes a Snapshotter.
 func New(cfg Config) *Snapshotter {
@@ -61,7 +86,10 @@ func New(cfg Config) *Snapshotter {
 	if cfg.MaxDiff <= 0 {
 		cfg.MaxDiff = 256 << 10
 	}
-	return &Snapshotter{cfg: cfg}
+	if cfg.WatchIdle <= 0 {
+		cfg.WatchIdle = 15 * time.Minute
+	}
+	return &Snapshotter{cfg: cfg, repos: map[string]*repoState{}}
 }
 
 // Repo is one workspace's repository as the snapshots see it.
@@ -71,12 +99,16 @@ type Repo struct {
 	gitDir  string // the repository's git directory, absolute
 	objects string // the repository's object store (borrowed, never written)
 	private string // our object store for this repository
+	exclude string // the repository's info/exclude (its rules move the snapshot)
+	index   string // our index for this repository (ahead.go)
+	state   *repoState
 }
 
 // Open finds the repository that holds dir and prepares its private object
 // store.
 func (s *Snapshotter) Open(ctx context.Context, dir string) (*Repo, error) {
-	out, err := s.git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-path", "objects")
+	out, err := s.git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+		"--git-path", "objects", "--git-path", "info/exclude")
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {
 			return nil, ErrNotRepo
@@ -84,7 +116,7 @@ func (s *Snapshotter) Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		return nil, fmt.Errorf("unexpected git rev-parse output %q", out)
 	}
 	root, err := filepath.EvalSymlinks(lines[0])
@@ -97,41 +129,8 @@ func (s *Snapshotter) Open(ctx context.Context, dir string) (*Repo, error) {
 	if err := os.MkdirAll(filepath.Join(private, "info"), 0o700); err != nil {
 		return nil, err
 	}
-	return &Repo{s: s, Root: root, gitDir: lines[1], objects: lines[2], private: private}, nil
-}
-
-// Snapshot records the working tree as it is now and returns its tree id.
-func (r *Repo) Snapshot(ctx context.Context) (string, error) {
-	tmp, err := os.MkdirTemp("", "cdevd-turn-index-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	index := filepath.Join(tmp, "index")
-	// Seeded from the user's index: its stat data lets `git add` skip
-	// files that did not change, which is most of them.
-	seeded, err := copyFile(filepath.Join(r.gitDir, "index"), index)
-	if err != nil {
-		return "", err
-	}
-	env := r.env(index)
-	if !seeded {
-		// No index (a fresh repository, or one in which the user removed
-		// it): start from HEAD if there is one, else from nothing.
-		if _, err := r.s.git(ctx, r.Root, env, "rev-parse", "--verify", "-q", "HEAD^{tree}"); err == nil {
-			if _, err := r.s.git(ctx, r.Root, env, "read-tree", "HEAD"); err != nil {
-				return "", err
-			}
-		}
-	}
-	if _, err := r.s.git(ctx, r.Root, env, "add", "-A", "--", "."); err != nil {
-		return "", err
-	}
-	out, err := r.s.git(ctx, r.Root, env, "write-tree")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
+	return &Repo{s: s, Root: root, gitDir: lines[1], objects: lines[2], private: private,
+		exclude: lines[3], index: filepath.Join(s.cfg.Home, "index", storeName(root)), state: s.state(root)}, nil
 }
 
 // env points git at a temporary index and our object store, with the
@@ -149,7 +148,10 @@ func (r *Repo) readEnv() []string {
 	return []string{"GIT_OBJECT_DIRECTORY=" + r.private, "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + r.objects}
 }
 
-// copyFile copies src to dst; false if src does not exist.
+// copyFile copies src to dst, with src's modification time; false if src
+// does not exist. The time matters for an index: git re-reads the files
+// whose stat data is not older than the index's own (racily clean), which
+// a copy dated now would hide.
 func copyFile(src, dst string) (bool, error) {
 	in, err := os.Open(src)
 	if errors.Is(err, os.ErrNotExist) {
@@ -167,7 +169,14 @@ func copyFile(src, dst string) (bool, error) {
 		out.Close()
 		return false, err
 	}
-	return true, out.Close()
+	if err := out.Close(); err != nil {
+		return false, err
+	}
+	fi, err := in.Stat()
+	if err != nil {
+		return false, err
+	}
+	return true, os.Chtimes(dst, fi.ModTime(), fi.ModTime())
 }
 
 // git runs the user's git (never through a shell) in dir and returns its
@@ -178,7 +187,10 @@ func (s *Snapshotter) git(ctx context.Context, dir string, env []string, args ..
 	defer cancel()
 	// Options our parsing relies on, whatever the user's config says; and
 	// no automatic gc or hooks' prompts in the middle of a snapshot.
-	args = append([]string{"-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "gc.auto=0", "--literal-pathspecs"}, args...)
+	// A split index or an fsmonitor of the user's would tie our private
+	// index to files in their .git.
+	args = append([]string{"-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "gc.auto=0",
+		"-c", "core.splitIndex=false", "-c", "core.fsmonitor=false", "--literal-pathspecs"}, args...)
 	cmd := exec.CommandContext(ctx, s.cfg.Bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(append(os.Environ(), s.cfg.Env...), env...),

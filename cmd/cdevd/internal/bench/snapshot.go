@@ -10,19 +10,21 @@ import (
 	"github.com/cdevd/cdevd/workspaces/turns"
 )
 
-// snapshot: what a turn's start costs in the generated repository, as
-// the engine takes it (turns.Snapshotter: Open, then Snapshot: a copy of
-// the user's index, `git add -A`, `git write-tree` into a private object
-// store), against the same snapshot made by git commands alone (the index
-// copied, add -A, write-tree, with the same kind of private index and
-// store), taking turns.
+// snapshot: what a turn's snapshot costs in the generated repository when
+// git must read the tree (no reuse: the Snapshotter here has no watch), as
+// the engine takes it (turns.Snapshotter: Open, then Snapshot: `git add -A`
+// and `git write-tree` with the private index it keeps per repository,
+// into a private object store), against the same snapshot made by git
+// commands alone (add -A, write-tree, with an index of their own kept the
+// same way, first copied from the user's, and the same kind of store),
+// taking turns.
 //
 // Unlike the other figures it runs in the bench process: no method makes
 // a snapshot on demand (the engine takes them around turns), and a
 // scripted turn's time would be mostly the runtime's. It is the daemon's
 // code with the daemon's configuration; each side has its own private
-// store, warmed by one untimed snapshot (the first writes the changed
-// files' objects, which later ones find).
+// store and index, warmed by one untimed snapshot (the first hashes the
+// changed files, which later ones find in the index).
 func (b *Bench) snapshot(ctx context.Context) (sample, error) {
 	r, err := b.ensureRepo(ctx)
 	if err != nil {
@@ -47,18 +49,15 @@ func (b *Bench) snapshot(ctx context.Context) (sample, error) {
 	objects := filepath.Join(r.dir, ".git", "objects")
 	byGit := func() (time.Duration, error) {
 		began := time.Now()
-		tmp, err := os.MkdirTemp("", "cdevd-bench-index-")
-		if err != nil {
-			return 0, err
-		}
-		defer os.RemoveAll(tmp)
-		index := filepath.Join(tmp, "index")
-		content, err := os.ReadFile(filepath.Join(r.dir, ".git", "index"))
-		if err != nil {
-			return 0, err
-		}
-		if err := os.WriteFile(index, content, 0o600); err != nil {
-			return 0, err
+		index := filepath.Join(home, "git-index")
+		if _, err := os.Stat(index); err != nil {
+			content, err := os.ReadFile(filepath.Join(r.dir, ".git", "index"))
+			if err != nil {
+				return 0, err
+			}
+			if err := os.WriteFile(index, content, 0o600); err != nil {
+				return 0, err
+			}
 		}
 		env := append(r.env, "GIT_INDEX_FILE="+index, "GIT_OBJECT_DIRECTORY="+private,
 			"GIT_ALTERNATE_OBJECT_DIRECTORIES="+objects, "GIT_OPTIONAL_LOCKS=0")
