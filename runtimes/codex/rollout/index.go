@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"errors"
-	"path/filepath"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
@@ -98,22 +97,4 @@ func (x *index) ReadFacts(b []byte) error {
 		return errors.New("bad rollout facts")
 	}
 	return nil
-}
-
-// canonical is path with symlinks resolved where it exists, else cleaned:
-// a workspace opened through a symlink is the same folder.
-func canonical(path string) string {
-	if p, err := filepath.EvalSymlinks(path); err == nil {
-		return p
-	}
-	return filepath.Clean(path)
-}
-
-// inDir reports whether cwd, a rollout's recorded cwd, is the folder dir,
-// whose canonical form canonDir returns: as written, else once symlinks are
-// resolved. A cwd is resolved when asked, not when indexed (a stat per path
-// component, 27% of indexing a small rollout in a cold List, by pprof of
-// BenchmarkListCold), so that List resolves each distinct cwd once a call.
-func inDir(cwd, dir string, canonDir func() string) bool {
-	return cwd != "" && (filepath.Clean(cwd) == filepath.Clean(dir) || canonical(cwd) == canonDir())
 }
