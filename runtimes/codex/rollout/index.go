@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -9,13 +10,14 @@ import (
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, isMessage or the facts saved change, so that indexes saved
 // by an older cdevd are scanned again rather than trusted.
-const indexVersion = "codex-rollout-1"
+const indexVersion = "codex-rollout-2"
 
 // index is what one scan of a rollout learned: where its message lines are
 // (the kept Lines) and what List reports.
 type index struct {
 	jsonl.Index
 	id, cwd, prompt string
+	tok             tokens // the model calls' usage
 
 	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
 	shapes jsonl.PerScan[shapes]
@@ -38,6 +40,9 @@ func (x *index) add(b []byte) bool {
 			return false
 		}
 	case x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage():
+	case string(f.typ) == "event_msg" && string(f.ptyp) == "token_count":
+		x.tok.add(b)
+		return false
 	default:
 		return f.isMessage()
 	}
@@ -47,6 +52,9 @@ func (x *index) add(b []byte) bool {
 // addDecoded is add by way of ParseLine; a line that is not JSON is not a
 // message.
 func (x *index) addDecoded(b []byte) bool {
+	if bytes.Contains(b, tokenCountTag) {
+		x.tok.add(b)
+	}
 	l, err := ParseLine(b)
 	if err != nil {
 		return false
@@ -77,14 +85,18 @@ func (x *index) Merge(y *index) {
 	if x.prompt == "" {
 		x.prompt = y.prompt
 	}
+	x.tok.merge(&y.tok)
 }
+
+// Size is the memory x takes besides its lines (jsonl.Indexed).
+func (x *index) Size() int64 { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
 
 // AppendFacts appends what x gathered besides its lines (jsonl.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.id, x.cwd, x.prompt} {
 		b = jsonl.AppendString(b, s)
 	}
-	return b
+	return x.tok.appendTo(b)
 }
 
 // ReadFacts reads what AppendFacts wrote.
@@ -93,6 +105,7 @@ func (x *index) ReadFacts(b []byte) error {
 	for _, s := range []*string{&x.id, &x.cwd, &x.prompt} {
 		*s = r.String()
 	}
+	readTokens(&r, &x.tok)
 	if r.Bad || len(r.B) != 0 {
 		return errors.New("bad rollout facts")
 	}

@@ -3,8 +3,10 @@ package rollout
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"time"
+	"unsafe"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
@@ -13,8 +15,30 @@ import (
 
 var _ runtimes.TokenCounter = (*Store)(nil)
 
-// tokenCountTag is in every token_count line and in few others: lines
-// without it are not decoded.
+// TokenCounts is each model call of thread id recorded at or after since:
+// its token_count event's last_token_usage, once (a repeat, whose running
+// total has not moved, is skipped), as Claude counts (input without the
+// cache reads). The index gathers them with the messages (tokens), so
+// usage/summary reads the cached, or persisted, index rather than the
+// whole rollout.
+func (s *Store) TokenCounts(ctx context.Context, dir, id string, since time.Time) ([]runtimes.TokenCount, error) {
+	_, x, err := s.Find(ctx, dir, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []runtimes.TokenCount
+	x.tok.each(func(c call) {
+		if c.ok {
+			if at := time.Unix(c.sec, int64(c.nsec)); !at.Before(since) {
+				out = append(out, runtimes.TokenCount{At: at, Usage: c.usage})
+			}
+		}
+	})
+	return out, nil
+}
+
+// tokenCountTag is in every token_count line and in few others: a line
+// classify cannot vouch for is decoded for its count only if it holds it.
 var tokenCountTag = []byte(`"token_count"`)
 
 // tokenCountLine is an event_msg token_count line as Codex writes it after
@@ -24,12 +48,14 @@ type tokenCountLine struct {
 	Timestamp string `json:"timestamp"`
 	Type      string `json:"type"`
 	Payload   struct {
-		Type string `json:"type"`
-		Info *struct {
-			Total codexUsage `json:"total_token_usage"`
-			Last  codexUsage `json:"last_token_usage"`
-		} `json:"info"`
+		Type string     `json:"type"`
+		Info *tokenInfo `json:"info"`
 	} `json:"payload"`
+}
+
+type tokenInfo struct {
+	Total codexUsage `json:"total_token_usage"`
+	Last  codexUsage `json:"last_token_usage"`
 }
 
 // codexUsage is OpenAI's usage: input_tokens includes the cached ones.
@@ -40,43 +66,188 @@ type codexUsage struct {
 	Output     int64 `json:"output_tokens"`
 }
 
-// TokenCounts reads thread id's rollout for its token_count events: each
-// model call's last_token_usage, once (a repeat, whose running total has
-// not moved, is skipped), as Claude counts (input without the cache reads).
-// It reads the whole rollout; the index holds message lines only.
-func (s *Store) TokenCounts(ctx context.Context, dir, id string, since time.Time) ([]runtimes.TokenCount, error) {
-	p, err := s.Path(dir, id)
-	if err != nil {
-		return nil, err
+// Keys of what quickTokenCount reads, at each level of a token_count line.
+var (
+	tokenLineKeys    = []string{"timestamp", "type", "payload"}
+	tokenPayloadKeys = []string{"type", "info"}
+	tokenInfoKeys    = []string{"total_token_usage", "last_token_usage"}
+	tokenUsageKeys   = []string{"input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens"}
+)
+
+// tokenCount decodes a token_count line as encoding/json does, by
+// quickTokenCount when it takes it; ok is false for a line encoding/json
+// refuses. A 100 MB rollout holds thousands: decoding each with
+// encoding/json would be most of its first scan.
+func tokenCount(b []byte) (tokenCountLine, bool) {
+	if l, ok := quickTokenCount(b); ok {
+		return l, true
 	}
-	f, err := jsonl.OpenRegular(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []runtimes.TokenCount
-	var last codexUsage
-	var sp jsonl.Splitter
-	err = jsonl.ReadLines(f, &sp, make([]byte, jsonl.ChunkSize), func(_ int64, line []byte) {
-		if ctx.Err() != nil || !bytes.Contains(line, tokenCountTag) {
-			return
+	var l tokenCountLine
+	return l, json.Unmarshal(b, &l) == nil
+}
+
+// quickTokenCount is tokenCount in one pass, without reflection, for the
+// shape Codex writes (jsonl.Known); ok is false for anything else. What
+// it skips (the rate limits) is not validated.
+func quickTokenCount(b []byte) (l tokenCountLine, ok bool) {
+	lead := len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
+	end := jsonl.Known(b, lead, tokenLineKeys, func(k, at int) int {
+		switch k {
+		case 0:
+			return jsonl.String(b, at, &l.Timestamp)
+		case 1:
+			return jsonl.String(b, at, &l.Type)
 		}
-		var l tokenCountLine
-		if json.Unmarshal(line, &l) != nil || l.Type != "event_msg" || l.Payload.Type != "token_count" ||
-			l.Payload.Info == nil || l.Payload.Info.Total == last {
-			return
-		}
-		last = l.Payload.Info.Total
-		at, err := time.Parse(time.RFC3339Nano, l.Timestamp)
-		if err != nil || at.Before(since) {
-			return
-		}
-		u := l.Payload.Info.Last
-		out = append(out, runtimes.TokenCount{At: at, Usage: rpc.Usage{InputTokens: u.Input - u.Cached,
-			OutputTokens: u.Output, CacheReadInputTokens: u.Cached, CacheCreationInputTokens: u.CacheWrite}})
+		p := &l.Payload
+		return jsonl.Known(b, at, tokenPayloadKeys, func(k, at int) int {
+			if k == 0 {
+				return jsonl.String(b, at, &p.Type)
+			}
+			p.Info = new(tokenInfo)
+			return jsonl.Known(b, at, tokenInfoKeys, func(k, at int) int {
+				u := [...]*codexUsage{&p.Info.Total, &p.Info.Last}[k]
+				return jsonl.Known(b, at, tokenUsageKeys, func(k, at int) int {
+					return jsonl.Int(b, at, [...]*int64{&u.Input, &u.Cached, &u.CacheWrite, &u.Output}[k])
+				})
+			})
+		})
 	})
-	if err == nil {
-		err = ctx.Err()
+	if !jsonl.Whole(b, end) {
+		return tokenCountLine{}, false
 	}
-	return out, err
+	return l, true
+}
+
+// call is one model call's usage, as a token_count line records it.
+type call struct {
+	sec   int64 // when, if ok (a time that is not RFC 3339 is not counted)
+	nsec  int32
+	ok    bool
+	usage rpc.Usage
+}
+
+// tokens is what an index gathers of token_count lines. Whether a line
+// counts depends on the running total of the one before, which the part of
+// a big file scanned apart does not know: the first of each part is kept
+// aside (first, with its total) for merge to decide.
+type tokens struct {
+	seen       bool // a token_count with info: first is set
+	first      call
+	firstTotal codexUsage
+	calls      []call     // the counted ones after first
+	last       codexUsage // the running total of the last one
+}
+
+// add takes in the token_count line b (any other line is left out).
+func (t *tokens) add(b []byte) {
+	l, ok := tokenCount(b)
+	info := l.Payload.Info
+	if !ok || l.Type != "event_msg" || l.Payload.Type != "token_count" || info == nil {
+		return
+	}
+	if t.seen && info.Total == t.last {
+		return
+	}
+	u := info.Last
+	c := call{usage: rpc.Usage{InputTokens: u.Input - u.Cached, OutputTokens: u.Output,
+		CacheReadInputTokens: u.Cached, CacheCreationInputTokens: u.CacheWrite}}
+	if at, err := time.Parse(time.RFC3339Nano, l.Timestamp); err == nil {
+		c.sec, c.nsec, c.ok = at.Unix(), int32(at.Nanosecond()), true
+	}
+	if !t.seen {
+		t.seen, t.first, t.firstTotal = true, c, info.Total
+	} else {
+		t.calls = append(t.calls, c)
+	}
+	t.last = info.Total
+}
+
+// merge takes in the tokens of the part of the file that follows t's.
+func (t *tokens) merge(y *tokens) {
+	switch {
+	case !y.seen:
+	case !t.seen:
+		*t = *y
+	default:
+		if y.firstTotal != t.last {
+			t.calls = append(t.calls, y.first)
+		}
+		t.calls = append(t.calls, y.calls...)
+		t.last = y.last
+	}
+}
+
+// each calls fn with every counted call of a file's whole index, in order:
+// the first counts unless its total is zero, where the running total
+// starts.
+func (t *tokens) each(fn func(call)) {
+	if t.seen && t.firstTotal != (codexUsage{}) {
+		fn(t.first)
+	}
+	for _, c := range t.calls {
+		fn(c)
+	}
+}
+
+// size is the memory t takes.
+func (t *tokens) size() int64 { return int64(cap(t.calls)) * int64(unsafe.Sizeof(call{})) }
+
+// appendTo appends t for a persisted index; readTokens reads it back.
+func (t *tokens) appendTo(b []byte) []byte {
+	appendCall := func(b []byte, c call) []byte {
+		b = binary.AppendVarint(b, c.sec)
+		b = binary.AppendVarint(b, int64(c.nsec))
+		b = append(b, boolByte(c.ok))
+		for _, v := range []int64{c.usage.InputTokens, c.usage.OutputTokens, c.usage.CacheReadInputTokens, c.usage.CacheCreationInputTokens} {
+			b = binary.AppendVarint(b, v)
+		}
+		return b
+	}
+	appendUsage := func(b []byte, u codexUsage) []byte {
+		for _, v := range []int64{u.Input, u.Cached, u.CacheWrite, u.Output} {
+			b = binary.AppendVarint(b, v)
+		}
+		return b
+	}
+	b = appendCall(append(b, boolByte(t.seen)), t.first)
+	b = appendUsage(appendUsage(b, t.firstTotal), t.last)
+	b = binary.AppendUvarint(b, uint64(len(t.calls)))
+	for _, c := range t.calls {
+		b = appendCall(b, c)
+	}
+	return b
+}
+
+func readTokens(r *jsonl.FactReader, t *tokens) {
+	readCall := func(c *call) {
+		c.sec, c.nsec, c.ok = r.Varint(), int32(r.Varint()), r.Byte() != 0
+		for _, v := range []*int64{&c.usage.InputTokens, &c.usage.OutputTokens, &c.usage.CacheReadInputTokens, &c.usage.CacheCreationInputTokens} {
+			*v = r.Varint()
+		}
+	}
+	readUsage := func(u *codexUsage) {
+		for _, v := range []*int64{&u.Input, &u.Cached, &u.CacheWrite, &u.Output} {
+			*v = r.Varint()
+		}
+	}
+	t.seen = r.Byte() != 0
+	readCall(&t.first)
+	readUsage(&t.firstTotal)
+	readUsage(&t.last)
+	n := r.Uvarint()
+	if n > uint64(len(r.B)) { // each takes a byte at least
+		r.Bad = true
+		return
+	}
+	t.calls = make([]call, n)
+	for i := range t.calls {
+		readCall(&t.calls[i])
+	}
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
 }
