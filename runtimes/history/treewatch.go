@@ -42,41 +42,6 @@ type tree struct {
 	lists   map[string]*treeListing // by directory, as asked
 }
 
-// List returns the sessions whose file records dir as their working
-// directory, newest first (by the file's modification time).
-//
-// While the watches of the tree say nothing in it changed since the last
-// List of dir, that List's result is returned without reading anything.
-// Otherwise the tree is read: a file unchanged since the last call is not
-// opened; the directory of one not seen before is read from its first
-// line (for a big one) and remembered by the file's identity, so that only
-// dir's files are indexed (a big file of another directory is never
-// scanned for dir's history); one of dir that grew is read from where the
-// last call stopped.
-//
-// The result is shared with later calls, not copied: callers must not
-// modify its elements; appending to it copies it (its capacity is its
-// length).
-func (t *Tree[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	gen, ver, watched := t.generation(ctx)
-	if watched {
-		t.lmu.Lock()
-		if l := t.tr.lists[dir]; l != nil && l.at == gen && t.tr.ver == ver {
-			list := l.list
-			t.lmu.Unlock()
-			return list, nil
-		}
-		t.lmu.Unlock()
-	}
-	list, dirs, err := t.read(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	list = slices.Clip(list)
-	t.track(dirs, gen, ver, watched, dir, list)
-	return list, nil
-}
-
 // generation returns the tree's current generation: one barrier (Now of
 // the root) then the count of every folder, whose largest value moves
 // whenever any of them changes (fswatch's counts come from one increasing

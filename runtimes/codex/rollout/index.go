@@ -105,7 +105,7 @@ func (x *index) ReadFacts(b []byte) error {
 	for _, s := range []*string{&x.id, &x.cwd, &x.prompt} {
 		*s = r.String()
 	}
-	readTokens(&r, &x.tok)
+	x.tok.readFrom(&r)
 	if r.Bad || len(r.B) != 0 {
 		return errors.New("bad rollout facts")
 	}

@@ -28,8 +28,8 @@ func (s *Store) TokenCounts(ctx context.Context, dir, id string, since time.Time
 	}
 	var out []runtimes.TokenCount
 	x.tok.each(func(c call) {
-		if c.ok {
-			if at := time.Unix(c.sec, int64(c.nsec)); !at.Before(since) {
+		if c.nsec >= 0 {
+			if at := time.Unix(c.sec, c.nsec); !at.Before(since) {
 				out = append(out, runtimes.TokenCount{At: at, Usage: c.usage})
 			}
 		}
@@ -120,10 +120,8 @@ func quickTokenCount(b []byte) (l tokenCountLine, ok bool) {
 
 // call is one model call's usage, as a token_count line records it.
 type call struct {
-	sec   int64 // when, if ok (a time that is not RFC 3339 is not counted)
-	nsec  int32
-	ok    bool
-	usage rpc.Usage
+	sec, nsec int64 // when; nsec is -1 for a time that is not RFC 3339 (not counted)
+	usage     rpc.Usage
 }
 
 // tokens is what an index gathers of token_count lines. Whether a line
@@ -149,10 +147,10 @@ func (t *tokens) add(b []byte) {
 		return
 	}
 	u := info.Last
-	c := call{usage: rpc.Usage{InputTokens: u.Input - u.Cached, OutputTokens: u.Output,
+	c := call{nsec: -1, usage: rpc.Usage{InputTokens: u.Input - u.Cached, OutputTokens: u.Output,
 		CacheReadInputTokens: u.Cached, CacheCreationInputTokens: u.CacheWrite}}
 	if at, err := time.Parse(time.RFC3339Nano, l.Timestamp); err == nil {
-		c.sec, c.nsec, c.ok = at.Unix(), int32(at.Nanosecond()), true
+		c.sec, c.nsec = at.Unix(), int64(at.Nanosecond())
 	}
 	if !t.seen {
 		t.seen, t.first, t.firstTotal = true, c, info.Total
@@ -177,9 +175,9 @@ func (t *tokens) merge(y *tokens) {
 	}
 }
 
-// each calls fn with every counted call of a file's whole index, in order:
-// the first counts unless its total is zero, where the running total
-// starts.
+// each calls fn with every call of a file's whole index that counts, in
+// order: the first counts unless its total is zero, where the running
+// total starts.
 func (t *tokens) each(fn func(call)) {
 	if t.seen && t.firstTotal != (codexUsage{}) {
 		fn(t.first)
@@ -192,56 +190,47 @@ func (t *tokens) each(fn func(call)) {
 // size is the memory t takes.
 func (t *tokens) size() int64 { return int64(cap(t.calls)) * int64(unsafe.Sizeof(call{})) }
 
-// appendTo appends t for a persisted index; readTokens reads it back.
+// fields are what a persisted index keeps of c.
+func (c *call) fields() []*int64 {
+	u := &c.usage
+	return []*int64{&c.sec, &c.nsec, &u.InputTokens, &u.OutputTokens, &u.CacheReadInputTokens, &u.CacheCreationInputTokens}
+}
+
+// fields are what a persisted index keeps of t besides its calls.
+func (t *tokens) fields() []*int64 {
+	f, l := &t.firstTotal, &t.last
+	return append(t.first.fields(), &f.Input, &f.Cached, &f.CacheWrite, &f.Output, &l.Input, &l.Cached, &l.CacheWrite, &l.Output)
+}
+
+// appendTo appends t for a persisted index; readFrom reads it back.
 func (t *tokens) appendTo(b []byte) []byte {
-	appendCall := func(b []byte, c call) []byte {
-		b = binary.AppendVarint(b, c.sec)
-		b = binary.AppendVarint(b, int64(c.nsec))
-		b = append(b, boolByte(c.ok))
-		for _, v := range []int64{c.usage.InputTokens, c.usage.OutputTokens, c.usage.CacheReadInputTokens, c.usage.CacheCreationInputTokens} {
-			b = binary.AppendVarint(b, v)
-		}
-		return b
+	b = binary.AppendUvarint(append(b, boolByte(t.seen)), uint64(len(t.calls)))
+	for _, v := range t.fields() {
+		b = binary.AppendVarint(b, *v)
 	}
-	appendUsage := func(b []byte, u codexUsage) []byte {
-		for _, v := range []int64{u.Input, u.Cached, u.CacheWrite, u.Output} {
-			b = binary.AppendVarint(b, v)
+	for i := range t.calls {
+		for _, v := range t.calls[i].fields() {
+			b = binary.AppendVarint(b, *v)
 		}
-		return b
-	}
-	b = appendCall(append(b, boolByte(t.seen)), t.first)
-	b = appendUsage(appendUsage(b, t.firstTotal), t.last)
-	b = binary.AppendUvarint(b, uint64(len(t.calls)))
-	for _, c := range t.calls {
-		b = appendCall(b, c)
 	}
 	return b
 }
 
-func readTokens(r *jsonl.FactReader, t *tokens) {
-	readCall := func(c *call) {
-		c.sec, c.nsec, c.ok = r.Varint(), int32(r.Varint()), r.Byte() != 0
-		for _, v := range []*int64{&c.usage.InputTokens, &c.usage.OutputTokens, &c.usage.CacheReadInputTokens, &c.usage.CacheCreationInputTokens} {
-			*v = r.Varint()
-		}
-	}
-	readUsage := func(u *codexUsage) {
-		for _, v := range []*int64{&u.Input, &u.Cached, &u.CacheWrite, &u.Output} {
-			*v = r.Varint()
-		}
-	}
+func (t *tokens) readFrom(r *jsonl.FactReader) {
 	t.seen = r.Byte() != 0
-	readCall(&t.first)
-	readUsage(&t.firstTotal)
-	readUsage(&t.last)
 	n := r.Uvarint()
-	if n > uint64(len(r.B)) { // each takes a byte at least
+	for _, v := range t.fields() {
+		*v = r.Varint()
+	}
+	if n > uint64(len(r.B)) { // each takes bytes
 		r.Bad = true
 		return
 	}
 	t.calls = make([]call, n)
 	for i := range t.calls {
-		readCall(&t.calls[i])
+		for _, v := range t.calls[i].fields() {
+			*v = r.Varint()
+		}
 	}
 }
 
