@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -41,18 +40,8 @@ func (s *Store) TokenCounts(ctx context.Context, dir, id string, since time.Time
 // classify cannot vouch for is decoded for its count only if it holds it.
 var tokenCountTag = []byte(`"token_count"`)
 
-// tokenCountLine is an event_msg token_count line as Codex writes it after
-// a model call: info is null until the first call, and a rate-limit update
-// repeats the last info unchanged.
-type tokenCountLine struct {
-	Timestamp string `json:"timestamp"`
-	Type      string `json:"type"`
-	Payload   struct {
-		Type string     `json:"type"`
-		Info *tokenInfo `json:"info"`
-	} `json:"payload"`
-}
-
+// tokenInfo is a token_count line's info: null until the first model
+// call, and repeated unchanged by a rate-limit update.
 type tokenInfo struct {
 	Total codexUsage `json:"total_token_usage"`
 	Last  codexUsage `json:"last_token_usage"`
@@ -64,58 +53,6 @@ type codexUsage struct {
 	Cached     int64 `json:"cached_input_tokens"`
 	CacheWrite int64 `json:"cache_write_input_tokens"`
 	Output     int64 `json:"output_tokens"`
-}
-
-// Keys of what quickTokenCount reads, at each level of a token_count line.
-var (
-	tokenLineKeys    = []string{"timestamp", "type", "payload"}
-	tokenPayloadKeys = []string{"type", "info"}
-	tokenInfoKeys    = []string{"total_token_usage", "last_token_usage"}
-	tokenUsageKeys   = []string{"input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens"}
-)
-
-// tokenCount decodes a token_count line as encoding/json does, by
-// quickTokenCount when it takes it; ok is false for a line encoding/json
-// refuses. A 100 MB rollout holds thousands: decoding each with
-// encoding/json would be most of its first scan.
-func tokenCount(b []byte) (tokenCountLine, bool) {
-	if l, ok := quickTokenCount(b); ok {
-		return l, true
-	}
-	var l tokenCountLine
-	return l, json.Unmarshal(b, &l) == nil
-}
-
-// quickTokenCount is tokenCount in one pass, without reflection, for the
-// shape Codex writes (jsonl.Known); ok is false for anything else. What
-// it skips (the rate limits) is not validated.
-func quickTokenCount(b []byte) (l tokenCountLine, ok bool) {
-	lead := len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
-	end := jsonl.Known(b, lead, tokenLineKeys, func(k, at int) int {
-		switch k {
-		case 0:
-			return jsonl.String(b, at, &l.Timestamp)
-		case 1:
-			return jsonl.String(b, at, &l.Type)
-		}
-		p := &l.Payload
-		return jsonl.Known(b, at, tokenPayloadKeys, func(k, at int) int {
-			if k == 0 {
-				return jsonl.String(b, at, &p.Type)
-			}
-			p.Info = new(tokenInfo)
-			return jsonl.Known(b, at, tokenInfoKeys, func(k, at int) int {
-				u := [...]*codexUsage{&p.Info.Total, &p.Info.Last}[k]
-				return jsonl.Known(b, at, tokenUsageKeys, func(k, at int) int {
-					return jsonl.Int(b, at, [...]*int64{&u.Input, &u.Cached, &u.CacheWrite, &u.Output}[k])
-				})
-			})
-		})
-	})
-	if !jsonl.Whole(b, end) {
-		return tokenCountLine{}, false
-	}
-	return l, true
 }
 
 // call is one model call's usage, as a token_count line records it.
@@ -138,7 +75,12 @@ type tokens struct {
 
 // add takes in the token_count line b (any other line is left out).
 func (t *tokens) add(b []byte) {
-	l, ok := tokenCount(b)
+	// Any error of encoding/json leaves a line out, as TokenCounts did
+	// when it decoded only the members it reads.
+	l, ok := quickLine(b)
+	if !ok {
+		ok = json.Unmarshal(b, &l) == nil
+	}
 	info := l.Payload.Info
 	if !ok || l.Type != "event_msg" || l.Payload.Type != "token_count" || info == nil {
 		return
