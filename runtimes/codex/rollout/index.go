@@ -41,7 +41,7 @@ func (x *index) add(b []byte) bool {
 		}
 	case x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage():
 	case string(f.typ) == "event_msg" && string(f.ptyp) == "token_count":
-		x.tok.add(b)
+		x.tok.addCount(b)
 		return false
 	default:
 		return f.isMessage()

@@ -78,11 +78,16 @@ func quickPayload(b []byte, at int, p *Payload) int {
 			return jsonl.RawUnchecked(b, at, (*[]byte)(&p.Output))
 		}
 		p.Info = new(tokenInfo)
-		return jsonl.Known(b, at, quickInfoKeys, func(k, at int) int {
-			u := [...]*codexUsage{&p.Info.Total, &p.Info.Last}[k]
-			return jsonl.Known(b, at, quickUsageKeys, func(k, at int) int {
-				return jsonl.Int(b, at, [...]*int64{&u.Input, &u.Cached, &u.CacheWrite, &u.Output}[k])
-			})
+		return quickInfo(b, at, p.Info)
+	})
+}
+
+// quickInfo reads the token_count info object at b[at] into *in.
+func quickInfo(b []byte, at int, in *tokenInfo) int {
+	return jsonl.Known(b, at, quickInfoKeys, func(k, at int) int {
+		u := [...]*codexUsage{&in.Total, &in.Last}[k]
+		return jsonl.Known(b, at, quickUsageKeys, func(k, at int) int {
+			return jsonl.Int(b, at, [...]*int64{&u.Input, &u.Cached, &u.CacheWrite, &u.Output}[k])
 		})
 	})
 }

@@ -206,3 +206,40 @@ func TestQuickTokenCount(t *testing.T) {
 		t.Fatalf("%d token_count lines", taken)
 	}
 }
+
+// FuzzTokenCount: what an index counts of a valid JSON line is what
+// encoding/json reads of it (countsOf), whichever way the index read it.
+func FuzzTokenCount(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "exec.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		f.Add(l)
+	}
+	for _, l := range []string{
+		countLine("2026-11-23T00:00:00Z", 3, 2),
+		countLine(`2026-11-23T00:00:00\u005a`, 3, 2),
+		`{"timestamp":5,"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1}}}}`,
+		`{"timestamp":"2026-11-23T00:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1}},"INFO":null}}`,
+		`{"timestamp":"2026-11-23T00:00:00Z","type":"event_msg","payload":{"info":{"last_token_usage":{"output_tokens":4},"total_token_usage":{"input_tokens":1}},"type":"token_count"}}`,
+	} {
+		f.Add([]byte(l))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if bytes.IndexByte(b, '\n') >= 0 || !json.Valid(b) {
+			return
+		}
+		x := &index{}
+		x.add(b)
+		var got []runtimes.TokenCount
+		x.tok.each(func(c call) {
+			if c.nsec >= 0 {
+				got = append(got, runtimes.TokenCount{At: time.Unix(c.sec, c.nsec), Usage: c.usage})
+			}
+		})
+		if want := countsOf(append(b, '\n'), time.Time{}); !equalCounts(got, want) {
+			t.Fatalf("%s: counted %+v, want %+v", b, got, want)
+		}
+	})
+}
