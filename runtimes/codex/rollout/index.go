@@ -1,8 +1,8 @@
 package rollout
 
 import (
+	"bytes"
 	"errors"
-	"path/filepath"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
@@ -10,13 +10,14 @@ import (
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, isMessage or the facts saved change, so that indexes saved
 // by an older cdevd are scanned again rather than trusted.
-const indexVersion = "codex-rollout-1"
+const indexVersion = "codex-rollout-2"
 
 // index is what one scan of a rollout learned: where its message lines are
 // (the kept Lines) and what List reports.
 type index struct {
 	jsonl.Index
 	id, cwd, prompt string
+	tok             tokens // the model calls' usage
 
 	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
 	shapes jsonl.PerScan[shapes]
@@ -39,6 +40,9 @@ func (x *index) add(b []byte) bool {
 			return false
 		}
 	case x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage():
+	case string(f.typ) == "event_msg" && string(f.ptyp) == "token_count":
+		x.tok.addCount(b)
+		return false
 	default:
 		return f.isMessage()
 	}
@@ -48,6 +52,9 @@ func (x *index) add(b []byte) bool {
 // addDecoded is add by way of ParseLine; a line that is not JSON is not a
 // message.
 func (x *index) addDecoded(b []byte) bool {
+	if bytes.Contains(b, tokenCountTag) {
+		x.tok.add(b)
+	}
 	l, err := ParseLine(b)
 	if err != nil {
 		return false
@@ -78,14 +85,18 @@ func (x *index) Merge(y *index) {
 	if x.prompt == "" {
 		x.prompt = y.prompt
 	}
+	x.tok.merge(&y.tok)
 }
+
+// Size is the memory x takes besides its lines (jsonl.Indexed).
+func (x *index) Size() int64 { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
 
 // AppendFacts appends what x gathered besides its lines (jsonl.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.id, x.cwd, x.prompt} {
 		b = jsonl.AppendString(b, s)
 	}
-	return b
+	return x.tok.appendTo(b)
 }
 
 // ReadFacts reads what AppendFacts wrote.
@@ -94,26 +105,9 @@ func (x *index) ReadFacts(b []byte) error {
 	for _, s := range []*string{&x.id, &x.cwd, &x.prompt} {
 		*s = r.String()
 	}
+	x.tok.readFrom(&r)
 	if r.Bad || len(r.B) != 0 {
 		return errors.New("bad rollout facts")
 	}
 	return nil
-}
-
-// canonical is path with symlinks resolved where it exists, else cleaned:
-// a workspace opened through a symlink is the same folder.
-func canonical(path string) string {
-	if p, err := filepath.EvalSymlinks(path); err == nil {
-		return p
-	}
-	return filepath.Clean(path)
-}
-
-// inDir reports whether cwd, a rollout's recorded cwd, is the folder dir,
-// whose canonical form canonDir returns: as written, else once symlinks are
-// resolved. A cwd is resolved when asked, not when indexed (a stat per path
-// component, 27% of indexing a small rollout in a cold List, by pprof of
-// BenchmarkListCold), so that List resolves each distinct cwd once a call.
-func inDir(cwd, dir string, canonDir func() string) bool {
-	return cwd != "" && (filepath.Clean(cwd) == filepath.Clean(dir) || canonical(cwd) == canonDir())
 }

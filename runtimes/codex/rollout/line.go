@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +33,8 @@ type Payload struct {
 	Input     string          `json:"input"`
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
+	// event_msg/token_count
+	Info *tokenInfo `json:"info"`
 }
 
 // textPart is a part of a reasoning summary or of an item's content.
@@ -165,32 +166,9 @@ func timestamp(ts string) string {
 	return now().UTC().Format(timeFormat)
 }
 
-// toolInput is a function call's arguments (a JSON text in a string) as a
-// JSON object; arguments that are not JSON are kept as a string.
-func toolInput(args string) json.RawMessage {
-	b := bytes.TrimSpace([]byte(args))
-	if len(b) > 0 && b[0] == '{' && json.Valid(b) {
-		return b
-	}
-	if len(b) == 0 {
-		return json.RawMessage("{}")
-	}
-	return jsonString(args)
-}
-
 func jsonString(s string) json.RawMessage {
 	b, _ := json.Marshal(s)
 	return b
-}
-
-// toolOutput is a tool result's content: the output string Codex records
-// (a JSON string; some versions record content items, passed on as they are).
-func toolOutput(out json.RawMessage) json.RawMessage {
-	out = bytes.TrimSpace(out)
-	if len(out) == 0 || string(out) == "null" {
-		return jsonString("")
-	}
-	return out
 }
 
 // prompt returns the text the user typed in l, or "".

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/internal/fswatch/fswatchtest"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // listOf lists ws and returns the thread ids with their message counts and
@@ -85,7 +86,7 @@ func TestListSkipsOtherWorkspaces(t *testing.T) {
 	if n, b := s.Stats().FullScans, s.Stats().ScannedBytes; n != 2 || b != mine {
 		t.Fatalf("List of ws: %d full scans of %d bytes, want 2 of %d (its own rollouts only)", n, b, mine)
 	}
-	heads := s.headBytes.Load()
+	heads := s.Stats().HeadBytes
 	if heads == 0 || heads > 64<<10 {
 		t.Fatalf("%d bytes of heads read, want the other rollout's first line", heads)
 	}
@@ -95,8 +96,8 @@ func TestListSkipsOtherWorkspaces(t *testing.T) {
 	if got, want := listOf(t, s, ws), freshList(t, home, ws); got != want {
 		t.Fatalf("List %s, want %s", got, want)
 	}
-	if b := s.Stats().ScannedBytes; b >= bigSize || s.headBytes.Load() != heads {
-		t.Fatalf("after an append: %d bytes scanned, %d of heads (was %d): the other workspace's rollout was read", b, s.headBytes.Load(), heads)
+	if b := s.Stats().ScannedBytes; b >= bigSize || s.Stats().HeadBytes != heads {
+		t.Fatalf("after an append: %d bytes scanned, %d of heads (was %d): the other workspace's rollout was read", b, s.Stats().HeadBytes, heads)
 	}
 	// Its own history indexes it.
 	if got := listOf(t, s, other); !bytes.Contains([]byte(got), []byte(threadB)) {
@@ -111,19 +112,19 @@ func TestListReplacedRolloutMoves(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		headMin int64
-	}{{"indexed", headMin}, {"heads read", 0}} {
+	}{{"indexed", 0}, {"heads read", -1}} {
 		t.Run(c.name, func(t *testing.T) { testReplacedRolloutMoves(t, c.headMin) })
 	}
 }
 
 // testReplacedRolloutMoves is TestListReplacedRolloutMoves with rollouts
-// above headMin read by their first line.
+// above headMin read by their first line (0: the default; -1: every one).
 func testReplacedRolloutMoves(t *testing.T, headMin int64) {
 	home, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
 	p := install(t, home, "exec.jsonl", "2026/11/23", threadB, ws)
 	install(t, home, "exec.jsonl", "2026/11/23", threadC, other)
-	s := newStore(t, home)
-	s.headMin = headMin
+	s := tuned(home, history.Options{}, 0, headMin)
+	defer s.Close()
 	check := func(i int, to string) {
 		t.Helper()
 		for _, w := range []string{ws, other} {
@@ -232,9 +233,9 @@ func TestListSeesEveryWrite(t *testing.T) {
 	for round := range 3 {
 		for _, ch := range changes {
 			before := listOf(t, s, ws)
-			walks := s.walks.Load()
-			if again := listOf(t, s, ws); again != before || s.walks.Load() != walks {
-				t.Fatalf("an unchanged tree: read again (%d walks), or %s then %s", s.walks.Load()-walks, before, again)
+			walks := s.Stats().Walks
+			if again := listOf(t, s, ws); again != before || s.Stats().Walks != walks {
+				t.Fatalf("an unchanged tree: read again (%d walks), or %s then %s", s.Stats().Walks-walks, before, again)
 			}
 			if err := ch.do(); err != nil {
 				t.Fatalf("%s: %v", ch.what, err)
@@ -262,18 +263,17 @@ func TestListWatchReleased(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	install(t, home, "exec.jsonl", "2026/11/22", threadA, ws)
 	install(t, home, "exec.jsonl", "2026/11/23", threadB, ws)
-	s := New(home, nil)
-	defer s.Close()
 	var fire []func()
-	s.afterFunc = func(_ time.Duration, f func()) *time.Timer {
+	s := NewWith(home, history.Options{AfterFunc: func(_ time.Duration, f func()) *time.Timer {
 		fire = append(fire, f)
 		return time.AfterFunc(time.Hour, func() {})
-	}
+	}})
+	defer s.Close()
 	want := listOf(t, s, ws)
 	if n := fswatch.Instances(); n != 1 {
 		t.Fatalf("%d inotify instances while the tree is watched, want 1", n)
 	}
-	if n := len(s.tr.gens); n != 5 { // sessions, 2026, 11, 22, 23
+	if n := s.Stats().Watched; n != 5 { // sessions, 2026, 11, 22, 23
 		t.Fatalf("%d directories watched, want 5", n)
 	}
 	if len(fire) != 1 {
@@ -306,30 +306,29 @@ func TestListWatchRefused(t *testing.T) {
 		refuse func(string) error
 		max    int
 	}{
-		{"refused", func(string) error { return syscall.ENOSPC }, maxWatchedDirs},
+		{"refused", func(string) error { return syscall.ENOSPC }, 0},
 		{"refused below the root", func(d string) error {
 			if filepath.Base(d) == "23" {
 				return syscall.ENOSPC
 			}
 			return nil
-		}, maxWatchedDirs},
+		}, 0},
 		{"too many directories", nil, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			core, logs := observer.New(zapcore.DebugLevel)
 			home, ws := t.TempDir(), t.TempDir()
 			w := fswatch.New(fswatch.Config{Refuse: c.refuse})
-			s := New(home, zap.New(core)).WithWatcher(w)
+			s := tuned(home, history.Options{Log: zap.New(core)}, c.max, 0).WithWatcher(w)
 			defer s.Close()
-			s.maxDirs = c.max
 			p := install(t, home, "exec.jsonl", "2026/11/23", threadA, ws)
 			for i := range 3 {
-				walks := s.walks.Load()
+				walks := s.Stats().Walks
 				appendFile(t, p, `{"timestamp":"2026-11-23T00:00:09.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"AgentMessage","id":"m","content":[{"type":"Text","text":"more"}]}}}`+"\n")
 				if got, want := listOf(t, s, ws), freshList(t, home, ws); got != want {
 					t.Fatalf("List %s, want %s", got, want)
 				}
-				if s.walks.Load() != walks+1 {
+				if s.Stats().Walks != walks+1 {
 					t.Fatalf("call %d: the tree was not read", i)
 				}
 				if fswatch.Instances() != 0 {

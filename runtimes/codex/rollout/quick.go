@@ -9,11 +9,13 @@ import (
 // Keys of what quickLine reads, at each level of a rollout line.
 var (
 	quickLineKeys    = []string{"timestamp", "type", "payload"}
-	quickPayloadKeys = []string{"type", "id", "cwd", "item", "summary", "name", "arguments", "input", "call_id", "output"}
+	quickPayloadKeys = []string{"type", "id", "cwd", "item", "summary", "name", "arguments", "input", "call_id", "output", "info"}
 	quickItemKeys    = []string{"type", "id", "content", "command", "status", "aggregated_output", "exit_code", "changes"}
 	quickTextKeys    = []string{"type", "text"}
 	quickChangeKeys  = []string{"path", "kind", "diff"}
 	quickKindKeys    = []string{"type", "move_path"}
+	quickInfoKeys    = []string{"total_token_usage", "last_token_usage"}
+	quickUsageKeys   = []string{"input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens"}
 )
 
 // pageLine is ParseLine for a line of a page: quickLine when it takes b.
@@ -72,8 +74,21 @@ func quickPayload(b []byte, at int, p *Payload) int {
 			return jsonl.String(b, at, &p.Input)
 		case "call_id":
 			return jsonl.String(b, at, &p.CallID)
+		case "output":
+			return jsonl.RawUnchecked(b, at, (*[]byte)(&p.Output))
 		}
-		return jsonl.RawUnchecked(b, at, (*[]byte)(&p.Output))
+		p.Info = new(tokenInfo)
+		return quickInfo(b, at, p.Info)
+	})
+}
+
+// quickInfo reads the token_count info object at b[at] into *in.
+func quickInfo(b []byte, at int, in *tokenInfo) int {
+	return jsonl.Known(b, at, quickInfoKeys, func(k, at int) int {
+		u := [...]*codexUsage{&in.Total, &in.Last}[k]
+		return jsonl.Known(b, at, quickUsageKeys, func(k, at int) int {
+			return jsonl.Int(b, at, [...]*int64{&u.Input, &u.Cached, &u.CacheWrite, &u.Output}[k])
+		})
 	})
 }
 

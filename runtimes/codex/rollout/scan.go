@@ -87,7 +87,8 @@ var (
 func classifyIn(sh *shapes, b []byte) (f facts, ok bool) {
 	f.sh = sh
 	read := false // the payload was read where it is
-	end := membersAt(sh.at(lineLevel), b, skipSpace(b, 0), lineKeys, func(k, at int) int {
+	lead := len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
+	end := membersAt(sh.at(lineLevel), b, lead, lineKeys, func(k, at int) int {
 		if k == 1 && holdsMessages(f.typ) && b[at] == '{' {
 			e := f.payloadAt(b, at)
 			if e >= 0 {
@@ -104,7 +105,7 @@ func classifyIn(sh *shapes, b []byte) (f facts, ok bool) {
 		}
 		return e
 	})
-	if end < 0 || skipSpace(b, end) != len(b) {
+	if !jsonl.Whole(b, end) {
 		return f, false
 	}
 	if read || !holdsMessages(f.typ) || f.payload == nil || f.payload[0] != '{' {
@@ -172,18 +173,22 @@ func strAt(b []byte, at int, dst *[]byte) int {
 	return e
 }
 
-// membersAt is members for the object at b[i], read where it is: fn gets
-// the index in keys and where the value of each member whose key is one of
-// keys starts, and returns where it ends, or -1 when only a decoder can
-// tell. It returns where the object ends, or -1. The keys met are
-// remembered in sh, which must be walked with these keys only (nil: none).
+// membersAt walks the object at b[i] where it is: fn gets the index in
+// keys and where the value of each member whose key is one of keys starts,
+// and returns where it ends, or -1 when only a decoder can tell. It
+// returns where the object ends, or -1: also for a key repeated (the
+// decoder merges repeated objects) or one a decoder could take for one of
+// keys without its spelling (jsonl.Folds). The keys met are remembered in
+// sh, which must be walked with these keys only (nil: none).
 func membersAt(sh *jsonl.Shape, b []byte, i int, keys []string, fn func(k, at int) int) int {
 	var seen uint
 	id := func(key []byte) int {
-		if k := slicesIndex(keys, key); k >= 0 {
-			return k
+		for k, name := range keys {
+			if string(key) == name {
+				return k
+			}
 		}
-		if folds(key, keys) {
+		if jsonl.Folds(key, keys) {
 			return foldsKey
 		}
 		return otherKey
@@ -205,68 +210,6 @@ const (
 	otherKey = -1 // one no decoder takes for them
 	foldsKey = -2 // one a decoder may take for one of them (see folds)
 )
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// members calls fn with the index in keys and the value of each member of
-// the object obj whose key is one of keys, as encoding/json would match it
-// to a struct field. It is false when obj is not an object of valid shape,
-// a key is repeated, a key could match one of keys without spelling it
-// exactly, or fn is false.
-func members(obj []byte, keys []string, fn func(k int, val []byte) bool) bool {
-	var seen uint
-	ok := true
-	shape := jsonl.Members(obj, func(key, val []byte) {
-		if !ok {
-			return
-		}
-		k := slicesIndex(keys, key)
-		if k < 0 {
-			if folds(key, keys) {
-				ok = false
-			}
-			return
-		}
-		if seen&(1<<k) != 0 {
-			ok = false
-			return
-		}
-		seen |= 1 << k
-		ok = fn(k, val)
-	})
-	return shape && ok
-}
-
-func slicesIndex(keys []string, key []byte) int {
-	for i, k := range keys {
-		if string(key) == k {
-			return i
-		}
-	}
-	return -1
-}
-
-// folds reports whether encoding/json could take key, spelled otherwise
-// than all of keys, for one of them: an escape, a byte that is not ASCII
-// (it folds some runes onto ASCII letters), or a case-insensitive match.
-func folds(key []byte, keys []string) bool {
-	for _, c := range key {
-		if c == '\\' || c >= 0x80 {
-			return true
-		}
-	}
-	for _, k := range keys {
-		if len(key) == len(k) && bytes.EqualFold(key, []byte(k)) {
-			return true
-		}
-	}
-	return false
-}
 
 // str is the content of the JSON string val, or nil for any other value
 // (which a string field is left empty by); ok is false for a string that
@@ -290,14 +233,10 @@ func sessionMeta(payload []byte) (id, cwd string, ok bool) {
 	if payload == nil || payload[0] != '{' {
 		return "", "", true // a zero payload
 	}
-	ok = members(payload, []string{"id", "cwd"}, func(k int, val []byte) bool {
-		s, good := str(val)
-		if k == 0 {
-			id = string(s)
-		} else {
-			cwd = string(s)
-		}
-		return good
-	})
-	return id, cwd, ok
+	var s [2][]byte
+	end := jsonl.Known(payload, 0, metaKeys, func(k, at int) int { return strAt(payload, at, &s[k]) })
+	return string(s[0]), string(s[1]), jsonl.Whole(payload, end)
 }
+
+// metaKeys are the keys sessionMeta reads.
+var metaKeys = []string{"id", "cwd"}

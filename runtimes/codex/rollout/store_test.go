@@ -123,8 +123,8 @@ func TestLocate(t *testing.T) {
 			t.Errorf("Locate(%s) = %s, %v", id, p, ok)
 		}
 	}
-	walks := s.walks.Load()
-	if _, ok := s.Locate(threadB); !ok || s.walks.Load() != walks {
+	walks := s.Stats().Walks
+	if _, ok := s.Locate(threadB); !ok || s.Stats().Walks != walks {
 		t.Errorf("a known thread cost a walk")
 	}
 	for _, id := range []string{"01a205e0-0000-7000-8000-0000000000ff", "../x", ""} {
@@ -148,15 +148,15 @@ func TestLocateByIDTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newStore(t, home)
-	if p, ok := s.Locate(threadB); !ok || p != moved || s.walks.Load() != 0 {
-		t.Errorf("Locate = %s, %v after %d walks; want %s without one", p, ok, s.walks.Load(), moved)
+	if p, ok := s.Locate(threadB); !ok || p != moved || s.Stats().Walks != 0 {
+		t.Errorf("Locate = %s, %v after %d walks; want %s without one", p, ok, s.Stats().Walks, moved)
 	}
 	far := install(t, home, "exec.jsonl", "2025/01/01", "01a205e0-0000-7000-8000-0000000000fa", ws)
 	notV7 := install(t, home, "exec.jsonl", day, "01a205e0-0000-4000-8000-0000000000fb", ws)
 	for id, want := range map[string]string{"01a205e0-0000-7000-8000-0000000000fa": far, "01a205e0-0000-4000-8000-0000000000fb": notV7} {
 		s := newStore(t, home)
-		if p, ok := s.Locate(id); !ok || p != want || s.walks.Load() != 1 {
-			t.Errorf("Locate(%s) = %s, %v after %d walks; want %s after one", id, p, ok, s.walks.Load(), want)
+		if p, ok := s.Locate(id); !ok || p != want || s.Stats().Walks != 1 {
+			t.Errorf("Locate(%s) = %s, %v after %d walks; want %s after one", id, p, ok, s.Stats().Walks, want)
 		}
 	}
 }

@@ -1,0 +1,228 @@
+package history
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// headMin is the size up to which List indexes a file of a directory not
+// known yet rather than read its first line: a real Codex session_meta is
+// about 22 KB, so a small rollout costs about as much to index as its head
+// to read, and reading both made a first history of 1,000 small rollouts
+// of its own workspace slower (141 ms against 105 ms before List read
+// heads, bench codex-history-first, one run).
+const headMin = 64 << 10
+
+// headMax bounds the first line List reads to learn a file's directory; a
+// longer one is left to the index.
+const headMax = 1 << 20
+
+// head is what List remembers of a file's first line: the directory it
+// records. It is written once, first, and never changed, so while the file
+// is the same one (same identity, not shorter than it was) its directory
+// is known without opening it. A file replaced under the same name is a
+// new identity; one truncated and rewritten in place with another
+// directory, at least as long as before, is not told apart (the CLI only
+// ever appends).
+type head struct {
+	dev, ino uint64
+	size     int64
+	dir      string
+}
+
+// List returns the sessions whose file records dir as their working
+// directory, newest first (by the file's modification time).
+//
+// While the watches of the tree say nothing in it changed since the last
+// List of dir, that List's result is returned without reading anything.
+// Otherwise the tree is read: a file unchanged since the last call is not
+// opened; the directory of one not seen before is read from its first
+// line (for a big one) and remembered by the file's identity, so that only
+// dir's files are indexed (a big file of another directory is never
+// scanned for dir's history); one of dir that grew is read from where the
+// last call stopped.
+//
+// The result is shared with later calls, not copied: callers must not
+// modify its elements; appending to it copies it (its capacity is its
+// length).
+func (t *Tree[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
+	gen, ver, watched := t.generation(ctx)
+	if watched {
+		t.lmu.Lock()
+		if l := t.tr.lists[dir]; l != nil && l.at == gen && t.tr.ver == ver {
+			list := l.list
+			t.lmu.Unlock()
+			return list, nil
+		}
+		t.lmu.Unlock()
+	}
+	list, dirs, err := t.read(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	list = slices.Clip(list)
+	t.track(dirs, gen, ver, watched, dir, list)
+	return list, nil
+}
+
+// read lists dir's sessions from the disk (see List), and returns the
+// folders of the tree it read.
+func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, []string, error) {
+	want := canonical(dir)
+	// Whether a recorded directory is dir, by directory: the files of one
+	// folder resolve its symlinks once.
+	mine := map[string]bool{}
+	in := func(rec string) bool {
+		v, ok := mine[rec]
+		if !ok {
+			v = inDir(rec, dir, func() string { return want })
+			mine[rec] = v
+		}
+		return v
+	}
+	out := []summary[P]{}
+	seen := map[string]bool{}
+	dirs, err := t.walk(ctx, func(r treeFile) error {
+		fi, err := jsonl.StatAt(r.dir, r.name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed since the folder was read
+		}
+		if err != nil {
+			return err
+		}
+		seen[r.path] = true
+		rec, ok := t.knownDir(r.path, fi)
+		if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) {
+			rec, ok = t.readHead(r.path)
+		}
+		if ok && !in(rec) {
+			return nil // another directory's: not indexed
+		}
+		sum, mtime, x, err := t.Summary(ctx, r.id, r.path, fi)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec = t.l.Dir(x)
+		if dev, ino, ok := jsonl.FileKey(fi); ok && rec != "" {
+			// The index is what the file says now (a rewrite in place
+			// shows here).
+			t.hmu.Lock()
+			t.heads[r.path] = head{dev, ino, fi.Size(), rec}
+			t.hmu.Unlock()
+		}
+		if in(rec) {
+			out = append(out, summary[P]{sum, mtime, x})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	t.prune(seen)
+	slices.SortFunc(out, func(a, b summary[P]) int {
+		if c := b.mtime.Compare(a.mtime); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.SessionID, b.SessionID)
+	})
+	res := make([]runtimes.Summary, len(out))
+	for i, l := range out {
+		res[i] = l.Summary
+	}
+	return res, dirs, nil
+}
+
+// prune forgets the cached indexes, heads and summaries of files the last
+// walk did not see.
+func (t *Tree[T, P]) prune(seen map[string]bool) {
+	drop := func(p string) bool { return !seen[p] }
+	t.Prune(drop)
+	t.hmu.Lock()
+	defer t.hmu.Unlock()
+	for p := range t.heads {
+		if drop(p) {
+			delete(t.heads, p)
+		}
+	}
+}
+
+// knownDir is the directory the file at p, in version fi, records, if
+// remembered of that file.
+func (t *Tree[T, P]) knownDir(p string, fi os.FileInfo) (string, bool) {
+	dev, ino, ok := jsonl.FileKey(fi)
+	if !ok {
+		return "", false
+	}
+	t.hmu.Lock()
+	defer t.hmu.Unlock()
+	h, ok := t.heads[p]
+	if !ok || h.dev != dev || h.ino != ino || fi.Size() < h.size {
+		return "", false
+	}
+	h.size = fi.Size()
+	t.heads[p] = h
+	return h.dir, true
+}
+
+// readHead reads the directory the file at p records from its first line,
+// as the format's Add takes it, and remembers it; ok is false when only
+// its index can tell (no complete first line naming one).
+func (t *Tree[T, P]) readHead(p string) (string, bool) {
+	f, err := jsonl.OpenRegular(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	line, ok := firstLine(f)
+	t.headBytes.Add(int64(len(line)))
+	if !ok {
+		return "", false
+	}
+	x := P(new(T))
+	t.f.Add(x, line)
+	rec := t.l.Dir(x)
+	if rec == "" {
+		return "", false
+	}
+	// The identity of what was read, not of what was stat'ed before.
+	if ofi, err := f.Stat(); err == nil {
+		if dev, ino, ok := jsonl.FileKey(ofi); ok {
+			t.hmu.Lock()
+			t.heads[p] = head{dev, ino, ofi.Size(), rec}
+			t.hmu.Unlock()
+		}
+	}
+	return rec, true
+}
+
+// firstLine reads f's first complete line, without its newline; ok is
+// false when it has none within headMax bytes.
+func firstLine(f *os.File) ([]byte, bool) {
+	buf := make([]byte, 0, 32<<10)
+	for len(buf) < headMax {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(cap(buf), headMax-len(buf)))
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		prev := len(buf)
+		buf = buf[:prev+n]
+		if i := bytes.IndexByte(buf[prev:], '\n'); i >= 0 {
+			return buf[:prev+i], true
+		}
+		if err != nil || n == 0 {
+			return buf, false
+		}
+	}
+	return buf, false
+}

@@ -1,0 +1,333 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/runtimes"
+)
+
+// maxWatchedDirs bounds the folders of a date tree List watches. Each is
+// one inotify watch, counted against the user's
+// fs.inotify.max_user_watches, which every program of the user (editors,
+// file managers, other daemons) shares, and which is 8,192 on many
+// systems; a year of daily use is about 380 folders (root, years, months,
+// days). Above the bound List stats every file instead, as it does when
+// the system refuses a watch.
+const maxWatchedDirs = 1024
+
+// treeListing is List's last result for one directory.
+type treeListing struct {
+	at   uint64 // the tree's generation it was read under
+	list []runtimes.Summary
+}
+
+// tree is List's watch of a date tree: a change counter for every folder
+// of it (root, years, months, days), since a CLI files a session under the
+// day it was created but appends to it on every resume.
+type tree struct {
+	gens    map[string]*fswatch.Gen // by folder; empty: not watched
+	ver     uint64                  // moved whenever gens changes
+	refused time.Time               // when watching was last refused
+	timer   *time.Timer             // releases the watches once List is idle
+	lists   map[string]*treeListing // by directory, as asked
+}
+
+// generation returns the tree's current generation: one barrier (Now of
+// the root) then the count of every folder, whose largest value moves
+// whenever any of them changes (fswatch's counts come from one increasing
+// counter). ver is the set of folders it covers; watched is false when
+// List must read the tree.
+func (t *Tree[T, P]) generation(ctx context.Context) (gen, ver uint64, watched bool) {
+	root := t.l.Root
+	t.lmu.Lock()
+	if t.closed {
+		t.lmu.Unlock()
+		return 0, 0, false
+	}
+	tr := &t.tr
+	if tr.timer == nil {
+		tr.timer = t.afterFunc(t.idle, t.release)
+	} else {
+		tr.timer.Reset(t.idle)
+	}
+	if len(tr.gens) == 0 && time.Since(tr.refused) >= refusedRetry {
+		g, err := fswatch.Or(t.watcher).WatchGen(root)
+		switch {
+		case err == nil:
+			tr.gens[root] = g
+			tr.ver++
+		case errors.Is(err, fs.ErrNotExist):
+			// No sessions yet: nothing to read either.
+		default:
+			t.refuseLocked(err)
+		}
+	}
+	rg := tr.gens[root]
+	if rg == nil {
+		t.lmu.Unlock()
+		return 0, 0, false
+	}
+	ver = tr.ver
+	others := make([]*fswatch.Gen, 0, len(tr.gens)-1)
+	for d, g := range tr.gens {
+		if d != root {
+			others = append(others, g)
+		}
+	}
+	t.lmu.Unlock()
+	gen, err := rg.Now(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			// The tree was removed or replaced, or the count is unsure:
+			// this List reads it, the next one watches it afresh.
+			t.log.Debug("history: "+t.f.What+"s tree watch lost", zap.String("dir", root), zap.Error(err))
+			t.unwatch(ver)
+		}
+		return 0, 0, false
+	}
+	var lost []*fswatch.Gen
+	for _, g := range others {
+		n, err := g.Seen()
+		if err != nil {
+			lost = append(lost, g)
+			continue
+		}
+		gen = max(gen, n)
+	}
+	if len(lost) > 0 {
+		// Folders removed or moved (their parents changed too): this List
+		// reads the tree, and watches afresh those still there.
+		t.lmu.Lock()
+		for d, g := range t.tr.gens {
+			if slices.Contains(lost, g) {
+				delete(t.tr.gens, d)
+				t.tr.ver++
+			}
+		}
+		t.lmu.Unlock()
+		closeAll(lost)
+		return 0, 0, false
+	}
+	return gen, ver, true
+}
+
+// refuseLocked gives up watching the tree for refusedRetry.
+func (t *Tree[T, P]) refuseLocked(err error) {
+	t.tr.refused = time.Now()
+	t.log.Debug("history: cannot watch the "+t.f.What+"s tree, so every history call stats each "+t.f.What,
+		zap.String("dir", t.l.Root), zap.Error(err))
+}
+
+// unwatch drops every watch of the tree if its set of folders is still
+// ver.
+func (t *Tree[T, P]) unwatch(ver uint64) {
+	t.lmu.Lock()
+	if t.tr.ver != ver {
+		t.lmu.Unlock()
+		return
+	}
+	gens := t.dropLocked()
+	t.lmu.Unlock()
+	closeAll(gens)
+}
+
+// dropLocked forgets the tree's watches and listings, returning the
+// watches for the caller to close once t.lmu is released.
+func (t *Tree[T, P]) dropLocked() []*fswatch.Gen {
+	tr := &t.tr
+	gens := make([]*fswatch.Gen, 0, len(tr.gens))
+	for _, g := range tr.gens {
+		gens = append(gens, g)
+	}
+	clear(tr.gens)
+	clear(tr.lists)
+	tr.ver++
+	return gens
+}
+
+func closeAll(gens []*fswatch.Gen) {
+	for _, g := range gens {
+		g.Close()
+	}
+}
+
+// release drops the tree's watches once List has not used them for the
+// idle time.
+func (t *Tree[T, P]) release() {
+	t.lmu.Lock()
+	gens := t.dropLocked()
+	t.tr.timer = nil
+	t.lmu.Unlock()
+	closeAll(gens)
+}
+
+// Close releases the watches List holds (later Lists stat every file) and
+// waits for the index saves under way. The daemon calls it when it shuts
+// down.
+func (t *Tree[T, P]) Close() error {
+	t.lmu.Lock()
+	t.closed = true
+	if t.tr.timer != nil {
+		t.tr.timer.Stop()
+		t.tr.timer = nil
+	}
+	gens := t.dropLocked()
+	t.lmu.Unlock()
+	closeAll(gens)
+	return t.Store.Close()
+}
+
+// track makes the tree's watches the folders dirs that a read found, and
+// keeps list as dir's listing when every one of them was watched under
+// generation gen (ver unchanged): a folder watched only now may have
+// changed before its watch, so that listing is not kept, and the next List
+// reads the tree once more.
+func (t *Tree[T, P]) track(dirs []string, gen, ver uint64, watched bool, dir string, list []runtimes.Summary) {
+	t.lmu.Lock()
+	tr := &t.tr
+	if t.closed || tr.gens[t.l.Root] == nil {
+		t.lmu.Unlock()
+		return
+	}
+	var drop []*fswatch.Gen
+	if len(dirs) > t.l.MaxWatchedDirs {
+		drop = t.dropLocked()
+		t.refuseLocked(errors.New("more folders than the tree watches"))
+		t.lmu.Unlock()
+		closeAll(drop)
+		return
+	}
+	found := make(map[string]bool, len(dirs))
+	changed := false
+	for _, d := range dirs {
+		found[d] = true
+		if tr.gens[d] != nil {
+			continue
+		}
+		g, err := fswatch.Or(t.watcher).WatchGen(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since it was read: its parent changed
+		}
+		if err != nil {
+			drop = t.dropLocked()
+			t.refuseLocked(err)
+			t.lmu.Unlock()
+			closeAll(drop)
+			return
+		}
+		tr.gens[d] = g
+		changed = true
+	}
+	for d, g := range tr.gens {
+		if !found[d] && d != t.l.Root {
+			delete(tr.gens, d)
+			drop = append(drop, g)
+			changed = true
+		}
+	}
+	if changed {
+		tr.ver++
+	}
+	if watched && tr.ver == ver {
+		// Generations only grow: a concurrent List that read under a later
+		// one keeps its result.
+		if l := tr.lists[dir]; l == nil || gen > l.at {
+			tr.lists[dir] = &treeListing{at: gen, list: list}
+		}
+	}
+	t.lmu.Unlock()
+	closeAll(drop)
+}
+
+// Watch calls changed with the id of each session of dir whose file is
+// written in today's day folder (local time, as Codex files them), until
+// the Closer is closed. At midnight it moves on to the new day's folder.
+// A session resumed from an older day appends to its old file, which this
+// does not see; cdevd reports the sessions it runs itself from their
+// events.
+func (t *Tree[T, P]) Watch(dir string, changed func(id string)) (io.Closer, error) {
+	w := &dayWatch[T, P]{t: t, dir: dir, changed: changed}
+	if err := w.aim(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+type dayWatch[T any, P Index[T]] struct {
+	t       *Tree[T, P]
+	dir     string
+	changed func(id string)
+
+	mu     sync.Mutex
+	files  *fswatch.Files
+	timer  *time.Timer
+	closed bool
+}
+
+// aim watches the current day's folder and sets the timer for the next.
+func (w *dayWatch[T, P]) aim() error {
+	now := time.Now()
+	f, err := fswatch.Or(w.t.watcher).WatchFiles(w.t.dayDir(now), w.onFile, nil)
+	if err != nil {
+		return err
+	}
+	y, m, d := now.Date()
+	// A little past midnight, so that the new day is the one computed.
+	next := time.Date(y, m, d+1, 0, 0, 1, 0, now.Location()).Sub(now)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		f.Close()
+		return nil
+	}
+	old := w.files
+	w.files = f
+	w.timer = time.AfterFunc(next, w.rollOver)
+	if old != nil {
+		old.Close() // on the timer's goroutine, not a callback of old
+	}
+	return nil
+}
+
+func (w *dayWatch[T, P]) rollOver() {
+	if err := w.aim(); err != nil {
+		w.t.log.Warn("cannot watch the new day's "+w.t.f.What+"s", zap.Error(err))
+	}
+}
+
+func (w *dayWatch[T, P]) onFile(path string) {
+	id := w.t.l.ID(filepath.Base(path))
+	if id == "" {
+		return
+	}
+	// Remember where it is: List and Locate need not walk for it.
+	w.t.remember(id, path)
+	if _, err := w.t.Path(w.dir, id); err == nil {
+		w.changed(id)
+	}
+}
+
+// Close stops watching; no changed call runs once it returns.
+func (w *dayWatch[T, P]) Close() error {
+	w.mu.Lock()
+	w.closed = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	f := w.files
+	w.mu.Unlock()
+	if f != nil {
+		f.Close()
+	}
+	return nil
+}
