@@ -20,7 +20,14 @@ type Request struct {
 	Messages  []Message       `json:"messages"`
 	Tools     []Tool          `json:"tools"`
 	Thinking  json.RawMessage `json:"thinking"`
+	// OutputConfig carries the reasoning effort Claude Code asks for.
+	OutputConfig struct {
+		Effort string `json:"effort"`
+	} `json:"output_config"`
 }
+
+// Effort is the reasoning effort the request asked for, "" when none.
+func (r Request) Effort() string { return r.OutputConfig.Effort }
 
 // Message is one message of the request's history.
 type Message struct {
