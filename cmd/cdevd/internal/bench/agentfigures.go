@@ -1,0 +1,275 @@
+package bench
+
+// Two figures of the composer (issue 29), each beside the bare CLI's own
+// time, on the bench's clock (agent.go):
+//   - attach-image: a {image} image sent inline with session/send to a warm
+//     Claude Code session, from the client's first byte of the frame to the
+//     model API's request carrying it; the bare CLI is given the same
+//     message on its stdin;
+//   - queue-handover: a prompt queued during a turn, from the turn's end
+//     (the model's held answer let go) to the queued prompt's request; the
+//     bare CLI is given the next prompt as soon as it prints its result.
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes/claude"
+	"github.com/cdevd/cdevd/testdoubles/testimage"
+)
+
+var agentFigures = []figure{
+	{key: "attach-image", title: "Claude Code: a {image} image in session/send, the client's frame → the model API's request",
+		baseName: "bare CLI, the same message on its stdin", target: "measured (issue 29)", measure: (*Bench).attachImage},
+	{key: "queue-handover", title: "Claude Code: the queue's hand-over, a turn's end → the queued prompt's request",
+		baseName: "bare CLI, the prompt written on its result", target: "measured (issue 29)", measure: (*Bench).queueHandover},
+}
+
+// attachImage: for each of imageSends, a new warm cdevd session and a new
+// warm bare CLI (a conversation carries its images into every later
+// request: each image is the first of its conversation), the image sent
+// to each.
+func (b *Bench) attachImage(ctx context.Context) (sample, error) {
+	f, err := b.ensureAgent()
+	if err != nil {
+		return sample{}, err
+	}
+	c, ws, err := f.connect(ctx)
+	if err != nil {
+		return sample{}, err
+	}
+	defer c.close()
+	img := testimage.PNG(byte(f.seq), b.sz.imageSide, b.sz.imageSide)
+	data := base64.StdEncoding.EncodeToString(img)
+	var viaCdevd, bare []time.Duration
+	for range b.sz.imageSends {
+		sid, err := f.warmSession(c, ws)
+		if err != nil {
+			return sample{}, err
+		}
+		prompt := f.prompt("image")
+		frame := c.frame(rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: sid, AgentType: claude.ID, Prompt: prompt,
+			Attachments: []rpc.Attachment{{Kind: rpc.AttachImage, Data: data}}})
+		id := c.next
+		began := time.Now()
+		if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+			return sample{}, err
+		}
+		took, err := f.imageArrival(ctx, prompt, began)
+		if err != nil {
+			return sample{}, err
+		}
+		viaCdevd = append(viaCdevd, took)
+		if err := awaitFrames(c, id, sid, 1); err != nil {
+			return sample{}, err
+		}
+		if err := f.stop(c, sid); err != nil {
+			return sample{}, err
+		}
+
+		cli, err := f.startBare()
+		if err != nil {
+			return sample{}, err
+		}
+		if err := cli.turn(f.prompt("warm up")); err != nil {
+			_ = cli.close()
+			return sample{}, err
+		}
+		prompt = f.prompt("image")
+		line := userLine(prompt, img)
+		began = time.Now()
+		if err := cli.write(line); err != nil {
+			_ = cli.close()
+			return sample{}, err
+		}
+		took, err = f.imageArrival(ctx, prompt, began)
+		if err == nil {
+			err = cli.result()
+		}
+		if err := joinClose(err, cli); err != nil {
+			return sample{}, err
+		}
+		bare = append(bare, took)
+	}
+	return sample{value: percentile(viaCdevd, 0.5).Seconds(), base: percentile(bare, 0.5).Seconds()}, nil
+}
+
+// imageArrival is the time from began to prompt's request, which must
+// carry the image.
+func (f *agentFixture) imageArrival(ctx context.Context, prompt string, began time.Time) (time.Duration, error) {
+	at, images, err := f.model.arrival(ctx, prompt)
+	if err != nil {
+		return 0, err
+	}
+	if images != 1 {
+		return 0, fmt.Errorf("the request of %q carried %d images, want the one sent", prompt, images)
+	}
+	return at.Sub(began), nil
+}
+
+// queueHandover: handovers hand-overs in one warm cdevd session, then as
+// many in one warm bare CLI; each follows a turn held open at the fake.
+func (b *Bench) queueHandover(ctx context.Context) (sample, error) {
+	f, err := b.ensureAgent()
+	if err != nil {
+		return sample{}, err
+	}
+	c, ws, err := f.connect(ctx)
+	if err != nil {
+		return sample{}, err
+	}
+	defer c.close()
+	sid, err := f.warmSession(c, ws)
+	if err != nil {
+		return sample{}, err
+	}
+	send := func(prompt string) (rpc.SessionSendResult, error) {
+		var res rpc.SessionSendResult
+		_, _, err := c.call(rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: sid, AgentType: claude.ID, Prompt: prompt}, &res)
+		return res, err
+	}
+	var viaCdevd, bare []time.Duration
+	for range b.sz.handovers {
+		hold, next := f.prompt("hold"), f.prompt("next")
+		if _, err := send(hold); err != nil {
+			return sample{}, err
+		}
+		if _, _, err := f.model.arrival(ctx, hold); err != nil {
+			return sample{}, err
+		}
+		if res, err := send(next); err != nil || res.Status != rpc.SendQueued {
+			return sample{}, fmt.Errorf("session/send during a turn: %+v, %v; want it queued", res, err)
+		}
+		ended := f.model.release(hold)
+		at, _, err := f.model.arrival(ctx, next)
+		if err != nil {
+			return sample{}, err
+		}
+		viaCdevd = append(viaCdevd, at.Sub(ended))
+		// The held turn's end and the queued one's.
+		if err := awaitFrames(c, -1, sid, 2); err != nil {
+			return sample{}, err
+		}
+	}
+	if err := f.stop(c, sid); err != nil {
+		return sample{}, err
+	}
+
+	cli, err := f.startBare()
+	if err != nil {
+		return sample{}, err
+	}
+	err = cli.turn(f.prompt("warm up"))
+	for i := 0; err == nil && i < b.sz.handovers; i++ {
+		hold, next := f.prompt("hold"), f.prompt("next")
+		if err = cli.write(userLine(hold, nil)); err != nil {
+			break
+		}
+		if _, _, err = f.model.arrival(ctx, hold); err != nil {
+			break
+		}
+		ended := f.model.release(hold)
+		if err = cli.result(); err != nil {
+			break
+		}
+		if err = cli.write(userLine(next, nil)); err != nil {
+			break
+		}
+		var at time.Time
+		if at, _, err = f.model.arrival(ctx, next); err != nil {
+			break
+		}
+		bare = append(bare, at.Sub(ended))
+		err = cli.result()
+	}
+	if err := joinClose(err, cli); err != nil {
+		return sample{}, err
+	}
+	return sample{value: percentile(viaCdevd, 0.5).Seconds(), base: percentile(bare, 0.5).Seconds()}, nil
+}
+
+// joinClose closes the bare CLI, and gives err or else the close's error.
+func joinClose(err error, cli *bareClaude) error {
+	if cerr := cli.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// connect connects to the fixture's daemon and adds its workspace.
+func (f *agentFixture) connect(ctx context.Context) (*conn, rpc.Workspace, error) {
+	c, err := connect(ctx, f.serve)
+	if err != nil {
+		return nil, rpc.Workspace{}, err
+	}
+	ws, err := workspace(c, f.dir)
+	if err != nil {
+		c.close()
+		return nil, rpc.Workspace{}, err
+	}
+	return c, ws, nil
+}
+
+// warmSession starts a Claude session and runs one turn in it: the CLI is
+// up and has answered once.
+func (f *agentFixture) warmSession(c *conn, ws rpc.Workspace) (string, error) {
+	var started rpc.SessionStartResult
+	if _, _, err := c.call(rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: ws.ID, AgentType: claude.ID}, &started); err != nil {
+		return "", err
+	}
+	_, err := sendAndAwait(c, rpc.SessionSendParams{SessionID: started.SessionID, Prompt: f.prompt("warm up"), AgentType: claude.ID},
+		rpc.EventTurnCompleted)
+	return started.SessionID, err
+}
+
+// stop stops the session (its CLI exits).
+func (f *agentFixture) stop(c *conn, sid string) error {
+	_, _, err := c.call(rpc.MethodSessionStop, rpc.SessionStopParams{SessionID: sid, AgentType: claude.ID}, nil)
+	return err
+}
+
+// awaitFrames reads c's frames until the answer to request id (none when
+// id < 0) and turns turn_completed events of session sid have come, within
+// agentWait; an error answer or a turn's error fails.
+func awaitFrames(c *conn, id int, sid string, turns int) error {
+	if err := c.ws.SetReadDeadline(time.Now().Add(agentWait)); err != nil {
+		return err
+	}
+	defer func() { _ = c.ws.SetReadDeadline(time.Time{}) }()
+	answered := id < 0
+	for !answered || turns > 0 {
+		_, msg, err := c.ws.ReadMessage()
+		if err != nil {
+			return fmt.Errorf("awaiting %d turns of %s: %w", turns, sid, err)
+		}
+		var m struct {
+			ID     *int       `json:"id"`
+			Method string     `json:"method"`
+			Error  *rpc.Error `json:"error"`
+			Params struct {
+				SessionID string `json:"session_id"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(msg, &m); err != nil {
+			return err
+		}
+		switch {
+		case m.ID != nil && *m.ID == id && m.Error != nil:
+			return fmt.Errorf("request %d: %d %s", id, m.Error.Code, m.Error.Message)
+		case m.ID != nil && *m.ID == id:
+			answered = true
+		case m.Params.SessionID != sid:
+		case m.Method == rpc.EventPrefix+rpc.EventTurnCompleted:
+			turns--
+		case m.Method == rpc.EventPrefix+rpc.EventError:
+			return fmt.Errorf("session %s: a turn failed: %s", sid, msg)
+		}
+	}
+	return nil
+}
