@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,14 +62,12 @@ func (b *Bench) attachImage(ctx context.Context) (sample, error) {
 		if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
 			return sample{}, err
 		}
+		read := readFrames(c, id, sid, 1)
 		took, err := f.imageArrival(ctx, prompt, began)
-		if err != nil {
+		if err := errors.Join(err, <-read); err != nil {
 			return sample{}, err
 		}
 		viaCdevd = append(viaCdevd, took)
-		if err := awaitFrames(c, id, sid, 1); err != nil {
-			return sample{}, err
-		}
 		if err := f.stop(c, sid); err != nil {
 			return sample{}, err
 		}
@@ -146,16 +145,13 @@ func (b *Bench) queueHandover(ctx context.Context) (sample, error) {
 		if res, err := send(next); err != nil || res.Status != rpc.SendQueued {
 			return sample{}, fmt.Errorf("session/send during a turn: %+v, %v; want it queued", res, err)
 		}
+		read := readFrames(c, -1, sid, 2) // the held turn's end and the queued one's
 		ended := f.model.release(hold)
 		at, _, err := f.model.arrival(ctx, next)
-		if err != nil {
+		if err := errors.Join(err, <-read); err != nil {
 			return sample{}, err
 		}
 		viaCdevd = append(viaCdevd, at.Sub(ended))
-		// The held turn's end and the queued one's.
-		if err := awaitFrames(c, -1, sid, 2); err != nil {
-			return sample{}, err
-		}
 	}
 	if err := f.stop(c, sid); err != nil {
 		return sample{}, err
@@ -232,6 +228,16 @@ func (f *agentFixture) warmSession(c *conn, ws rpc.Workspace) (string, error) {
 func (f *agentFixture) stop(c *conn, sid string) error {
 	_, _, err := c.call(rpc.MethodSessionStop, rpc.SessionStopParams{SessionID: sid, AgentType: claude.ID}, nil)
 	return err
+}
+
+// readFrames runs awaitFrames on its own goroutine: the connection is read
+// (and cdevd's pings answered, which a loaded machine's slow CLI would
+// otherwise outlast) while the bench waits on the fake. Nothing else may
+// use c until its error (or nil) comes.
+func readFrames(c *conn, id int, sid string, turns int) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- awaitFrames(c, id, sid, turns) }()
+	return done
 }
 
 // awaitFrames reads c's frames until the answer to request id (none when
