@@ -37,11 +37,7 @@ var agentFigures = []figure{
 // request: each image is the first of its conversation), the image sent
 // to each.
 func (b *Bench) attachImage(ctx context.Context) (sample, error) {
-	f, err := b.ensureAgent()
-	if err != nil {
-		return sample{}, err
-	}
-	c, ws, err := f.connect(ctx)
+	f, c, ws, err := b.agentConn(ctx)
 	if err != nil {
 		return sample{}, err
 	}
@@ -115,11 +111,7 @@ func (f *agentFixture) imageArrival(ctx context.Context, prompt string, began ti
 // queueHandover: handovers hand-overs in one warm cdevd session, then as
 // many in one warm bare CLI; each follows a turn held open at the fake.
 func (b *Bench) queueHandover(ctx context.Context) (sample, error) {
-	f, err := b.ensureAgent()
-	if err != nil {
-		return sample{}, err
-	}
-	c, ws, err := f.connect(ctx)
+	f, c, ws, err := b.agentConn(ctx)
 	if err != nil {
 		return sample{}, err
 	}
@@ -198,18 +190,23 @@ func joinClose(err error, cli *bareClaude) error {
 	return err
 }
 
-// connect connects to the fixture's daemon and adds its workspace.
-func (f *agentFixture) connect(ctx context.Context) (*conn, rpc.Workspace, error) {
+// agentConn is the agent fixture (made on first use), a connection to its
+// daemon, and the workspace of its sessions.
+func (b *Bench) agentConn(ctx context.Context) (*agentFixture, *conn, rpc.Workspace, error) {
+	f, err := b.ensureAgent()
+	if err != nil {
+		return nil, nil, rpc.Workspace{}, err
+	}
 	c, err := connect(ctx, f.serve)
 	if err != nil {
-		return nil, rpc.Workspace{}, err
+		return nil, nil, rpc.Workspace{}, err
 	}
 	ws, err := workspace(c, f.dir)
 	if err != nil {
 		c.close()
-		return nil, rpc.Workspace{}, err
+		return nil, nil, rpc.Workspace{}, err
 	}
-	return c, ws, nil
+	return f, c, ws, nil
 }
 
 // warmSession starts a Claude session and runs one turn in it: the CLI is
