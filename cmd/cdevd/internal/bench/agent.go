@@ -93,7 +93,7 @@ func (b *Bench) ensureAgent() (*agentFixture, error) {
 	if err := os.MkdirAll(b.path("agent-cdevd"), 0o700); err != nil {
 		return nil, err
 	}
-	if f.serve, err = b.start(serveEnv, b.path("agent-serve.log"), "serve", "--addr", "127.0.0.1:0", "--log-level", "warn"); err != nil {
+	if f.serve, err = b.start(serveEnv, b.path("agent-serve.log"), "serve", "--addr", "127.0.0.1:0", "--log-level", "info"); err != nil {
 		return nil, err
 	}
 	f.serve.token, f.serve.term = b.token, true
