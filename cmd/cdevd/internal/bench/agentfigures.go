@@ -37,62 +37,70 @@ var agentFigures = []figure{
 // request: each image is the first of its conversation), the image sent
 // to each.
 func (b *Bench) attachImage(ctx context.Context) (sample, error) {
-	f, c, ws, err := b.agentConn(ctx)
-	if err != nil {
-		return sample{}, err
-	}
-	defer c.close()
-	img := testimage.PNG(byte(f.seq), b.sz.imageSide, b.sz.imageSide)
-	data := base64.StdEncoding.EncodeToString(img)
+	img := testimage.PNG(29, b.sz.imageSide, b.sz.imageSide)
 	var viaCdevd, bare []time.Duration
 	for range b.sz.imageSends {
-		sid, err := f.warmSession(c, ws)
+		took, err := b.imageViaCdevd(ctx, img)
 		if err != nil {
-			return sample{}, err
-		}
-		prompt := f.prompt("image")
-		frame := c.frame(rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: sid, AgentType: claude.ID, Prompt: prompt,
-			Attachments: []rpc.Attachment{{Kind: rpc.AttachImage, Data: data}}})
-		id := c.next
-		began := time.Now()
-		if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
-			return sample{}, err
-		}
-		read := readFrames(c, id, sid, 1)
-		took, err := f.imageArrival(ctx, prompt, began)
-		if err := errors.Join(err, <-read); err != nil {
 			return sample{}, err
 		}
 		viaCdevd = append(viaCdevd, took)
-		if err := f.stop(c, sid); err != nil {
-			return sample{}, err
-		}
-
-		cli, err := f.startBare()
-		if err != nil {
-			return sample{}, err
-		}
-		if err := cli.turn(f.prompt("warm up")); err != nil {
-			_ = cli.close()
-			return sample{}, err
-		}
-		prompt = f.prompt("image")
-		line := userLine(prompt, img)
-		began = time.Now()
-		if err := cli.write(line); err != nil {
-			_ = cli.close()
-			return sample{}, err
-		}
-		took, err = f.imageArrival(ctx, prompt, began)
-		if err == nil {
-			err = cli.result()
-		}
-		if err := joinClose(err, cli); err != nil {
+		if took, err = b.fix.agent.imageToBare(ctx, img); err != nil {
 			return sample{}, err
 		}
 		bare = append(bare, took)
 	}
 	return sample{value: percentile(viaCdevd, 0.5).Seconds(), base: percentile(bare, 0.5).Seconds()}, nil
+}
+
+// imageViaCdevd sends img inline to a new warm session, on a connection of
+// its own (one left unread while the bare CLI runs would be dropped), and
+// gives the time from the frame's first byte to the model's request.
+func (b *Bench) imageViaCdevd(ctx context.Context, img []byte) (time.Duration, error) {
+	f, c, ws, err := b.agentConn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	sid, err := f.warmSession(c, ws)
+	if err != nil {
+		return 0, err
+	}
+	prompt := f.prompt("image")
+	frame := c.frame(rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: sid, AgentType: claude.ID, Prompt: prompt,
+		Attachments: []rpc.Attachment{{Kind: rpc.AttachImage, Data: base64.StdEncoding.EncodeToString(img)}}})
+	id := c.next
+	began := time.Now()
+	if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+		return 0, err
+	}
+	read := readFrames(c, id, sid, 1)
+	took, err := f.imageArrival(ctx, prompt, began)
+	if err := errors.Join(err, <-read); err != nil {
+		return 0, err
+	}
+	return took, f.stop(c, sid)
+}
+
+// imageToBare writes img to a new warm bare CLI and gives the time from
+// the write to the model's request.
+func (f *agentFixture) imageToBare(ctx context.Context, img []byte) (time.Duration, error) {
+	cli, err := f.startBare()
+	if err != nil {
+		return 0, err
+	}
+	var took time.Duration
+	if err = cli.turn(f.prompt("warm up")); err == nil {
+		prompt := f.prompt("image")
+		line := userLine(prompt, img)
+		began := time.Now()
+		if err = cli.write(line); err == nil {
+			if took, err = f.imageArrival(ctx, prompt, began); err == nil {
+				err = cli.result()
+			}
+		}
+	}
+	return took, joinClose(err, cli)
 }
 
 // imageArrival is the time from began to prompt's request, which must
@@ -148,6 +156,7 @@ func (b *Bench) queueHandover(ctx context.Context) (sample, error) {
 	if err := f.stop(c, sid); err != nil {
 		return sample{}, err
 	}
+	c.close() // unread while the bare CLI runs, cdevd would drop it
 
 	cli, err := f.startBare()
 	if err != nil {
