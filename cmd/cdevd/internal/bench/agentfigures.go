@@ -225,9 +225,14 @@ func (f *agentFixture) warmSession(c *conn, ws rpc.Workspace) (string, error) {
 	if _, _, err := c.call(rpc.MethodSessionStart, rpc.SessionStartParams{WorkspaceID: ws.ID, AgentType: claude.ID}, &started); err != nil {
 		return "", err
 	}
-	_, err := sendAndAwait(c, rpc.SessionSendParams{SessionID: started.SessionID, Prompt: f.prompt("warm up"), AgentType: claude.ID},
-		rpc.EventTurnCompleted)
-	return started.SessionID, err
+	// A new CLI's first turn can take over a minute on a loaded machine:
+	// awaited for agentWait.
+	frame := c.frame(rpc.MethodSessionSend, rpc.SessionSendParams{SessionID: started.SessionID, Prompt: f.prompt("warm up"),
+		AgentType: claude.ID})
+	if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+		return "", err
+	}
+	return started.SessionID, awaitFrames(c, c.next, started.SessionID, 1)
 }
 
 // stop stops the session (its CLI exits).
