@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -28,17 +27,8 @@ func TestConsoleModelAndEffort(t *testing.T) {
 		claude.New(claude.Config{Bin: claudetest.Bin(t), Env: claudetest.Env(t, fake.URL()), KillGrace: 2 * time.Second}),
 	}})
 	last := func() (model, effort string) {
-		reqs := fake.MessageRequests()
-		if len(reqs) == 0 {
-			t.Fatal("no request reached the model API")
-		}
-		var body struct {
-			OutputConfig struct {
-				Effort string `json:"effort"`
-			} `json:"output_config"`
-		}
-		_ = json.Unmarshal(reqs[len(reqs)-1].Body, &body)
-		return reqs[len(reqs)-1].Model, body.OutputConfig.Effort
+		r := fake.LastMessageRequest(t)
+		return r.Model, r.Effort()
 	}
 	a := tab(t, bctx)
 	do(t, a, "open the console", chromedp.Navigate(d.ConsoleURL()))

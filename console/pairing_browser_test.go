@@ -1,16 +1,10 @@
 package console_test
 
 import (
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/cdevd/cdevd/daemon"
-	"github.com/cdevd/cdevd/runtimes"
-	"github.com/cdevd/cdevd/runtimes/scripted"
 )
 
 // The link `cdevd serve` prints pairs the console as a device: the page
@@ -18,9 +12,7 @@ import (
 // and a reload renews the token rather than asking for one.
 func TestConsolePairsItself(t *testing.T) {
 	bctx := browser(t)
-	d := startDaemon(t, daemon.Config{Workspaces: []string{t.TempDir()}, Adapters: []runtimes.Adapter{
-		scripted.New(scripted.Config{Bin: os.Args[0], StateDir: t.TempDir(), KillGrace: 2 * time.Second}),
-	}})
+	d := scriptedDaemon(t)
 	link, err := d.ConsolePairingURL()
 	if err != nil {
 		t.Fatal(err)

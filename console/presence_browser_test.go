@@ -2,20 +2,15 @@ package console_test
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	cdevd "github.com/cdevd/cdevd/clients/go"
-	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/rpc"
-	"github.com/cdevd/cdevd/runtimes"
-	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/scripted"
 )
 
@@ -26,26 +21,9 @@ import (
 // without a token asks for one first, then opens the session.
 func TestConsolePresenceAndNotificationLink(t *testing.T) {
 	bctx := browser(t)
-	d := startDaemon(t, daemon.Config{Workspaces: []string{t.TempDir()}, Adapters: []runtimes.Adapter{
-		scripted.New(scripted.Config{Bin: os.Args[0], StateDir: t.TempDir(), KillGrace: 2 * time.Second}),
-	}})
-	ctx, cancel := context.WithTimeout(context.Background(), claudetest.Timeout)
-	defer cancel()
-	other, err := cdevd.Dial(ctx, cdevd.Config{URL: d.URL(), Token: d.Token()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	wss, err := other.WorkspaceList(ctx)
-	if err != nil || len(wss) != 1 {
-		t.Fatalf("workspaces %v, %v", wss, err)
-	}
-	wid := wss[0].ID
-	st, err := other.SessionStart(ctx, rpc.SessionStartParams{WorkspaceID: wid, AgentType: scripted.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid := st.SessionID
+	d := scriptedDaemon(t)
+	o := startOtherSide(t, d)
+	ctx, other, wid, sid := o.ctx, o.client, o.wid, o.sid
 	// The other client views the session too, so that it hears the console come and go.
 	var f rpc.FocusResult
 	if err := other.Call(ctx, rpc.MethodFocus, rpc.FocusParams{WorkspaceID: wid, SessionID: sid}, &f); err != nil || f.ViewerCount != 1 {

@@ -4,21 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/chromedp"
 
-	cdevd "github.com/cdevd/cdevd/clients/go"
-	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/notify"
 	"github.com/cdevd/cdevd/rpc"
-	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
 	"github.com/cdevd/cdevd/runtimes/scripted"
 )
@@ -30,9 +25,7 @@ import (
 // closes it.
 func TestConsoleServiceWorkerShowsPush(t *testing.T) {
 	bctx := browser(t)
-	d := startDaemon(t, daemon.Config{Workspaces: []string{t.TempDir()}, Adapters: []runtimes.Adapter{
-		scripted.New(scripted.Config{Bin: os.Args[0], StateDir: t.TempDir(), KillGrace: 2 * time.Second}),
-	}})
+	d := scriptedDaemon(t)
 	base, _, _ := strings.Cut(d.ConsoleURL(), "#") // http://127.0.0.1:port/
 	origin := strings.TrimSuffix(base, "/")
 	allowNotifications(t, bctx, origin)
@@ -57,30 +50,14 @@ func TestConsoleServiceWorkerShowsPush(t *testing.T) {
 // page itself shows a plain notification for a permission request.
 func TestConsoleHiddenTabNotifies(t *testing.T) {
 	bctx := browser(t)
-	d := startDaemon(t, daemon.Config{Workspaces: []string{t.TempDir()}, Adapters: []runtimes.Adapter{
-		scripted.New(scripted.Config{Bin: os.Args[0], StateDir: t.TempDir(), KillGrace: 2 * time.Second}),
-	}})
-	ctx, cancel := context.WithTimeout(context.Background(), claudetest.Timeout)
-	defer cancel()
-	other, err := cdevd.Dial(ctx, cdevd.Config{URL: d.URL(), Token: d.Token()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	wss, err := other.WorkspaceList(ctx)
-	if err != nil || len(wss) != 1 {
-		t.Fatalf("workspaces %v, %v", wss, err)
-	}
-	st, err := other.SessionStart(ctx, rpc.SessionStartParams{WorkspaceID: wss[0].ID, AgentType: scripted.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := scriptedDaemon(t)
+	o := startOtherSide(t, d)
 	base, _, _ := strings.Cut(d.ConsoleURL(), "#")
 	allowNotifications(t, bctx, strings.TrimSuffix(base, "/"))
 	a := tab(t, bctx)
-	link := notify.SessionURL(base, wss[0].ID, st.SessionID, scripted.ID) + "&token=" + d.Token()
+	link := notify.SessionURL(base, o.wid, o.sid, scripted.ID) + "&token=" + d.Token()
 	do(t, a, "open the session", chromedp.Navigate(link))
-	until(t, a, "the session", `document.querySelector('#session').dataset.session === "`+st.SessionID+`"`)
+	until(t, a, "the session", `document.querySelector('#session').dataset.session === "`+o.sid+`"`)
 	// Notifications the browser showed, recorded as it shows them.
 	do(t, a, "record notifications", chromedp.Evaluate[chromedp.Void](`(() => {
 		window.shown = [];
@@ -95,7 +72,7 @@ func TestConsoleHiddenTabNotifies(t *testing.T) {
 	do(t, a, "hide the page", chromedp.Evaluate[chromedp.Void](setVisibility("hidden")))
 
 	ask := `{"steps":[{"permission":{"tool":"Bash","target":"make deploy","kind":"bash_command"}}]}`
-	if _, err := other.SessionSend(ctx, rpc.SessionSendParams{SessionID: st.SessionID, AgentType: scripted.ID, Prompt: ask}); err != nil {
+	if _, err := o.client.SessionSend(o.ctx, rpc.SessionSendParams{SessionID: o.sid, AgentType: scripted.ID, Prompt: ask}); err != nil {
 		t.Fatal(err)
 	}
 	until(t, a, "a notification", `shown.some(s => s.startsWith("scripted needs you") && s.includes("make deploy"))`)

@@ -101,11 +101,11 @@ func (h *holdModel) received() []string {
 	return append([]string(nil), h.prompts...)
 }
 
-// queueCtx bounds a queue test: several turns of a real CLI one after
-// another, and a daemon restart with a resume, where the suite's wait
-// bounds one step.
-func queueCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 3*wait)
+// queueCtx bounds a queue test of rt: several turns of a real CLI one
+// after another, and a daemon restart with a resume, where the suite's
+// wait bounds one step and a resume may also take the runtime's loadWait.
+func queueCtx(t *testing.T, rt scenarioRuntime) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*wait+rt.loadWait)
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -17,7 +17,7 @@ func TestQueueDrainsInOrder(t *testing.T) {
 	for _, rt := range scenarioRuntimes {
 		t.Run(rt.id, func(t *testing.T) {
 			r := newQueueRig(t, rt)
-			ctx := queueCtx(t)
+			ctx := queueCtx(t, rt)
 			c, _ := Connect(t, ctx, r.url, r.token)
 			other, _ := Connect(t, ctx, r.url, r.token)
 			w := (&scenarioRig{}).workspace(t, ctx, c)
@@ -64,19 +64,16 @@ func TestQueueDrainsInOrder(t *testing.T) {
 	}
 }
 
-// The queue is kept across a daemon restart, in the order the user left it
-// (moved and edited); after the restart it waits, paused, until a client
-// resumes it; then it drains in that order through the resumed session.
+// For every runtime, with its real CLI: the queue is kept across a daemon
+// restart, in the order the user left it (moved and edited); after the
+// restart it waits, paused, until a client resumes it; then it drains in
+// that order through the resumed session (Gemini's resume may first wait
+// for the minute of its chat file to turn: the context allows loadWait).
 func TestQueueAcrossRestart(t *testing.T) {
 	for _, rt := range scenarioRuntimes {
-		if rt.loadWait > 0 {
-			// Gemini's session/load needs the minute of its chat file to
-			// turn: the drain order is the engine's, proven with the others.
-			continue
-		}
 		t.Run(rt.id, func(t *testing.T) {
 			r := newQueueRig(t, rt)
-			ctx := queueCtx(t)
+			ctx := queueCtx(t, rt)
 			c, _ := Connect(t, ctx, r.url, r.token)
 			w := (&scenarioRig{}).workspace(t, ctx, c)
 			var st rpc.SessionStartResult
@@ -135,7 +132,7 @@ func TestQueuePausesAndBadInput(t *testing.T) {
 	if r.rt.id != claude.ID {
 		t.Fatalf("scenarioRuntimes[0] is %s, want claude", r.rt.id)
 	}
-	ctx := queueCtx(t)
+	ctx := queueCtx(t, r.rt)
 	c, _ := Connect(t, ctx, r.url, r.token)
 	w := (&scenarioRig{}).workspace(t, ctx, c)
 	var st rpc.SessionStartResult

@@ -178,24 +178,11 @@ func startClaudeScenario(t *testing.T, mark string, m model) runtimeRig {
 			return id
 		},
 		lastHistory: func(t *testing.T) string {
-			reqs := fake.MessageRequests()
-			if len(reqs) == 0 {
-				t.Fatal("the model received no request")
-			}
-			return reqs[len(reqs)-1].Transcript()
+			return fake.LastMessageRequest(t).Transcript()
 		},
 		lastModel: func(t *testing.T) (string, string) {
-			reqs := fake.MessageRequests()
-			if len(reqs) == 0 {
-				t.Fatal("the model received no request")
-			}
-			var body struct {
-				OutputConfig struct {
-					Effort string `json:"effort"`
-				} `json:"output_config"`
-			}
-			_ = json.Unmarshal(reqs[len(reqs)-1].Body, &body)
-			return reqs[len(reqs)-1].Model, body.OutputConfig.Effort
+			last := fake.LastMessageRequest(t)
+			return last.Model, last.Effort()
 		},
 		images: func() [][]byte {
 			var out [][]byte
@@ -268,24 +255,11 @@ func startCodexScenario(t *testing.T, mark string, m model) runtimeRig {
 			return id
 		},
 		lastHistory: func(t *testing.T) string {
-			reqs := api.ResponseRequests()
-			if len(reqs) == 0 {
-				t.Fatal("the model received no request")
-			}
-			return reqs[len(reqs)-1].Transcript()
+			return api.LastResponseRequest(t).Transcript()
 		},
 		lastModel: func(t *testing.T) (string, string) {
-			reqs := api.ResponseRequests()
-			if len(reqs) == 0 {
-				t.Fatal("the model received no request")
-			}
-			var body struct {
-				Reasoning struct {
-					Effort string `json:"effort"`
-				} `json:"reasoning"`
-			}
-			_ = json.Unmarshal(reqs[len(reqs)-1].Body, &body)
-			return reqs[len(reqs)-1].Model, body.Reasoning.Effort
+			last := api.LastResponseRequest(t)
+			return last.Model, last.Effort()
 		},
 		images: func() [][]byte {
 			var out [][]byte
@@ -353,18 +327,10 @@ func startGeminiScenario(t *testing.T, mark string, m model) runtimeRig {
 			return id
 		},
 		lastHistory: func(t *testing.T) string {
-			reqs := api.GenerateRequests()
-			if len(reqs) == 0 {
-				t.Fatal("the model received no request")
-			}
-			return geminiHistory(reqs[len(reqs)-1])
+			return geminiHistory(api.LastGenerateRequest(t))
 		},
 		lastModel: func(t *testing.T) (string, string) {
-			reqs := api.GenerateRequests()
-			if len(reqs) == 0 {
-				t.Fatal("the model received no request")
-			}
-			return reqs[len(reqs)-1].Model, ""
+			return api.LastGenerateRequest(t).Model, ""
 		},
 		images: func() [][]byte {
 			var out [][]byte

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -110,6 +111,20 @@ func TestUsageThroughCdevd(t *testing.T) {
 		sum.Days[0].Messages != 1 || sum.Days[0].InputTokens != tc.Usage.InputTokens || sum.Total != sum.Days[0].TokenTotals ||
 		sum.From != today || sum.To != today {
 		t.Errorf("usage/summary = %+v; the turn's usage %+v", sum, tc.Usage)
+	}
+	// The live turn has a cost, but the transcript the summary reads keeps
+	// none: the summary says the cost is unknown rather than zero. Should
+	// the CLI start recording one, this fails, and the summary should sum it.
+	if sum.Cost != rpc.CostUnknown || tc.CostUSD == nil {
+		t.Errorf("usage/summary's cost %q (want unknown); turn_completed's cost_usd %v", sum.Cost, tc.CostUSD)
+	}
+	stored, err := filepath.Glob(filepath.Join(claudetest.Home(env), ".claude", "projects", "*", id+".jsonl"))
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("the session's transcript: %v, %v", stored, err)
+	}
+	costKey := regexp.MustCompile(`"\w*(?i:cost)\w*"\s*:`) // costUSD, total_cost_usd…
+	if b, err := os.ReadFile(stored[0]); err != nil || costKey.Match(b) {
+		t.Errorf("the transcript records a cost (%q) or could not be read (%v): sum it in usage/summary", costKey.Find(b), err)
 	}
 
 	for _, bad := range []struct {

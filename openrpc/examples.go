@@ -189,7 +189,7 @@ var Examples = map[string]Example{
 			WindowMinutes: 300, ResetsAt: exampleTime, Status: rpc.LimitWarning, UpdatedAt: exampleTime}}}}}},
 	rpc.MethodUsageSummary: {rpc.UsageSummaryParams{WorkspaceID: ExampleWorkspaceID, Days: 7}, rpc.UsageSummaryResult{
 		From: "2026-01-09", To: "2026-01-15", Days: []rpc.UsageDay{{Date: "2026-01-15", WorkspaceID: ExampleWorkspaceID,
-			AgentType: "claude", TokenTotals: exampleTokens}}, Total: exampleTokens}},
+			AgentType: "claude", TokenTotals: exampleTokens}}, Total: exampleTokens, Cost: rpc.CostUnknown}},
 	rpc.MethodDeviceList:   {rpc.EmptyParams{}, rpc.DeviceListResult{Devices: []rpc.Device{exampleDevice}}},
 	rpc.MethodDeviceRename: {rpc.DeviceRenameParams{DeviceID: ExampleDeviceID, Name: "Anna's iPhone"}, exampleDevice},
 	rpc.MethodDeviceRevoke: {rpc.DeviceIDParams{DeviceID: ExampleDeviceID}, rpc.SuccessResult{Success: true}},

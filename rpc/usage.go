@@ -105,10 +105,22 @@ type UsageDay struct {
 	TokenTotals
 }
 
+// UsageCost says what usage/summary knows of what the counted calls cost.
+type UsageCost string
+
+// CostUnknown: the CLIs' stored transcripts record no cost (Claude Code
+// prints one on stdout with each result, but its transcript keeps none;
+// Codex's rollouts and Gemini's chat files count tokens only), so cdevd
+// cannot sum one. Unknown is not zero.
+const CostUnknown UsageCost = "unknown"
+
+func (UsageCost) Enum() []string { return []string{string(CostUnknown)} }
+
 // UsageSummaryResult answers usage/summary.
 type UsageSummaryResult struct {
 	From  string      `json:"from" doc:"First day counted, YYYY-MM-DD (UTC)."`
 	To    string      `json:"to" doc:"Last day counted (today), YYYY-MM-DD (UTC)."`
 	Days  []UsageDay  `json:"days" doc:"Days with usage, by date, workspace and runtime."`
 	Total TokenTotals `json:"total"`
+	Cost  UsageCost   `json:"cost" doc:"What the counted calls cost: always \"unknown\" (not zero), since none of the runtimes' stored transcripts records a cost (Claude Code, Codex and Gemini as their pinned versions write them); a live turn's turn_completed has Claude Code's cost_usd."`
 }

@@ -29,7 +29,10 @@ const pageSize = 500
 func Summarize(ctx context.Context, sources []Source, days int, now time.Time) (rpc.UsageSummaryResult, error) {
 	today := now.UTC().Truncate(24 * time.Hour)
 	from := today.AddDate(0, 0, -(days - 1))
-	res := rpc.UsageSummaryResult{From: from.Format(time.DateOnly), To: today.Format(time.DateOnly), Days: []rpc.UsageDay{}}
+	// No transcript records a cost (rpc.CostUnknown): saying so beats a
+	// zero that reads as free.
+	res := rpc.UsageSummaryResult{From: from.Format(time.DateOnly), To: today.Format(time.DateOnly), Days: []rpc.UsageDay{},
+		Cost: rpc.CostUnknown}
 	byKey := map[[3]string]*rpc.UsageDay{}
 	for _, src := range sources {
 		if err := sumSource(ctx, src, from, byKey); err != nil {

@@ -81,8 +81,8 @@ func TestSummarizeByDay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.From != "2026-11-25" || res.To != "2026-11-27" {
-		t.Errorf("span %s to %s", res.From, res.To)
+	if res.From != "2026-11-25" || res.To != "2026-11-27" || res.Cost != rpc.CostUnknown {
+		t.Errorf("span %s to %s, cost %q (want unknown: no transcript records one)", res.From, res.To, res.Cost)
 	}
 	want := []rpc.UsageDay{
 		{Date: "2026-11-26", WorkspaceID: "ws_a", AgentType: "claude", TokenTotals: rpc.TokenTotals{InputTokens: 100, OutputTokens: 10, Messages: 1}},

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -9,33 +8,7 @@ import (
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/claude/claudetest"
-	"github.com/cdevd/cdevd/testdoubles/fakeanthropic"
 )
-
-// effortOf is the reasoning effort a messages request asked for
-// (output_config.effort), "" when none.
-func effortOf(t *testing.T, r fakeanthropic.Request) string {
-	t.Helper()
-	var body struct {
-		OutputConfig struct {
-			Effort string `json:"effort"`
-		} `json:"output_config"`
-	}
-	if err := json.Unmarshal(r.Body, &body); err != nil {
-		t.Fatalf("request body: %v", err)
-	}
-	return body.OutputConfig.Effort
-}
-
-// lastRequest is the last messages request the fake received.
-func lastRequest(t *testing.T, fake *fakeanthropic.Server) fakeanthropic.Request {
-	t.Helper()
-	reqs := fake.MessageRequests()
-	if len(reqs) == 0 {
-		t.Fatal("no messages request reached the fake")
-	}
-	return reqs[len(reqs)-1]
-}
 
 func TestLiveOffer(t *testing.T) {
 	l := newLive(t)
@@ -73,9 +46,9 @@ func TestLiveStartEffort(t *testing.T) {
 	s, evs := l.start(runtimes.StartRequest{Model: "sonnet", Effort: "low"})
 	send(t, s, "hi")
 	terminal(t, evs)
-	r := lastRequest(t, l.fake)
-	if !strings.HasPrefix(r.Model, "claude-sonnet-") || effortOf(t, r) != "low" {
-		t.Errorf("request model %q effort %q, want claude-sonnet-… and low", r.Model, effortOf(t, r))
+	r := l.fake.LastMessageRequest(t)
+	if !strings.HasPrefix(r.Model, "claude-sonnet-") || r.Effort() != "low" {
+		t.Errorf("request model %q effort %q, want claude-sonnet-… and low", r.Model, r.Effort())
 	}
 }
 
@@ -86,9 +59,9 @@ func TestLiveConfigureNextTurn(t *testing.T) {
 	s, evs := l.start(runtimes.StartRequest{})
 	send(t, s, "one")
 	terminal(t, evs)
-	first := lastRequest(t, l.fake)
-	if strings.HasPrefix(first.Model, "claude-haiku-") || effortOf(t, first) == "low" {
-		t.Fatalf("the default turn already runs haiku/low: %q %q", first.Model, effortOf(t, first))
+	first := l.fake.LastMessageRequest(t)
+	if strings.HasPrefix(first.Model, "claude-haiku-") || first.Effort() == "low" {
+		t.Fatalf("the default turn already runs haiku/low: %q %q", first.Model, first.Effort())
 	}
 
 	ctx := claudetest.Context(t)
@@ -96,8 +69,8 @@ func TestLiveConfigureNextTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	terminal(t, evs)
-	if r := lastRequest(t, l.fake); !strings.HasPrefix(r.Model, "claude-sonnet-") || effortOf(t, r) != "low" {
-		t.Errorf("turn two: model %q effort %q, want claude-sonnet-… and low", r.Model, effortOf(t, r))
+	if r := l.fake.LastMessageRequest(t); !strings.HasPrefix(r.Model, "claude-sonnet-") || r.Effort() != "low" {
+		t.Errorf("turn two: model %q effort %q, want claude-sonnet-… and low", r.Model, r.Effort())
 	}
 
 	// The engine passes the whole configuration with every turn: the same
@@ -106,8 +79,8 @@ func TestLiveConfigureNextTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	terminal(t, evs)
-	if r := lastRequest(t, l.fake); !strings.HasPrefix(r.Model, "claude-sonnet-") || effortOf(t, r) != "max" {
-		t.Errorf("turn three: model %q effort %q, want claude-sonnet-… and max", r.Model, effortOf(t, r))
+	if r := l.fake.LastMessageRequest(t); !strings.HasPrefix(r.Model, "claude-sonnet-") || r.Effort() != "max" {
+		t.Errorf("turn three: model %q effort %q, want claude-sonnet-… and max", r.Model, r.Effort())
 	}
 	if s.config.mode != rpc.PermissionPlan {
 		t.Errorf("mode after turn three: %q", s.config.mode)
@@ -125,7 +98,7 @@ func TestLiveConfigureNextTurn(t *testing.T) {
 	}
 	send(t, s, "five")
 	terminal(t, evs)
-	if r := lastRequest(t, l.fake); !strings.HasPrefix(r.Model, "claude-sonnet-") || r.LastUserText() != "five" {
+	if r := l.fake.LastMessageRequest(t); !strings.HasPrefix(r.Model, "claude-sonnet-") || r.LastUserText() != "five" {
 		t.Errorf("turn five: model %q text %q", r.Model, r.LastUserText())
 	}
 }

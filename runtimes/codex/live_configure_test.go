@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,29 +12,6 @@ import (
 	"github.com/cdevd/cdevd/runtimes/codex/codextest"
 	"github.com/cdevd/cdevd/testdoubles/fakeopenai"
 )
-
-// effortOf is the reasoning effort a Responses request asked for.
-func effortOf(t *testing.T, r fakeopenai.Request) string {
-	t.Helper()
-	var body struct {
-		Reasoning struct {
-			Effort string `json:"effort"`
-		} `json:"reasoning"`
-	}
-	if err := json.Unmarshal(r.Body, &body); err != nil {
-		t.Fatalf("request body: %v", err)
-	}
-	return body.Reasoning.Effort
-}
-
-func lastRequest(t *testing.T, l *liveEnv) fakeopenai.Request {
-	t.Helper()
-	reqs := l.api.ResponseRequests()
-	if len(reqs) == 0 {
-		t.Fatal("no request reached the fake")
-	}
-	return reqs[len(reqs)-1]
-}
 
 func TestLiveOffer(t *testing.T) {
 	l := newLive(t, fakeopenai.Echo)
@@ -84,8 +60,8 @@ func TestLiveConfigureNextTurn(t *testing.T) {
 	s, evs := l.start(t, runtimes.StartRequest{Effort: "low"})
 	send(t, s, "one")
 	terminalFrom(t, evs, 0)
-	if r := lastRequest(t, l); r.Model != codextest.Model || effortOf(t, r) != "low" {
-		t.Errorf("turn one: model %q effort %q, want %s and low (start's effort)", r.Model, effortOf(t, r), codextest.Model)
+	if r := l.api.LastResponseRequest(t); r.Model != codextest.Model || r.Effort() != "low" {
+		t.Errorf("turn one: model %q effort %q, want %s and low (start's effort)", r.Model, r.Effort(), codextest.Model)
 	}
 
 	ctx := codextest.Context(t)
@@ -94,15 +70,15 @@ func TestLiveConfigureNextTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	terminalFrom(t, evs, n)
-	if r := lastRequest(t, l); r.Model != other.ID || effortOf(t, r) != "high" {
-		t.Errorf("turn two: model %q effort %q, want %s and high", r.Model, effortOf(t, r), other.ID)
+	if r := l.api.LastResponseRequest(t); r.Model != other.ID || r.Effort() != "high" {
+		t.Errorf("turn two: model %q effort %q, want %s and high", r.Model, r.Effort(), other.ID)
 	}
 
 	n = evs.len()
 	send(t, s, "three")
 	terminalFrom(t, evs, n)
-	if r := lastRequest(t, l); r.Model != other.ID || effortOf(t, r) != "high" {
-		t.Errorf("turn three kept model %q effort %q, want %s and high", r.Model, effortOf(t, r), other.ID)
+	if r := l.api.LastResponseRequest(t); r.Model != other.ID || r.Effort() != "high" {
+		t.Errorf("turn three kept model %q effort %q, want %s and high", r.Model, r.Effort(), other.ID)
 	}
 }
 

@@ -44,6 +44,13 @@ func Serve() *Server {
 // MessageRequests returns the POST /v1/messages requests received so far.
 func (s *Server) MessageRequests() []Request { return s.RequestsWhere(Request.IsMessages) }
 
+// LastMessageRequest is the last POST /v1/messages request received; none
+// fails the test.
+func (s *Server) LastMessageRequest(t testing.TB) Request {
+	t.Helper()
+	return s.LastWhere(t, Request.IsMessages, "messages request")
+}
+
 // Echo is the default responder: "echo: <last user text>".
 func Echo(r Request) Reply { return Text("echo: " + r.LastUserText()) }
 

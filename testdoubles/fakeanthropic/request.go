@@ -22,6 +22,20 @@ type Request struct {
 	Thinking  json.RawMessage `json:"thinking"`
 }
 
+// Effort is the reasoning effort the request asked for
+// (output_config.effort), "" when none. It is read from the body only
+// when asked: a member the fake decodes with every request could refuse a
+// request whose output_config has another shape.
+func (r Request) Effort() string {
+	var body struct {
+		OutputConfig struct {
+			Effort string `json:"effort"`
+		} `json:"output_config"`
+	}
+	_ = json.Unmarshal(r.Body, &body)
+	return body.OutputConfig.Effort
+}
+
 // Message is one message of the request's history.
 type Message struct {
 	Role    string  `json:"role"`

@@ -72,6 +72,17 @@ func (s *Server[Q, R]) Requests() []Q {
 	return append([]Q(nil), s.requests...)
 }
 
+// LastWhere is the last request received for which keep holds (what
+// names it); none fails the test.
+func (s *Server[Q, R]) LastWhere(t testing.TB, keep func(Q) bool, what string) Q {
+	t.Helper()
+	reqs := s.RequestsWhere(keep)
+	if len(reqs) == 0 {
+		t.Fatalf("no %s reached the fake API", what)
+	}
+	return reqs[len(reqs)-1]
+}
+
 // RequestsWhere returns the requests received so far for which keep holds,
 // in order.
 func (s *Server[Q, R]) RequestsWhere(keep func(Q) bool) []Q {

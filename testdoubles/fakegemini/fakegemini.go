@@ -47,6 +47,13 @@ func Serve() *Server {
 // GenerateRequests returns the streamGenerateContent requests received so far.
 func (s *Server) GenerateRequests() []Request { return s.RequestsWhere(Request.IsGenerate) }
 
+// LastGenerateRequest is the last streamGenerateContent request received;
+// none fails the test.
+func (s *Server) LastGenerateRequest(t testing.TB) Request {
+	t.Helper()
+	return s.LastWhere(t, Request.IsGenerate, "streamGenerateContent request")
+}
+
 // Unexpected returns the requests that were neither streamGenerateContent
 // nor countTokens: each was answered 404, and a test that wants the CLI
 // hermetic asserts there are none.

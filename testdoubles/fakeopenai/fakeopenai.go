@@ -47,6 +47,13 @@ func (s *Server) BaseURL() string { return s.URL() + "/v1" }
 // ResponseRequests returns the POST /v1/responses requests received so far.
 func (s *Server) ResponseRequests() []Request { return s.RequestsWhere(Request.IsResponses) }
 
+// LastResponseRequest is the last Responses API request received; none
+// fails the test.
+func (s *Server) LastResponseRequest(t testing.TB) Request {
+	t.Helper()
+	return s.LastWhere(t, Request.IsResponses, "Responses request")
+}
+
 // Unexpected returns the requests that were not POST /v1/responses: each was
 // answered 404, and a test that wants the CLI hermetic asserts there are none.
 func (s *Server) Unexpected() []Request {

@@ -21,6 +21,18 @@ type Request struct {
 	ToolChoice   any    `json:"tool_choice"`
 }
 
+// Effort is the reasoning effort the request asked for (reasoning.effort),
+// "" when none; read from the body only when asked, like fakeanthropic's.
+func (r Request) Effort() string {
+	var body struct {
+		Reasoning struct {
+			Effort string `json:"effort"`
+		} `json:"reasoning"`
+	}
+	_ = json.Unmarshal(r.Body, &body)
+	return body.Reasoning.Effort
+}
+
 // Item is one input item of the request's history: a message, a
 // function_call, a function_call_output, a reasoning item, …
 type Item struct {

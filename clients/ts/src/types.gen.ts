@@ -139,6 +139,11 @@ export type ServerNotification =
  * via the `definition` "StartStatus".
  */
 export type StartStatus = "started" | "existing" | "attached" | "not_found";
+/**
+ * This interface was referenced by `Cdevd`'s JSON-Schema
+ * via the `definition` "UsageCost".
+ */
+export type UsageCost = "unknown";
 
 /**
  * Every type of cdevd's wire protocol (generated with openrpc.json; see it for the methods).
@@ -3120,6 +3125,10 @@ export interface UsageSummaryParams {
  * via the `definition` "UsageSummaryResult".
  */
 export interface UsageSummaryResult {
+  /**
+   * What the counted calls cost: always "unknown" (not zero), since none of the runtimes' stored transcripts records a cost (Claude Code, Codex and Gemini as their pinned versions write them); a live turn's turn_completed has Claude Code's cost_usd.
+   */
+  cost: UsageCost;
   /**
    * Days with usage, by date, workspace and runtime.
    */

@@ -146,7 +146,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer context.AfterFunc(ctx, b.interrupt)()
 	defer func() {
 		b.closeFixtures()
-		err = errors.Join(err, b.serve.stop(), b.echo.stop())
+		err = errors.Join(err, b.closeAgent(), b.serve.stop(), b.echo.stop())
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
@@ -233,22 +233,28 @@ type sizes struct {
 	repoCalls     int // git/status calls and snapshots per repetition (each side)
 	searchCalls   int // repository/search round trips after the first query
 	fileCalls     int // workspace/file/get round trips of the 1 MB file
+	imageSide     int // the attached image's width and height: noise, about 4·side² bytes as PNG
+	imageSends    int // images sent per repetition (each side)
+	handovers     int // queue hand-overs per repetition (each side)
 }
 
 var fullSizes = sizes{listCalls: 2000, initCalls: 300, idleConns: 1000, bigTranscript: 100 << 20, pageCalls: 200,
 	sessions: 1000, historyCalls: 50, watchers: 100, burst: 500, steadySeconds: 10, steadyRate: 1000, appends: 200,
-	repoFiles: 100_000, repoChanged: 1_000, repoCalls: 5, searchCalls: 200, fileCalls: 100}
+	repoFiles: 100_000, repoChanged: 1_000, repoCalls: 5, searchCalls: 200, fileCalls: 100,
+	imageSide: 1120, imageSends: 3, handovers: 5}
 
 var quickSizes = sizes{listCalls: 100, initCalls: 20, idleConns: 50, bigTranscript: 2 << 20, pageCalls: 10,
 	sessions: 50, historyCalls: 5, watchers: 5, burst: 50, steadySeconds: 1, steadyRate: 200, appends: 10,
-	repoFiles: 2_000, repoChanged: 20, repoCalls: 3, searchCalls: 20, fileCalls: 10}
+	repoFiles: 2_000, repoChanged: 20, repoCalls: 3, searchCalls: 20, fileCalls: 10,
+	imageSide: 300, imageSends: 1, handovers: 2}
 
 // replacer fills in a figure's title the sizes of this run.
 func (s sizes) replacer() *strings.Replacer {
 	return strings.NewReplacer("{conns}", strconv.Itoa(s.idleConns), "{big}", fmt.Sprintf("%d MB", s.bigTranscript>>20),
 		"{sessions}", strconv.Itoa(s.sessions), "{watchers}", strconv.Itoa(s.watchers), "{burst}", strconv.Itoa(s.burst),
 		"{rate}", strconv.Itoa(s.steadyRate), "{seconds}", strconv.Itoa(s.steadySeconds),
-		"{files}", commas(s.repoFiles), "{changed}", commas(s.repoChanged))
+		"{files}", commas(s.repoFiles), "{changed}", commas(s.repoChanged),
+		"{image}", fmt.Sprintf("%.1f MB", 4*float64(s.imageSide*s.imageSide)/1e6))
 }
 
 // printTable writes the one table: tab-aligned, one row per figure. CDEVD,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/claude"
 )
 
 // sample is one repetition of a figure: its value (seconds or bytes) and
@@ -55,6 +56,9 @@ func figuresFor(infos []runtimes.Info) []figure {
 		fs = append(fs, transcriptFigures(st, prefix)...)
 	}
 	fs = append(fs, repoFigures...)
+	if slices.ContainsFunc(infos, func(i runtimes.Info) bool { return i.ID == claude.ID }) {
+		fs = append(fs, agentFigures...)
+	}
 	return append(fs, eventFigures...)
 }
 

@@ -27,6 +27,7 @@ type fixtures struct {
 	fanout  *fanout
 	tail    *tailFixture
 	repo    *repoFixture
+	agent   *agentFixture
 }
 
 // storeFixtures are one runtime's transcripts written so far.
