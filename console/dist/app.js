@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -2399,7 +2399,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4427,11 +4427,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4825,7 +4825,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5773,7 +5773,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5833,7 +5833,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5992,7 +5992,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6695,7 +6695,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6742,7 +6742,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7162,7 +7162,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7489,7 +7489,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -8132,7 +8132,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8948,7 +8948,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9167,7 +9167,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9368,7 +9368,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -11368,11 +11368,11 @@ function forget(o, el) {
 }
 function drawOlder(o) {
   const t = $("transcript");
-  const n = Math.min(chunk, o.lo);
+  const opening = drawn(t).length === 0;
+  const n = Math.min(opening ? openRendered : chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  const opening = drawn(t).length === 0;
-  t.prepend(draw2(o, o.lo - n, o.lo, opening ? o.lo - openRendered : o.lo));
+  t.prepend(draw2(o, o.lo - n, o.lo, opening ? o.lo - n : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
@@ -12080,6 +12080,7 @@ function reset(sessionId2) {
   showLimits(null);
 }
 async function openSession(workspaceId3, sessionId2, agentType, started2, model = "", effort = "") {
+  const watched = started2 ? null : client().watch({ workspace_id: workspaceId3, session_id: sessionId2, agent_type: agentType });
   reset(sessionId2);
   const o = newOpen(workspaceId3, sessionId2, agentType);
   page.open = o;
@@ -12087,17 +12088,17 @@ async function openSession(workspaceId3, sessionId2, agentType, started2, model 
   header(sessionId2, agentType, known.get(sessionId2)?.summary ?? "", model);
   renderConfigure(agentType, model, effort);
   showSession();
-  if (started2) {
+  if (!watched) {
     client().track(workspaceId3, sessionId2, agentType);
     o.hasMore = false;
     focusOpen();
     void loadUsage(agentType, null);
     return;
   }
-  await client().watch({ workspace_id: workspaceId3, session_id: sessionId2, agent_type: agentType });
+  await watched;
+  await loadOlder();
   if (page.open === o) focusOpen();
   void guard("Load turns", () => loadTurns(sessionId2));
-  await loadOlder();
   await loadQueue();
   try {
     const st2 = await call("session/state", { session_id: sessionId2 });

@@ -41,9 +41,11 @@ export async function reloadTranscript(): Promise<void> {
 // are drawn plain and rendered as they near the view (upgrade.ts).
 const maxDrawn = 120;
 const chunk = 20;
-// A transcript opens on its newest messages: the few a view shows are
-// drawn rendered at once (plain, they would wait a frame or more for
-// upgrade.ts), the rest of the first chunk plain.
+// A transcript opens on its newest messages, the few a view shows, drawn
+// rendered at once (plain, they would wait a frame or more for
+// upgrade.ts, and jump as they render): the first paint waits for nothing
+// else. Older ones are drawn when the reader scrolls up, or at once (a
+// chunk, plain) when these do not fill the view.
 const openRendered = 6;
 
 const drawn = (t: HTMLElement) => t.querySelectorAll<HTMLElement>(":scope > .msg.w");
@@ -72,11 +74,11 @@ function forget(o: Open, el: HTMLElement): void {
 // sees in place, and drops the bottom of the window past maxDrawn.
 function drawOlder(o: Open): void {
   const t = $("transcript");
-  const n = Math.min(chunk, o.lo);
+  const opening = drawn(t).length === 0;
+  const n = Math.min(opening ? openRendered : chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  const opening = drawn(t).length === 0;
-  t.prepend(draw(o, o.lo - n, o.lo, opening ? o.lo - openRendered : o.lo));
+  t.prepend(draw(o, o.lo - n, o.lo, opening ? o.lo - n : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
