@@ -10957,6 +10957,38 @@ function warmUp() {
   requestIdleCallback(next);
 }
 
+// web/shown.ts
+var shown = /* @__PURE__ */ new Set();
+var watched = null;
+function markShown() {
+  const t = $("transcript");
+  if (watched !== t) {
+    watched = t;
+    new ResizeObserver(markShown).observe(t);
+  }
+  const now = /* @__PURE__ */ new Set();
+  for (let round = 0; round < 4; round++) {
+    const v2 = t.getBoundingClientRect();
+    const margin = v2.height / 4;
+    let added = false;
+    for (const m of t.querySelectorAll(":scope > .msg.w")) {
+      const r = m.getBoundingClientRect();
+      if (r.height === 0 || r.bottom < v2.top - margin) continue;
+      if (r.top > v2.bottom + margin) break;
+      if (!now.has(m)) {
+        now.add(m);
+        if (!m.classList.contains("shown")) {
+          m.classList.add("shown");
+          added = true;
+        }
+      }
+    }
+    if (!added) break;
+  }
+  for (const m of shown) if (!now.has(m)) m.classList.remove("shown");
+  shown = now;
+}
+
 // web/diff.ts
 var maxCells = 4e5;
 function lineDiff(before, after) {
@@ -11240,6 +11272,7 @@ function renderResult(text2, failed, label = "tool result") {
 
 // web/upgrade.ts
 var budgetMs = 8;
+var inViewBudgetMs = 16;
 var sources = /* @__PURE__ */ new WeakMap();
 var queue = /* @__PURE__ */ new Set();
 var observer = null;
@@ -11279,16 +11312,24 @@ function work() {
       continue;
     }
     const r = el.getBoundingClientRect();
+    distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
     if (r.bottom > view.top && r.top < view.bottom) inView.push(el);
-    else distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
   }
-  for (const el of inView) upgrade(el);
-  const order = [...distance.keys()].sort((a, b) => distance.get(a) - distance.get(b));
+  const nearest = (a, b) => distance.get(a) - distance.get(b);
   const start2 = performance.now();
-  for (const el of order) {
-    if (performance.now() - start2 > budgetMs) break;
+  let done = 0;
+  for (const el of inView.sort(nearest)) {
+    if (done && performance.now() - start2 > inViewBudgetMs) break;
     upgrade(el);
+    done++;
   }
+  for (const el of [...distance.keys()].sort(nearest)) {
+    if (performance.now() - start2 > budgetMs) break;
+    if (!queue.has(el)) continue;
+    upgrade(el);
+    done++;
+  }
+  if (done) markShown();
   if (queue.size) {
     scheduled = true;
     requestAnimationFrame(work);
@@ -11378,6 +11419,7 @@ function drawOlder(o) {
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
   if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
   t.scrollTop = t.scrollHeight - before;
+  markShown();
   if ((o.lo > 0 || o.hasMore) && t.scrollHeight - 200 < t.clientHeight)
     requestAnimationFrame(() => page.open === o && guard("Load older messages", loadOlder));
 }
@@ -11393,11 +11435,13 @@ function drawNewer(o) {
   for (let i = 0; o.hi - o.lo > maxDrawn; i++, o.lo++) forget(o, els[i]);
   t.scrollTop -= before - t.scrollHeight;
   if (o.lo > 0 && !t.querySelector(".older")) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+  markShown();
 }
 function onTranscriptScroll() {
   const t = $("transcript");
   const o = page.open;
   if (o && t.scrollHeight - t.scrollTop - t.clientHeight < 200 && o.hi < o.msgs.length) drawNewer(o);
+  else markShown();
   if (t.scrollTop < 200) return loadOlder();
   return Promise.resolve();
 }
@@ -11564,6 +11608,7 @@ function message(p) {
     forget(o, drawn(t)[0]);
     o.lo++;
   }
+  markShown();
 }
 function cutDrafts() {
   for (const d of $("transcript").querySelectorAll(".msg.streaming")) {
@@ -12080,7 +12125,7 @@ function reset(sessionId2) {
   showLimits(null);
 }
 async function openSession(workspaceId3, sessionId2, agentType, started2, model = "", effort = "") {
-  const watched = started2 ? null : client().watch({ workspace_id: workspaceId3, session_id: sessionId2, agent_type: agentType });
+  const watched2 = started2 ? null : client().watch({ workspace_id: workspaceId3, session_id: sessionId2, agent_type: agentType });
   reset(sessionId2);
   const o = newOpen(workspaceId3, sessionId2, agentType);
   page.open = o;
@@ -12088,14 +12133,14 @@ async function openSession(workspaceId3, sessionId2, agentType, started2, model 
   header(sessionId2, agentType, known.get(sessionId2)?.summary ?? "", model);
   renderConfigure(agentType, model, effort);
   showSession();
-  if (!watched) {
+  if (!watched2) {
     client().track(workspaceId3, sessionId2, agentType);
     o.hasMore = false;
     focusOpen();
     void loadUsage(agentType, null);
     return;
   }
-  await watched;
+  await watched2;
   await loadOlder();
   if (page.open === o) focusOpen();
   void guard("Load turns", () => loadTurns(sessionId2));
@@ -12669,12 +12714,12 @@ function wireFiles() {
 }
 
 // web/review.ts
-var shown = null;
+var shown2 = null;
 function openReview(tab) {
   const w2 = page.selected;
   if (!w2) return;
-  const again = shown?.workspaceId === w2.id;
-  shown = { workspaceId: w2.id, tab };
+  const again = shown2?.workspaceId === w2.id;
+  shown2 = { workspaceId: w2.id, tab };
   $("review-ws").textContent = w2.name;
   $("review").hidden = false;
   $("review").dataset.workspace = w2.id;
@@ -12690,13 +12735,13 @@ function openReview(tab) {
   else void guard("Files", () => loadFiles(w2.id, again));
 }
 function reviewEvent(type, p) {
-  if (!shown || p?.workspace_id !== shown.workspaceId || !$("app").classList.contains("in-review")) return;
-  if (shown.tab === "changes" && (type === "git_status_changed" || type === "git_operation_completed")) changesEvent(shown.workspaceId);
+  if (!shown2 || p?.workspace_id !== shown2.workspaceId || !$("app").classList.contains("in-review")) return;
+  if (shown2.tab === "changes" && (type === "git_status_changed" || type === "git_operation_completed")) changesEvent(shown2.workspaceId);
 }
 function followWorkspace() {
   const w2 = page.selected;
   const app = $("app").classList;
-  if (shown && w2 && w2.id !== shown.workspaceId && app.contains("in-review") && app.contains("in-session")) openReview(shown.tab);
+  if (shown2 && w2 && w2.id !== shown2.workspaceId && app.contains("in-review") && app.contains("in-session")) openReview(shown2.tab);
 }
 function wireReview() {
   $("workspaces").addEventListener("click", followWorkspace);

@@ -5,6 +5,7 @@ import { $, collapsible, h, when } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { call } from "./rpc.js";
 import { messageKey, page, type Open } from "./state.js";
+import { markShown } from "./shown.js";
 import { attachResult, renderResult, renderToolUse, resultText } from "./tools.js";
 import { plainMarkdown, release, releaseAll } from "./upgrade.js";
 
@@ -84,6 +85,7 @@ function drawOlder(o: Open): void {
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
   if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
   t.scrollTop = t.scrollHeight - before;
+  markShown();
   // A view not yet filled cannot be scrolled up: draw on by itself.
   if ((o.lo > 0 || o.hasMore) && t.scrollHeight - 200 < t.clientHeight)
     requestAnimationFrame(() => page.open === o && guard("Load older messages", loadOlder));
@@ -102,6 +104,7 @@ function drawNewer(o: Open): void {
   for (let i = 0; o.hi - o.lo > maxDrawn; i++, o.lo++) forget(o, els[i]);
   t.scrollTop -= before - t.scrollHeight;
   if (o.lo > 0 && !t.querySelector(".older")) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+  markShown();
 }
 
 // onTranscriptScroll draws more at the end the reader nears.
@@ -109,6 +112,7 @@ export function onTranscriptScroll(): Promise<void> {
   const t = $("transcript");
   const o = page.open;
   if (o && t.scrollHeight - t.scrollTop - t.clientHeight < 200 && o.hi < o.msgs.length) drawNewer(o);
+  else markShown();
   if (t.scrollTop < 200) return loadOlder();
   return Promise.resolve();
 }
@@ -318,6 +322,7 @@ export function message(p: any): void {
     forget(o, drawn(t)[0]);
     o.lo++;
   }
+  markShown();
 }
 
 // cutDrafts marks drafts that will never be completed, the process that
