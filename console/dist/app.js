@@ -10969,21 +10969,16 @@ function markShown() {
   const now = /* @__PURE__ */ new Set();
   for (let round = 0; round < 4; round++) {
     const v2 = t.getBoundingClientRect();
-    const margin = v2.height / 4;
-    let added = false;
+    const toMark = [];
     for (const m of t.querySelectorAll(":scope > .msg.w")) {
       const r = m.getBoundingClientRect();
-      if (r.height === 0 || r.bottom < v2.top - margin) continue;
-      if (r.top > v2.bottom + margin) break;
-      if (!now.has(m)) {
-        now.add(m);
-        if (!m.classList.contains("shown")) {
-          m.classList.add("shown");
-          added = true;
-        }
-      }
+      if (r.height === 0 || r.bottom < v2.top) continue;
+      if (r.top > v2.bottom) break;
+      now.add(m);
+      if (!m.classList.contains("shown")) toMark.push(m);
     }
-    if (!added) break;
+    if (!toMark.length) break;
+    for (const m of toMark) m.classList.add("shown");
   }
   for (const m of shown) if (!now.has(m)) m.classList.remove("shown");
   shown = now;
