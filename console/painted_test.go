@@ -97,7 +97,12 @@ func TestConsoleMessagesInViewArePainted(t *testing.T) {
 			// Older chunks drawn, so that the window is many views tall.
 			for range 6 {
 				eval[bool](t, p, `(document.querySelector('#transcript').scrollTop = 0, document.querySelector('#transcript').dispatchEvent(new Event('scroll')), true)`)
-				until(t, p, "an older chunk", `document.querySelector('#transcript').scrollTop > 0 || !document.querySelector('.older')`)
+				if _, err := chromedp.Run(p, chromedp.Poll[bool](`document.querySelector('#transcript').scrollTop > 0 || !document.querySelector('.older')`,
+					chromedp.WithPollingTimeout(claudetest.Timeout))); err != nil {
+					t.Fatalf("waiting for an older chunk: %v; the page: %s", err, eval[string](t, p, `(() => { const t = document.querySelector('#transcript');
+  return JSON.stringify({ top: t.scrollTop, height: t.scrollHeight, client: t.clientHeight, msgs: t.querySelectorAll('.msg').length,
+    session: getComputedStyle(document.querySelector('#session')).display, app: document.querySelector('#app').className, banner: document.querySelector('#banner').textContent }); })()`))
+				}
 			}
 			checked := 0
 			for _, at := range []float64{1, 0.1, 0.9, 0.35, 0.65, 0, 0.5} {

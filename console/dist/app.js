@@ -10967,13 +10967,14 @@ function markShown() {
     new ResizeObserver(markShown).observe(t);
   }
   const now = /* @__PURE__ */ new Set();
-  for (let round = 0; round < 4; round++) {
+  for (let round = 0; round < 10; round++) {
     const v2 = t.getBoundingClientRect();
+    const margin = v2.height / 4;
     const toMark = [];
     for (const m of t.querySelectorAll(":scope > .msg.w")) {
       const r = m.getBoundingClientRect();
-      if (r.height === 0 || r.bottom < v2.top) continue;
-      if (r.top > v2.bottom) break;
+      if (r.height === 0 || r.bottom < v2.top - margin) continue;
+      if (r.top > v2.bottom + margin) break;
       now.add(m);
       if (!m.classList.contains("shown")) toMark.push(m);
     }

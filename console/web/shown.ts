@@ -4,9 +4,9 @@
 // finds which of them are near the view only after a frame is drawn: a
 // message jumped into view (the scrollbar dragged, a fling, a picture of
 // the full page, whose view is taller) was an empty box for a frame, and
-// in a full-page screenshot for good. So here the messages in view are
-// marked .shown (drawn whatever Chromium thinks; it still draws those near
-// the view in its own time) as the view moves, before the frame is drawn: scroll events and
+// in a full-page screenshot for good. So here the messages in view, and a
+// quarter of a view around it, are marked .shown (drawn whatever Chromium
+// thinks) as the view moves, before the frame is drawn: scroll events and
 // ResizeObserver callbacks both run before paint, and so do the places
 // that add messages or change their size.
 import { $ } from "./dom.js";
@@ -24,18 +24,20 @@ export function markShown(): void {
   }
   const now = new Set<HTMLElement>();
   // A message drawn for the first time takes its real height, not the
-  // placeholder's: those under it move, and may come into view. A few
-  // rounds find the messages in view once sizes settle (usually one or
-  // two). Each round reads every position first and marks after: a mark
-  // between two reads would have the browser lay the transcript out again
-  // for each message.
-  for (let round = 0; round < 4; round++) {
+  // placeholder's: those under it move, and may come into view. Rounds
+  // find the messages in view once sizes settle (usually one or two; a
+  // margin of a quarter of the view around it makes more rounds rare).
+  // Each round reads every position first and marks after: a mark between
+  // two reads would have the browser lay the transcript out again for each
+  // message.
+  for (let round = 0; round < 10; round++) {
     const v = t.getBoundingClientRect();
+    const margin = v.height / 4;
     const toMark: HTMLElement[] = [];
     for (const m of t.querySelectorAll<HTMLElement>(":scope > .msg.w")) {
       const r = m.getBoundingClientRect();
-      if (r.height === 0 || r.bottom < v.top) continue;
-      if (r.top > v.bottom) break;
+      if (r.height === 0 || r.bottom < v.top - margin) continue;
+      if (r.top > v.bottom + margin) break;
       now.add(m);
       if (!m.classList.contains("shown")) toMark.push(m);
     }
