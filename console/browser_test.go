@@ -126,9 +126,8 @@ func eval[T any](t testing.TB, ctx context.Context, js string) T {
 
 // shot saves a full-page screenshot under the test's artifact directory
 // (kept with `go test -artifacts`). It waits three animation frames first:
-// transcript messages are `content-visibility: auto`; after a test scrolls,
-// one frame finds which come into view and the next lays them out, and a
-// picture taken sooner showed them as empty boxes.
+// answers scrolled into view are drawn plain and rendered in the frames
+// after (upgrade.ts), and the picture shows them rendered.
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](

@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../node_modules/highlight.js/lib/core.js
+// ../../main/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -2399,7 +2399,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../node_modules/dompurify/dist/purify.es.mjs
+// ../../main/node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4427,11 +4427,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../node_modules/highlight.js/es/core.js
+// ../../main/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../node_modules/highlight.js/es/languages/bash.js
+// ../../main/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4825,7 +4825,7 @@ function bash(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/css.js
+// ../../main/node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5773,7 +5773,7 @@ function css(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/diff.js
+// ../../main/node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5833,7 +5833,7 @@ function diff(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/go.js
+// ../../main/node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5992,7 +5992,7 @@ function go(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/javascript.js
+// ../../main/node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6695,7 +6695,7 @@ function javascript(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/json.js
+// ../../main/node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6742,7 +6742,7 @@ function json(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/python.js
+// ../../main/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7162,7 +7162,7 @@ function python(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/rust.js
+// ../../main/node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7489,7 +7489,7 @@ function rust(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/sql.js
+// ../../main/node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -8132,7 +8132,7 @@ function sql(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/typescript.js
+// ../../main/node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8948,7 +8948,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../node_modules/highlight.js/es/languages/xml.js
+// ../../main/node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9167,7 +9167,7 @@ function xml2(hljs) {
   };
 }
 
-// ../node_modules/highlight.js/es/languages/yaml.js
+// ../../main/node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9368,7 +9368,7 @@ function yaml(hljs) {
   };
 }
 
-// ../node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -10957,6 +10957,34 @@ function warmUp() {
   requestIdleCallback(next);
 }
 
+// web/shown.ts
+var shown = /* @__PURE__ */ new Set();
+var watched = null;
+function markShown() {
+  const t = $("transcript");
+  if (watched !== t) {
+    watched = t;
+    new ResizeObserver(markShown).observe(t);
+  }
+  const now = /* @__PURE__ */ new Set();
+  for (let round = 0; round < 10; round++) {
+    const v2 = t.getBoundingClientRect();
+    const margin = v2.height / 4;
+    const toMark = [];
+    for (const m of t.querySelectorAll(":scope > .msg.w")) {
+      const r = m.getBoundingClientRect();
+      if (r.height === 0 || r.bottom < v2.top - margin) continue;
+      if (r.top > v2.bottom + margin) break;
+      now.add(m);
+      if (!m.classList.contains("shown")) toMark.push(m);
+    }
+    if (!toMark.length) break;
+    for (const m of toMark) m.classList.add("shown");
+  }
+  for (const m of shown) if (!now.has(m)) m.classList.remove("shown");
+  shown = now;
+}
+
 // web/diff.ts
 var maxCells = 4e5;
 function lineDiff(before, after) {
@@ -11240,6 +11268,7 @@ function renderResult(text2, failed, label = "tool result") {
 
 // web/upgrade.ts
 var budgetMs = 8;
+var inViewBudgetMs = 16;
 var sources = /* @__PURE__ */ new WeakMap();
 var queue = /* @__PURE__ */ new Set();
 var observer = null;
@@ -11279,16 +11308,24 @@ function work() {
       continue;
     }
     const r = el.getBoundingClientRect();
+    distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
     if (r.bottom > view.top && r.top < view.bottom) inView.push(el);
-    else distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
   }
-  for (const el of inView) upgrade(el);
-  const order = [...distance.keys()].sort((a, b) => distance.get(a) - distance.get(b));
+  const nearest = (a, b) => distance.get(a) - distance.get(b);
   const start2 = performance.now();
-  for (const el of order) {
-    if (performance.now() - start2 > budgetMs) break;
+  let done = 0;
+  for (const el of inView.sort(nearest)) {
+    if (done && performance.now() - start2 > inViewBudgetMs) break;
     upgrade(el);
+    done++;
   }
+  for (const el of [...distance.keys()].sort(nearest)) {
+    if (performance.now() - start2 > budgetMs) break;
+    if (!queue.has(el)) continue;
+    upgrade(el);
+    done++;
+  }
+  if (done) markShown();
   if (queue.size) {
     scheduled = true;
     requestAnimationFrame(work);
@@ -11368,16 +11405,17 @@ function forget(o, el) {
 }
 function drawOlder(o) {
   const t = $("transcript");
-  const n = Math.min(chunk, o.lo);
+  const opening = drawn(t).length === 0;
+  const n = Math.min(opening ? openRendered : chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  const opening = drawn(t).length === 0;
-  t.prepend(draw2(o, o.lo - n, o.lo, opening ? o.lo - openRendered : o.lo));
+  t.prepend(draw2(o, o.lo - n, o.lo, opening ? o.lo - n : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
   if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
   t.scrollTop = t.scrollHeight - before;
+  markShown();
   if ((o.lo > 0 || o.hasMore) && t.scrollHeight - 200 < t.clientHeight)
     requestAnimationFrame(() => page.open === o && guard("Load older messages", loadOlder));
 }
@@ -11393,11 +11431,13 @@ function drawNewer(o) {
   for (let i = 0; o.hi - o.lo > maxDrawn; i++, o.lo++) forget(o, els[i]);
   t.scrollTop -= before - t.scrollHeight;
   if (o.lo > 0 && !t.querySelector(".older")) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+  markShown();
 }
 function onTranscriptScroll() {
   const t = $("transcript");
   const o = page.open;
   if (o && t.scrollHeight - t.scrollTop - t.clientHeight < 200 && o.hi < o.msgs.length) drawNewer(o);
+  else markShown();
   if (t.scrollTop < 200) return loadOlder();
   return Promise.resolve();
 }
@@ -11564,6 +11604,7 @@ function message(p) {
     forget(o, drawn(t)[0]);
     o.lo++;
   }
+  markShown();
 }
 function cutDrafts() {
   for (const d of $("transcript").querySelectorAll(".msg.streaming")) {
@@ -12080,6 +12121,7 @@ function reset(sessionId2) {
   showLimits(null);
 }
 async function openSession(workspaceId3, sessionId2, agentType, started2, model = "", effort = "") {
+  const watched2 = started2 ? null : client().watch({ workspace_id: workspaceId3, session_id: sessionId2, agent_type: agentType });
   reset(sessionId2);
   const o = newOpen(workspaceId3, sessionId2, agentType);
   page.open = o;
@@ -12087,17 +12129,17 @@ async function openSession(workspaceId3, sessionId2, agentType, started2, model 
   header(sessionId2, agentType, known.get(sessionId2)?.summary ?? "", model);
   renderConfigure(agentType, model, effort);
   showSession();
-  if (started2) {
+  if (!watched2) {
     client().track(workspaceId3, sessionId2, agentType);
     o.hasMore = false;
     focusOpen();
     void loadUsage(agentType, null);
     return;
   }
-  await client().watch({ workspace_id: workspaceId3, session_id: sessionId2, agent_type: agentType });
+  await watched2;
+  await loadOlder();
   if (page.open === o) focusOpen();
   void guard("Load turns", () => loadTurns(sessionId2));
-  await loadOlder();
   await loadQueue();
   try {
     const st2 = await call("session/state", { session_id: sessionId2 });
@@ -12668,12 +12710,12 @@ function wireFiles() {
 }
 
 // web/review.ts
-var shown = null;
+var shown2 = null;
 function openReview(tab) {
   const w2 = page.selected;
   if (!w2) return;
-  const again = shown?.workspaceId === w2.id;
-  shown = { workspaceId: w2.id, tab };
+  const again = shown2?.workspaceId === w2.id;
+  shown2 = { workspaceId: w2.id, tab };
   $("review-ws").textContent = w2.name;
   $("review").hidden = false;
   $("review").dataset.workspace = w2.id;
@@ -12689,13 +12731,13 @@ function openReview(tab) {
   else void guard("Files", () => loadFiles(w2.id, again));
 }
 function reviewEvent(type, p) {
-  if (!shown || p?.workspace_id !== shown.workspaceId || !$("app").classList.contains("in-review")) return;
-  if (shown.tab === "changes" && (type === "git_status_changed" || type === "git_operation_completed")) changesEvent(shown.workspaceId);
+  if (!shown2 || p?.workspace_id !== shown2.workspaceId || !$("app").classList.contains("in-review")) return;
+  if (shown2.tab === "changes" && (type === "git_status_changed" || type === "git_operation_completed")) changesEvent(shown2.workspaceId);
 }
 function followWorkspace() {
   const w2 = page.selected;
   const app = $("app").classList;
-  if (shown && w2 && w2.id !== shown.workspaceId && app.contains("in-review") && app.contains("in-session")) openReview(shown.tab);
+  if (shown2 && w2 && w2.id !== shown2.workspaceId && app.contains("in-review") && app.contains("in-session")) openReview(shown2.tab);
 }
 function wireReview() {
   $("workspaces").addEventListener("click", followWorkspace);

@@ -69,6 +69,11 @@ function reset(sessionId: string): void {
 }
 
 export async function openSession(workspaceId: string, sessionId: string, agentType: string, started: boolean, model = "", effort = ""): Promise<void> {
+  // Watch first, then read: whatever happens in between arrives as an
+  // event, and ids keep it from showing twice. The watch is asked before
+  // the pane is drawn, which then costs no time of its own: its layout
+  // runs while the request is on its way.
+  const watched = started ? null : client()!.watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
   reset(sessionId);
   const o = newOpen(workspaceId, sessionId, agentType);
   page.open = o;
@@ -76,19 +81,20 @@ export async function openSession(workspaceId: string, sessionId: string, agentT
   header(sessionId, agentType, known.get(sessionId)?.summary ?? "", model);
   renderConfigure(agentType, model, effort);
   showSession();
-  if (started) {
+  if (!watched) {
     client()!.track(workspaceId, sessionId, agentType);
     o.hasMore = false;
     focusOpen();
     void loadUsage(agentType, null);
     return;
   }
-  // Watch first, then read: whatever happens in between arrives as an
-  // event, and ids keep it from showing twice.
-  await client()!.watch({ workspace_id: workspaceId, session_id: sessionId, agent_type: agentType });
+  await watched;
+  // The newest messages first: the turns, the presence and the queue are
+  // asked for once they are drawn, so that cdevd reads the transcript with
+  // nothing else to do and the page draws it with nothing else to parse.
+  await loadOlder();
   if (page.open === o) focusOpen();
   void guard("Load turns", () => loadTurns(sessionId));
-  await loadOlder();
   await loadQueue();
   try {
     const st = await call("session/state", { session_id: sessionId });

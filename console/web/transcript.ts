@@ -5,6 +5,7 @@ import { $, collapsible, h, when } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { call } from "./rpc.js";
 import { messageKey, page, type Open } from "./state.js";
+import { markShown } from "./shown.js";
 import { attachResult, renderResult, renderToolUse, resultText } from "./tools.js";
 import { plainMarkdown, release, releaseAll } from "./upgrade.js";
 
@@ -41,9 +42,11 @@ export async function reloadTranscript(): Promise<void> {
 // are drawn plain and rendered as they near the view (upgrade.ts).
 const maxDrawn = 120;
 const chunk = 20;
-// A transcript opens on its newest messages: the few a view shows are
-// drawn rendered at once (plain, they would wait a frame or more for
-// upgrade.ts), the rest of the first chunk plain.
+// A transcript opens on its newest messages, the few a view shows, drawn
+// rendered at once (plain, they would wait a frame or more for
+// upgrade.ts, and jump as they render): the first paint waits for nothing
+// else. Older ones are drawn when the reader scrolls up, or at once (a
+// chunk, plain) when these do not fill the view.
 const openRendered = 6;
 
 const drawn = (t: HTMLElement) => t.querySelectorAll<HTMLElement>(":scope > .msg.w");
@@ -72,16 +75,17 @@ function forget(o: Open, el: HTMLElement): void {
 // sees in place, and drops the bottom of the window past maxDrawn.
 function drawOlder(o: Open): void {
   const t = $("transcript");
-  const n = Math.min(chunk, o.lo);
+  const opening = drawn(t).length === 0;
+  const n = Math.min(opening ? openRendered : chunk, o.lo);
   const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
-  const opening = drawn(t).length === 0;
-  t.prepend(draw(o, o.lo - n, o.lo, opening ? o.lo - openRendered : o.lo));
+  t.prepend(draw(o, o.lo - n, o.lo, opening ? o.lo - n : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
   if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
   t.scrollTop = t.scrollHeight - before;
+  markShown();
   // A view not yet filled cannot be scrolled up: draw on by itself.
   if ((o.lo > 0 || o.hasMore) && t.scrollHeight - 200 < t.clientHeight)
     requestAnimationFrame(() => page.open === o && guard("Load older messages", loadOlder));
@@ -100,6 +104,7 @@ function drawNewer(o: Open): void {
   for (let i = 0; o.hi - o.lo > maxDrawn; i++, o.lo++) forget(o, els[i]);
   t.scrollTop -= before - t.scrollHeight;
   if (o.lo > 0 && !t.querySelector(".older")) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
+  markShown();
 }
 
 // onTranscriptScroll draws more at the end the reader nears.
@@ -107,6 +112,7 @@ export function onTranscriptScroll(): Promise<void> {
   const t = $("transcript");
   const o = page.open;
   if (o && t.scrollHeight - t.scrollTop - t.clientHeight < 200 && o.hi < o.msgs.length) drawNewer(o);
+  else markShown();
   if (t.scrollTop < 200) return loadOlder();
   return Promise.resolve();
 }
@@ -316,6 +322,7 @@ export function message(p: any): void {
     forget(o, drawn(t)[0]);
     o.lo++;
   }
+  markShown();
 }
 
 // cutDrafts marks drafts that will never be completed, the process that

@@ -11,10 +11,12 @@
 // (figures in docs/console.md).
 import { $, collapsible, h } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { markShown } from "./shown.js";
 
 // Work per frame: past it the rest waits for the next frame, so a fling
 // through a long transcript stays smooth and catches up when it stops.
 const budgetMs = 8;
+const inViewBudgetMs = 16;
 
 const sources = new WeakMap<Element, string>();
 const queue = new Set<HTMLElement>();
@@ -49,10 +51,13 @@ export function plainMarkdown(text: string): HTMLElement {
   return el;
 }
 
-// work renders the queued answers in view, then those nearest it until
-// the frame's budget is spent. Those in view are rendered in one frame
-// whatever it costs: the reader is looking at them (a budget for them too
-// left them plain for a second on a busy machine).
+// work renders the queued answers in view, the nearest the view's middle
+// first, then those nearest it until the frame's budget is spent. Those in
+// view have a budget of their own, larger, and at least one is rendered
+// each frame: a view's answers all rendered in one frame held it for
+// hundreds of ms on a busy machine (a fling through a long transcript
+// stuttered), and without a budget of their own they waited behind the
+// rest for a second.
 function work(): void {
   scheduled = false;
   const t = $("transcript");
@@ -66,16 +71,26 @@ function work(): void {
       continue;
     }
     const r = el.getBoundingClientRect();
+    distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
     if (r.bottom > view.top && r.top < view.bottom) inView.push(el);
-    else distance.set(el, Math.abs((r.top + r.bottom) / 2 - middle));
   }
-  for (const el of inView) upgrade(el);
-  const order = [...distance.keys()].sort((a, b) => distance.get(a)! - distance.get(b)!);
+  const nearest = (a: HTMLElement, b: HTMLElement) => distance.get(a)! - distance.get(b)!;
   const start = performance.now();
-  for (const el of order) {
-    if (performance.now() - start > budgetMs) break;
+  let done = 0;
+  for (const el of inView.sort(nearest)) {
+    if (done && performance.now() - start > inViewBudgetMs) break;
     upgrade(el);
+    done++;
   }
+  for (const el of [...distance.keys()].sort(nearest)) {
+    if (performance.now() - start > budgetMs) break;
+    if (!queue.has(el)) continue;
+    upgrade(el);
+    done++;
+  }
+  // Rendered answers are taller or shorter than their text: what the view
+  // shows now is drawn too.
+  if (done) markShown();
   if (queue.size) {
     scheduled = true;
     requestAnimationFrame(work);
