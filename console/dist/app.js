@@ -28,9 +28,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../main/node_modules/highlight.js/lib/core.js
+// ../node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "../../main/node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -2399,7 +2399,7 @@ function historySoon() {
   }, 300);
 }
 
-// ../../main/node_modules/dompurify/dist/purify.es.mjs
+// ../node_modules/dompurify/dist/purify.es.mjs
 function _OverloadYield(e, d) {
   this.v = e, this.k = d;
 }
@@ -4427,11 +4427,11 @@ function createDOMPurify() {
 }
 var purify_default = createDOMPurify();
 
-// ../../main/node_modules/highlight.js/es/core.js
+// ../node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// ../../main/node_modules/highlight.js/es/languages/bash.js
+// ../node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -4825,7 +4825,7 @@ function bash(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/css.js
+// ../node_modules/highlight.js/es/languages/css.js
 var MODES = (hljs) => {
   return {
     IMPORTANT: {
@@ -5773,7 +5773,7 @@ function css(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/diff.js
+// ../node_modules/highlight.js/es/languages/diff.js
 function diff(hljs) {
   const regex = hljs.regex;
   return {
@@ -5833,7 +5833,7 @@ function diff(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/go.js
+// ../node_modules/highlight.js/es/languages/go.js
 function go(hljs) {
   const LITERALS3 = [
     "true",
@@ -5992,7 +5992,7 @@ function go(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/javascript.js
+// ../node_modules/highlight.js/es/languages/javascript.js
 var IDENT_RE = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS = [
   "as",
@@ -6695,7 +6695,7 @@ function javascript(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/json.js
+// ../node_modules/highlight.js/es/languages/json.js
 var EXTENDED_NUMBER_RE = "([-+]?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)|NaN|[-+]?Infinity";
 var EXTENDED_NUMBER_MODE = {
   scope: "number",
@@ -6742,7 +6742,7 @@ function json(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/python.js
+// ../node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE3 = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -7162,7 +7162,7 @@ function python(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/rust.js
+// ../node_modules/highlight.js/es/languages/rust.js
 function rust(hljs) {
   const regex = hljs.regex;
   const RAW_IDENTIFIER = /(r#)?/;
@@ -7489,7 +7489,7 @@ function rust(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/sql.js
+// ../node_modules/highlight.js/es/languages/sql.js
 function sql(hljs) {
   const regex = hljs.regex;
   const COMMENT_MODE = hljs.COMMENT("--", "$");
@@ -8132,7 +8132,7 @@ function sql(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/typescript.js
+// ../node_modules/highlight.js/es/languages/typescript.js
 var IDENT_RE2 = "[A-Za-z$_][0-9A-Za-z$_]*";
 var KEYWORDS2 = [
   "as",
@@ -8948,7 +8948,7 @@ function typescript(hljs) {
   return tsLanguage;
 }
 
-// ../../main/node_modules/highlight.js/es/languages/xml.js
+// ../node_modules/highlight.js/es/languages/xml.js
 function xml2(hljs) {
   const regex = hljs.regex;
   const TAG_NAME_RE = regex.concat(/[\p{L}_]/u, regex.optional(/[\p{L}0-9_.-]*:/u), /[\p{L}0-9_.-]*/u);
@@ -9167,7 +9167,7 @@ function xml2(hljs) {
   };
 }
 
-// ../../main/node_modules/highlight.js/es/languages/yaml.js
+// ../node_modules/highlight.js/es/languages/yaml.js
 function yaml(hljs) {
   const LITERALS3 = "true false yes no null";
   const URI_CHARACTERS = "[\\w#;/?:@&=+$,.~*'()[\\]]+";
@@ -9368,7 +9368,7 @@ function yaml(hljs) {
   };
 }
 
-// ../../main/node_modules/marked/lib/marked.esm.js
+// ../node_modules/marked/lib/marked.esm.js
 function G() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
