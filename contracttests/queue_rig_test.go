@@ -7,17 +7,13 @@ package contracttests
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cdevd/cdevd/daemon"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
-	"github.com/cdevd/cdevd/runtimes/proc/proctest"
 )
 
 // holdModel plays the suite's model, holding "hold…" prompts.
@@ -124,15 +120,7 @@ type queueRig struct {
 
 func newQueueRig(t *testing.T, rt scenarioRuntime) *queueRig {
 	t.Helper()
-	mark := fmt.Sprintf("CDEVD_QUEUE=%s-%d", rt.id, time.Now().UnixNano())
-	t.Cleanup(func() {
-		if left := proctest.Marked(mark); len(left) > 0 {
-			t.Errorf("%s processes left after cdevd shut down: %v", rt.id, left)
-			for _, pid := range left {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
+	mark := markProcesses(t, "CDEVD_QUEUE", rt.id)
 	r := &queueRig{rt: rt, home: t.TempDir()}
 	// The fake API starts first, so that it closes after cdevd has ended
 	// the CLIs; the model lets go of held requests before it closes.

@@ -38,19 +38,27 @@ type scenarioRig struct {
 	}
 }
 
-func newScenarioRig(t *testing.T, rt scenarioRuntime) *scenarioRig {
+// markProcesses returns an environment entry (name=id-time) to give every
+// process rt's CLI starts, and checks, once the test is over, that none is
+// left at any depth. Call it before anything that starts the CLI: its
+// cleanup is registered first, so it runs last, after cdevd has shut down.
+func markProcesses(t *testing.T, name, id string) string {
 	t.Helper()
-	mark := fmt.Sprintf("CDEVD_SCENARIO=%s-%d", rt.id, time.Now().UnixNano())
-	// Registered first, so it runs last: after cdevd has shut down, no
-	// process the CLI started may be left, at any depth.
+	mark := fmt.Sprintf("%s=%s-%d", name, id, time.Now().UnixNano())
 	t.Cleanup(func() {
 		if left := proctest.Marked(mark); len(left) > 0 {
-			t.Errorf("%s processes left after cdevd shut down: %v", rt.id, left)
+			t.Errorf("%s processes left after cdevd shut down: %v", id, left)
 			for _, pid := range left {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 	})
+	return mark
+}
+
+func newScenarioRig(t *testing.T, rt scenarioRuntime) *scenarioRig {
+	t.Helper()
+	mark := markProcesses(t, "CDEVD_SCENARIO", rt.id)
 	// The fake API starts first, so that it closes after cdevd has ended the CLIs.
 	rr := rt.start(t, mark, suiteModel)
 	if id := rr.adapter.Info().ID; id != rt.id {
