@@ -155,7 +155,7 @@ var Examples = map[string]Example{
 	rpc.MethodQueueRemove:  {rpc.QueueItemParams{SessionID: ExampleSessionID, QueueID: ExampleQueueID}, exampleQueue()},
 	rpc.MethodQueueClear:   {rpc.QueueParams{SessionID: ExampleSessionID}, exampleQueue()},
 	rpc.MethodQueueResume:  {rpc.QueueParams{SessionID: ExampleSessionID}, exampleQueue()},
-	rpc.MethodSessionSteer: {rpc.SteerParams{SessionID: ExampleSessionID, Prompt: "use the existing helper instead", AgentType: "claude"}, rpc.SteerResult{Status: "steered", SessionID: ExampleSessionID}},
+	rpc.MethodSessionSteer: {rpc.SteerParams{SessionID: ExampleSessionID, Prompt: "use the existing helper instead", AgentType: "codex"}, rpc.SteerResult{Status: "steered", SessionID: ExampleSessionID}},
 	rpc.MethodSessionStop: {rpc.SessionStopParams{SessionID: ExampleSessionID, AgentType: "claude"},
 		rpc.SessionStopResult{Success: true, Status: "stopped", SessionID: ExampleSessionID, AgentType: "claude"}},
 

@@ -23,7 +23,7 @@ import (
 )
 
 // TestExamplesAgainstLiveServer calls every method with its documented
-// example on a live cdevd (the scripted runtime standing in for claude) and
+// example on a live cdevd (the scripted runtime standing in for claude and codex) and
 // requires the live result to have the example result's shape: the same
 // keys, at every level, with values of the same JSON types.
 func TestExamplesAgainstLiveServer(t *testing.T) {
@@ -39,7 +39,9 @@ func TestExamplesAgainstLiveServer(t *testing.T) {
 	c := contracttests.Dial(t, ctx, d.URL(), d.Token())
 
 	// live maps the examples' ids to the live ones as they become known.
-	live := map[string]string{openrpc.ExamplePath: dir, `"claude"`: `"` + scripted.ID + `"`}
+	// The examples name real runtimes (session/steer's names codex, which
+	// steers; claude refuses to): the scripted one stands in for each.
+	live := map[string]string{openrpc.ExamplePath: dir, `"claude"`: `"` + scripted.ID + `"`, `"codex"`: `"` + scripted.ID + `"`}
 	ran := map[string]bool{}
 	call := func(method string) json.RawMessage {
 		t.Helper()
