@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,6 +41,24 @@ const inView = `(() => {
     .filter((m) => m.bottom > v.top && m.top < v.bottom && m.bottom > m.top);
   return { view: v, msgs, dpr: devicePixelRatio };
 })()`
+
+// scrollToTop is a JavaScript expression: it scrolls the transcript to
+// its top, as a reader flinging up, and returns the message at the top of
+// the window, where it is, and how many messages the window holds.
+const scrollToTop = `(() => {
+  const t = document.querySelector('#transcript');
+  t.scrollTop = 0;
+  const m = t.querySelector(':scope > .msg.w');
+  const seen = { id: m.dataset.id, top: m.getBoundingClientRect().top, drawn: t.querySelectorAll(':scope > .msg.w').length };
+  t.dispatchEvent(new Event('scroll'));
+  return seen;
+})()`
+
+type anchored struct {
+	ID    string
+	Top   float64
+	Drawn int
+}
 
 type box struct {
 	Top, Bottom, Left, Right float64
@@ -94,14 +113,19 @@ func TestConsoleMessagesInViewArePainted(t *testing.T) {
 			until(t, p, "the session in history", `document.querySelector('.hist[data-session="`+id+`"]')`)
 			do(t, p, "open it", chromedp.Click(chromedp.CSS(`.hist[data-session="`+id+`"]`)))
 			until(t, p, "the newest message", `document.querySelector('.msg[data-id="m00299"]')`)
-			// Older chunks drawn, so that the window is many views tall.
-			for range 6 {
-				eval[bool](t, p, `(document.querySelector('#transcript').scrollTop = 0, document.querySelector('#transcript').dispatchEvent(new Event('scroll')), true)`)
+			// Older chunks drawn, so that the window is many views tall,
+			// and full: past its 120 messages the bottom is dropped as the
+			// top is drawn. The message the reader saw stays where it was.
+			for range 8 {
+				seen := eval[anchored](t, p, scrollToTop)
 				if _, err := chromedp.Run(p, chromedp.Poll[bool](`document.querySelector('#transcript').scrollTop > 0 || !document.querySelector('.older')`,
 					chromedp.WithPollingTimeout(claudetest.Timeout))); err != nil {
 					t.Fatalf("waiting for an older chunk: %v; the page: %s", err, eval[string](t, p, `(() => { const t = document.querySelector('#transcript');
   return JSON.stringify({ top: t.scrollTop, height: t.scrollHeight, client: t.clientHeight, msgs: t.querySelectorAll('.msg').length,
     session: getComputedStyle(document.querySelector('#session')).display, app: document.querySelector('#app').className, banner: document.querySelector('#banner').textContent }); })()`))
+				}
+				if now := eval[float64](t, p, fmt.Sprintf(`document.querySelector('.msg[data-id="%s"]').getBoundingClientRect().top`, seen.ID)); math.Abs(now-seen.Top) > 4 {
+					t.Errorf("scrolling up past %d drawn messages moved message %s from %.0f px to %.0f px", seen.Drawn, seen.ID, seen.Top, now)
 				}
 			}
 			checked := 0

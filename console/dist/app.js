@@ -10984,6 +10984,28 @@ function markShown() {
   for (const m of shown) if (!now.has(m)) m.classList.remove("shown");
   shown = now;
 }
+function holdView() {
+  const t = $("transcript");
+  const top = t.getBoundingClientRect().top;
+  let anchor;
+  for (const m of t.querySelectorAll(":scope > .msg")) {
+    const r = m.getBoundingClientRect();
+    if (r.height > 0 && r.top >= top) {
+      anchor = m;
+      break;
+    }
+  }
+  const at2 = anchor?.getBoundingClientRect().top ?? 0;
+  return () => {
+    for (let round = 0; anchor?.isConnected && round < 4; round++) {
+      const moved = anchor.getBoundingClientRect().top - at2;
+      if (Math.abs(moved) < 1) break;
+      t.scrollTop += moved;
+      markShown();
+    }
+    markShown();
+  };
+}
 
 // web/diff.ts
 var maxCells = 4e5;
@@ -11312,6 +11334,7 @@ function work() {
     if (r.bottom > view.top && r.top < view.bottom) inView.push(el);
   }
   const nearest = (a, b) => distance.get(a) - distance.get(b);
+  const putBack = holdView();
   const start2 = performance.now();
   let done = 0;
   for (const el of inView.sort(nearest)) {
@@ -11325,7 +11348,7 @@ function work() {
     upgrade(el);
     done++;
   }
-  if (done) markShown();
+  if (done) putBack();
   if (queue.size) {
     scheduled = true;
     requestAnimationFrame(work);
@@ -11406,16 +11429,19 @@ function forget(o, el) {
 function drawOlder(o) {
   const t = $("transcript");
   const opening = drawn(t).length === 0;
+  const putBack = holdView();
+  const fromBottom = t.scrollHeight - t.scrollTop;
   const n = Math.min(opening ? openRendered : chunk, o.lo);
-  const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
   t.prepend(draw2(o, o.lo - n, o.lo, opening ? o.lo - n : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
   if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
-  t.scrollTop = t.scrollHeight - before;
-  markShown();
+  if (opening) {
+    t.scrollTop = t.scrollHeight - fromBottom;
+    markShown();
+  } else putBack();
   if ((o.lo > 0 || o.hasMore) && t.scrollHeight - 200 < t.clientHeight)
     requestAnimationFrame(() => page.open === o && guard("Load older messages", loadOlder));
 }
@@ -11423,15 +11449,14 @@ function drawNewer(o) {
   const t = $("transcript");
   const n = Math.min(chunk, o.msgs.length - o.hi);
   if (n <= 0) return;
-  const anchor = drawn(t)[o.hi - o.lo - 1]?.nextSibling ?? null;
-  t.insertBefore(draw2(o, o.hi, o.hi + n), anchor);
+  const putBack = holdView();
+  const after = drawn(t)[o.hi - o.lo - 1]?.nextSibling ?? null;
+  t.insertBefore(draw2(o, o.hi, o.hi + n), after);
   o.hi += n;
   const els = drawn(t);
-  const before = t.scrollHeight;
   for (let i = 0; o.hi - o.lo > maxDrawn; i++, o.lo++) forget(o, els[i]);
-  t.scrollTop -= before - t.scrollHeight;
   if (o.lo > 0 && !t.querySelector(".older")) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
-  markShown();
+  putBack();
 }
 function onTranscriptScroll() {
   const t = $("transcript");

@@ -47,3 +47,35 @@ export function markShown(): void {
   for (const m of shown) if (!now.has(m)) m.classList.remove("shown");
   shown = now;
 }
+
+// holdView notes where the first message starting in the view is, and
+// returns what puts it back there once messages above it have changed
+// (drawn above the window, rendered, or taking their real height): the
+// reader keeps reading what they read. Chromium's own scroll anchoring
+// does not: it holds the partly shown message at the top of the view, so
+// the one under it jumped when that one was rendered, and not at all when
+// the message it held was replaced.
+export function holdView(): () => void {
+  const t = $("transcript");
+  const top = t.getBoundingClientRect().top;
+  let anchor: HTMLElement | undefined;
+  for (const m of t.querySelectorAll<HTMLElement>(":scope > .msg")) {
+    const r = m.getBoundingClientRect();
+    if (r.height > 0 && r.top >= top) {
+      anchor = m;
+      break;
+    }
+  }
+  const at = anchor?.getBoundingClientRect().top ?? 0;
+  return () => {
+    // Messages marked shown take their real height: those above the
+    // anchor move it again. Two rounds settle it in practice.
+    for (let round = 0; anchor?.isConnected && round < 4; round++) {
+      const moved = anchor.getBoundingClientRect().top - at;
+      if (Math.abs(moved) < 1) break;
+      t.scrollTop += moved;
+      markShown();
+    }
+    markShown();
+  };
+}

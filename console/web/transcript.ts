@@ -5,7 +5,7 @@ import { $, collapsible, h, when } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { call } from "./rpc.js";
 import { messageKey, page, type Open } from "./state.js";
-import { markShown } from "./shown.js";
+import { holdView, markShown } from "./shown.js";
 import { attachResult, renderResult, renderToolUse, resultText } from "./tools.js";
 import { plainMarkdown, release, releaseAll } from "./upgrade.js";
 
@@ -75,17 +75,25 @@ function forget(o: Open, el: HTMLElement): void {
 // sees in place, and drops the bottom of the window past maxDrawn.
 function drawOlder(o: Open): void {
   const t = $("transcript");
+  // The message the reader sees stays where it is: the view moves down by
+  // what is drawn above it. Kept as the distance from the bottom, it
+  // moved by what the window dropped below as well; with a full window the
+  // reader jumped, and when the dropped part was the taller they stayed at
+  // the very top with nothing left to scroll.
   const opening = drawn(t).length === 0;
+  const putBack = holdView();
+  const fromBottom = t.scrollHeight - t.scrollTop;
   const n = Math.min(opening ? openRendered : chunk, o.lo);
-  const before = t.scrollHeight - t.scrollTop;
   t.querySelector(".older")?.remove();
   t.prepend(draw(o, o.lo - n, o.lo, opening ? o.lo - n : o.lo));
   o.lo -= n;
   const els = drawn(t);
   for (let i = els.length - 1; o.hi - o.lo > maxDrawn; i--, o.hi--) forget(o, els[i]);
   if (o.lo > 0 || o.hasMore) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
-  t.scrollTop = t.scrollHeight - before;
-  markShown();
+  if (opening) {
+    t.scrollTop = t.scrollHeight - fromBottom;
+    markShown();
+  } else putBack();
   // A view not yet filled cannot be scrolled up: draw on by itself.
   if ((o.lo > 0 || o.hasMore) && t.scrollHeight - 200 < t.clientHeight)
     requestAnimationFrame(() => page.open === o && guard("Load older messages", loadOlder));
@@ -96,15 +104,14 @@ function drawNewer(o: Open): void {
   const t = $("transcript");
   const n = Math.min(chunk, o.msgs.length - o.hi);
   if (n <= 0) return;
-  const anchor = drawn(t)[o.hi - o.lo - 1]?.nextSibling ?? null;
-  t.insertBefore(draw(o, o.hi, o.hi + n), anchor);
+  const putBack = holdView();
+  const after = drawn(t)[o.hi - o.lo - 1]?.nextSibling ?? null;
+  t.insertBefore(draw(o, o.hi, o.hi + n), after);
   o.hi += n;
   const els = drawn(t);
-  const before = t.scrollHeight;
   for (let i = 0; o.hi - o.lo > maxDrawn; i++, o.lo++) forget(o, els[i]);
-  t.scrollTop -= before - t.scrollHeight;
   if (o.lo > 0 && !t.querySelector(".older")) t.prepend(h("div", { class: "older" }, "scroll up for older messages"));
-  markShown();
+  putBack();
 }
 
 // onTranscriptScroll draws more at the end the reader nears.

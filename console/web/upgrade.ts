@@ -11,7 +11,7 @@
 // (figures in docs/console.md).
 import { $, collapsible, h } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
-import { markShown } from "./shown.js";
+import { holdView } from "./shown.js";
 
 // Work per frame: past it the rest waits for the next frame, so a fling
 // through a long transcript stays smooth and catches up when it stops.
@@ -75,6 +75,7 @@ function work(): void {
     if (r.bottom > view.top && r.top < view.bottom) inView.push(el);
   }
   const nearest = (a: HTMLElement, b: HTMLElement) => distance.get(a)! - distance.get(b)!;
+  const putBack = holdView();
   const start = performance.now();
   let done = 0;
   for (const el of inView.sort(nearest)) {
@@ -88,9 +89,9 @@ function work(): void {
     upgrade(el);
     done++;
   }
-  // Rendered answers are taller or shorter than their text: what the view
-  // shows now is drawn too.
-  if (done) markShown();
+  // Rendered answers are taller or shorter than their text: what the
+  // reader sees is put back in place, and what the view shows now drawn.
+  if (done) putBack();
   if (queue.size) {
     scheduled = true;
     requestAnimationFrame(work);
