@@ -8,6 +8,11 @@ import { ConnectionError, nodeClient, type EventMethod, type Events, type Rewatc
 
 const url = process.env.CDEVD_URL;
 const token = process.env.CDEVD_TOKEN ?? "";
+// A fresh daemon's first initialize asks each installed CLI what it offers
+// (models, commands): node starting three CLIs on a busy 2-core machine
+// took more than the client's default 10 s. What is tested here is the
+// session, not how fast a cold registry answers (cdevd bench's).
+const initializeTimeoutMs = 60_000;
 
 // Events in arrival order, and a way to wait for the first of a kind after a point.
 class Inbox {
@@ -34,7 +39,7 @@ test("a wrong token is refused", { skip: !url && "CDEVD_URL not set" }, async ()
 
 test("a full claude session through the client", { skip: !url && "CDEVD_URL not set" }, async () => {
   const inbox = new Inbox();
-  const c = nodeClient({ url: url!, token, clientName: "ts-live", onEvent: (n) => inbox.push(n) });
+  const c = nodeClient({ url: url!, token, clientName: "ts-live", initializeTimeoutMs, onEvent: (n) => inbox.push(n) });
   try {
     const init = await c.connect();
     assert.ok(init.capabilities.supportedAgents.includes("claude"));
@@ -146,7 +151,7 @@ test("a connection cut mid-turn: the client reconnects and the turn arrives whol
   // The observer watches the same session straight from serve: what a
   // client that never lost its connection receives.
   const seen = new Inbox();
-  const observer = nodeClient({ url: url!, token, clientName: "ts-observer", onEvent: (n) => seen.push(n) });
+  const observer = nodeClient({ url: url!, token, clientName: "ts-observer", initializeTimeoutMs, onEvent: (n) => seen.push(n) });
   const inbox = new Inbox();
   const rewatches: Rewatch[] = [];
   let sid = "";
@@ -155,6 +160,7 @@ test("a connection cut mid-turn: the client reconnects and the turn arrives whol
     url: px.url,
     token,
     clientName: "ts-cut",
+    initializeTimeoutMs,
     onEvent: (n) => {
       inbox.push(n);
       // The turn's first delta: cut, and hold the reconnect until the
