@@ -317,7 +317,10 @@ func parseRequest(raw json.RawMessage) (request, *rpc.Error) {
 	if bytes.IndexByte(m, '\\') < 0 {
 		req.method = string(m[1 : len(m)-1])
 	} else {
-		_ = json.Unmarshal(m, &req.method) // a valid JSON string
+		// Into a local: &req.method would move every request to the heap.
+		var method string
+		_ = json.Unmarshal(m, &method) // a valid JSON string
+		req.method = method
 	}
 	if p := f.params; p != nil {
 		if p[0] != '{' && p[0] != '[' {
@@ -331,36 +334,29 @@ func parseRequest(raw json.RawMessage) (request, *rpc.Error) {
 // members are the values of a request object's members; nil when absent.
 type members struct{ id, jsonrpc, method, params json.RawMessage }
 
-// scanMembers reads the members of b, valid JSON, with the member walker
-// of the transcript readers (jsonl.Members): decoding into a map was most
-// of a cheap request's cost. It reports false for what it leaves to the
-// map: anything but an object, or a member name with an escape (which may
-// spell one of ours). As with the map, a repeated member's last value
-// counts, and names are matched exactly (JSON-RPC's are case-sensitive:
-// not a jsonl.Schema, which reads as encoding/json fills a struct). Values
-// are slices of b, capped so that appending to one cannot write into b.
+// envelope is the schema of a request object: its four members, each
+// borrowed as written (the frame is valid JSON, checked once; parseRequest
+// checks each value's type itself, as the errors it reports are its own).
+// Values are slices of the frame, capped so that appending to one cannot
+// write into it.
+var envelope = jsonl.NewSchema(
+	jsonl.BorrowedKey("id", func(m *members) *json.RawMessage { return &m.id }),
+	jsonl.BorrowedKey("jsonrpc", func(m *members) *json.RawMessage { return &m.jsonrpc }),
+	jsonl.BorrowedKey("method", func(m *members) *json.RawMessage { return &m.method }),
+	jsonl.BorrowedKey("params", func(m *members) *json.RawMessage { return &m.params }),
+)
+
+// scanMembers reads the members of b, valid JSON, with the schema-driven
+// reader of the transcript readers: decoding into a map was most of a
+// cheap request's cost. It reports false for what it leaves to the map:
+// anything but an object, a member of ours repeated (the map keeps the
+// last), or a key the schema cannot vouch for (escaped, not ASCII, or one
+// of ours in another case). The map then reads exactly what it always
+// did: JSON-RPC's names are case-sensitive, and an escaped key may spell
+// one of ours.
 func scanMembers(b []byte) (f members, ok bool) {
-	escaped := false
-	ok = jsonl.Members(b, func(key, v []byte) {
-		if bytes.IndexByte(key, '\\') >= 0 {
-			escaped = true
-		}
-		v = v[:len(v):len(v)]
-		switch string(key) {
-		case "id":
-			f.id = v
-		case "jsonrpc":
-			f.jsonrpc = v
-		case "method":
-			f.method = v
-		case "params":
-			f.params = v
-		}
-	})
-	if !ok || escaped {
-		return members{}, false
-	}
-	return f, true
+	ok = envelope.Read(b, &f)
+	return f, ok
 }
 
 // validID accepts a string, a number or null (values are valid JSON, so the

@@ -100,3 +100,34 @@ func BenchmarkParseRequest(b *testing.B) {
 		}
 	}
 }
+
+// TestScanLeavesToMap: the envelope schema refuses what only the map reads
+// rightly (a repeated member, whose last value counts; a key escaped, not
+// ASCII, or of ours in another case), and the request parsed then is the
+// map's.
+func TestScanLeavesToMap(t *testing.T) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"a"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
+		`{"jsonrpc":"2.0","\u0069d":7,"method":"echo"}`,
+		`{"jsonrpc":"2.0","ID":7,"method":"echo"}`,
+		`{"jsonrpc":"2.0","Method":"x","method":"echo"}`,
+		`{"jsonrpc":"2.0","id":7,"method":"echo","ｉd":8}`,
+		`[{"jsonrpc":"2.0","method":"echo"}]`,
+		`"str"`,
+	} {
+		if _, ok := scanMembers([]byte(s)); ok {
+			t.Errorf("%s: the schema read it, want it left to the map", s)
+		}
+		checkParse(t, []byte(s))
+	}
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"echo","params":{"id":1,"ID":2}}`,
+		` {"x":[1,{"method":2}], "jsonrpc":"2.0","id":null,"method":"echo"} `,
+	} {
+		if _, ok := scanMembers([]byte(s)); !ok {
+			t.Errorf("%s: left to the map, want the schema to read it", s)
+		}
+		checkParse(t, []byte(s))
+	}
+}

@@ -36,27 +36,6 @@ func (c *Cache[T, P]) Budget(n int64) *Cache[T, P] {
 	return c
 }
 
-// OnEvict makes c call fn with the path of each index it drops for its
-// budget, once dropped: an owner that keeps what it derived from an index
-// (beyond the index's own Size) drops it too, or the budget bounds nothing.
-// fn runs without c's locks held. It returns c.
-func (c *Cache[T, P]) OnEvict(fn func(path string)) *Cache[T, P] {
-	c.mu.Lock()
-	c.onEvict = fn
-	c.mu.Unlock()
-	return c
-}
-
-// Holds reports whether x is the index c holds for path: an owner that
-// keeps what it derived from x checks it once kept, as c may have dropped
-// x (and told OnEvict) between handing it out and the keeping.
-func (c *Cache[T, P]) Holds(path string, x P) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[path]
-	return e != nil && x != nil && e.held == x
-}
-
 // use counts e's index, just refreshed (the caller holds e.mu), at its
 // size now, and drops the least recently used entries, e excepted, while
 // the cache is over its budget. A dropped entry is only no longer found:
@@ -65,24 +44,16 @@ func (c *Cache[T, P]) Holds(path string, x P) bool {
 // from the persisted index (whose save a drop does not stop) or scanned.
 func (c *Cache[T, P]) use(e *cached[P]) {
 	n := entryCost + int64(len(e.path)) + sizeOf(e.idx)
-	var dropped []string
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if e.elem == nil { // dropped (forgotten, pruned) meanwhile
-		c.mu.Unlock()
 		return
 	}
 	c.used += n - e.size
-	e.size, e.held = n, e.idx
+	e.size = n
 	c.lru.MoveToFront(e.elem)
 	for c.used > c.budget && c.lru.Len() > 1 {
-		old := c.lru.Back().Value.(*cached[P])
-		c.drop(old)
-		dropped = append(dropped, old.path)
-	}
-	onEvict := c.onEvict
-	c.mu.Unlock()
-	for _, p := range dropped {
-		onEvict(p)
+		c.drop(c.lru.Back().Value.(*cached[P]))
 	}
 }
 
@@ -91,12 +62,5 @@ func (c *Cache[T, P]) drop(e *cached[P]) {
 	delete(c.entries, e.path)
 	c.lru.Remove(e.elem)
 	c.used -= e.size
-	e.elem, e.size, e.held = nil, 0, nil
-}
-
-// Used is the memory c's indexes take, as they estimate it.
-func (c *Cache[T, P]) Used() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used
+	e.elem, e.size = nil, 0
 }

@@ -30,7 +30,6 @@ type Cache[T any, P Indexed[T]] struct {
 	lru     list.List             // of the entries, most recently used first
 	used    int64                 // the sizes of the entries
 	budget  int64                 // more than this used: the least recently used are dropped
-	onEvict func(path string)     // told of each entry dropped for the budget
 	closed  bool                  // saves run in line (Close)
 	closing chan struct{}         // closed by Close: saves waiting for saveDelay go at once
 	saving  sync.WaitGroup        // saves under way
@@ -42,11 +41,9 @@ type Cache[T any, P Indexed[T]] struct {
 type cached[P any] struct {
 	path string
 	// Guarded by the Cache's mu: where e is in its lru (nil once
-	// dropped), its size as counted in used, and the index that size is
-	// of (see Holds).
+	// dropped), and its size as counted in used.
 	elem *list.Element
 	size int64
-	held P
 
 	mu     sync.Mutex
 	idx    P     // nil until first scanned
@@ -87,7 +84,7 @@ func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(
 		onScan = func(Scan) {}
 	}
 	return &Cache[T, P]{add: add, onScan: onScan, log: log, what: what, entries: map[string]*cached[P]{}, closing: make(chan struct{}),
-		budget: DefaultBudget, onEvict: func(string) {}}
+		budget: DefaultBudget}
 }
 
 // entry returns the entry of path, creating it, as the most recently used.

@@ -199,7 +199,5 @@ func (t *follower) read() {
 	if err := ReadLines(r, &t.split, t.buf, t.onLine); err != nil {
 		t.log.Warn("read "+t.what, zap.Error(err))
 	}
-	if t.split.Skipped > skipped {
-		t.log.Warn("skipped overlong "+t.what+" lines", zap.Int("lines", t.split.Skipped-skipped))
-	}
+	warnSkipped(t.log, t.what, t.f, t.split.Skipped-skipped)
 }

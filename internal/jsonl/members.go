@@ -1,10 +1,6 @@
 package jsonl
 
-import (
-	"bytes"
-	"encoding/binary"
-	"math/bits"
-)
+import "bytes"
 
 // Members calls fn with each top-level member of the JSON object in line,
 // in order: its key as written between the quotes (escapes not decoded) and
@@ -190,32 +186,4 @@ func valueEnd(b []byte, i int) int {
 		j++
 	}
 	return j
-}
-
-const (
-	ones   = 0x0101010101010101
-	highs  = 0x8080808080808080
-	quotes = 0x2222222222222222 // '"' in every byte
-)
-
-// IndexQuote is bytes.IndexByte(b, '"'), quicker for short strings (keys,
-// ids, types, times): their first 16 bytes are looked at 8 at a time,
-// without the setup of a vector search. Longer ones go on with
-// bytes.IndexByte, a little later: a walker over lines of mostly short
-// strings (Gemini's chat files: 0.95× a line) gains, one over long ones
-// (Codex's rollouts: 1.1×) does not.
-func IndexQuote(b []byte) int {
-	i := 0
-	for ; i < 16 && i+8 <= len(b); i += 8 {
-		// A byte of x is zero where b has a quote; the lowest set bit of t
-		// is the first such byte (a borrow only reaches bytes above it).
-		x := binary.LittleEndian.Uint64(b[i:]) ^ quotes
-		if t := (x - ones) &^ x & highs; t != 0 {
-			return i + bits.TrailingZeros64(t)>>3
-		}
-	}
-	if j := bytes.IndexByte(b[i:], '"'); j >= 0 {
-		return i + j
-	}
-	return -1
 }

@@ -148,24 +148,3 @@ func TestObject(t *testing.T) {
 		t.Errorf("trailing comma: end %d", e)
 	}
 }
-
-// TestIndexQuote: IndexQuote is bytes.IndexByte for a quote, wherever the
-// first quote is, in slices of every length, after any byte values.
-func TestIndexQuote(t *testing.T) {
-	for n := 0; n <= 40; n++ {
-		for q := -1; q < n; q++ {
-			for _, fill := range []byte{'a', 0, 0x21, 0x23, 0xa2, 0xff, '\\'} {
-				b := bytes.Repeat([]byte{fill}, n)
-				if q >= 0 {
-					b[q] = '"'
-					if q+1 < n {
-						b[q+1] = '"' // a second one after it
-					}
-				}
-				if got, want := IndexQuote(b), bytes.IndexByte(b, '"'); got != want {
-					t.Fatalf("%q: %d, want %d", b, got, want)
-				}
-			}
-		}
-	}
-}

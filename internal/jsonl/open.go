@@ -3,6 +3,7 @@ package jsonl
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 )
 
@@ -21,27 +22,21 @@ var ErrNotRegular = errors.New("not a regular file")
 // either. Every open of a transcript, and of an index of one, goes
 // through here.
 func OpenRegular(path string) (*os.File, error) {
-	f, err := openNonblock(path)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())}
-	}
-	return f, nil
+	return openChecked(path, openNonblock, fs.FileMode.IsRegular, "")
 }
 
 // OpenDir opens the directory at path for reading its entries; anything
 // else there is an error wrapping ErrNotRegular, returned without
 // blocking (a FIFO in a directory's place must not hold a listing).
 func OpenDir(path string) (*os.File, error) {
-	f, err := openDir(path)
+	return openChecked(path, openDir, fs.FileMode.IsDir, ": not a directory")
+}
+
+// openChecked opens path with open, then refuses the file opened unless
+// its mode is one isKind accepts, with an error wrapping ErrNotRegular
+// (suffix added to its message).
+func openChecked(path string, open func(string) (*os.File, error), isKind func(fs.FileMode) bool, suffix string) (*os.File, error) {
+	f, err := open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +45,9 @@ func OpenDir(path string) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	if !fi.IsDir() {
+	if !isKind(fi.Mode()) {
 		f.Close()
-		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s): not a directory", ErrNotRegular, fi.Mode().Type())}
+		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)%s", ErrNotRegular, fi.Mode().Type(), suffix)}
 	}
 	return f, nil
 }

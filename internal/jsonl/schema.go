@@ -189,15 +189,7 @@ func RawUncheckedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
 }
 
 // StringsKey is an array of strings ([] gives an empty slice, not nil).
-func StringsKey[T any](key string, f func(*T) *[]string) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int {
-		p := f(dst)
-		return Array(b, at, func() { *p = []string{} }, func(at int) int {
-			*p = append(*p, "")
-			return String(b, at, &(*p)[len(*p)-1])
-		})
-	}}
-}
+func StringsKey[T any](key string, f func(*T) *[]string) Field[T] { return arrayKey(key, f, String) }
 
 // PtrKey is an object read by s into a new U.
 func PtrKey[T, U any](key string, f func(*T) **U, s *Schema[U]) Field[T] {
@@ -216,12 +208,18 @@ func StructKey[T, U any](key string, f func(*T) *U, s *Schema[U]) Field[T] {
 // SliceKey is an array of objects, each read by s into a U ([] gives an
 // empty slice, not nil).
 func SliceKey[T, U any](key string, f func(*T) *[]U, s *Schema[U]) Field[T] {
+	return arrayKey(key, f, s.ReadAt)
+}
+
+// arrayKey is an array whose elements read reads, each into a new E
+// appended to the slice f gives ([] gives an empty slice, not nil).
+func arrayKey[T, E any](key string, f func(*T) *[]E, read func(b []byte, at int, dst *E) int) Field[T] {
 	return Field[T]{key, func(b []byte, at int, dst *T) int {
 		p := f(dst)
-		return Array(b, at, func() { *p = []U{} }, func(at int) int {
-			var zero U
+		return Array(b, at, func() { *p = []E{} }, func(at int) int {
+			var zero E
 			*p = append(*p, zero)
-			return s.walk(nil, b, at, &(*p)[len(*p)-1])
+			return read(b, at, &(*p)[len(*p)-1])
 		})
 	}}
 }
