@@ -33,8 +33,6 @@ type Payload struct {
 	Input     string          `json:"input"`
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
-	// event_msg/token_count
-	Info *tokenInfo `json:"info"`
 }
 
 // textPart is a part of a reasoning summary or of an item's content.
