@@ -29,9 +29,9 @@ type index struct {
 func (x *index) Finish() { x.shape.Drop() }
 
 // add takes one line into the index, reporting whether it is a message.
-// Lines are classified without decoding them (a session_meta's id and cwd,
-// and a token_count's usage, too); only the first prompt still to find,
-// and lines classify cannot vouch for, are decoded.
+// Lines are classified without decoding them, a token_count's usage
+// included; only the first session_meta and prompt, and lines classify
+// cannot vouch for, are decoded.
 func (x *index) add(b []byte) bool {
 	// Read into the index's own facts: a line's own escaped to the heap
 	// (the schema fills it through func values), an allocation a line.
@@ -39,11 +39,10 @@ func (x *index) add(b []byte) bool {
 	defer func() { *f = facts{} }() // it borrows from b
 	switch ok := factSchema.ReadShaped(x.shape.Line(), b, f); {
 	case !ok:
-	case x.cwd == "" && string(f.typ) == "session_meta":
-		if id, cwd, ok := sessionMeta(f.payload); ok {
-			x.setMeta(id, cwd)
-			return false
+		if bytes.Contains(b, tokenCountTag) {
+			x.tok.addDecoded(b)
 		}
+	case x.cwd == "" && string(f.typ) == "session_meta":
 	case x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage():
 	default:
 		if f.counted && string(f.typ) == "event_msg" && string(f.ptyp) == "token_count" {
@@ -51,34 +50,17 @@ func (x *index) add(b []byte) bool {
 		}
 		return f.isMessage()
 	}
-	return x.addDecoded(b)
-}
-
-// addDecoded is add by way of encoding/json; a line that is not JSON is
-// not a message.
-func (x *index) addDecoded(b []byte) bool {
-	if bytes.Contains(b, tokenCountTag) {
-		x.tok.addDecoded(b)
-	}
-	l, err := ParseLine(b)
+	l, err := pageLine(b)
 	if err != nil {
-		return false
+		return false // not JSON: not a message
 	}
-	if l.Type == "session_meta" && x.cwd == "" {
-		x.setMeta(l.Payload.ID, l.Payload.Cwd)
+	if l.Type == "session_meta" && x.cwd == "" && l.Payload.Cwd != "" {
+		x.id, x.cwd = l.Payload.ID, l.Payload.Cwd // the first that names a cwd
 	}
 	if x.prompt == "" {
 		x.prompt = prompt(l)
 	}
 	return isMessage(l)
-}
-
-// setMeta takes in a session_meta's thread id and cwd: the first that
-// names a cwd is the rollout's.
-func (x *index) setMeta(id, cwd string) {
-	if cwd != "" {
-		x.id, x.cwd = id, cwd
-	}
 }
 
 // Merge takes in the index of the part of the file that follows x's (see
@@ -90,7 +72,7 @@ func (x *index) Merge(y *index) {
 	if x.prompt == "" {
 		x.prompt = y.prompt
 	}
-	x.tok.merge(&y.tok)
+	x.tok = append(x.tok, y.tok...)
 }
 
 // Size is the memory x takes besides its lines (jsonl.Indexed).

@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"bytes"
-	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -17,9 +16,6 @@ type facts struct {
 	ptyp jsonl.Text // "payload"."type"
 	ityp jsonl.Text // "payload"."item"."type"
 	item bool       // "payload"."item" is there and not null
-	// payload is "payload"'s value as written, borrowed, or nil.
-	payload json.RawMessage
-
 	// What a token_count line records (see tokens): its time, and its
 	// info when that is an object (counted).
 	ts      jsonl.Text
@@ -29,35 +25,18 @@ type facts struct {
 
 // isMessage is isMessage(ParseLine(b)) for a line classify understood.
 func (f *facts) isMessage() bool {
-	switch string(f.typ) {
-	case "event_msg":
-		if string(f.ptyp) != "item_completed" || !f.item {
-			return false
-		}
-		switch string(f.ityp) {
-		case "UserMessage", "AgentMessage", "CommandExecution", "FileChange":
-			return true
-		}
-	case "response_item":
-		return string(f.ptyp) == "reasoning"
-	}
-	return false
+	_, ok := messageType(f.typ, f.ptyp, f.ityp, f.item)
+	return ok
 }
 
 // The schemas of what classify reads at each level of a line, all into
-// one facts. The types are forgiven as ParseLine forgives them (a value of
-// another type leaves its fact zero); a token_count's time and info are
-// not, as TokenCounts leaves out a line encoding/json cannot decode.
+// one facts. A type of another type is forgiven as ParseLine forgives it
+// (it leaves the fact zero); a token_count's time and info are not, as
+// TokenCounts leaves out a line encoding/json cannot decode.
 var (
 	factSchema = jsonl.NewSchema(
 		jsonl.TextKey("type", func(f *facts) *jsonl.Text { return &f.typ }),
-		jsonl.FuncKey("payload", func(b []byte, at int, f *facts) int {
-			e := objectOr(b, at, f, payloadFactSchema)
-			if e >= 0 {
-				f.payload = b[at:e:e]
-			}
-			return e
-		}),
+		jsonl.FuncKey("payload", func(b []byte, at int, f *facts) int { return objectOr(b, at, f, payloadFactSchema) }),
 		jsonl.FuncKey("timestamp", func(b []byte, at int, f *facts) int {
 			e := jsonl.ValueEnd(b, at)
 			if e < 0 || b[at] != '"' || bytes.IndexByte(b[at:e], '\\') >= 0 || !utf8.Valid(b[at:e]) {
@@ -76,19 +55,17 @@ var (
 			return e
 		}),
 		jsonl.FuncKey("info", func(b []byte, at int, f *facts) int {
-			if b[at] != '{' {
-				return nullEnd(b, at)
+			if b[at] == '{' {
+				f.counted = true
+				return infoSchema.ReadAt(b, at, &f.info)
 			}
-			f.counted = true
-			return infoSchema.ReadAt(b, at, &f.info)
+			if e := jsonl.ValueEnd(b, at); e >= 0 && string(b[at:e]) == "null" {
+				return e
+			}
+			return -1
 		}),
 	)
 	itemFactSchema = jsonl.NewSchema(jsonl.TextKey("type", func(f *facts) *jsonl.Text { return &f.ityp }))
-	// metaSchema is what sessionMeta reads of a session_meta's payload.
-	metaSchema = jsonl.NewSchema(
-		jsonl.TextKey("id", func(m *[2]jsonl.Text) *jsonl.Text { return &m[0] }),
-		jsonl.TextKey("cwd", func(m *[2]jsonl.Text) *jsonl.Text { return &m[1] }),
-	)
 )
 
 // objectOr reads the object at b[at] into f by s, or skips a value of
@@ -99,14 +76,6 @@ func objectOr(b []byte, at int, f *facts, s *jsonl.Schema[facts]) int {
 		return jsonl.ValueEnd(b, at)
 	}
 	return s.ReadAt(b, at, f)
-}
-
-// nullEnd is where the null at b[at] ends, or -1 for any other value.
-func nullEnd(b []byte, at int) int {
-	if e := jsonl.ValueEnd(b, at); e >= 0 && string(b[at:e]) == "null" {
-		return e
-	}
-	return -1
 }
 
 // classify reads the facts of line b. ok is false when only a real decoder
@@ -124,16 +93,4 @@ func classify(b []byte) (f facts, ok bool) { return classifyIn(nil, b) }
 func classifyIn(sh *jsonl.Shape, b []byte) (f facts, ok bool) {
 	ok = factSchema.ReadShaped(sh, b, &f)
 	return f, ok
-}
-
-// sessionMeta reads the thread id and cwd of a session_meta line's payload
-// as ParseLine would: the 22 KB of instructions a real one holds need not be
-// decoded. ok is false when only a decoder can tell (see classify).
-func sessionMeta(payload []byte) (id, cwd string, ok bool) {
-	if payload == nil || payload[0] != '{' {
-		return "", "", true // a zero payload
-	}
-	var m [2]jsonl.Text
-	ok = metaSchema.Read(payload, &m)
-	return string(m[0]), string(m[1]), ok
 }

@@ -68,7 +68,7 @@ var format = history.Format[index, *index]{
 		return ok && f.isMessage()
 	},
 	Tailed: func(id string, off int64, b []byte) (rpc.Message, bool, error) {
-		l, err := ParseLine(b)
+		l, err := pageLine(b)
 		if err != nil {
 			return rpc.Message{}, false, err
 		}

@@ -100,14 +100,12 @@ type call struct {
 // tokens is what an index gathers of token_count lines: each whose running
 // total moved from the line before's. The part of a big file scanned apart
 // does not know the total before it, and keeps its first line's: each
-// drops it if it is a repeat.
-type tokens struct {
-	calls []call
-}
+// leaves it out if it is a repeat. Merging parts is appending them.
+type tokens []call
 
 // count takes in a token_count at time ts whose info is info.
 func (t *tokens) count(ts string, info *tokenInfo) {
-	if n := len(t.calls); n > 0 && t.calls[n-1].total == info.Total {
+	if n := len(*t); n > 0 && (*t)[n-1].total == info.Total {
 		return
 	}
 	u := info.Last
@@ -116,18 +114,15 @@ func (t *tokens) count(ts string, info *tokenInfo) {
 	if at, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 		c.sec, c.nsec = at.Unix(), int64(at.Nanosecond())
 	}
-	t.calls = append(t.calls, c)
+	*t = append(*t, c)
 }
-
-// merge takes in the tokens of the part of the file that follows t's.
-func (t *tokens) merge(y *tokens) { t.calls = append(t.calls, y.calls...) }
 
 // each calls fn with every call of a file's whole index that counts, in
 // order: one whose total moved, from zero (where the running total starts)
 // for the first.
-func (t *tokens) each(fn func(call)) {
+func (t tokens) each(fn func(call)) {
 	var last codexUsage
-	for _, c := range t.calls {
+	for _, c := range t {
 		if c.total != last {
 			fn(c)
 		}
@@ -136,7 +131,7 @@ func (t *tokens) each(fn func(call)) {
 }
 
 // size is the memory t takes.
-func (t *tokens) size() int64 { return int64(cap(t.calls)) * int64(unsafe.Sizeof(call{})) }
+func (t tokens) size() int64 { return int64(cap(t)) * int64(unsafe.Sizeof(call{})) }
 
 // fields are what a persisted index keeps of c.
 func (c *call) fields() []*int64 {
@@ -146,10 +141,10 @@ func (c *call) fields() []*int64 {
 }
 
 // appendTo appends t for a persisted index; readFrom reads it back.
-func (t *tokens) appendTo(b []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(t.calls)))
-	for i := range t.calls {
-		for _, v := range t.calls[i].fields() {
+func (t tokens) appendTo(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(t)))
+	for i := range t {
+		for _, v := range t[i].fields() {
 			b = binary.AppendVarint(b, *v)
 		}
 	}
@@ -162,9 +157,9 @@ func (t *tokens) readFrom(r *jsonl.FactReader) {
 		r.Bad = true
 		return
 	}
-	t.calls = make([]call, n)
-	for i := range t.calls {
-		for _, v := range t.calls[i].fields() {
+	*t = make(tokens, n)
+	for i := range *t {
+		for _, v := range (*t)[i].fields() {
 			*v = r.Varint()
 		}
 	}
