@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"bytes"
 	"errors"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -39,9 +38,7 @@ func (x *index) add(b []byte) bool {
 	defer func() { *f = facts{} }() // it borrows from b
 	switch ok := factSchema.ReadShaped(x.shape.Line(), b, f); {
 	case !ok:
-		if bytes.Contains(b, tokenCountTag) {
-			x.tok.addDecoded(b)
-		}
+		x.tok.addDecoded(b)
 	case x.cwd == "" && string(f.typ) == "session_meta":
 	case x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage():
 	default:

@@ -202,17 +202,12 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 	content := []rpc.ContentBlock{}
 	if it := p.Item; l.Type == "event_msg" {
 		id = it.ID
-		switch it.Type {
-		case "CommandExecution":
-			argv := it.Command
-			if argv == nil {
-				argv = []string{}
+		if it.Type == "CommandExecution" || it.Type == "FileChange" {
+			ti := ToolItem{ID: id, Changes: it.Changes, Status: it.Status, Output: it.AggregatedOutput, ExitCode: it.ExitCode}
+			if it.Type == "CommandExecution" {
+				ti.Argv, ti.Changes = append([]string{}, it.Command...), nil // Argv set: a command
 			}
-			return ToolMessage(threadID, timestamp(l.Timestamp), ToolItem{ID: id, Argv: argv, Status: it.Status,
-				Output: it.AggregatedOutput, ExitCode: it.ExitCode}), true
-		case "FileChange":
-			return ToolMessage(threadID, timestamp(l.Timestamp), ToolItem{ID: id, Changes: it.Changes, Status: it.Status,
-				Output: it.AggregatedOutput, ExitCode: it.ExitCode}), true
+			return ToolMessage(threadID, timestamp(l.Timestamp), ti), true
 		}
 		for _, c := range it.Content {
 			if (c.Type == "text" || c.Type == "Text") && c.Text != "" {

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -81,11 +82,12 @@ type countedLine struct {
 	} `json:"payload"`
 }
 
-// addDecoded counts the token_count line b by way of encoding/json; any
-// error leaves it out, as TokenCounts did when it decoded every line.
+// addDecoded counts the token_count line b, which classify refused, by way
+// of encoding/json; any error leaves it out, as TokenCounts did when it
+// decoded every line.
 func (t *tokens) addDecoded(b []byte) {
 	var l countedLine
-	if json.Unmarshal(b, &l) == nil && l.Type == "event_msg" && l.Payload.Type == "token_count" && l.Payload.Info != nil {
+	if bytes.Contains(b, tokenCountTag) && json.Unmarshal(b, &l) == nil && l.Type == "event_msg" && l.Payload.Type == "token_count" && l.Payload.Info != nil {
 		t.count(l.Timestamp, l.Payload.Info)
 	}
 }
