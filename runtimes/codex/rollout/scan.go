@@ -30,9 +30,10 @@ func (f *facts) isMessage() bool {
 }
 
 // The schemas of what classify reads at each level of a line, all into
-// one facts. A type of another type is forgiven as ParseLine forgives it
-// (it leaves the fact zero); a token_count's time and info are not, as
-// TokenCounts leaves out a line encoding/json cannot decode.
+// one facts. A type that is not a string, or a payload or item that is not
+// an object, is forgiven as ParseLine forgives it (its fact is left zero);
+// a token_count's time and info are not, as TokenCounts leaves out a line
+// encoding/json cannot decode.
 var (
 	factSchema = jsonl.NewSchema(
 		jsonl.TextKey("type", func(f *facts) *jsonl.Text { return &f.typ }),
