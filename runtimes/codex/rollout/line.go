@@ -122,11 +122,15 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 	if !ok {
 		return rpc.Message{}, false
 	}
-	p := l.Payload
-	id := p.ID
+	p, id := l.Payload, l.Payload.ID
+	if l.Type == "event_msg" {
+		id = p.Item.ID
+	}
+	if id == "" { // a tool item's too: a message always has an id
+		id = "line-" + strconv.FormatInt(off, 10)
+	}
 	content := []rpc.ContentBlock{}
 	if it := p.Item; l.Type == "event_msg" {
-		id = it.ID
 		if it.Type == "CommandExecution" || it.Type == "FileChange" {
 			ti := ToolItem{ID: id, Changes: it.Changes, Status: it.Status, Output: it.AggregatedOutput, ExitCode: it.ExitCode}
 			if it.Type == "CommandExecution" {
@@ -145,9 +149,6 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: s.Text})
 			}
 		}
-	}
-	if id == "" {
-		id = "line-" + strconv.FormatInt(off, 10)
 	}
 	return NewMessage(threadID, id, typ, timestamp(l.Timestamp), content), true
 }
