@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/testdoubles/claudegen"
 	"github.com/cdevd/cdevd/testdoubles/codexgen"
@@ -134,16 +135,11 @@ type (
 		Payload   codexPayload `json:"payload"`
 	}
 	codexPayload struct {
-		Type      string          `json:"type"`
-		ID        string          `json:"id"`
-		Cwd       string          `json:"cwd"`
-		Item      *codexItem      `json:"item"`
-		Summary   []codexText     `json:"summary"`
-		Name      string          `json:"name"`
-		Arguments string          `json:"arguments"`
-		Input     string          `json:"input"`
-		CallID    string          `json:"call_id"`
-		Output    json.RawMessage `json:"output"`
+		Type    string      `json:"type"`
+		ID      string      `json:"id"`
+		Cwd     string      `json:"cwd"`
+		Item    *codexItem  `json:"item"`
+		Summary []codexText `json:"summary"`
 	}
 	codexText struct {
 		Type string `json:"type"`
@@ -160,12 +156,39 @@ type (
 		Changes          []codexChange `json:"changes"`
 	}
 	codexChange struct {
-		Path string `json:"path"`
-		Kind struct {
-			Type     string `json:"type"`
-			MovePath string `json:"move_path"`
-		} `json:"kind"`
-		Diff string `json:"diff"`
+		Path string    `json:"path"`
+		Kind codexKind `json:"kind"`
+		Diff string    `json:"diff"`
+	}
+	codexKind struct {
+		Type     string `json:"type"`
+		MovePath string `json:"move_path"`
+	}
+	// codexFacts is what a scan reads of every line (the reader's facts,
+	// flat there), forgiving types of another type but for a token
+	// count's time and info.
+	codexFacts struct {
+		Type      Text              `json:"type"`
+		Timestamp Text              `json:"timestamp"`
+		Payload   codexFactsPayload `json:"payload"`
+	}
+	codexFactsPayload struct {
+		Type Text            `json:"type"`
+		Item *codexFactsItem `json:"item"`
+		Info *codexInfo      `json:"info"`
+	}
+	codexFactsItem struct {
+		Type Text `json:"type"`
+	}
+	codexInfo struct {
+		Total codexUsage `json:"total_token_usage"`
+		Last  codexUsage `json:"last_token_usage"`
+	}
+	codexUsage struct {
+		Input      int64 `json:"input_tokens"`
+		Cached     int64 `json:"cached_input_tokens"`
+		CacheWrite int64 `json:"cache_write_input_tokens"`
+		Output     int64 `json:"output_tokens"`
 	}
 )
 
@@ -181,11 +204,6 @@ var (
 		StringKey("cwd", func(p *codexPayload) *string { return &p.Cwd }),
 		PtrKey("item", func(p *codexPayload) **codexItem { return &p.Item }, codexItemSchema),
 		SliceKey("summary", func(p *codexPayload) *[]codexText { return &p.Summary }, codexTextSchema),
-		StringKey("name", func(p *codexPayload) *string { return &p.Name }),
-		StringKey("arguments", func(p *codexPayload) *string { return &p.Arguments }),
-		StringKey("input", func(p *codexPayload) *string { return &p.Input }),
-		StringKey("call_id", func(p *codexPayload) *string { return &p.CallID }),
-		RawUncheckedKey("output", func(p *codexPayload) *json.RawMessage { return &p.Output }),
 	)
 	codexTextSchema = NewSchema(
 		StringKey("type", func(t *codexText) *string { return &t.Type }),
@@ -212,24 +230,69 @@ var (
 	)
 	codexChangeSchema = NewSchema(
 		StringKey("path", func(c *codexChange) *string { return &c.Path }),
-		FuncKey("kind", func(b []byte, at int, c *codexChange) int { return codexKindSchema.ReadAt(b, at, &c.Kind) }),
+		StructKey("kind", func(c *codexChange) *codexKind { return &c.Kind }, codexKindSchema),
 		StringKey("diff", func(c *codexChange) *string { return &c.Diff }),
 	)
 	codexKindSchema = NewSchema(
-		StringKey("type", func(k *struct {
-			Type     string `json:"type"`
-			MovePath string `json:"move_path"`
-		}) *string {
-			return &k.Type
+		StringKey("type", func(k *codexKind) *string { return &k.Type }),
+		StringKey("move_path", func(k *codexKind) *string { return &k.MovePath }),
+	)
+	codexFactsSchema = NewSchema(
+		TextKey("type", func(f *codexFacts) *Text { return &f.Type }),
+		FuncKey("payload", func(b []byte, at int, f *codexFacts) int {
+			return objectOr(b, at, &f.Payload, codexFactsPayloadSchema)
 		}),
-		StringKey("move_path", func(k *struct {
-			Type     string `json:"type"`
-			MovePath string `json:"move_path"`
-		}) *string {
-			return &k.MovePath
+		FuncKey("timestamp", func(b []byte, at int, f *codexFacts) int {
+			e := ValueEnd(b, at)
+			if e < 0 || b[at] != '"' || bytes.IndexByte(b[at:e], '\\') >= 0 || !utf8.Valid(b[at:e]) {
+				return -1
+			}
+			f.Timestamp = b[at+1 : e-1]
+			return e
 		}),
 	)
+	codexFactsPayloadSchema = NewSchema(
+		TextKey("type", func(p *codexFactsPayload) *Text { return &p.Type }),
+		FuncKey("item", func(b []byte, at int, p *codexFactsPayload) int {
+			it := new(codexFactsItem)
+			e := objectOr(b, at, it, codexFactsItemSchema)
+			if e >= 0 && string(b[at:e]) != "null" {
+				p.Item = it
+			}
+			return e
+		}),
+		FuncKey("info", func(b []byte, at int, p *codexFactsPayload) int {
+			if b[at] == '{' {
+				p.Info = new(codexInfo)
+				return codexInfoSchema.ReadAt(b, at, p.Info)
+			}
+			if e := ValueEnd(b, at); e >= 0 && string(b[at:e]) == "null" {
+				return e
+			}
+			return -1
+		}),
+	)
+	codexFactsItemSchema = NewSchema(TextKey("type", func(it *codexFactsItem) *Text { return &it.Type }))
+	codexInfoSchema      = NewSchema(
+		StructKey("total_token_usage", func(in *codexInfo) *codexUsage { return &in.Total }, codexUsageSchema),
+		StructKey("last_token_usage", func(in *codexInfo) *codexUsage { return &in.Last }, codexUsageSchema),
+	)
+	codexUsageSchema = NewSchema(
+		IntKey("input_tokens", func(u *codexUsage) *int64 { return &u.Input }),
+		IntKey("cached_input_tokens", func(u *codexUsage) *int64 { return &u.Cached }),
+		IntKey("cache_write_input_tokens", func(u *codexUsage) *int64 { return &u.CacheWrite }),
+		IntKey("output_tokens", func(u *codexUsage) *int64 { return &u.Output }),
+	)
 )
+
+// objectOr reads the object at b[at] into dst by s, or skips a value of
+// another type (which a decoding that forgives type errors leaves zero).
+func objectOr[T any](b []byte, at int, dst *T, s *Schema[T]) int {
+	if b[at] != '{' {
+		return ValueEnd(b, at)
+	}
+	return s.ReadAt(b, at, dst)
+}
 
 type (
 	geminiRecord struct {
@@ -372,6 +435,7 @@ var schemaCases = []struct {
 	{schemaOf[claudeLine]{label: "claude line", s: claudeLineSchema}, 20},
 	{schemaOf[claudeFacts]{label: "claude facts", s: claudeFactsSchema, lenient: true}, 40},
 	{schemaOf[codexLine]{label: "codex line", s: codexLineSchema}, 20},
+	{schemaOf[codexFacts]{label: "codex facts", s: codexFactsSchema, lenient: true}, 30},
 	{schemaOf[geminiRecord]{label: "gemini record", s: geminiRecordSchema}, 10},
 }
 
@@ -419,6 +483,9 @@ func schemaSeeds(t testing.TB) [][]byte {
 		`{"typ\u0065":"user"}`, `{"ſ":1}`, `{"TYPE":"user"}`,
 		`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","command":["ls","-l"],"exit_code":3000000000,"changes":[{"path":"a","kind":{"type":"add"}}]}}}`,
 		`{"type":"event_msg","payload":{"item":{"exit_code":-1,"command":[]}}}`,
+		`{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null,"item":[1]}}`,
+		`{"timestamp":5,"type":"event_msg","payload":{"type":"token_count","info":"x"}}`,
+		`{"timestamp":"t\u005a","type":"response_item","payload":"reasoning"}`,
 		`{"id":"r","type":"gemini","toolCalls":[{"id":"c","args":{"a":[1]},"result":[{"text":"x"},{"functionResponse":{"id":"c","response":{"output":"o"}}}]}],"tokens":{"input":1}}`,
 		`{"id":"r","content":"x","thoughts":[{"subject":"s"}],"toolCalls":[{"result":[{"text":null}]}]}`,
 		` { "type" : "user" } `, `{}`, `[]`, `{"type":"user"`, `{"type":"user"} x`,

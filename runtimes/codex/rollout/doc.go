@@ -19,7 +19,8 @@
 //
 // A rollout's index keeps the places of its message lines, its thread id,
 // cwd and first prompt, and each model call's token counts (from the
-// token_count lines: TokenCounts). Lines are classified by their members'
-// types, not decoded (classify); a page's lines are decoded in one pass
-// (quickLine).
+// token_count lines: TokenCounts). Both readings of a line are schemas
+// (jsonl.Schema), with encoding/json (ParseLine) for what they refuse: a
+// scan classifies each line by a few short members (classify), a page
+// decodes its lines (quickLine).
 package rollout

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"bytes"
 	"errors"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -10,7 +9,7 @@ import (
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, isMessage or the facts saved change, so that indexes saved
 // by an older cdevd are scanned again rather than trusted.
-const indexVersion = "codex-rollout-2"
+const indexVersion = "codex-rollout-3"
 
 // index is what one scan of a rollout learned: where its message lines are
 // (the kept Lines) and what List reports.
@@ -20,60 +19,45 @@ type index struct {
 	tok             tokens // the model calls' usage
 
 	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
-	shapes jsonl.PerScan[shapes]
+	shape jsonl.PerScan[jsonl.Shape]
+	// The facts of the line being added (see add).
+	line facts
 }
 
 // Finish ends a scan (jsonl.Indexed): it forgets the keys it remembered.
-func (x *index) Finish() { x.shapes.Drop() }
+func (x *index) Finish() { x.shape.Drop() }
 
 // add takes one line into the index, reporting whether it is a message.
-// Lines are classified without decoding them (a session_meta's id and cwd
-// too); only the first prompt still to find, and lines classify cannot
-// vouch for, are decoded.
+// Lines are classified without decoding them, a token_count's usage
+// included; only the first session_meta and prompt, and lines classify
+// cannot vouch for, are decoded.
 func (x *index) add(b []byte) bool {
-	f, ok := classifyIn(x.shapes.Line(), b)
-	switch {
+	// Read into the index's own facts: a line's own escaped to the heap
+	// (the schema fills it through func values), an allocation a line.
+	f := &x.line
+	defer func() { *f = facts{} }() // it borrows from b
+	switch ok := factSchema.ReadShaped(x.shape.Line(), b, f); {
 	case !ok:
+		x.tok.addDecoded(b)
 	case x.cwd == "" && string(f.typ) == "session_meta":
-		if id, cwd, ok := sessionMeta(f.payload); ok {
-			x.setMeta(id, cwd)
-			return false
-		}
 	case x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage():
-	case string(f.typ) == "event_msg" && string(f.ptyp) == "token_count":
-		x.tok.addCount(b)
-		return false
 	default:
+		if f.counted && string(f.typ) == "event_msg" && string(f.ptyp) == "token_count" {
+			x.tok.count(string(f.ts), &f.info)
+		}
 		return f.isMessage()
 	}
-	return x.addDecoded(b)
-}
-
-// addDecoded is add by way of ParseLine; a line that is not JSON is not a
-// message.
-func (x *index) addDecoded(b []byte) bool {
-	if bytes.Contains(b, tokenCountTag) {
-		x.tok.add(b)
-	}
-	l, err := ParseLine(b)
+	l, err := pageLine(b)
 	if err != nil {
-		return false
+		return false // not JSON: not a message
 	}
-	if l.Type == "session_meta" && x.cwd == "" {
-		x.setMeta(l.Payload.ID, l.Payload.Cwd)
+	if l.Type == "session_meta" && x.cwd == "" && l.Payload.Cwd != "" {
+		x.id, x.cwd = l.Payload.ID, l.Payload.Cwd // the first that names a cwd
 	}
 	if x.prompt == "" {
 		x.prompt = prompt(l)
 	}
 	return isMessage(l)
-}
-
-// setMeta takes in a session_meta's thread id and cwd: the first that
-// names a cwd is the rollout's.
-func (x *index) setMeta(id, cwd string) {
-	if cwd != "" {
-		x.id, x.cwd = id, cwd
-	}
 }
 
 // Merge takes in the index of the part of the file that follows x's (see
@@ -85,7 +69,7 @@ func (x *index) Merge(y *index) {
 	if x.prompt == "" {
 		x.prompt = y.prompt
 	}
-	x.tok.merge(&y.tok)
+	x.tok = append(x.tok, y.tok...)
 }
 
 // Size is the memory x takes besides its lines (jsonl.Indexed).

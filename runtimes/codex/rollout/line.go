@@ -17,7 +17,7 @@ type Line struct {
 	Payload   Payload `json:"payload"`
 }
 
-// Payload is the subset of the payloads of the line kinds cdevd reads.
+// Payload is what cdevd reads of the payloads of the line kinds it reads.
 type Payload struct {
 	Type string `json:"type"`
 	ID   string `json:"id"`
@@ -27,14 +27,6 @@ type Payload struct {
 	Item *Item `json:"item"`
 	// response_item: reasoning
 	Summary []textPart `json:"summary"`
-	// response_item: function_call, custom_tool_call and their outputs
-	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"`
-	Input     string          `json:"input"`
-	CallID    string          `json:"call_id"`
-	Output    json.RawMessage `json:"output"`
-	// event_msg/token_count
-	Info *tokenInfo `json:"info"`
 }
 
 // textPart is a part of a reasoning summary or of an item's content.
@@ -61,19 +53,15 @@ type Item struct {
 // zero rather than failing the line: only malformed JSON is an error.
 func ParseLine(b []byte) (Line, error) {
 	var l Line
-	if err := json.Unmarshal(b, &l); err != nil && !isTypeError(err) {
+	var te *json.UnmarshalTypeError
+	if err := json.Unmarshal(b, &l); err != nil && !errors.As(err, &te) {
 		return Line{}, fmt.Errorf("parse rollout line: %w", err)
 	}
 	return l, nil
 }
 
-func isTypeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
-}
-
 // kind names a line by its type and its payload's type, e.g.
-// "response_item/function_call".
+// "response_item/function_call", and its item's for an item_completed.
 func (l Line) kind() string {
 	k := l.Type + "/" + l.Payload.Type
 	if l.Type == "event_msg" && l.Payload.Type == "item_completed" && l.Payload.Item != nil {
@@ -82,28 +70,43 @@ func (l Line) kind() string {
 	return k
 }
 
-// messageKinds are the line kinds that are messages, and the role of each.
-//
-// Commands and file changes come from their thread items
-// (CommandExecution, FileChange), which hold the call and its outcome
-// together, under the call id, exactly as app-server's live item/completed
-// does; the response_item function_call / custom_tool_call lines and their
-// outputs are the model's side of the same calls and are not messages (nor
-// are calls without a thread item, such as write_stdin or update_plan,
-// which are plumbing).
-var messageKinds = map[string]rpc.MessageType{
-	"event_msg/item_completed/UserMessage":      rpc.MessageUser,
-	"event_msg/item_completed/AgentMessage":     rpc.MessageAssistant,
-	"event_msg/item_completed/CommandExecution": rpc.MessageAssistant,
-	"event_msg/item_completed/FileChange":       rpc.MessageAssistant,
-	"response_item/reasoning":                   rpc.MessageAssistant,
+// messageType is the role of the message a line is, from its type, its
+// payload's type and its item's (hasItem: an item that is not null); ok
+// is false for a line that is not a message. It looks only at the line's
+// kind, so that counting and paging never depend on contents; classify
+// and ToMessage both ask it (S is how each holds the strings). Commands
+// and file changes are their thread items (see the package doc): the
+// response_item function_call / custom_tool_call lines and their outputs
+// are the model's side of the same calls, and calls without an item
+// (write_stdin, update_plan) are plumbing.
+func messageType[S ~string | ~[]byte](typ, ptyp, ityp S, hasItem bool) (rpc.MessageType, bool) {
+	switch {
+	case string(typ) == "response_item" && string(ptyp) == "reasoning":
+		return rpc.MessageAssistant, true
+	case string(typ) != "event_msg" || string(ptyp) != "item_completed" || !hasItem:
+		return "", false
+	}
+	switch string(ityp) {
+	case "UserMessage":
+		return rpc.MessageUser, true
+	case "AgentMessage", "CommandExecution", "FileChange":
+		return rpc.MessageAssistant, true
+	}
+	return "", false
 }
 
-// isMessage reports whether ToMessage accepts l; it looks only at the
-// line's kind, so that counting and paging never depend on contents.
+// isMessage reports whether ToMessage accepts l.
 func isMessage(l Line) bool {
-	_, ok := messageKinds[l.kind()]
+	_, ok := l.messageType()
 	return ok
+}
+
+func (l Line) messageType() (rpc.MessageType, bool) {
+	var ityp string
+	if it := l.Payload.Item; it != nil {
+		ityp = it.Type
+	}
+	return messageType(l.Type, l.Payload.Type, ityp, l.Payload.Item != nil)
 }
 
 // timeFormat is RFC 3339 with milliseconds, as Codex writes timestamps.
@@ -115,43 +118,37 @@ const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 // item id, the model API's output item id); a line without one gets an id
 // made from off, stable as long as the file is only appended to.
 func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
-	typ, ok := messageKinds[l.kind()]
+	typ, ok := l.messageType()
 	if !ok {
 		return rpc.Message{}, false
 	}
-	p := l.Payload
-	id := p.ID
-	content := []rpc.ContentBlock{}
-	switch l.Type + "/" + p.Type {
-	case "event_msg/item_completed":
+	p, id := l.Payload, l.Payload.ID
+	if l.Type == "event_msg" {
 		id = p.Item.ID
-		switch p.Item.Type {
-		case "CommandExecution", "FileChange":
-			it := ToolItem{ID: id, Status: p.Item.Status, Output: p.Item.AggregatedOutput, ExitCode: p.Item.ExitCode}
-			if p.Item.Type == "CommandExecution" {
-				it.Argv = p.Item.Command
-				if it.Argv == nil {
-					it.Argv = []string{}
-				}
-			} else {
-				it.Changes = p.Item.Changes
+	}
+	if id == "" { // a tool item's too: a message always has an id
+		id = "line-" + strconv.FormatInt(off, 10)
+	}
+	content := []rpc.ContentBlock{}
+	if it := p.Item; l.Type == "event_msg" {
+		if it.Type == "CommandExecution" || it.Type == "FileChange" {
+			ti := ToolItem{ID: id, Changes: it.Changes, Status: it.Status, Output: it.AggregatedOutput, ExitCode: it.ExitCode}
+			if it.Type == "CommandExecution" {
+				ti.Argv, ti.Changes = append([]string{}, it.Command...), nil // Argv set: a command
 			}
-			return ToolMessage(threadID, timestamp(l.Timestamp), it), true
+			return ToolMessage(threadID, timestamp(l.Timestamp), ti), true
 		}
-		for _, c := range p.Item.Content {
+		for _, c := range it.Content {
 			if (c.Type == "text" || c.Type == "Text") && c.Text != "" {
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: c.Text})
 			}
 		}
-	case "response_item/reasoning":
+	} else {
 		for _, s := range p.Summary {
 			if s.Text != "" {
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: s.Text})
 			}
 		}
-	}
-	if id == "" {
-		id = "line-" + strconv.FormatInt(off, 10)
 	}
 	return NewMessage(threadID, id, typ, timestamp(l.Timestamp), content), true
 }

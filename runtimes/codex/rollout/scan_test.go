@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // checkClassify fails when classify vouches for a valid JSON line and says
@@ -16,14 +18,13 @@ func checkClassify(t *testing.T, b []byte) {
 	f, ok := classify(b)
 	// A scan's classify, which remembers the keys of the lines before (the
 	// real CLI's, the cases here, and b itself), says what classify says.
-	sh := new(shapes)
+	sh := new(jsonl.Shape)
 	for _, l := range shapeLines {
 		classifyIn(sh, l)
 	}
 	for range 2 {
 		sf, sok := classifyIn(sh, b)
-		sf.sh = nil
-		if f.sh != nil || sok != ok || !reflect.DeepEqual(sf, f) {
+		if sok != ok || !reflect.DeepEqual(sf, f) {
 			t.Fatalf("%q: a scan's classify %+v, %v; classify %+v, %v", b, sf, sok, f, ok)
 		}
 	}
@@ -39,9 +40,6 @@ func checkClassify(t *testing.T, b []byte) {
 	}
 	if (l.Type == "event_msg" || l.Type == "response_item") && string(f.ptyp) != l.Payload.Type {
 		t.Fatalf("classify: payload type %q; ParseLine: %q", f.ptyp, l.Payload.Type)
-	}
-	if id, cwd, ok := sessionMeta(f.payload); ok && (id != l.Payload.ID || cwd != l.Payload.Cwd) {
-		t.Fatalf("sessionMeta: %q, %q; ParseLine: %q, %q", id, cwd, l.Payload.ID, l.Payload.Cwd)
 	}
 }
 
@@ -125,23 +123,6 @@ func TestClassify(t *testing.T) {
 		}
 		checkClassify(t, []byte(c.line))
 	}
-	for _, c := range []struct {
-		payload, id, cwd string
-		ok               bool
-	}{
-		{`{"id":"t","cwd":"/w","x":{"cwd":"/v"}}`, "t", "/w", true},
-		{`{"id":"t"}`, "t", "", true},
-		{`"x"`, "", "", true},
-		{`{"id":"t","CWD":"/w"}`, "", "", false},
-		{`{"id":"t","cw\u0064":"/w"}`, "", "", false},
-		{`{"id":"t","cwd":"/w","cwd":"/v"}`, "", "", false},
-		{`{"id":"t","cwd":"C:\\w"}`, "", "", false},
-	} {
-		id, cwd, ok := sessionMeta([]byte(c.payload))
-		if ok != c.ok || (ok && (id != c.id || cwd != c.cwd)) {
-			t.Errorf("sessionMeta(%s) = %q, %q, %v; want %q, %q, %v", c.payload, id, cwd, ok, c.id, c.cwd, c.ok)
-		}
-	}
 }
 
 // FuzzClassify: whatever classify vouches for in a valid line is what
@@ -190,5 +171,41 @@ func TestIndexMerge(t *testing.T) {
 	}
 	if whole.id != "second" || whole.cwd != "/w" || whole.prompt != "the prompt" {
 		t.Errorf("whole: %+v", *whole)
+	}
+}
+
+// TestIndexMeta: the thread id and cwd an index takes from a rollout's
+// first session_meta that names a cwd are what ParseLine reads of it,
+// whatever the shape of its payload (which the index reads the quick way
+// when it can).
+func TestIndexMeta(t *testing.T) {
+	for _, payload := range []string{
+		`{"id":"t","cwd":"/w","x":{"cwd":"/v"}}`,
+		`{"id":"t"}`,
+		`"x"`,
+		`{"id":"t","CWD":"/w"}`,
+		`{"id":"t","cw\u0064":"/w"}`,
+		`{"id":"t","cwd":"/w","cwd":"/v"}`,
+		`{"id":"t","cwd":"C:\\w"}`,
+		`{"id":5,"cwd":"/w"}`,
+	} {
+		line := `{"type":"session_meta","payload":` + payload + `}`
+		l, err := ParseLine([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [2]string{}
+		if l.Payload.Cwd != "" {
+			want = [2]string{l.Payload.ID, l.Payload.Cwd}
+		}
+		x := &index{}
+		x.add([]byte(line))
+		x.add([]byte(`{"type":"session_meta","payload":{"id":"later","cwd":"/later"}}`))
+		if got := [2]string{x.id, x.cwd}; want != ([2]string{}) && got != want {
+			t.Errorf("%s: id and cwd %q; ParseLine: %q", payload, got, want)
+		}
+		if want == ([2]string{}) && x.cwd != "/later" {
+			t.Errorf("%s: names no cwd, yet the index took %q", payload, x.cwd)
+		}
 	}
 }

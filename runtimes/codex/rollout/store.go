@@ -1,11 +1,10 @@
 package rollout
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"path/filepath"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/rpc"
@@ -39,10 +38,13 @@ func NewWith(codexHome string, o history.Options) *Store {
 // default): tests lower them.
 func tuned(codexHome string, o history.Options, maxWatchedDirs int, headMin int64) *Store {
 	return &Store{history.NewTree(format, history.DateTree[*index]{
-		Root:           filepath.Join(codexHome, "sessions"),
-		ID:             threadID,
-		Dir:            func(x *index) string { return x.cwd },
-		Created:        uuid7Time,
+		Root: filepath.Join(codexHome, "sessions"),
+		ID:   threadID,
+		Dir:  func(x *index) string { return x.cwd },
+		Created: func(id string) (time.Time, bool) {
+			ms, ok := uuid7Millis(id)
+			return time.UnixMilli(ms), ok
+		},
 		MaxWatchedDirs: maxWatchedDirs,
 		HeadMin:        headMin,
 	}, o)}
@@ -68,12 +70,9 @@ var format = history.Format[index, *index]{
 		return ok && f.isMessage()
 	},
 	Tailed: func(id string, off int64, b []byte) (rpc.Message, bool, error) {
-		l, err := ParseLine(b)
-		if err != nil {
-			return rpc.Message{}, false, err
-		}
+		l, err := pageLine(b)
 		m, ok := ToMessage(id, off, l)
-		return m, ok, nil
+		return m, ok && err == nil, err
 	},
 }
 
@@ -112,16 +111,9 @@ func threadID(name string) string {
 	return id
 }
 
-// uuid7Time is when thread id was created, if it is a UUIDv7 (as Codex's
-// are), whose first 48 bits are the creation time in milliseconds: Codex
-// files a rollout under the local date of its creation.
-func uuid7Time(id string) (time.Time, bool) {
-	ms, ok := uuid7Millis(id)
-	return time.UnixMilli(ms), ok
-}
-
 // uuid7Millis is the creation time, in Unix milliseconds, that id holds if
-// it is a UUIDv7 (xxxxxxxx-xxxx-7xxx-...).
+// it is a UUIDv7 (xxxxxxxx-xxxx-7xxx-...), as Codex's are: Codex files a
+// rollout under the local date of its creation.
 func uuid7Millis(id string) (int64, bool) {
 	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[14] != '7' {
 		return 0, false

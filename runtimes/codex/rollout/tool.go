@@ -33,12 +33,15 @@ func NewMessage(threadID, id string, typ rpc.MessageType, ts string, content []r
 // ChangeEntry is one file of a file change, as both the live item and the
 // rollout record it.
 type ChangeEntry struct {
-	Path string `json:"path"`
-	Kind struct {
-		Type     string `json:"type"` // add, delete, update
-		MovePath string `json:"move_path,omitempty"`
-	} `json:"kind"`
-	Diff string `json:"diff"`
+	Path string     `json:"path"`
+	Kind ChangeKind `json:"kind"`
+	Diff string     `json:"diff"`
+}
+
+// ChangeKind is what a file change does to its file.
+type ChangeKind struct {
+	Type     string `json:"type"` // add, delete, update
+	MovePath string `json:"move_path,omitempty"`
 }
 
 // ToolItem is a completed command execution (Argv set) or file change
