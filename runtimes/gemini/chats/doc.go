@@ -22,7 +22,7 @@
 // $set list) with a CRC-32C of its bytes, not the bytes; a page reads and
 // converts only its records. A replay reads only the members a line's kind
 // and a record's listing need, with the shared member reader (quickLine on
-// jsonl.Known, encoding/json for any other shape), a big file in parts on
+// jsonl.Schema, encoding/json for any other shape), a big file in parts on
 // every core (index.Merge). A file that only grew is read from where the
 // last read stopped, any other change replays it whole; with a cache
 // directory the replays of big files are persisted, so that a restarted
