@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
@@ -35,7 +36,17 @@ const headMax = 1 << 20
 type head struct {
 	dev, ino uint64
 	size     int64
+	mtime    time.Time // checked with DateTree.Rewrites only
 	dir      string
+}
+
+// File is one file of the directory a List asked for, as DateTree.Group
+// is given it: the session id its name holds, where it is, its index, and
+// when it was written.
+type File[P any] struct {
+	ID, Path string
+	X        P
+	Modified time.Time
 }
 
 // List returns the sessions whose file records dir as their working
@@ -76,19 +87,27 @@ func (t *Tree[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, 
 // read lists dir's sessions from the disk (see List), and returns the
 // folders of the tree it read.
 func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, []string, error) {
-	want := canonical(dir)
+	match := t.l.Match
+	if match == nil {
+		match = func(dir string) func(string) bool {
+			want := canonical(dir)
+			return func(rec string) bool { return inDir(rec, dir, func() string { return want }) }
+		}
+	}
+	is := match(dir)
 	// Whether a recorded directory is dir, by directory: the files of one
 	// folder resolve its symlinks once.
 	mine := map[string]bool{}
 	in := func(rec string) bool {
 		v, ok := mine[rec]
 		if !ok {
-			v = inDir(rec, dir, func() string { return want })
+			v = is(rec)
 			mine[rec] = v
 		}
 		return v
 	}
 	out := []summary[P]{}
+	var files []File[P] // with Group
 	seen := map[string]bool{}
 	dirs, err := t.walk(ctx, func(r treeFile) error {
 		fi, err := jsonl.StatAt(r.dir, r.name)
@@ -118,10 +137,14 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 			// The index is what the file says now (a rewrite in place
 			// shows here).
 			t.hmu.Lock()
-			t.heads[r.path] = head{dev, ino, fi.Size(), rec}
+			t.heads[r.path] = head{dev, ino, fi.Size(), fi.ModTime(), rec}
 			t.hmu.Unlock()
 		}
-		if in(rec) {
+		switch {
+		case !in(rec):
+		case t.l.Group != nil:
+			files = append(files, File[P]{r.id, r.path, x, mtime})
+		default:
 			out = append(out, summary[P]{sum, mtime, x})
 		}
 		return nil
@@ -130,6 +153,9 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 		return nil, nil, err
 	}
 	t.prune(seen)
+	if t.l.Group != nil {
+		return t.l.Group(files), dirs, nil
+	}
 	slices.SortFunc(out, func(a, b summary[P]) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {
 			return c
@@ -167,12 +193,22 @@ func (t *Tree[T, P]) knownDir(p string, fi os.FileInfo) (string, bool) {
 	t.hmu.Lock()
 	defer t.hmu.Unlock()
 	h, ok := t.heads[p]
-	if !ok || h.dev != dev || h.ino != ino || fi.Size() < h.size {
+	if !ok || h.dev != dev || h.ino != ino || fi.Size() < h.size || (t.l.Rewrites && (fi.Size() != h.size || !fi.ModTime().Equal(h.mtime))) {
 		return "", false
 	}
 	h.size = fi.Size()
 	t.heads[p] = h
 	return h.dir, true
+}
+
+// Head is the directory (what Dir says) the file at p, in version fi,
+// records, from what List remembers of it or else its first line; ok is
+// false when only its index can tell.
+func (t *Tree[T, P]) Head(p string, fi os.FileInfo) (string, bool) {
+	if rec, ok := t.knownDir(p, fi); ok {
+		return rec, true
+	}
+	return t.readHead(p)
 }
 
 // readHead reads the directory the file at p records from its first line,
@@ -199,7 +235,7 @@ func (t *Tree[T, P]) readHead(p string) (string, bool) {
 	if ofi, err := f.Stat(); err == nil {
 		if dev, ino, ok := jsonl.FileKey(ofi); ok {
 			t.hmu.Lock()
-			t.heads[p] = head{dev, ino, ofi.Size(), rec}
+			t.heads[p] = head{dev, ino, ofi.Size(), ofi.ModTime(), rec}
 			t.hmu.Unlock()
 		}
 	}
