@@ -56,6 +56,10 @@ type DateTree[P any] struct {
 	// found, in no order), for a CLI that keeps a session in several files
 	// (Gemini): it must return them newest first. nil: one per file.
 	Group func(files []File[P]) []runtimes.Summary
+	// Near, when set, is the folder where dir's files mostly are (Gemini's
+	// tmp/<slug>/chats): List indexes those without reading their first
+	// line before, whatever HeadMin says.
+	Near func(dir string) string
 	// Rewrites says that the CLI can rewrite a file in place with the same
 	// size (Gemini, when a session is loaded in the minute it began): what
 	// List remembers of a file's first line then holds only while the

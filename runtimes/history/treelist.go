@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -106,6 +107,10 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 		}
 		return v
 	}
+	near := ""
+	if t.l.Near != nil {
+		near = t.l.Near(dir)
+	}
 	out := []summary[P]{}
 	var files []File[P] // with Group
 	seen := map[string]bool{}
@@ -119,7 +124,7 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 		}
 		seen[r.path] = true
 		rec, ok := t.knownDir(r.path, fi)
-		if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) {
+		if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) && filepath.Dir(r.path) != near {
 			rec, ok = t.readHead(r.path)
 		}
 		if ok && !in(rec) {

@@ -12,18 +12,29 @@ import "github.com/cdevd/cdevd/internal/jsonl"
 // quick readers it does not validate what it skips: a record whose skipped
 // members are not valid JSON is taken, and left out of its page if it does
 // not decode then (see ToMessage). FuzzFastLine holds it to parseLine.
-func quickLine(b []byte) (Line, bool) {
+func quickLine(b []byte) (Line, bool) { return new(lineReader).line(b) }
+
+// line is quickLine with lr as its reader, which it leaves zero (nothing
+// of b kept): a replay reuses one, as a reader made for each line (the
+// schema's walk puts it on the heap) was five sixths of what a replay
+// allocated, and made it half again as long.
+func (lr *lineReader) line(b []byte) (Line, bool) {
+	l, ok := lr.read(b)
+	*lr = lineReader{}
+	return l, ok
+}
+
+func (lr *lineReader) read(b []byte) (Line, bool) {
 	if len(b) == 0 || b[0] != '{' { // led by spaces: parseLine's business
 		return Line{}, false
 	}
-	var lr lineReader
-	end := lineSchema.ReadAt(b, 0, &lr)
+	end := lineSchema.ReadAt(b, 0, lr)
 	if !jsonl.Whole(b, end) {
 		return Line{}, false
 	}
 	switch {
-	case lr.set:
-		return lr.setLine, true
+	case lr.set != nil:
+		return *lr.set, true
 	case lr.sid != nil && lr.ph != nil:
 		lr.header.SessionID, lr.header.ProjectHash = *lr.sid, *lr.ph
 		return Line{Kind: KindHeader, Header: lr.header}, true
@@ -37,8 +48,11 @@ func quickLine(b []byte) (Line, bool) {
 
 // lineOf is the Line of b: quickLine's, else parseLine's. A record's Raw
 // is a part of b.
-func lineOf(b []byte) (Line, error) {
-	if l, ok := quickLine(b); ok {
+func lineOf(b []byte) (Line, error) { return new(lineReader).lineOf(b) }
+
+// lineOf is lineOf with lr as quickLine's reader (see line).
+func (lr *lineReader) lineOf(b []byte) (Line, error) {
+	if l, ok := lr.line(b); ok {
 		return l, nil
 	}
 	return parseLine(b)
@@ -48,8 +62,7 @@ func lineOf(b []byte) (Line, error) {
 // and a $set's members, and what a replay needs of a record's (also read
 // for each record of a $set's message list).
 type lineReader struct {
-	set       bool // a $set, read into setLine
-	setLine   Line
+	set       *Line // a $set's
 	sid, ph   *string
 	header    Header // startTime, lastUpdated
 	id, typ   string
@@ -91,10 +104,8 @@ var recordFields = []jsonl.Field[lineReader]{
 	jsonl.FuncKey("toolCalls", func(b []byte, at int, r *lineReader) int {
 		r.calls = []string{}
 		return jsonl.Array(b, at, nil, func(at int) int {
-			var c toolCall
-			e := callIDSchema.ReadAt(b, at, &c)
-			r.calls = append(r.calls, c.ID)
-			return e
+			r.calls = append(r.calls, "")
+			return callIDSchema.ReadAt(b, at, &r.calls[len(r.calls)-1])
 		})
 	}),
 }
@@ -104,8 +115,8 @@ var (
 	// $set's (its value read by setSchema) and a record's.
 	lineSchema = jsonl.NewSchema(append([]jsonl.Field[lineReader]{
 		jsonl.FuncKey("$set", func(b []byte, at int, r *lineReader) int {
-			r.set, r.setLine = true, Line{Kind: KindSet}
-			return setSchema.ReadAt(b, at, &r.setLine)
+			r.set = &Line{Kind: KindSet}
+			return setSchema.ReadAt(b, at, r.set)
 		}),
 		jsonl.StringPtrKey("sessionId", func(r *lineReader) **string { return &r.sid }),
 		jsonl.StringPtrKey("projectHash", func(r *lineReader) **string { return &r.ph }),
@@ -114,7 +125,7 @@ var (
 	}, recordFields...)...)
 	// recordInfoSchema is what a replay reads of a record of a $set's list.
 	recordInfoSchema = jsonl.NewSchema(recordFields...)
-	callIDSchema     = jsonl.NewSchema(jsonl.StringKey("id", func(c *toolCall) *string { return &c.ID }))
+	callIDSchema     = jsonl.NewSchema(jsonl.StringKey("id", func(id *string) *string { return id }))
 	setSchema        = jsonl.NewSchema(
 		jsonl.StringKey("sessionId", func(l *Line) *string { return &l.Set.SessionID }),
 		jsonl.StringKey("projectHash", func(l *Line) *string { return &l.Set.ProjectHash }),

@@ -63,8 +63,13 @@ func tuned(geminiHome string, o history.Options, maxWatchedDirs int) *Store {
 		Enter: func(level int, de fs.DirEntry) bool {
 			return de.IsDir() || (level == 2 && de.Name() == "chats" && de.Type()&fs.ModeSymlink != 0)
 		},
-		Match:          func(dir string) func(string) bool { return hashes(dir).has },
-		Group:          list,
+		Match: func(dir string) func(string) bool { return hashes(dir).has },
+		Group: list,
+		// Another project's file, however small, is known by its first
+		// line; those in the folder Gemini uses for dir are nearly all
+		// dir's, indexed without it (reading it was half of a cold List).
+		HeadMin:        -1,
+		Near:           func(dir string) string { return filepath.Join(s.tmp, s.slug(dir), "chats") },
 		Rewrites:       true, // a session/load in the minute a file began rewrites it
 		MaxWatchedDirs: maxWatchedDirs,
 	}, o)
