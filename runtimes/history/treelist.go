@@ -250,7 +250,10 @@ func (t *Tree[T, P]) readHead(p string) (string, bool) {
 // firstLine reads f's first complete line, without its newline; ok is
 // false when it has none within headMax bytes.
 func firstLine(f *os.File) ([]byte, bool) {
-	buf := make([]byte, 0, 32<<10)
+	// Grown as needed: Gemini's header is 200 bytes, Codex's session_meta
+	// 22 KB; 32 KB for every file of another project was most of what a
+	// first Gemini List beside 2,000 of them allocated.
+	buf := make([]byte, 0, 4<<10)
 	for len(buf) < headMax {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, min(cap(buf), headMax-len(buf)))

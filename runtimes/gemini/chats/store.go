@@ -83,8 +83,15 @@ var format = history.Format[index, *index]{
 	What:    "chat file",
 	Version: indexVersion,
 	Add:     (*index).add,
+	// The title as Group makes it (the first prompt): the list's own
+	// summaries are Group's, so this is made without a view of x.
 	Describe: func(x *index) (string, string) {
-		return history.Shorten(strings.TrimSpace(x.snapshot("").prompt), 100), ""
+		for i := range x.recs {
+			if p := x.recs[i].info.prompt; p != "" { // a prompt is a message
+				return history.Shorten(strings.TrimSpace(p), 100), ""
+			}
+		}
+		return "", ""
 	},
 }
 
