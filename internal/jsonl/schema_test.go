@@ -372,6 +372,74 @@ var (
 	)
 )
 
+// What Gemini's replay reads of a chat-file line of any kind (a header, a
+// $set, a record) and of a $set's records (runtimes/gemini/chats' scan.go).
+type (
+	geminiLine struct {
+		Set         *geminiSet      `json:"$set"`
+		SessionID   *string         `json:"sessionId"`
+		ProjectHash *string         `json:"projectHash"`
+		StartTime   string          `json:"startTime"`
+		LastUpdated string          `json:"lastUpdated"`
+		ID          string          `json:"id"`
+		Type        string          `json:"type"`
+		Content     json.RawMessage `json:"content"`
+		Thoughts    []geminiAny     `json:"thoughts"`
+		ToolCalls   []geminiCallID  `json:"toolCalls"`
+	}
+	geminiSet struct {
+		SessionID   string       `json:"sessionId"`
+		ProjectHash string       `json:"projectHash"`
+		StartTime   string       `json:"startTime"`
+		LastUpdated string       `json:"lastUpdated"`
+		Messages    []geminiInfo `json:"messages"`
+	}
+	geminiInfo struct {
+		ID        string          `json:"id"`
+		Type      string          `json:"type"`
+		Content   json.RawMessage `json:"content"`
+		Thoughts  []geminiAny     `json:"thoughts"`
+		ToolCalls []geminiCallID  `json:"toolCalls"`
+	}
+	geminiCallID struct {
+		ID string `json:"id"`
+	}
+	// geminiAny is an element only counted: encoding/json takes any value
+	// into an empty struct but for a scalar, which the count refuses too.
+	geminiAny struct{}
+)
+
+var (
+	geminiLineSchema = NewSchema(
+		PtrKey("$set", func(l *geminiLine) **geminiSet { return &l.Set }, geminiSetSchema),
+		StringPtrKey("sessionId", func(l *geminiLine) **string { return &l.SessionID }),
+		StringPtrKey("projectHash", func(l *geminiLine) **string { return &l.ProjectHash }),
+		StringKey("startTime", func(l *geminiLine) *string { return &l.StartTime }),
+		StringKey("lastUpdated", func(l *geminiLine) *string { return &l.LastUpdated }),
+		StringKey("id", func(l *geminiLine) *string { return &l.ID }),
+		StringKey("type", func(l *geminiLine) *string { return &l.Type }),
+		RawUncheckedKey("content", func(l *geminiLine) *json.RawMessage { return &l.Content }),
+		SliceKey("thoughts", func(l *geminiLine) *[]geminiAny { return &l.Thoughts }, geminiAnySchema),
+		SliceKey("toolCalls", func(l *geminiLine) *[]geminiCallID { return &l.ToolCalls }, geminiCallIDSchema),
+	)
+	geminiSetSchema = NewSchema(
+		StringKey("sessionId", func(s *geminiSet) *string { return &s.SessionID }),
+		StringKey("projectHash", func(s *geminiSet) *string { return &s.ProjectHash }),
+		StringKey("startTime", func(s *geminiSet) *string { return &s.StartTime }),
+		StringKey("lastUpdated", func(s *geminiSet) *string { return &s.LastUpdated }),
+		SliceKey("messages", func(s *geminiSet) *[]geminiInfo { return &s.Messages }, geminiInfoSchema),
+	)
+	geminiInfoSchema = NewSchema(
+		StringKey("id", func(r *geminiInfo) *string { return &r.ID }),
+		StringKey("type", func(r *geminiInfo) *string { return &r.Type }),
+		RawUncheckedKey("content", func(r *geminiInfo) *json.RawMessage { return &r.Content }),
+		SliceKey("thoughts", func(r *geminiInfo) *[]geminiAny { return &r.Thoughts }, geminiAnySchema),
+		SliceKey("toolCalls", func(r *geminiInfo) *[]geminiCallID { return &r.ToolCalls }, geminiCallIDSchema),
+	)
+	geminiCallIDSchema = NewSchema(StringKey("id", func(c *geminiCallID) *string { return &c.ID }))
+	geminiAnySchema    = NewSchema[geminiAny]()
+)
+
 // schemaCase is a schema held to encoding/json decoding into its T.
 type schemaCase interface {
 	// check fails t unless the schema, where it reads a valid JSON line,
@@ -437,6 +505,7 @@ var schemaCases = []struct {
 	{schemaOf[codexLine]{label: "codex line", s: codexLineSchema}, 20},
 	{schemaOf[codexFacts]{label: "codex facts", s: codexFactsSchema, lenient: true}, 30},
 	{schemaOf[geminiRecord]{label: "gemini record", s: geminiRecordSchema}, 10},
+	{schemaOf[geminiLine]{label: "gemini line", s: geminiLineSchema}, 20},
 }
 
 // schemaSeeds are the lines the readers' tests read (transcripts, rollouts
@@ -488,6 +557,8 @@ func schemaSeeds(t testing.TB) [][]byte {
 		`{"timestamp":"t\u005a","type":"response_item","payload":"reasoning"}`,
 		`{"id":"r","type":"gemini","toolCalls":[{"id":"c","args":{"a":[1]},"result":[{"text":"x"},{"functionResponse":{"id":"c","response":{"output":"o"}}}]}],"tokens":{"input":1}}`,
 		`{"id":"r","content":"x","thoughts":[{"subject":"s"}],"toolCalls":[{"result":[{"text":null}]}]}`,
+		`{"$set":{"lastUpdated":"t","messages":[{"id":"a","type":"user","content":[{"text":"x"}],"toolCalls":[{"id":"c"}],"thoughts":[{}]}]}}`,
+		`{"sessionId":"s","projectHash":"p","startTime":"t"}`, `{"$set":{"messages":[null]}}`,
 		` { "type" : "user" } `, `{}`, `[]`, `{"type":"user"`, `{"type":"user"} x`,
 	} {
 		seeds = append(seeds, []byte(l))

@@ -25,7 +25,8 @@ import (
 // directory it ran in (Codex's rollouts). Unlike Layout's, a session is
 // not filed by working directory: List walks every day's folder and keeps
 // the files whose recorded directory is the one asked (compared as
-// canonical paths). Every func must be set.
+// canonical paths). ID and Dir must be set; the other fields adapt the
+// layout to other trees of that kind (Gemini's tmp/<project>/chats).
 type DateTree[P any] struct {
 	// Root is the tree's top folder (<codex home>/sessions).
 	Root string
@@ -39,8 +40,31 @@ type DateTree[P any] struct {
 	Dir func(x P) string
 	// Created is when session id was created, if the id says (Codex's
 	// UUIDv7 ids do): its file is looked for in that day's folder, and the
-	// days either side, before every folder is read.
+	// days either side, before every folder is read. nil: ids do not say.
 	Created func(id string) (time.Time, bool)
+	// Depth is how many levels of folders lie between Root and the files
+	// (0: 3, YYYY/MM/DD). Enter, when set, says which entries of a folder
+	// of a level (1 for Root's) List goes into (a link to a folder, say);
+	// nil: every folder, links not followed.
+	Depth int
+	Enter func(level int, de fs.DirEntry) bool
+	// Match, when set, returns the test of whether a value Dir says is
+	// dir's, for a CLI that records something else than the directory's
+	// path (Gemini, a hash of it); nil: compared as canonical paths.
+	Match func(dir string) func(recorded string) bool
+	// Group, when set, makes a List's sessions of dir's files (all it
+	// found, in no order), for a CLI that keeps a session in several files
+	// (Gemini): it must return them newest first. nil: one per file.
+	Group func(files []File[P]) []runtimes.Summary
+	// Near, when set, is the folder where dir's files mostly are (Gemini's
+	// tmp/<slug>/chats): List indexes those without reading their first
+	// line before, whatever HeadMin says.
+	Near func(dir string) string
+	// Rewrites says that the CLI can rewrite a file in place with the same
+	// size (Gemini, when a session is loaded in the minute it began): what
+	// List remembers of a file's first line then holds only while the
+	// file's time is unchanged too.
+	Rewrites bool
 	// MaxWatchedDirs bounds the folders List watches (0: maxWatchedDirs).
 	MaxWatchedDirs int
 	// HeadMin is the size above which List reads a file's first line to
@@ -82,6 +106,9 @@ func NewTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options) *Tree[
 	}
 	if l.HeadMin == 0 {
 		l.HeadMin = headMin
+	}
+	if l.Depth == 0 {
+		l.Depth = 3
 	}
 	t := &Tree[T, P]{l: l, paths: map[string]string{}, heads: map[string]head{},
 		tr:   tree{gens: map[string]*fswatch.Gen{}, lists: map[string]*treeListing{}},
@@ -149,8 +176,8 @@ func (t *Tree[T, P]) walk(ctx context.Context, each func(r treeFile) error) ([]s
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if depth < 3 {
-				if de.IsDir() {
+			if depth < t.l.Depth {
+				if t.enters(depth+1, de) {
 					if err := visit(filepath.Join(dir, de.Name()), depth+1); err != nil {
 						return err
 					}
@@ -173,6 +200,15 @@ func (t *Tree[T, P]) walk(ctx context.Context, each func(r treeFile) error) ([]s
 	}
 	err := visit(t.l.Root, 0)
 	return dirs, err
+}
+
+// enters reports whether walk goes into the entry de of a folder of the
+// level before level.
+func (t *Tree[T, P]) enters(level int, de fs.DirEntry) bool {
+	if t.l.Enter == nil {
+		return de.IsDir()
+	}
+	return t.l.Enter(level, de)
 }
 
 // remember records that session id's file is at p ("": forget it).
@@ -233,6 +269,9 @@ func (t *Tree[T, P]) locate(id string) (string, os.FileInfo, bool) {
 // another time zone, and the first turn (which creates the file) coming
 // after midnight.
 func (t *Tree[T, P]) atCreation(id string) (string, os.FileInfo, bool) {
+	if t.l.Created == nil {
+		return "", nil, false
+	}
 	created, ok := t.l.Created(id)
 	if !ok {
 		return "", nil, false

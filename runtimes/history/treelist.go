@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
@@ -35,7 +37,17 @@ const headMax = 1 << 20
 type head struct {
 	dev, ino uint64
 	size     int64
+	mtime    time.Time // checked with DateTree.Rewrites only
 	dir      string
+}
+
+// File is one file of the directory a List asked for, as DateTree.Group
+// is given it: the session id its name holds, where it is, its index, and
+// when it was written.
+type File[P any] struct {
+	ID, Path string
+	X        P
+	Modified time.Time
 }
 
 // List returns the sessions whose file records dir as their working
@@ -76,19 +88,31 @@ func (t *Tree[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, 
 // read lists dir's sessions from the disk (see List), and returns the
 // folders of the tree it read.
 func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, []string, error) {
-	want := canonical(dir)
+	match := t.l.Match
+	if match == nil {
+		match = func(dir string) func(string) bool {
+			want := canonical(dir)
+			return func(rec string) bool { return inDir(rec, dir, func() string { return want }) }
+		}
+	}
+	is := match(dir)
 	// Whether a recorded directory is dir, by directory: the files of one
 	// folder resolve its symlinks once.
 	mine := map[string]bool{}
 	in := func(rec string) bool {
 		v, ok := mine[rec]
 		if !ok {
-			v = inDir(rec, dir, func() string { return want })
+			v = is(rec)
 			mine[rec] = v
 		}
 		return v
 	}
+	near := ""
+	if t.l.Near != nil {
+		near = t.l.Near(dir)
+	}
 	out := []summary[P]{}
+	var files []File[P] // with Group
 	seen := map[string]bool{}
 	dirs, err := t.walk(ctx, func(r treeFile) error {
 		fi, err := jsonl.StatAt(r.dir, r.name)
@@ -100,13 +124,13 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 		}
 		seen[r.path] = true
 		rec, ok := t.knownDir(r.path, fi)
-		if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) {
+		if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) && filepath.Dir(r.path) != near {
 			rec, ok = t.readHead(r.path)
 		}
 		if ok && !in(rec) {
 			return nil // another directory's: not indexed
 		}
-		sum, mtime, x, err := t.Summary(ctx, r.id, r.path, fi)
+		sum, mtime, x, err := t.summary(ctx, r.id, r.path, fi)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -118,10 +142,14 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 			// The index is what the file says now (a rewrite in place
 			// shows here).
 			t.hmu.Lock()
-			t.heads[r.path] = head{dev, ino, fi.Size(), rec}
+			t.heads[r.path] = head{dev, ino, fi.Size(), fi.ModTime(), rec}
 			t.hmu.Unlock()
 		}
-		if in(rec) {
+		switch {
+		case !in(rec):
+		case t.l.Group != nil:
+			files = append(files, File[P]{r.id, r.path, x, mtime})
+		default:
 			out = append(out, summary[P]{sum, mtime, x})
 		}
 		return nil
@@ -130,6 +158,9 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 		return nil, nil, err
 	}
 	t.prune(seen)
+	if t.l.Group != nil {
+		return t.l.Group(files), dirs, nil
+	}
 	slices.SortFunc(out, func(a, b summary[P]) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {
 			return c
@@ -141,6 +172,20 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 		res[i] = l.Summary
 	}
 	return res, dirs, nil
+}
+
+// summary is Summary, or with Group only the index and its time: Group
+// makes the sessions' summaries (the files' were a third of what a cold
+// Gemini List allocated).
+func (t *Tree[T, P]) summary(ctx context.Context, id, p string, fi os.FileInfo) (runtimes.Summary, time.Time, P, error) {
+	if t.l.Group == nil {
+		return t.Summary(ctx, id, p, fi)
+	}
+	x, err := t.Index(ctx, p, fi)
+	if err != nil {
+		return runtimes.Summary{}, time.Time{}, nil, err
+	}
+	return runtimes.Summary{}, x.Info().ModTime(), x, nil
 }
 
 // prune forgets the cached indexes, heads and summaries of files the last
@@ -167,12 +212,22 @@ func (t *Tree[T, P]) knownDir(p string, fi os.FileInfo) (string, bool) {
 	t.hmu.Lock()
 	defer t.hmu.Unlock()
 	h, ok := t.heads[p]
-	if !ok || h.dev != dev || h.ino != ino || fi.Size() < h.size {
+	if !ok || h.dev != dev || h.ino != ino || fi.Size() < h.size || (t.l.Rewrites && (fi.Size() != h.size || !fi.ModTime().Equal(h.mtime))) {
 		return "", false
 	}
 	h.size = fi.Size()
 	t.heads[p] = h
 	return h.dir, true
+}
+
+// Head is the directory (what Dir says) the file at p, in version fi,
+// records, from what List remembers of it or else its first line; ok is
+// false when only its index can tell.
+func (t *Tree[T, P]) Head(p string, fi os.FileInfo) (string, bool) {
+	if rec, ok := t.knownDir(p, fi); ok {
+		return rec, true
+	}
+	return t.readHead(p)
 }
 
 // readHead reads the directory the file at p records from its first line,
@@ -199,7 +254,7 @@ func (t *Tree[T, P]) readHead(p string) (string, bool) {
 	if ofi, err := f.Stat(); err == nil {
 		if dev, ino, ok := jsonl.FileKey(ofi); ok {
 			t.hmu.Lock()
-			t.heads[p] = head{dev, ino, ofi.Size(), rec}
+			t.heads[p] = head{dev, ino, ofi.Size(), ofi.ModTime(), rec}
 			t.hmu.Unlock()
 		}
 	}
@@ -209,7 +264,10 @@ func (t *Tree[T, P]) readHead(p string) (string, bool) {
 // firstLine reads f's first complete line, without its newline; ok is
 // false when it has none within headMax bytes.
 func firstLine(f *os.File) ([]byte, bool) {
-	buf := make([]byte, 0, 32<<10)
+	// Grown as needed: Gemini's header is 200 bytes, Codex's session_meta
+	// 22 KB; 32 KB for every file of another project was most of what a
+	// first Gemini List beside 2,000 of them allocated.
+	buf := make([]byte, 0, 4<<10)
 	for len(buf) < headMax {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, min(cap(buf), headMax-len(buf)))

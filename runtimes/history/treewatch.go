@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
 )
 
@@ -66,6 +67,12 @@ func (t *Tree[T, P]) generation(ctx context.Context) (gen, ver uint64, watched b
 		case err == nil:
 			tr.gens[root] = g
 			tr.ver++
+			t.lmu.Unlock()
+			// The tree's folders are watched before a first read, so that
+			// its result is kept (a folder watched only after the read may
+			// have changed before its watch).
+			t.track(t.folders(), 0, 0, false, "", nil)
+			return t.generation(ctx)
 		case errors.Is(err, fs.ErrNotExist):
 			// No sessions yet: nothing to read either.
 		default:
@@ -121,10 +128,37 @@ func (t *Tree[T, P]) generation(ctx context.Context) (gen, ver uint64, watched b
 	return gen, ver, true
 }
 
+// folders lists the folders of the tree, reading all but those of the
+// last level (the files' folders, whose reading is List's).
+func (t *Tree[T, P]) folders() []string {
+	var dirs []string
+	var visit func(dir string, depth int)
+	visit = func(dir string, depth int) {
+		f, err := jsonl.OpenDir(dir)
+		if err != nil {
+			return // removed meanwhile, not a folder: the read sees that
+		}
+		dirs = append(dirs, dir)
+		if depth == t.l.Depth {
+			f.Close()
+			return
+		}
+		des, _ := f.ReadDir(-1)
+		f.Close()
+		for _, de := range des {
+			if t.enters(depth+1, de) {
+				visit(filepath.Join(dir, de.Name()), depth+1)
+			}
+		}
+	}
+	visit(t.l.Root, 0)
+	return dirs
+}
+
 // refuseLocked gives up watching the tree for refusedRetry.
 func (t *Tree[T, P]) refuseLocked(err error) {
 	t.tr.refused = time.Now()
-	t.log.Debug("history: cannot watch the "+t.f.What+"s tree, so every history call stats each "+t.f.What,
+	t.log.Debug("history: cannot watch the "+t.f.What+"s tree, so every history call reads them and stats each "+t.f.What,
 		zap.String("dir", t.l.Root), zap.Error(err))
 }
 

@@ -16,26 +16,32 @@
 // Files without a real user message (phantoms) are skipped; the files of
 // one id that have one are merged in order of their start time.
 //
-// Store keeps the replay of each file as an index of the shared history
-// store (runtimes/history, over jsonl.Cache): the state of the patch log,
-// each record by where its latest version is (a line, or an element of a
-// $set list) with a CRC-32C of its bytes, not the bytes; a page reads and
-// converts only its records. A replay reads only the members a line's kind
-// and a record's listing need, with the shared member reader (quickLine on
-// jsonl.Known, encoding/json for any other shape), a big file in parts on
-// every core (index.Merge). A file that only grew is read from where the
-// last read stopped, any other change replays it whole; with a cache
-// directory the replays of big files are persisted, so that a restarted
-// daemon does not replay them again. A replay keeps what its final state
-// needs: a $set of the message list drops what it replaces. Each index
-// makes its view once (the messages' count, the tool calls, the first
-// prompt); a page near either end walks the records from there, and the
-// list of every message is made only when a page far from both needs it.
+// Store is the shared history store (runtimes/history) over Gemini's
+// format: the replay of each file is an index of it (over jsonl.Cache),
+// the state of the patch log, each record by where its latest version is
+// (a line, or an element of a $set list) with a CRC-32C of its bytes, not
+// the bytes; a page reads and converts only its records. A replay reads
+// only the members a line's kind and a record's listing need, with the
+// shared schema reader (quickLine on jsonl.Schema, encoding/json for any
+// other shape), a big file in parts on every core (index.Merge). A file
+// that only grew is read from where the last read stopped, any other
+// change replays it whole; with a cache directory the replays of big
+// files are persisted, so that a restarted daemon does not replay them
+// again. A replay keeps what its final state needs: a $set of the message
+// list drops what it replaces. Each index makes its view once (the
+// messages' count, the tool calls, the first prompt); a page near either
+// end walks the records from there, and the list of every message is made
+// only when a page far from both needs it.
 //
-// A List replays only the files of its workspace: another project's file
-// is known by its first line (the header), remembered by the file's
-// identity and checked again when the file changes. While change counts
-// (fswatch.Gen) of tmp/ and of every chats directory say nothing changed
-// since a List of the same workspace, its result is returned without
-// reading anything.
+// The listing is the history store's tree layout (history.DateTree):
+// tmp/<project>/chats, each file recognised by the projectHash of its
+// header, the files of dir's project grouped into sessions (Group: by
+// session id, phantoms skipped). A List replays only the files of its
+// workspace and small ones: another project's big file is known by its
+// first line, remembered by the file's identity and read again when the
+// file changes (Gemini rewrites a file in place). While change counts
+// (fswatch.Gen) of every folder of the tree say nothing changed since a
+// List of the same workspace, its result is returned without reading
+// anything. Pages, tails, Has, Trash and Watch find a session's files
+// themselves, by the id's first eight characters in their names.
 package chats

@@ -18,14 +18,15 @@ func TestFIFOInPlaceOfAChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := map[string]func(){
-		"firstLine": func() {
-			if _, err := firstLine(fifo); err == nil {
-				t.Error("firstLine of a FIFO: no error")
+		"Head": func() {
+			fi, err := os.Lstat(fifo)
+			if err != nil {
+				t.Fatal(err)
 			}
-		},
-		"firstBytesAre": func() {
-			if firstBytesAre(fifo, []byte("{")) {
-				t.Error("firstBytesAre of a FIFO: true")
+			s := New(dir, nil)
+			defer s.Close()
+			if _, ok := s.t.Head(fifo, fi); ok {
+				t.Error("Head of a FIFO: ok")
 			}
 		},
 		"appendChats": func() {

@@ -40,6 +40,8 @@ type index struct {
 	self  *index // x itself once recs and pos are x's own (see own)
 	bytes int64  // the records' strings, for Size
 	lazy  *lazyView
+	// reader is add's, reused from line to line (see lineReader.line).
+	reader lineReader
 }
 
 // Finish ends a scan (jsonl.Indexed): what was read makes a new view.
@@ -61,7 +63,7 @@ func (x *index) clear() {
 // add replays one line, reporting whether it holds records (its Span is
 // then the next of Lines).
 func (x *index) add(b []byte) bool {
-	l, err := lineOf(b)
+	l, err := x.reader.lineOf(b)
 	if err != nil {
 		return false // unparsable: skipped
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/internal/fswatch/fswatchtest"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // chatBody is a chat file of session id of workspace ws with n turns.
@@ -151,9 +152,9 @@ func TestListSeesEveryWrite(t *testing.T) {
 	for round = range 3 {
 		for _, c := range changes {
 			before := listOf(t, s, ws)
-			reads := s.dirReads.Load()
-			if again := listOf(t, s, ws); again != before || s.dirReads.Load() != reads {
-				t.Fatalf("unchanged folders: read again (%d reads), or %s then %s", s.dirReads.Load()-reads, before, again)
+			reads := s.Stats().Walks
+			if again := listOf(t, s, ws); again != before || s.Stats().Walks != reads {
+				t.Fatalf("unchanged folders: read again (%d reads), or %s then %s", s.Stats().Walks-reads, before, again)
 			}
 			if err := c.do(); err != nil {
 				t.Fatalf("%s: %v", c.what, err)
@@ -180,12 +181,11 @@ func TestListWatchReleased(t *testing.T) {
 	home, ws := filepath.Join(t.TempDir(), ".gemini"), t.TempDir()
 	writeChat(t, filepath.Join(home, "tmp", filepath.Base(ws), "chats"), sid('a', 0), ws, 1, time.Now())
 	writeChat(t, filepath.Join(home, "tmp", "other", "chats"), sid('o', 0), "/elsewhere", 1, time.Now())
-	s := New(home, nil)
 	var fire []func()
-	s.afterFunc = func(d time.Duration, f func()) *time.Timer {
+	s := NewWith(home, history.Options{AfterFunc: func(d time.Duration, f func()) *time.Timer {
 		fire = append(fire, f)
 		return time.AfterFunc(time.Hour, func() {})
-	}
+	}})
 	want := listOf(t, s, ws)
 	if n := fswatch.Instances(); n != 1 {
 		t.Fatalf("%d inotify instances while the folders are watched, want 1", n)
@@ -193,9 +193,9 @@ func TestListWatchReleased(t *testing.T) {
 	if len(fire) != 1 {
 		t.Fatalf("%d release timers, want 1", len(fire))
 	}
-	reads := s.dirReads.Load()
+	reads := s.Stats().Walks
 	listOf(t, s, ws)
-	if s.dirReads.Load() != reads {
+	if s.Stats().Walks != reads {
 		t.Fatal("unchanged folders read again: not watched")
 	}
 	fire[0]() // unused for s.idle
@@ -224,22 +224,24 @@ func TestListWatchRefused(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			core, logs := observer.New(zapcore.DebugLevel)
 			home, ws := filepath.Join(t.TempDir(), ".gemini"), t.TempDir()
-			s := New(home, zap.New(core))
+			maxWatched := 0
+			if how == "too many" {
+				maxWatched = 2
+			}
+			s := tuned(home, history.Options{Log: zap.New(core)}, maxWatched)
 			if how == "refused" {
 				s.WithWatcher(fswatch.New(fswatch.Config{Refuse: func(string) error { return syscall.ENOSPC }}))
-			} else {
-				s.maxWatched = 2
 			}
 			defer s.Close()
 			p := writeChat(t, filepath.Join(home, "tmp", filepath.Base(ws), "chats"), sid('a', 0), ws, 1, time.Now())
 			writeChat(t, filepath.Join(home, "tmp", "other", "chats"), sid('o', 0), "/elsewhere", 1, time.Now())
 			for i := range 3 {
-				reads := s.dirReads.Load()
+				reads := s.Stats().Walks
 				appendFile(t, p, turn(sid('a', 0), i+1))
 				if got, want := listOf(t, s, ws), freshList(t, home, ws); got != want {
 					t.Fatalf("List %s, want %s", got, want)
 				}
-				if s.dirReads.Load() != reads+1 {
+				if s.Stats().Walks != reads+1 {
 					t.Fatalf("call %d: the folders were not read", i)
 				}
 			}

@@ -3,7 +3,7 @@ package chats
 import "github.com/cdevd/cdevd/internal/jsonl"
 
 // quickLine reads a line as parseLine does, for the shapes Gemini writes,
-// with the shared member reader (jsonl.Known): only the members a replay
+// with the shared schema reader (lineSchema): only the members a replay
 // needs are read, and the long strings of answers and tool output are
 // skipped, not decoded (encoding/json was 90% of a first read). Anything
 // else (a key written with escapes or in another case, a member of an
@@ -11,115 +11,60 @@ import "github.com/cdevd/cdevd/internal/jsonl"
 // define) makes it refuse, and lineOf goes to parseLine. Like the other
 // quick readers it does not validate what it skips: a record whose skipped
 // members are not valid JSON is taken, and left out of its page if it does
-// not decode then (see ToMessage). FuzzQuickLine holds it to parseLine.
-func quickLine(b []byte) (Line, bool) {
+// not decode then (see ToMessage). FuzzFastLine holds it to parseLine.
+func quickLine(b []byte) (Line, bool) { return new(lineReader).line(b) }
+
+// line is quickLine with lr as its reader, which it leaves zero (nothing
+// of b kept): a replay reuses one, as a reader made for each line (the
+// schema's walk puts it on the heap) was five sixths of what a replay
+// allocated, and made it half again as long.
+func (lr *lineReader) line(b []byte) (Line, bool) {
+	l, ok := lr.read(b)
+	*lr = lineReader{}
+	return l, ok
+}
+
+func (lr *lineReader) read(b []byte) (Line, bool) {
 	if len(b) == 0 || b[0] != '{' { // led by spaces: parseLine's business
 		return Line{}, false
 	}
-	var l Line
-	var sid, ph *string
-	var h Header
-	var rr recordReader
-	set := -1
-	end := jsonl.Known(b, 0, lineKeys, func(k, at int) int {
-		switch lineKeys[k] {
-		case "$set":
-			set = at
-			return jsonl.ValueEnd(b, at)
-		case "sessionId":
-			sid = new(string)
-			return jsonl.String(b, at, sid)
-		case "projectHash":
-			ph = new(string)
-			return jsonl.String(b, at, ph)
-		case "startTime":
-			return jsonl.String(b, at, &h.StartTime)
-		case "lastUpdated":
-			return jsonl.String(b, at, &h.LastUpdated)
-		}
-		return rr.member(b, k-recordKeysAt, at)
-	})
+	end := lineSchema.ReadAt(b, 0, lr)
 	if !jsonl.Whole(b, end) {
 		return Line{}, false
 	}
 	switch {
-	case set >= 0:
-		return quickSet(b, set)
-	case sid != nil && ph != nil:
-		h.SessionID, h.ProjectHash = *sid, *ph
-		return Line{Kind: KindHeader, Header: h}, true
+	case lr.set != nil:
+		return *lr.set, true
+	case lr.sid != nil && lr.ph != nil:
+		lr.header.SessionID, lr.header.ProjectHash = *lr.sid, *lr.ph
+		return Line{Kind: KindHeader, Header: lr.header}, true
 	}
-	r, ok := rr.record(b[:end], 0)
+	r, ok := lr.record(b[:end], 0)
 	if !ok || r.ID == "" {
 		return Line{}, false
 	}
-	l.Kind, l.Record = KindRecord, r
-	return l, true
+	return Line{Kind: KindRecord, Record: r}, true
 }
 
 // lineOf is the Line of b: quickLine's, else parseLine's. A record's Raw
 // is a part of b.
-func lineOf(b []byte) (Line, error) {
-	if l, ok := quickLine(b); ok {
+func lineOf(b []byte) (Line, error) { return new(lineReader).lineOf(b) }
+
+// lineOf is lineOf with lr as quickLine's reader (see line).
+func (lr *lineReader) lineOf(b []byte) (Line, error) {
+	if l, ok := lr.line(b); ok {
 		return l, nil
 	}
 	return parseLine(b)
 }
 
-// The members quickLine reads: a header's and a $set's, then a record's
-// (from recordKeysAt on, in recordReader's order).
-var (
-	lineKeys     = []string{"$set", "sessionId", "projectHash", "startTime", "lastUpdated", "id", "type", "content", "thoughts", "toolCalls"}
-	setKeys      = []string{"sessionId", "projectHash", "startTime", "lastUpdated", "messages"}
-	recordKeysAt = 5
-	infoKeys     = lineKeys[recordKeysAt:]
-	callIDKeys   = []string{"id"}
-)
-
-// quickSet is the Line of the $set line b whose value is at b[at].
-func quickSet(b []byte, at int) (Line, bool) {
-	l := Line{Kind: KindSet}
-	s := &l.Set
-	bad := false
-	end := jsonl.Known(b, at, setKeys, func(k, at int) int {
-		switch k {
-		case 0, 1, 2, 3:
-			return jsonl.String(b, at, [...]*string{&s.SessionID, &s.ProjectHash, &s.StartTime, &s.LastUpdated}[k])
-		}
-		l.HasMsgs, l.SetMsgs = true, []Record{}
-		if b[at] != '[' {
-			return jsonl.ValueEnd(b, at) // not a list: the list emptied
-		}
-		return jsonl.Array(b, at, nil, func(at int) int {
-			e := jsonl.ValueEnd(b, at)
-			if e < 0 || b[at] != '{' {
-				return e // not an object: skipped, as parseSet does
-			}
-			var rr recordReader
-			if jsonl.Known(b, at, infoKeys, func(k, vat int) int { return rr.member(b, k, vat) }) != e {
-				bad = true
-				return -1
-			}
-			r, ok := rr.record(b[:e], at)
-			if !ok {
-				bad = true
-				return -1
-			}
-			if r.ID != "" { // no id: skipped
-				l.SetMsgs = append(l.SetMsgs, r)
-			}
-			return e
-		})
-	})
-	if end < 0 || bad {
-		return Line{}, false
-	}
-	return l, true
-}
-
-// recordReader gathers what a replay needs of a record's members (infoKeys,
-// in that order), as Known walks them.
-type recordReader struct {
+// lineReader is what quickLine reads of a line of any kind: a header's
+// and a $set's members, and what a replay needs of a record's (also read
+// for each record of a $set's message list).
+type lineReader struct {
+	set       *Line // a $set's
+	sid, ph   *string
+	header    Header // startTime, lastUpdated
 	id, typ   string
 	content   []byte // raw, read once the type is known
 	parts     []part // a user record's content, read as it was met
@@ -128,47 +73,110 @@ type recordReader struct {
 	calls     []string
 }
 
-// member reads the value at b[at] of infoKeys[k]; it returns where it ends,
-// or -1 to refuse the line.
-func (rr *recordReader) member(b []byte, k, at int) int {
-	switch infoKeys[k] {
-	case "id":
-		return jsonl.String(b, at, &rr.id)
-	case "type":
-		return jsonl.String(b, at, &rr.typ)
-	case "content":
+// recordFields are the members of a record a replay reads, in the order
+// Gemini writes them (the type before the content).
+var recordFields = []jsonl.Field[lineReader]{
+	jsonl.StringKey("id", func(r *lineReader) *string { return &r.id }),
+	jsonl.StringKey("type", func(r *lineReader) *string { return &r.typ }),
+	jsonl.FuncKey("content", func(b []byte, at int, r *lineReader) int {
 		e := jsonl.ValueEnd(b, at)
 		if e < 0 {
 			return -1
 		}
-		rr.content = b[at:e]
+		r.content = b[at:e]
 		// Gemini writes the type first: a user record's parts are read now,
 		// going over a long function response once rather than twice.
-		if rr.typ == "user" && b[at] == '[' {
-			if rr.parts, rr.partsRead = quickInfoParts(rr.content); !rr.partsRead {
+		if r.typ == "user" && b[at] == '[' {
+			if r.parts, r.partsRead = quickInfoParts(r.content); !r.partsRead {
 				return -1
 			}
 		}
 		return e
-	case "thoughts": // whether there are any, not what they say
+	}),
+	// Whether there are any thoughts, not what they say.
+	jsonl.FuncKey("thoughts", func(b []byte, at int, r *lineReader) int {
 		n := 0
 		e := jsonl.Array(b, at, nil, func(at int) int { n++; return jsonl.ValueEnd(b, at) })
-		rr.thoughts = n > 0
+		r.thoughts = n > 0
 		return e
+	}),
+	// The tool calls' ids.
+	jsonl.FuncKey("toolCalls", func(b []byte, at int, r *lineReader) int {
+		r.calls = []string{}
+		return jsonl.Array(b, at, nil, func(at int) int {
+			r.calls = append(r.calls, "")
+			return callIDSchema.ReadAt(b, at, &r.calls[len(r.calls)-1])
+		})
+	}),
+}
+
+var (
+	// lineSchema is every member quickLine reads of a line: a header's, a
+	// $set's (its value read by setSchema) and a record's.
+	lineSchema = jsonl.NewSchema(append([]jsonl.Field[lineReader]{
+		jsonl.FuncKey("$set", func(b []byte, at int, r *lineReader) int {
+			r.set = &Line{Kind: KindSet}
+			return setSchema.ReadAt(b, at, r.set)
+		}),
+		jsonl.StringPtrKey("sessionId", func(r *lineReader) **string { return &r.sid }),
+		jsonl.StringPtrKey("projectHash", func(r *lineReader) **string { return &r.ph }),
+		jsonl.StringKey("startTime", func(r *lineReader) *string { return &r.header.StartTime }),
+		jsonl.StringKey("lastUpdated", func(r *lineReader) *string { return &r.header.LastUpdated }),
+	}, recordFields...)...)
+	// recordInfoSchema is what a replay reads of a record of a $set's list.
+	recordInfoSchema = jsonl.NewSchema(recordFields...)
+	callIDSchema     = jsonl.NewSchema(jsonl.StringKey("id", func(id *string) *string { return id }))
+	setSchema        = jsonl.NewSchema(
+		jsonl.StringKey("sessionId", func(l *Line) *string { return &l.Set.SessionID }),
+		jsonl.StringKey("projectHash", func(l *Line) *string { return &l.Set.ProjectHash }),
+		jsonl.StringKey("startTime", func(l *Line) *string { return &l.Set.StartTime }),
+		jsonl.StringKey("lastUpdated", func(l *Line) *string { return &l.Set.LastUpdated }),
+		jsonl.FuncKey("messages", readSetMessages),
+	)
+	// partInfoSchema is what a replay reads of a part: a function
+	// response's id, not its output.
+	partInfoSchema = jsonl.NewSchema(
+		jsonl.StringPtrKey("text", func(p *part) **string { return &p.Text }),
+		jsonl.BoolKey("thought", func(p *part) *bool { return &p.Thought }),
+		jsonl.PtrKey("functionResponse", func(p *part) **functionResponse { return &p.FunctionResponse }, responseIDSchema),
+	)
+	responseIDSchema = jsonl.NewSchema(
+		jsonl.StringKey("id", func(r *functionResponse) *string { return &r.ID }),
+		jsonl.StringKey("name", func(r *functionResponse) *string { return &r.Name }),
+	)
+)
+
+// readSetMessages reads the message list of a $set at b[at] into l: each
+// record keeps where it is in the line, so that the store can read it
+// again from the file instead of holding it.
+func readSetMessages(b []byte, at int, l *Line) int {
+	l.HasMsgs, l.SetMsgs = true, []Record{}
+	if b[at] != '[' {
+		return jsonl.ValueEnd(b, at) // not a list: the list emptied
 	}
-	// toolCalls: the ids.
-	rr.calls = []string{}
 	return jsonl.Array(b, at, nil, func(at int) int {
-		id := ""
-		e := jsonl.Known(b, at, callIDKeys, func(_, at int) int { return jsonl.String(b, at, &id) })
-		rr.calls = append(rr.calls, id)
+		e := jsonl.ValueEnd(b, at)
+		if e < 0 || b[at] != '{' {
+			return e // not an object: skipped, as parseSet does
+		}
+		var rr lineReader
+		if recordInfoSchema.ReadAt(b, at, &rr) != e {
+			return -1
+		}
+		r, ok := rr.record(b[:e], at)
+		if !ok {
+			return -1
+		}
+		if r.ID != "" { // no id: skipped
+			l.SetMsgs = append(l.SetMsgs, r)
+		}
 		return e
 	})
 }
 
 // record is the Record rr read, the object at b[start:]; ok is false when
 // its content needs encoding/json.
-func (rr *recordReader) record(b []byte, start int) (Record, bool) {
+func (rr *lineReader) record(b []byte, start int) (Record, bool) {
 	r := Record{ID: rr.id, Type: rr.typ, Raw: b[start:], Start: start}
 	c := rr.content
 	switch rr.typ {
@@ -212,27 +220,11 @@ func (rr *recordReader) record(b []byte, start int) (Record, bool) {
 func quickInfoParts(c []byte) ([]part, bool) {
 	parts := []part{}
 	end := jsonl.Array(c, 0, nil, func(at int) int {
-		var p part
+		parts = append(parts, part{})
 		if e := jsonl.ValueEnd(c, at); e > 0 && string(c[at:e]) == "null" {
-			parts = append(parts, p)
 			return e
 		}
-		e := jsonl.Known(c, at, partKeys, func(k, at int) int {
-			switch partKeys[k] {
-			case "text":
-				p.Text = new(string)
-				return jsonl.String(c, at, p.Text)
-			case "thought":
-				return jsonl.Bool(c, at, &p.Thought)
-			}
-			fr := new(functionResponse)
-			p.FunctionResponse = fr
-			return jsonl.Known(c, at, respKeys[:2], func(k, at int) int {
-				return jsonl.String(c, at, [...]*string{&fr.ID, &fr.Name}[k])
-			})
-		})
-		parts = append(parts, p)
-		return e
+		return partInfoSchema.ReadAt(c, at, &parts[len(parts)-1])
 	})
 	return parts, jsonl.Whole(c, end)
 }

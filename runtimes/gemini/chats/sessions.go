@@ -31,46 +31,16 @@ type session struct {
 	real  []sessionFile // those with a user message
 }
 
-// sessions groups the chat files of dir by session id; with id set, only
-// that session's.
-func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*session, error) {
-	short := ""
-	if id != "" {
-		short = id8(id)
-	}
-	if id == "" {
-		s.dirReads.Add(1)
-	}
-	paths, err := s.walk(ctx, short)
-	if err != nil {
-		return nil, err
-	}
-	want := hashes(dir)
+// group groups files, all of one workspace, by session id; with id set,
+// only that session's.
+func group(files []history.File[*index], id string) map[string]*session {
 	out := map[string]*session{}
-	seen := make(map[string]bool, len(paths))
-	// The files in the chats directory Gemini uses for dir are nearly all
-	// dir's: replayed without reading their first line before (which was
-	// half of a cold List); the replay's header still decides.
-	mine := filepath.Join(s.tmp, s.slug(dir), "chats")
-	for _, cp := range paths {
-		seen[cp.path] = true
-		if filepath.Dir(cp.path) != mine {
-			if ph, ok := s.projectOf(cp); ok && !want.has(ph) {
-				continue // another project's: not replayed
-			}
-		}
-		v, err := s.viewOf(ctx, cp)
-		if errors.Is(err, fs.ErrNotExist) {
-			delete(seen, cp.path)
-			continue // removed since the walk
-		}
-		if err != nil {
-			return nil, err
-		}
+	for _, f := range files {
+		v := f.X.view(f.Path)
 		sid := v.header.SessionID
 		// An id that could not name a session safely (see
 		// runtimes.ValidSessionID) is not one cdevd offers.
-		if !want.has(v.header.ProjectHash) || runtimes.ValidSessionID(sid) != nil || (id != "" && sid != id) {
+		if runtimes.ValidSessionID(sid) != nil || (id != "" && sid != id) {
 			continue
 		}
 		ss := out[sid]
@@ -78,14 +48,11 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 			ss = &session{id: sid}
 			out[sid] = ss
 		}
-		f := sessionFile{cp.path, v}
-		ss.files = append(ss.files, f)
+		sf := sessionFile{f.Path, v}
+		ss.files = append(ss.files, sf)
 		if v.prompt != "" {
-			ss.real = append(ss.real, f)
+			ss.real = append(ss.real, sf)
 		}
-	}
-	if id == "" {
-		s.forget(func(p string) bool { return !seen[p] })
 	}
 	for _, ss := range out {
 		byStart := func(a, b sessionFile) int {
@@ -94,7 +61,7 @@ func (s *Store) sessions(ctx context.Context, dir, id string) (map[string]*sessi
 		slices.SortFunc(ss.files, byStart)
 		slices.SortFunc(ss.real, byStart)
 	}
-	return out, nil
+	return out
 }
 
 // count is how many messages the session has (see messages).
@@ -147,18 +114,16 @@ func (ss *session) lastUpdated() int64 {
 	return t
 }
 
-// list is List read from the disk.
-func (s *Store) list(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	all, err := s.sessions(ctx, dir, "")
-	if err != nil {
-		return nil, err
-	}
+// list is the history store's List of a workspace's files (see
+// history.DateTree.Group): its sessions with a user message, newest first
+// (by the last write to any of their files).
+func list(files []history.File[*index]) []runtimes.Summary {
 	type listed struct {
 		runtimes.Summary
 		t int64
 	}
 	var out []listed
-	for _, ss := range all {
+	for _, ss := range group(files, "") {
 		if len(ss.real) == 0 {
 			continue // a phantom
 		}
@@ -177,7 +142,7 @@ func (s *Store) list(ctx context.Context, dir string) ([]runtimes.Summary, error
 	for i, l := range out {
 		res[i] = l.Summary
 	}
-	return res, nil
+	return res
 }
 
 // noSession is the error for a session without a chat file in dir.
@@ -186,16 +151,38 @@ func noSession(id string) error {
 }
 
 // session returns session id of dir; with real, only if it has a user
-// message.
+// message. Only the chat files whose name holds the id's first eight
+// characters are read, and of those in another project's folder only the
+// first line unless it names dir's project.
 func (s *Store) session(ctx context.Context, dir, id string, real bool) (*session, error) {
 	if err := runtimes.ValidSessionID(id); err != nil {
 		return nil, err
 	}
-	all, err := s.sessions(ctx, dir, id)
+	paths, err := s.walk(ctx, id8(id))
 	if err != nil {
 		return nil, err
 	}
-	ss := all[id]
+	want := hashes(dir)
+	mine := filepath.Join(s.tmp, s.slug(dir), "chats")
+	var files []history.File[*index]
+	for _, cp := range paths {
+		if filepath.Dir(cp.path) != mine {
+			if ph, ok := s.t.Head(cp.path, cp.fi); ok && !want.has(ph) {
+				continue // another project's: not replayed
+			}
+		}
+		x, err := s.t.Index(ctx, cp.path, cp.fi)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the walk
+		}
+		if err != nil {
+			return nil, err
+		}
+		if want.has(x.header.ProjectHash) {
+			files = append(files, history.File[*index]{Path: cp.path, X: x, Modified: cp.fi.ModTime()})
+		}
+	}
+	ss := group(files, id)[id]
 	if ss == nil || (real && len(ss.real) == 0) {
 		return nil, noSession(id)
 	}

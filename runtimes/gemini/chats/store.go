@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -24,27 +22,16 @@ import (
 	"github.com/cdevd/cdevd/runtimes/history"
 )
 
-// Store reads the chat files under one Gemini home ($HOME/.gemini). It
-// keeps the replay of every chat file it has read in the shared history
-// store's indexes (runtimes/history), so it is meant to live as long as the
-// daemon. It is safe for concurrent use.
+// Store reads the chat files under one Gemini home ($HOME/.gemini): the
+// shared history store (runtimes/history) over Gemini's format, in the
+// layout of a tree tmp/<project>/chats whose files record their project,
+// several files making one session. It is meant to live as long as the
+// daemon, and is safe for concurrent use.
 type Store struct {
 	tmp     string // <gemini home>/tmp
 	log     *zap.Logger
 	watcher *fswatch.Watcher // nil: the shared one
-	idx     *history.Store[index, *index]
-
-	mu        sync.Mutex
-	heads     map[string]*head // by path: the project of each chat file seen
-	headReads atomic.Int64     // first lines read to learn a file's project
-
-	lmu        sync.Mutex
-	lw         listWatch
-	idle       time.Duration // the watches unused this long are released
-	maxWatched int           // more directories than this are not watched
-	dirReads   atomic.Int64  // Lists that read the directories
-	// afterFunc is time.AfterFunc; tests fire the release themselves.
-	afterFunc func(time.Duration, func()) *time.Timer
+	t       *history.Tree[index, *index]
 }
 
 var _ runtimes.Transcripts = (*Store)(nil)
@@ -56,42 +43,88 @@ func New(geminiHome string, logger *zap.Logger) *Store {
 }
 
 // NewWith is New with the store's options.
-func NewWith(geminiHome string, o history.Options) *Store {
-	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher, heads: map[string]*head{},
-		idle: cmp.Or(o.ListIdle, listIdle), maxWatched: maxWatched, afterFunc: o.AfterFunc}
-	if s.afterFunc == nil {
-		s.afterFunc = time.AfterFunc
-	}
-	// Pages and tails are of records, not lines: the history store keeps
-	// the indexes only (see history.Format).
-	s.idx = history.New(history.Format[index, *index]{
-		What:    "chat file",
-		Version: indexVersion,
-		Add:     (*index).add,
-		Describe: func(x *index) (string, string) {
-			return history.Shorten(strings.TrimSpace(x.snapshot("").prompt), 100), ""
+func NewWith(geminiHome string, o history.Options) *Store { return tuned(geminiHome, o, 0) }
+
+// tuned is NewWith with a bound on the folders List watches (0: the
+// default; see history.DateTree): tests lower it.
+func tuned(geminiHome string, o history.Options, maxWatchedDirs int) *Store {
+	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher}
+	s.t = history.NewTree(format, history.DateTree[*index]{
+		Root: s.tmp,
+		ID: func(name string) string {
+			if id := shortID(name); runtimes.ValidSessionID(id) == nil {
+				return id
+			}
+			return ""
 		},
-	}, nil, o)
+		Dir:   func(x *index) string { return x.header.ProjectHash },
+		Depth: 2,
+		// tmp/<project>/chats, the chats folder possibly a link.
+		Enter: func(level int, de fs.DirEntry) bool {
+			return de.IsDir() || (level == 2 && de.Name() == "chats" && de.Type()&fs.ModeSymlink != 0)
+		},
+		Match: func(dir string) func(string) bool { return hashes(dir).has },
+		Group: list,
+		// Another project's file, however small, is known by its first
+		// line; those in the folder Gemini uses for dir are nearly all
+		// dir's, indexed without it (reading it was half of a cold List).
+		HeadMin:        -1,
+		Near:           func(dir string) string { return filepath.Join(s.tmp, s.slug(dir), "chats") },
+		Rewrites:       true, // a session/load in the minute a file began rewrites it
+		MaxWatchedDirs: maxWatchedDirs,
+	}, o)
 	return s
 }
+
+// format is how Gemini's chat files are read. Pages and tails are of
+// records, not lines: the Store pages and follows them itself, using the
+// history store for the indexes and the listing (see history.Format).
+var format = history.Format[index, *index]{
+	What:    "chat file",
+	Version: indexVersion,
+	Add:     (*index).add,
+	// The title as Group makes it (the first prompt): the list's own
+	// summaries are Group's, so this is made without a view of x.
+	Describe: func(x *index) (string, string) {
+		for i := range x.recs {
+			if p := x.recs[i].info.prompt; p != "" { // a prompt is a message
+				return history.Shorten(strings.TrimSpace(p), 100), ""
+			}
+		}
+		return "", ""
+	},
+}
+
+// List returns the sessions of dir that have a user message, newest first
+// (by the last write to any of their files): see history.Tree.List. The
+// result is shared with later calls: callers must not modify it.
+func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
+	return s.t.List(ctx, dir)
+}
+
+// Close releases the watches List holds and waits for the index saves
+// under way; later Lists read the folders. The daemon calls it when it
+// shuts down.
+func (s *Store) Close() error { return s.t.Close() }
 
 // WithCacheDir makes s keep the replays of big chat files in dir too (see
 // jsonl.Cache.Persist), so that the first page of one after a restart needs
 // no replay of it; it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
-	s.idx.WithCacheDir(dir)
+	s.t.WithCacheDir(dir)
 	return s
 }
 
-// WithWatcher makes Tail and Watch use w rather than the process's shared
-// watcher; it returns s.
+// WithWatcher makes List, Tail and Watch use w rather than the process's
+// shared watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
+	s.t.WithWatcher(w)
 	return s
 }
 
-// Stats says what s has read so far (see history.Stats).
-func (s *Store) Stats() history.Stats { return s.idx.Stats() }
+// Stats says what s has read so far (see history.TreeStats).
+func (s *Store) Stats() history.TreeStats { return s.t.Stats() }
 
 // timeFormat is RFC 3339 with milliseconds, as Gemini writes timestamps.
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
@@ -166,25 +199,6 @@ func (s *Store) walk(ctx context.Context, short string) ([]chatPath, error) {
 	return out, nil
 }
 
-// view returns the up-to-date view of the chat file at p, whose version fi
-// is: a file whose cached index still describes fi is not opened, and its
-// view is not made again.
-func (s *Store) view(ctx context.Context, p string, fi os.FileInfo) (*view, error) {
-	x, err := s.idx.Index(ctx, p, fi)
-	if err != nil {
-		return nil, err
-	}
-	return x.view(p), nil
-}
-
-// projectOf is the projectHash of the chat file cp, from its first line
-// (see project).
-func (s *Store) projectOf(cp chatPath) (string, bool) { return s.project(cp.path, cp.fi) }
-
-func (s *Store) viewOf(ctx context.Context, cp chatPath) (*view, error) {
-	return s.view(ctx, cp.path, cp.fi)
-}
-
 // appendChats appends the chat files of dir whose name holds short (all
 // when short is ""). Each is stated by its name in the open directory
 // (jsonl.StatAt): the lstat of every file by its whole path was most of a
@@ -211,27 +225,6 @@ func appendChats(out []chatPath, dir, short string) []chatPath {
 	return out
 }
 
-// forget drops what s keeps of the paths for which drop reports true.
-func (s *Store) forget(drop func(p string) bool) {
-	s.idx.Prune(drop)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for p := range s.heads {
-		if drop(p) {
-			delete(s.heads, p)
-		}
-	}
-}
-
-// forgetFile drops all s keeps of the file at p, persisted too: it is gone,
-// or no longer what its index says.
-func (s *Store) forgetFile(p string) {
-	s.idx.Forget(p)
-	s.mu.Lock()
-	delete(s.heads, p)
-	s.mu.Unlock()
-}
-
 // errChanged says a record is no longer where the cached replay has it.
 var errChanged = errors.New("record changed")
 
@@ -253,7 +246,7 @@ func (s *Store) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) err
 		if err := bin.Put(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		s.forgetFile(f.path)
+		s.t.Forget(f.path)
 	}
 	return nil
 }
@@ -316,7 +309,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 		raw, err := e.read(f)
 		if err != nil {
 			// Rewritten in place, or cut short: replayed afresh next time.
-			s.forgetFile(e.path)
+			s.t.Forget(e.path)
 			return nil, 0, fmt.Errorf("chat file %s changed while read: %w", e.path, err)
 		}
 		if m, ok := ToMessage(id, raw, called, fallback); ok {

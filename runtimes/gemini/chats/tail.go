@@ -42,8 +42,8 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 		return nil, err
 	}
 	if fi, err := os.Stat(f.path); err == nil {
-		if v, err := s.view(ctx, f.path, fi); err == nil {
-			t.seed(v, f.path)
+		if x, err := s.t.Index(ctx, f.path, fi); err == nil {
+			t.seed(x.view(f.path), f.path)
 		}
 	}
 	return c, nil

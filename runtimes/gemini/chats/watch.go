@@ -23,13 +23,13 @@ func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 	dirs := map[string]bool{filepath.Join(s.tmp, s.slug(dir), "chats"): true}
 	if paths, err := s.walk(context.Background(), ""); err == nil {
 		for _, cp := range paths {
-			if ph, ok := s.projectOf(cp); ok {
-				if want.has(ph) {
-					dirs[filepath.Dir(cp.path)] = true
+			ph, ok := s.t.Head(cp.path, cp.fi)
+			if !ok {
+				if x, err := s.t.Index(context.Background(), cp.path, cp.fi); err == nil {
+					ph = x.header.ProjectHash
 				}
-				continue
 			}
-			if v, err := s.viewOf(context.Background(), cp); err == nil && want.has(v.header.ProjectHash) {
+			if want.has(ph) {
 				dirs[filepath.Dir(cp.path)] = true
 			}
 		}
@@ -43,8 +43,12 @@ func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 		if err != nil {
 			return
 		}
-		v, err := s.view(context.Background(), p, fi)
-		if err != nil || !want.has(v.header.ProjectHash) || v.prompt == "" || runtimes.ValidSessionID(v.header.SessionID) != nil {
+		x, err := s.t.Index(context.Background(), p, fi)
+		if err != nil {
+			return
+		}
+		v := x.view(p)
+		if !want.has(v.header.ProjectHash) || v.prompt == "" || runtimes.ValidSessionID(v.header.SessionID) != nil {
 			return
 		}
 		changed(v.header.SessionID)
