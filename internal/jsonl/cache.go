@@ -111,7 +111,7 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 			c.load(path, e, f, fi)
 		}
 	}
-	x, sc, err := RefreshWith(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
+	x, sc, err := refreshTuned(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
 	c.onScan(sc)
 	if err != nil {
 		return err
@@ -226,7 +226,7 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 	e := c.entry(path)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !Current(e.idx, fi) {
+	if !current(e.idx, fi) {
 		f, err := OpenRegular(path) // not a FIFO that took the file's place since fi
 		if err != nil {
 			return nil, err

@@ -134,7 +134,7 @@ func (t *follower) open(fromEnd bool) error {
 	}
 	var pos int64
 	if fromEnd {
-		if pos, err = LastLineStart(f, fi.Size()); err != nil {
+		if pos, err = lastLineStart(f, fi.Size()); err != nil {
 			f.Close()
 			return err
 		}
@@ -186,7 +186,7 @@ func (t *follower) read() {
 	from := t.split.Pos + t.split.Partial
 	if fi.Size() < from {
 		t.log.Info(t.what+" truncated; following it from its new end", zap.Int64("size", fi.Size()))
-		pos, err := LastLineStart(t.f, fi.Size())
+		pos, err := lastLineStart(t.f, fi.Size())
 		if err != nil {
 			t.log.Warn("read "+t.what, zap.Error(err))
 			return
@@ -195,8 +195,8 @@ func (t *follower) read() {
 		from = pos
 	}
 	skipped := t.split.Skipped
-	r := io.NewSectionReader(t.f, from, fi.Size()-from)
-	if err := ReadLines(r, &t.split, t.buf, t.onLine); err != nil {
+	feed := func(chunk []byte, _ bool) { t.split.Feed(chunk, t.onLine) }
+	if _, err := readRange(context.Background(), t.f, from, fi.Size(), t.buf, feed); err != nil {
 		t.log.Warn("read "+t.what, zap.Error(err))
 	}
 	warnSkipped(t.log, t.what, t.f, t.split.Skipped-skipped)

@@ -76,23 +76,9 @@ func (s *Splitter) Reset(pos int64) {
 	*s = Splitter{Max: s.Max, Pos: pos, Skipped: s.Skipped}
 }
 
-// ReadLines feeds r to s in chunks until EOF, reusing buf.
-func ReadLines(r io.Reader, s *Splitter, buf []byte, fn func(off int64, line []byte)) error {
-	for {
-		n, err := r.Read(buf)
-		s.Feed(buf[:n], fn)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// LastLineStart is the offset just after the last newline before size in
+// lastLineStart is the offset just after the last newline before size in
 // r, or 0: where a reader that wants only new lines, but no torn one, starts.
-func LastLineStart(r io.ReaderAt, size int64) (int64, error) {
+func lastLineStart(r io.ReaderAt, size int64) (int64, error) {
 	buf := make([]byte, 64<<10)
 	for end := size; end > 0; {
 		start := max(0, end-int64(len(buf)))

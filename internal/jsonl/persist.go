@@ -64,7 +64,7 @@ func (d *disk) name(path string) string {
 // encode is the persisted form of x, an index of the file at path whose
 // tailLen bytes before x's position sum to tail (tailSum).
 func encode(x *Index, facts []byte, path, version string, tail uint32) ([]byte, error) {
-	dev, ino, ok := fileKey(x.fi)
+	dev, ino, ok := FileKey(x.fi)
 	if !ok {
 		return nil, errors.New("no file identity")
 	}
@@ -135,7 +135,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	// The file it describes must still be there, at least as long, with the
 	// same last indexed bytes; a file of exactly that length must not have
 	// been written since.
-	cd, ci, ok := fileKey(fi)
+	cd, ci, ok := FileKey(fi)
 	if !ok || cd != dev || ci != ino || fi.Size() < pos || (fi.Size() == pos && fi.ModTime().UnixNano() != mtime) {
 		return nil, errors.New("stale")
 	}
