@@ -175,8 +175,14 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 	n, err := readRange(ctx, f, from, to, buf, func(chunk []byte, first bool) {
 		b.split.Feed(chunk, keep)
 		if first && into > 0 && to-from >= 4*ChunkSize && len(chunk) > 0 {
-			read := float64(len(chunk))
-			expect(x, float64(to-from)/read, float64(into)/read, into)
+			// Told once how much is to come (Indexed's Expect); bounded by
+			// a line of 16 bytes at least, so that a head of short lines
+			// does not reserve much for a file of long ones.
+			part, total := float64(to-from)/float64(len(chunk)), float64(into)/float64(len(chunk))
+			if want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16; want > cap(b.lines) {
+				b.lines = Grow(b.lines, want-len(b.lines))
+			}
+			x.Expect(part, total)
 		}
 	})
 	if err == nil {
@@ -205,20 +211,6 @@ func readRange(ctx context.Context, f io.ReaderAt, from, to int64, buf []byte, f
 			return read, err
 		}
 	}
-}
-
-// expect sizes x's lines, and tells x to size what it gathers, for a
-// scan that has read 1/part of its part and 1/total of the into bytes
-// whose lines x will hold.
-func expect[T any, P Indexed[T]](x P, part, total float64, into int64) {
-	b := x.base()
-	// Bounded by a line of 16 bytes at least: a head of short lines does
-	// not reserve much for a file of long ones.
-	want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16
-	if want > cap(b.lines) {
-		b.lines = Grow(b.lines, want-len(b.lines))
-	}
-	x.Expect(part, total)
 }
 
 // Grow is slices.Grow without writing the room it makes: slices.Grow
@@ -266,22 +258,20 @@ func (p *Piece) Found() {
 // nil, an index that is not a part of a scan.
 func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
 
-// fullScan indexes f from its start: in parts scanned at once when it is big
-// (the cost of a first read of a 100 MB
-// transcript is the scan of its lines, which parts divide), else in one.
+// fullScan indexes f from its start: in parts scanned at once when it is
+// big (a first read of a 100 MB transcript is the scan of its lines, which
+// parts divide), else in one.
 func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
 	parts := min(t.parts(), fi.Size()/t.parallelMin())
 	cuts := []int64{0}
-	if parts > 1 {
-		for i := int64(1); i < parts; i++ {
-			c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
-			if err != nil {
-				return nil, Scan{Full: true}, err
-			}
-			if c > cuts[len(cuts)-1] && c < fi.Size() {
-				cuts = append(cuts, c)
-			}
+	for i := int64(1); i < parts; i++ {
+		c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
+		if err != nil {
+			return nil, Scan{Full: true}, err
+		}
+		if c > cuts[len(cuts)-1] && c < fi.Size() {
+			cuts = append(cuts, c)
 		}
 	}
 	cuts = append(cuts, fi.Size())
@@ -290,13 +280,6 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	errs := make([]error, len(xs))
 	var first atomic.Int64
 	first.Store(maxParts)
-	// The first part takes in the others' lines (and what they gathered).
-	into := func(i int) int64 {
-		if i == 0 {
-			return fi.Size()
-		}
-		return cuts[i+1] - cuts[i]
-	}
 	var wg sync.WaitGroup
 	for i := range xs {
 		xs[i] = P(new(T))
@@ -304,7 +287,11 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		if len(xs) > 1 {
 			xs[i].SetPiece(&Piece{int64(i), &first})
 		}
-		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into(i), add) })
+		into := cuts[i+1] - cuts[i]
+		if i == 0 {
+			into = fi.Size() // the first part takes in the others' lines
+		}
+		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into, add) })
 	}
 	wg.Wait()
 	sc := Scan{Full: true}
