@@ -238,8 +238,7 @@ func (c *Cache[T, P]) save(path string, e *cached[P], x P, tail uint32) {
 
 // Get returns the up-to-date index of the file at path, whose version fi is
 // (from a directory listing, say): a file whose cached index still
-// describes fi is not even opened. The returned index is never modified
-// later.
+// describes fi is not even opened. The index is never modified later.
 func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, error) {
 	e := c.entry(path)
 	e.mu.Lock()
@@ -289,8 +288,7 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 }
 
 // Stale marks err, returned by a Read callback, as saying that the index no
-// longer matches the file: only a file rewritten in place, keeping its size
-// and modification time, gets there.
+// longer matches the file (rewritten in place, its size and time kept).
 func Stale(err error) error { return staleError{err} }
 
 type staleError struct{ err error }

@@ -233,9 +233,8 @@ func warnSkipped(log *zap.Logger, what string, f *os.File, n int) {
 }
 
 // Piece is one part of a full scan in parts, and what the parts share: the
-// earliest of them that found what only the earliest finding of is kept
-// (the transcript's first prompt). A part after it need not look, which
-// matters when looking costs a decoding of each line until found.
+// earliest of them that found what only the earliest finding of is kept (a
+// transcript's first prompt), so that a later part need not look.
 type Piece struct {
 	i     int64
 	first *atomic.Int64 // the earliest part that found it, or maxParts
@@ -348,20 +347,18 @@ func appendedTo(f *os.File, pos int64) bool {
 	return err == nil && b[0] == '\n'
 }
 
-// ReadPage reads one page of x's lines from f, which must be open on the
-// file version x describes, calling fn with each line's offset and content
-// (valid only during the call) in page order: from the offset-th line on,
-// at most limit lines; with desc, offset counts from the last line and the
-// page runs backwards. It stops before a line that would take the page's
-// bytes past budget (0: no bound), though never before the first: the
-// caller's reply stays one frame of bounded size, and its client goes on
-// from the lines it got. It stops at fn's first error and returns it.
+// ReadPage reads one page of x's lines from f, open on the file version x
+// describes, calling fn with each line's offset and content (valid only
+// during the call) in page order: from the offset-th line on, at most limit
+// lines; with desc, offset counts from the last line and the page runs
+// backwards. It stops before a line that would take the page's bytes past
+// budget (0: no bound), though never before the first, so that a reply
+// stays one frame of bounded size; and at fn's first error, returned.
 //
 // A span no scan makes (a negative length, one that is not a whole line),
 // or a panic while reading the page (in fn too), is an error marked Stale
-// and wrapping ErrBadIndex:
-// a Cache drops the index, and the next read scans the file again, rather
-// than failing each page the same way.
+// and wrapping ErrBadIndex: a Cache drops the index, and the next read
+// scans the file again, rather than failing each page the same way.
 func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64, fn func(off int64, line []byte) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
