@@ -310,7 +310,7 @@ func (c *Cache[T, P]) Forget(path string) {
 		e.mu.Unlock()
 	}
 	if c.disk != nil {
-		c.disk.remove(path)
+		os.Remove(c.disk.name(path))
 	}
 }
 

@@ -1,8 +1,6 @@
 // Package jsonl reads JSON Lines files that another process appends to (the
-// agent CLIs' transcripts and rollouts): a splitter that holds a torn last
-// line until its newline arrives, tracks file offsets so that a caller can
-// index lines and resume where it stopped, and skips (and counts) a line too
-// long to hold, whatever the chunking of the reads.
+// agent CLIs' transcripts and rollouts): it splits them into lines, follows
+// them, indexes them (cached, persisted) and reads their lines' members.
 package jsonl
 
 import (
@@ -18,9 +16,10 @@ const MaxLine = 64 << 20
 // ChunkSize is how much is read from a file at a time.
 const ChunkSize = 256 << 10
 
-// Splitter cuts a byte stream into newline-terminated lines, holding a
-// partial last line until its newline arrives, and tracks file offsets so
-// that a caller can index lines and resume where it stopped.
+// Splitter cuts a byte stream into newline-terminated lines, whatever the
+// chunking of the reads: it holds a partial last line until its newline
+// arrives, skips (and counts) one too long to hold, and tracks file offsets
+// so that a caller can index lines and resume where it stopped.
 type Splitter struct {
 	Max      int64  // longest line kept; 0 means MaxLine
 	Pos      int64  // offset just after the last complete line

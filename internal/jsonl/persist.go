@@ -273,7 +273,5 @@ func (d *disk) trim(t Tuning) error {
 	return nil
 }
 
-func (d *disk) remove(path string) { os.Remove(d.name(path)) }
-
 // errTruncated is a persisted index cut short (FactReader.Bad).
 var errTruncated = errors.New("truncated index")
