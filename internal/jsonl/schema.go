@@ -17,8 +17,7 @@ import (
 // field's type. Anything it cannot vouch for makes it refuse: a key
 // encoding/json would match otherwise (escaped, of another case, or not
 // ASCII), a key repeated (encoding/json would merge the two), a value of
-// another type (encoding/json would report an error) or one the fast
-// readers leave to it (a string with a surrogate escape). The caller then
+// another type (encoding/json would report an error). The caller then
 // decodes the object with encoding/json, so that what a Schema takes is
 // what encoding/json reads (FuzzSchemas holds every format's schemas to
 // that). Members it does not read are skipped by their strings and
