@@ -8,14 +8,14 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unsafe"
 
 	"go.uber.org/zap"
 )
 
 // Cache keeps the Index of each file of a set, brought up to date (see
-// Refresh) when used, within a budget of memory (see DefaultBudget): the
-// least recently used indexes are dropped first. It is safe for concurrent
-// use; it is meant to live as long as its owner reads the files.
+// Refresh) when used, within a budget of memory (DefaultBudget), the least
+// recently used dropped first. It is safe for concurrent use.
 type Cache[T any, P Indexed[T]] struct {
 	add    func(x P, line []byte) bool
 	onScan func(Scan)
@@ -23,7 +23,7 @@ type Cache[T any, P Indexed[T]] struct {
 	what   string
 
 	disk   *disk  // nil: indexes live only in memory
-	tuning Tuning // set before use (Tune)
+	tuning Tuning // set before use
 
 	mu      sync.Mutex
 	entries map[string]*cached[P] // by path
@@ -36,14 +36,26 @@ type Cache[T any, P Indexed[T]] struct {
 	hold    chan struct{}         // tests: a save that runs apart waits for it to close
 }
 
+// DefaultBudget is the memory a Cache's indexes may take, as they estimate
+// it (Indexed's Size), before the least recently used are dropped. The
+// index of a 100 MB Gemini chat file takes about 10 MB (its replay keeps
+// every record's place), that of a session of a few turns a few kilobytes:
+// 64 MB keeps every small session of a big workspace and the few big
+// transcripts being read, and a daemon with a cache per store within 200
+// MB. A dropped index costs its next use a load of its persisted copy
+// (15–20 ms for a 100 MB Gemini file) or a scan.
+const DefaultBudget = 64 << 20
+
+// entryCost is what an entry takes besides its index's own: the entry, its
+// list element and map slot, the index's struct and file version.
+const entryCost = 512
+
 // cached is the index of one path; mu serializes its refreshes and covers
 // reading the file by its offsets.
 type cached[P any] struct {
 	path string
-	// Guarded by the Cache's mu: where e is in its lru (nil once
-	// dropped), and its size as counted in used.
-	elem *list.Element
-	size int64
+	elem *list.Element // guarded by the Cache's mu: nil once dropped
+	size int64         // guarded by the Cache's mu: as counted in used
 
 	mu     sync.Mutex
 	idx    P     // nil until first scanned
@@ -55,13 +67,12 @@ type cached[P any] struct {
 	epoch uint64
 }
 
-// Persist makes c keep the indexes of big files in dir too, so that a new
-// Cache (after a restart) starts from them rather than scanning again. An
-// index saved by another version of the owner's add, or one that no longer
-// describes its file (replaced, shrunk, rewritten), is never used. version
-// names what the owner's add gathers: change it whenever that changes. It
-// does nothing on a system where files have no identity cdevd can read, nor
-// for an empty dir. It returns c.
+// Persist makes c keep the indexes of big files in dir too, so that a
+// Cache after a restart starts from them rather than scanning again. An
+// index saved by another version of the owner's add (version names what it
+// gathers), or that no longer describes its file, is never used. It does
+// nothing for an empty dir, nor where files have no identity (FileKey). It
+// returns c.
 func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
 	if dir != "" {
 		c.disk = &disk{dir: dir, version: version}
@@ -69,16 +80,24 @@ func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
 	return c
 }
 
-// Tune sets how c scans files and persists their indexes (see Tuning),
-// before c is first used; it returns c.
+// Tune sets how c scans files and persists their indexes, before c is
+// first used; it returns c.
 func (c *Cache[T, P]) Tune(t Tuning) *Cache[T, P] {
 	c.tuning = t
 	return c
 }
 
+// Budget sets how much memory c's indexes may take; it returns c.
+func (c *Cache[T, P]) Budget(n int64) *Cache[T, P] {
+	c.mu.Lock()
+	c.budget = n
+	c.mu.Unlock()
+	return c
+}
+
 // NewCache returns a Cache whose indexes take lines with add (see Refresh).
-// onScan, when set, is told what each refresh read (owners count it to
-// prove what the cache saves); what names the files in log messages.
+// onScan, when set, is told what each refresh read; what names the files in
+// log messages.
 func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(Scan), log *zap.Logger, what string) *Cache[T, P] {
 	if onScan == nil {
 		onScan = func(Scan) {}
@@ -111,7 +130,7 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 			c.load(path, e, f, fi)
 		}
 	}
-	x, sc, err := RefreshWith(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
+	x, sc, err := refreshTuned(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
 	c.onScan(sc)
 	if err != nil {
 		return err
@@ -120,27 +139,26 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 	if sc.Full {
 		e.epoch++
 	}
-	if c.disk != nil && x.base().split.Pos >= c.tuning.persistMin() && (sc.Full || x.base().split.Pos >= e.saved+e.saved/4) {
-		// Saved again when it has grown by a quarter: a file that grows by
-		// a line a turn is not rewritten every turn, and what a restart
-		// must read again stays a fraction of the file.
+	// Saved again when it has grown by a quarter: a file that grows by a
+	// line a turn is not rewritten every turn, and a restart reads again
+	// only a fraction of the file.
+	if pos := x.base().split.Pos; c.disk != nil && pos >= c.tuning.persistMin() && (sc.Full || pos >= e.saved+e.saved/4) {
 		c.saveApart(path, e, x, f)
 	}
+	c.use(e)
 	return nil
 }
 
 // saveApart persists x, the index of path just put in e (whose lock the
-// caller holds), once the request that built it is done with it: encoding
-// and writing a big index on the reply's path cost 2 ms (Claude) to 30 ms
+// caller holds), once the request that built it is done: encoding and
+// writing a big index on the reply's path cost 2 ms (Claude) to 30 ms
 // (Gemini) per 100 MB of a first page. The checksum of the file's last
-// indexed bytes is taken now, from f, the version x describes. The rest
-// runs on a goroutine that waits saveDelay, then takes e's lock: started
-// at once, it took a core (and its faults, the collector's work) from the
-// reply's last steps on a 2-core machine. x is saved even if an index that extends it replaced it
-// meanwhile (a load extends an index of a prefix of the file), but not once
-// the epoch moved (a full scan, a drop as stale, the path forgotten): it
-// would then overwrite a truer save, or bring back a removed one. Close
-// waits for it; after Close, saves run in line.
+// indexed bytes is taken now, from f, the version x describes; the rest
+// runs on a goroutine that waits saveDelay, then takes e's lock (started at
+// once, it took a core from the reply's last steps on a 2-core machine). x
+// is saved even if an index that extends it replaced it meanwhile, but not
+// once the epoch moved: it would then overwrite a truer save, or bring back
+// a removed one. Close waits for it; after Close, saves run in line.
 func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 	tail, err := tailSum(f, x.base().split.Pos)
 	if err != nil {
@@ -175,8 +193,8 @@ func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 	}()
 }
 
-// Close waits for the saves under way (starting those that wait); the cache stays usable, and any
-// later save runs in line. Owners close their caches when they close.
+// Close waits for the saves under way (starting those that wait); the
+// cache stays usable, and any later save runs in line.
 func (c *Cache[T, P]) Close() {
 	c.mu.Lock()
 	if !c.closed {
@@ -190,7 +208,7 @@ func (c *Cache[T, P]) Close() {
 // load takes the persisted index of path into e, if it still describes f.
 func (c *Cache[T, P]) load(path string, e *cached[P], f *os.File, fi os.FileInfo) {
 	x := P(new(T))
-	facts, err := c.disk.load(x.base(), path, f, fi, c.tuning)
+	facts, err := c.disk.load(x.base(), path, f, fi)
 	if err == nil {
 		err = x.ReadFacts(facts)
 	}
@@ -220,13 +238,12 @@ func (c *Cache[T, P]) save(path string, e *cached[P], x P, tail uint32) {
 
 // Get returns the up-to-date index of the file at path, whose version fi is
 // (from a directory listing, say): a file whose cached index still
-// describes fi is not even opened. The returned index is never modified
-// later.
+// describes fi is not even opened. The index is never modified later.
 func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, error) {
 	e := c.entry(path)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !Current(e.idx, fi) {
+	if !current(e.idx, fi) {
 		f, err := OpenRegular(path) // not a FIFO that took the file's place since fi
 		if err != nil {
 			return nil, err
@@ -238,7 +255,6 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 		if err := c.refresh(ctx, path, e, f, fi); err != nil {
 			return nil, err
 		}
-		c.use(e)
 	}
 	return e.idx, nil
 }
@@ -258,7 +274,6 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 	if err := c.refresh(ctx, path, e, f, fi); err != nil {
 		return err
 	}
-	c.use(e)
 	// Dropped for the budget meanwhile, e keeps its index for fn: a
 	// dropped entry is only no longer found.
 	err = fn(e.idx)
@@ -273,8 +288,7 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 }
 
 // Stale marks err, returned by a Read callback, as saying that the index no
-// longer matches the file: only a file rewritten in place, keeping its size
-// and modification time, gets there.
+// longer matches the file (rewritten in place, its size and time kept).
 func Stale(err error) error { return staleError{err} }
 
 type staleError struct{ err error }
@@ -296,7 +310,7 @@ func (c *Cache[T, P]) Forget(path string) {
 		e.mu.Unlock()
 	}
 	if c.disk != nil {
-		c.disk.remove(path)
+		os.Remove(c.disk.name(path))
 	}
 }
 
@@ -316,4 +330,42 @@ func (c *Cache[T, P]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.entries)
+}
+
+// sizeOf estimates the memory x, which may be nil, takes.
+func sizeOf[T any, P Indexed[T]](x P) int64 {
+	if x == nil {
+		return 0
+	}
+	b := x.base()
+	return int64(unsafe.Sizeof(*x)) + int64(cap(b.lines))*int64(unsafe.Sizeof(Span{})) + int64(cap(b.split.Pending)) + x.Size()
+}
+
+// use counts e's index, just refreshed (the caller holds e.mu), at its
+// size now, and drops the least recently used entries, e excepted, while
+// the cache is over its budget. A dropped entry is only no longer found:
+// a request that holds it goes on with its index (a page read in progress
+// is not broken), and the next use of its path makes a new entry, loaded
+// from the persisted index (whose save a drop does not stop) or scanned.
+func (c *Cache[T, P]) use(e *cached[P]) {
+	n := entryCost + int64(len(e.path)) + sizeOf(e.idx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.elem == nil { // dropped (forgotten, pruned) meanwhile
+		return
+	}
+	c.used += n - e.size
+	e.size = n
+	c.lru.MoveToFront(e.elem)
+	for c.used > c.budget && c.lru.Len() > 1 {
+		c.drop(c.lru.Back().Value.(*cached[P]))
+	}
+}
+
+// drop removes e from c; the caller holds c.mu.
+func (c *Cache[T, P]) drop(e *cached[P]) {
+	delete(c.entries, e.path)
+	c.lru.Remove(e.elem)
+	c.used -= e.size
+	e.elem, e.size = nil, 0
 }

@@ -7,8 +7,9 @@ import (
 	"syscall"
 )
 
-// fileKey is the device and inode of the file fi describes.
-func fileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
+// FileKey is the device and inode of the file fi describes (from os.Stat,
+// os.Lstat or StatAt); ok is false where they are unknown.
+func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	if p, isP := fi.(*persistedInfo); isP {
 		return p.dev, p.ino, true
 	}

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -24,22 +25,12 @@ import (
 // when another file takes its place, Follow reads that one from the start
 // (like tail -F). onLine must not block for long, nor call Close.
 //
-// w is the watcher to use; nil means the process's shared one (see
-// fswatch.Or). Nothing is debounced, so a line is passed on as soon as the
-// write that completes it is noticed. A watch the system refuses is an
-// *fswatch.Error that says why; the directory must exist. what names the
-// file in log messages ("transcript", "rollout").
+// w is the watcher to use (nil: the process's shared one). Nothing is
+// debounced: a line is passed on as soon as its write is noticed. A watch
+// the system refuses is an *fswatch.Error; the directory must exist. what
+// names the file in log messages ("transcript", "rollout").
 func Follow(ctx context.Context, w *fswatch.Watcher, path, what string, onLine func(off int64, line []byte), log *zap.Logger) (io.Closer, error) {
-	if log == nil {
-		log = zap.NewNop()
-	}
-	t := &follower{
-		path:   filepath.Clean(path),
-		what:   what,
-		onLine: onLine,
-		log:    log,
-		buf:    make([]byte, ChunkSize),
-	}
+	t := &follower{path: filepath.Clean(path), what: what, onLine: onLine, log: cmp.Or(log, zap.NewNop()), buf: make([]byte, ChunkSize)}
 	// Watch before looking at the file, so no write falls in between; the
 	// events that arrive meanwhile wait for t.mu.
 	t.mu.Lock()
@@ -134,7 +125,7 @@ func (t *follower) open(fromEnd bool) error {
 	}
 	var pos int64
 	if fromEnd {
-		if pos, err = LastLineStart(f, fi.Size()); err != nil {
+		if pos, err = lastLineStart(f, fi.Size()); err != nil {
 			f.Close()
 			return err
 		}
@@ -186,7 +177,7 @@ func (t *follower) read() {
 	from := t.split.Pos + t.split.Partial
 	if fi.Size() < from {
 		t.log.Info(t.what+" truncated; following it from its new end", zap.Int64("size", fi.Size()))
-		pos, err := LastLineStart(t.f, fi.Size())
+		pos, err := lastLineStart(t.f, fi.Size())
 		if err != nil {
 			t.log.Warn("read "+t.what, zap.Error(err))
 			return
@@ -195,8 +186,8 @@ func (t *follower) read() {
 		from = pos
 	}
 	skipped := t.split.Skipped
-	r := io.NewSectionReader(t.f, from, fi.Size()-from)
-	if err := ReadLines(r, &t.split, t.buf, t.onLine); err != nil {
+	feed := func(chunk []byte, _ bool) { t.split.Feed(chunk, t.onLine) }
+	if _, err := readRange(context.Background(), t.f, from, fi.Size(), t.buf, feed); err != nil {
 		t.log.Warn("read "+t.what, zap.Error(err))
 	}
 	warnSkipped(t.log, t.what, t.f, t.split.Skipped-skipped)

@@ -19,11 +19,10 @@ type Span struct {
 	N   int64
 }
 
-// Index is what one scan of a JSON Lines file learned: where the lines its
-// owner kept are. It covers the file up to the end of its last complete
-// line, as of one file version. An owner embeds it in its own index type
-// next to what else it gathers from the lines (titles, counts); Refresh
-// keeps both up to date together.
+// Index is where the lines its owner kept are in one version of a JSON
+// Lines file, up to its last complete line. An owner embeds it in its own
+// index type next to what else it gathers (titles, counts); Refresh keeps
+// both up to date together.
 type Index struct {
 	fi    os.FileInfo
 	split Splitter
@@ -40,25 +39,20 @@ func (x *Index) Info() os.FileInfo { return x.fi }
 func (x *Index) Lines() []Span { return x.lines }
 
 // Indexed is an index type: a pointer to its owner's struct, which embeds
-// Index (whose unexported base method only embedding provides). Its
-// methods are every one a scan and a Cache call, so that what an owner
-// must write is said here, once: Merge, AppendFacts and ReadFacts; Index
-// gives the others a default that does nothing, which an owner that needs
-// them replaces with its own.
+// Index (only embedding provides base). It is every hook a scan and a Cache
+// call: an owner writes Merge, AppendFacts and ReadFacts; Index gives the
+// others a default that does nothing.
 type Indexed[T any] interface {
 	*T
 	base() *Index
-	// Merge takes into x what next, the scan of the part of the file that
-	// follows x's, gathered besides its Lines (Refresh joins those): a big
-	// file is indexed in parts, on every core.
+	// Merge takes in what next, the scan of the part of the file after
+	// x's, gathered besides its Lines: a big file is indexed in parts.
 	Merge(next *T)
-	// AppendFacts appends what the index gathered besides its Lines, and
-	// ReadFacts reads it back: a Cache that persists its indexes (Persist)
-	// saves them with it.
+	// AppendFacts appends what the index gathered besides its Lines, for
+	// a Cache that persists its indexes; ReadFacts reads it back.
 	AppendFacts(b []byte) []byte
 	ReadFacts(b []byte) error
-	// Finish ends each scan of its lines: what it put off while taking
-	// them, it does then.
+	// Finish ends each scan: what the index put off, it does then.
 	Finish()
 	// Expect is told, once early in a big scan, how much more is to come,
 	// so that the index sizes what it gathers once rather than growing it:
@@ -71,28 +65,20 @@ type Indexed[T any] interface {
 	// SetPiece tells the index which part of a full scan in parts it
 	// indexes (see Piece), before its scan and, with nil, once merged.
 	SetPiece(p *Piece)
-	// Size is the memory the index takes besides its Lines (what its owner
-	// gathers, and derives from it for as long as it is cached).
+	// Size is the memory the index takes besides its Lines.
 	Size() int64
 }
 
-// The defaults of Indexed's hooks: an owner replaces those it needs.
+// The defaults of Indexed's hooks, which do nothing.
 
-// Finish does nothing.
-func (x *Index) Finish() {}
-
-// Expect does nothing.
+func (x *Index) Finish()                    {}
 func (x *Index) Expect(part, total float64) {}
+func (x *Index) SetPiece(p *Piece)          {}
+func (x *Index) Size() int64                { return 0 }
 
-// SetPiece does nothing.
-func (x *Index) SetPiece(p *Piece) {}
-
-// Size is 0: the index gathers nothing that takes memory besides its Lines.
-func (x *Index) Size() int64 { return 0 }
-
-// Current reports whether x, which may be nil, still describes the file
+// current reports whether x, which may be nil, still describes the file
 // version fi: the same file, with the same size and modification time.
-func Current[T any, P Indexed[T]](x P, fi os.FileInfo) bool {
+func current[T any, P Indexed[T]](x P, fi os.FileInfo) bool {
 	if x == nil {
 		return false
 	}
@@ -103,8 +89,8 @@ func Current[T any, P Indexed[T]](x P, fi os.FileInfo) bool {
 // sameFile is os.SameFile, which also knows the version of a file that a
 // persisted index describes.
 func sameFile(a, b os.FileInfo) bool {
-	ad, ai, aok := fileKey(a)
-	bd, bi, bok := fileKey(b)
+	ad, ai, aok := FileKey(a)
+	bd, bi, bok := FileKey(b)
 	if aok && bok {
 		return ad == bd && ai == bi
 	}
@@ -121,20 +107,19 @@ type Scan struct {
 // current version is fi: old itself when unchanged; a copy extended by only
 // the appended bytes when the same file grew; a new index from a full scan
 // when the file is new, shrank, was replaced or rewritten. add takes each
-// new complete line (its content valid only during the call) into the
-// index being built and reports whether to keep its Span in Lines. Lines
-// too long to hold are skipped and logged with what naming the file. old
-// is never modified, so that it stays intact if ctx ends the scan and a
-// reader holding it may go on using it.
+// new complete line (valid only during the call) into the index being built
+// and reports whether to keep its Span in Lines. Overlong lines are skipped
+// and logged with what naming the file. old is never modified: it stays
+// intact if ctx ends the scan, and a reader holding it may go on using it.
 func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
-	return RefreshWith(ctx, old, f, fi, add, log, what, Tuning{})
+	return refreshTuned(ctx, old, f, fi, add, log, what, Tuning{})
 }
 
-// RefreshWith is Refresh with its scan tuned by t (see Tuning).
-func RefreshWith[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
+// refreshTuned is Refresh with its scan tuned by t.
+func refreshTuned[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
-	if Current(old, fi) {
+	if current(old, fi) {
 		return old, Scan{}, nil
 	}
 	var ob *Index
@@ -144,10 +129,8 @@ func RefreshWith[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi
 	if ob == nil || !sameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
 		return fullScan[T, P](ctx, f, fi, add, log, what, t)
 	}
-	// Extend a copy, so that old stays intact if ctx ends the scan.
-	// Appending to lines cannot change old's view of them (nor can the
-	// owner's appending to its own slices); Pending is rewritten in place,
-	// so it is copied.
+	// Extend a copy: appending to lines (or the owner's slices) cannot
+	// change old's view of them, but Pending is rewritten in place.
 	x := P(new(T))
 	*x = *old
 	b := x.base()
@@ -186,46 +169,48 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 			b.lines = append(b.lines, Span{off, int64(len(line))})
 		}
 	}
-	var read int64
-	feed := func(chunk []byte) {
-		b.split.Feed(chunk, keep)
-		read += int64(len(chunk))
-		if read == int64(len(chunk)) && into > 0 && to-from >= 4*ChunkSize && len(chunk) > 0 {
-			expect(x, float64(to-from)/float64(read), float64(into)/float64(read), into)
-		}
-	}
-	r := io.NewSectionReader(f, from, to-from)
 	// Sized to the work when small (the common case: a few appended lines),
 	// and never empty: a zero-length read would never reach EOF.
-	buf := make([]byte, min(ChunkSize, r.Size()+1))
+	buf := make([]byte, min(ChunkSize, to-from+1))
+	n, err := readRange(ctx, f, from, to, buf, func(chunk []byte, first bool) {
+		b.split.Feed(chunk, keep)
+		if first && into > 0 && to-from >= 4*ChunkSize && len(chunk) > 0 {
+			// Told once how much is to come (Indexed's Expect); bounded by
+			// a line of 16 bytes at least, so that a head of short lines
+			// does not reserve much for a file of long ones.
+			part, total := float64(to-from)/float64(len(chunk)), float64(into)/float64(len(chunk))
+			if want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16; want > cap(b.lines) {
+				b.lines = Grow(b.lines, want-len(b.lines))
+			}
+			x.Expect(part, total)
+		}
+	})
+	if err == nil {
+		x.Finish()
+	}
+	return n, err
+}
+
+// readRange reads the bytes of f in [from, to) into buf, handing each
+// chunk to feed (first for the first), until ctx ends; it returns how many
+// it read.
+func readRange(ctx context.Context, f io.ReaderAt, from, to int64, buf []byte, feed func(chunk []byte, first bool)) (int64, error) {
+	r := io.NewSectionReader(f, from, to-from)
+	var read int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return read, err
 		}
 		n, err := r.Read(buf)
-		feed(buf[:n])
+		feed(buf[:n], read == 0)
+		read += int64(n)
 		if err == io.EOF {
-			x.Finish()
 			return read, nil
 		}
 		if err != nil {
 			return read, err
 		}
 	}
-}
-
-// expect sizes x's lines, and tells x to size what it gathers, for a
-// scan that has read 1/part of its part and 1/total of the into bytes
-// whose lines x will hold.
-func expect[T any, P Indexed[T]](x P, part, total float64, into int64) {
-	b := x.base()
-	// Bounded by a line of 16 bytes at least: a head of short lines does
-	// not reserve much for a file of long ones.
-	want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16
-	if want > cap(b.lines) {
-		b.lines = Grow(b.lines, want-len(b.lines))
-	}
-	x.Expect(part, total)
 }
 
 // Grow is slices.Grow without writing the room it makes: slices.Grow
@@ -248,9 +233,8 @@ func warnSkipped(log *zap.Logger, what string, f *os.File, n int) {
 }
 
 // Piece is one part of a full scan in parts, and what the parts share: the
-// earliest of them that found what only the earliest finding of is kept
-// (the transcript's first prompt). A part after it need not look, which
-// matters when looking costs a decoding of each line until found.
+// earliest of them that found what only the earliest finding of is kept (a
+// transcript's first prompt), so that a later part need not look.
 type Piece struct {
 	i     int64
 	first *atomic.Int64 // the earliest part that found it, or maxParts
@@ -273,22 +257,20 @@ func (p *Piece) Found() {
 // nil, an index that is not a part of a scan.
 func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
 
-// fullScan indexes f from its start: in parts scanned at once when it is big
-// (the cost of a first read of a 100 MB
-// transcript is the scan of its lines, which parts divide), else in one.
+// fullScan indexes f from its start: in parts scanned at once when it is
+// big (a first read of a 100 MB transcript is the scan of its lines, which
+// parts divide), else in one.
 func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
 	parts := min(t.parts(), fi.Size()/t.parallelMin())
 	cuts := []int64{0}
-	if parts > 1 {
-		for i := int64(1); i < parts; i++ {
-			c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
-			if err != nil {
-				return nil, Scan{Full: true}, err
-			}
-			if c > cuts[len(cuts)-1] && c < fi.Size() {
-				cuts = append(cuts, c)
-			}
+	for i := int64(1); i < parts; i++ {
+		c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
+		if err != nil {
+			return nil, Scan{Full: true}, err
+		}
+		if c > cuts[len(cuts)-1] && c < fi.Size() {
+			cuts = append(cuts, c)
 		}
 	}
 	cuts = append(cuts, fi.Size())
@@ -297,13 +279,6 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	errs := make([]error, len(xs))
 	var first atomic.Int64
 	first.Store(maxParts)
-	// The first part takes in the others' lines (and what they gathered).
-	into := func(i int) int64 {
-		if i == 0 {
-			return fi.Size()
-		}
-		return cuts[i+1] - cuts[i]
-	}
 	var wg sync.WaitGroup
 	for i := range xs {
 		xs[i] = P(new(T))
@@ -311,7 +286,11 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		if len(xs) > 1 {
 			xs[i].SetPiece(&Piece{int64(i), &first})
 		}
-		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into(i), add) })
+		into := cuts[i+1] - cuts[i]
+		if i == 0 {
+			into = fi.Size() // the first part takes in the others' lines
+		}
+		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into, add) })
 	}
 	wg.Wait()
 	sc := Scan{Full: true}
@@ -368,20 +347,18 @@ func appendedTo(f *os.File, pos int64) bool {
 	return err == nil && b[0] == '\n'
 }
 
-// ReadPage reads one page of x's lines from f, which must be open on the
-// file version x describes, calling fn with each line's offset and content
-// (valid only during the call) in page order: from the offset-th line on,
-// at most limit lines; with desc, offset counts from the last line and the
-// page runs backwards. It stops before a line that would take the page's
-// bytes past budget (0: no bound), though never before the first: the
-// caller's reply stays one frame of bounded size, and its client goes on
-// from the lines it got. It stops at fn's first error and returns it.
+// ReadPage reads one page of x's lines from f, open on the file version x
+// describes, calling fn with each line's offset and content (valid only
+// during the call) in page order: from the offset-th line on, at most limit
+// lines; with desc, offset counts from the last line and the page runs
+// backwards. It stops before a line that would take the page's bytes past
+// budget (0: no bound), though never before the first, so that a reply
+// stays one frame of bounded size; and at fn's first error, returned.
 //
 // A span no scan makes (a negative length, one that is not a whole line),
 // or a panic while reading the page (in fn too), is an error marked Stale
-// and wrapping ErrBadIndex:
-// a Cache drops the index, and the next read scans the file again, rather
-// than failing each page the same way.
+// and wrapping ErrBadIndex: a Cache drops the index, and the next read
+// scans the file again, rather than failing each page the same way.
 func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64, fn func(off int64, line []byte) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,8 +1,6 @@
 // Package jsonl reads JSON Lines files that another process appends to (the
-// agent CLIs' transcripts and rollouts): a splitter that holds a torn last
-// line until its newline arrives, tracks file offsets so that a caller can
-// index lines and resume where it stopped, and skips (and counts) a line too
-// long to hold, whatever the chunking of the reads.
+// agent CLIs' transcripts and rollouts): it splits them into lines, follows
+// them, indexes them (cached, persisted) and reads their lines' members.
 package jsonl
 
 import (
@@ -18,9 +16,10 @@ const MaxLine = 64 << 20
 // ChunkSize is how much is read from a file at a time.
 const ChunkSize = 256 << 10
 
-// Splitter cuts a byte stream into newline-terminated lines, holding a
-// partial last line until its newline arrives, and tracks file offsets so
-// that a caller can index lines and resume where it stopped.
+// Splitter cuts a byte stream into newline-terminated lines, whatever the
+// chunking of the reads: it holds a partial last line until its newline
+// arrives, skips (and counts) one too long to hold, and tracks file offsets
+// so that a caller can index lines and resume where it stopped.
 type Splitter struct {
 	Max      int64  // longest line kept; 0 means MaxLine
 	Pos      int64  // offset just after the last complete line
@@ -76,23 +75,9 @@ func (s *Splitter) Reset(pos int64) {
 	*s = Splitter{Max: s.Max, Pos: pos, Skipped: s.Skipped}
 }
 
-// ReadLines feeds r to s in chunks until EOF, reusing buf.
-func ReadLines(r io.Reader, s *Splitter, buf []byte, fn func(off int64, line []byte)) error {
-	for {
-		n, err := r.Read(buf)
-		s.Feed(buf[:n], fn)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// LastLineStart is the offset just after the last newline before size in
+// lastLineStart is the offset just after the last newline before size in
 // r, or 0: where a reader that wants only new lines, but no torn one, starts.
-func LastLineStart(r io.ReaderAt, size int64) (int64, error) {
+func lastLineStart(r io.ReaderAt, size int64) (int64, error) {
 	buf := make([]byte, 64<<10)
 	for end := size; end > 0; {
 		start := max(0, end-int64(len(buf)))

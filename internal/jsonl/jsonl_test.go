@@ -68,9 +68,9 @@ func TestLastLineStart(t *testing.T) {
 		{"a\nb\nc", 4},
 		{strings.Repeat("x", 100<<10) + "\n" + strings.Repeat("y", 70<<10), 100<<10 + 1}, // found across reads
 	} {
-		got, err := LastLineStart(bytes.NewReader([]byte(c.in)), int64(len(c.in)))
+		got, err := lastLineStart(bytes.NewReader([]byte(c.in)), int64(len(c.in)))
 		if err != nil || got != c.want {
-			t.Errorf("LastLineStart(%.10q… %d bytes) = %d, %v; want %d", c.in, len(c.in), got, err, c.want)
+			t.Errorf("lastLineStart(%.10q… %d bytes) = %d, %v; want %d", c.in, len(c.in), got, err, c.want)
 		}
 	}
 }

@@ -63,7 +63,7 @@ func Known(b []byte, i int, known []string, fn func(k, at int) int) int {
 	})
 }
 
-// String reads the string at b[at] into *dst (see Unquote).
+// String reads the string at b[at] into *dst as encoding/json does.
 func String(b []byte, at int, dst *string) int {
 	if at >= len(b) || b[at] != '"' {
 		return -1
@@ -72,7 +72,7 @@ func String(b []byte, at int, dst *string) int {
 	if e < 0 {
 		return -1
 	}
-	s, ok := Unquote(b[at+1 : e])
+	s, ok := unquote(b[at : e+1])
 	if !ok {
 		return -1
 	}

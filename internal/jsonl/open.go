@@ -12,15 +12,13 @@ import (
 // transcript, whatever its name.
 var ErrNotRegular = errors.New("not a regular file")
 
-// OpenRegular opens the regular file at path for reading. Whatever else
-// is there is refused with an error wrapping ErrNotRegular, and refused
-// without blocking: a plain open of a FIFO waits for a writer, pinning an
-// OS thread for as long (one such name in a transcripts folder, asked for
-// 10,000 times, exhausted the daemon's threads). The file is opened
-// without blocking (see openNonblock), then the opened file itself is
-// checked, so that a FIFO swapped in after a caller's stat cannot block it
-// either. Every open of a transcript, and of an index of one, goes
-// through here.
+// OpenRegular opens the regular file at path for reading. Whatever else is
+// there is refused with an error wrapping ErrNotRegular, without blocking:
+// a plain open of a FIFO waits for a writer, pinning an OS thread for as
+// long (one such name in a transcripts folder, asked for 10,000 times,
+// exhausted the daemon's threads). The opened file itself is checked, so
+// that a FIFO swapped in after a caller's stat cannot block it either.
+// Every open of a transcript, and of an index of one, goes through here.
 func OpenRegular(path string) (*os.File, error) {
 	return openChecked(path, openNonblock, fs.FileMode.IsRegular, "")
 }
@@ -32,9 +30,8 @@ func OpenDir(path string) (*os.File, error) {
 	return openChecked(path, openDir, fs.FileMode.IsDir, ": not a directory")
 }
 
-// openChecked opens path with open, then refuses the file opened unless
-// its mode is one isKind accepts, with an error wrapping ErrNotRegular
-// (suffix added to its message).
+// openChecked opens path with open, then refuses the file unless isKind
+// accepts its mode, with an error wrapping ErrNotRegular (and suffix).
 func openChecked(path string, open func(string) (*os.File, error), isKind func(fs.FileMode) bool, suffix string) (*os.File, error) {
 	f, err := open(path)
 	if err != nil {

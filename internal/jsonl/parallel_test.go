@@ -58,7 +58,7 @@ func TestFullScanInParts(t *testing.T) {
 		}
 		defer f.Close()
 		fi, _ := f.Stat()
-		x, sc, err := RefreshWith(context.Background(), nil, f, fi, (*mergingIndex).add, zap.NewNop(), "test",
+		x, sc, err := refreshTuned(context.Background(), nil, f, fi, (*mergingIndex).add, zap.NewNop(), "test",
 			Tuning{ParallelMin: minPart, Parts: procs})
 		if err != nil || !sc.Full || sc.Bytes != fi.Size() {
 			t.Fatalf("scan %+v, %v", sc, err)
@@ -140,7 +140,7 @@ func TestFullScanFirstFound(t *testing.T) {
 			t.Fatal(err)
 		}
 		fi, _ := f.Stat()
-		x, _, err := RefreshWith(context.Background(), nil, f, fi, (*firstIndex).add, zap.NewNop(), "test", tuning)
+		x, _, err := refreshTuned(context.Background(), nil, f, fi, (*firstIndex).add, zap.NewNop(), "test", tuning)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -198,7 +198,7 @@ func TestScanExpects(t *testing.T) {
 	}
 	defer f.Close()
 	fi, _ := f.Stat()
-	x, _, err := RefreshWith(context.Background(), nil, f, fi, (*expectIndex).add, zap.NewNop(), "test", tuning)
+	x, _, err := refreshTuned(context.Background(), nil, f, fi, (*expectIndex).add, zap.NewNop(), "test", tuning)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestScanExpects(t *testing.T) {
 	}
 	appendFile(t, p, "line appended\n")
 	fi, _ = f.Stat()
-	y, sc, err := RefreshWith(context.Background(), x, f, fi, (*expectIndex).add, zap.NewNop(), "test", tuning)
+	y, sc, err := refreshTuned(context.Background(), x, f, fi, (*expectIndex).add, zap.NewNop(), "test", tuning)
 	if err != nil || sc.Full || y.finished != 3 {
 		t.Errorf("append: scan %+v, %v, %d scans finished; want 3", sc, err, y.finished)
 	}

@@ -17,19 +17,13 @@ import (
 	"time"
 )
 
-// The persisted indexes are bounded by a Cache's Tuning: files smaller
-// than its PersistMin are scanned again in about a millisecond, so only
-// bigger ones are saved; the directory is kept under MaxPersistBytes and
-// MaxPersistFiles by dropping the least recently saved.
-
 // persistFormat changes whenever the encoding below does.
 const persistFormat = 1
 
 var persistMagic = []byte("cdevd jsonl index\n")
 
 // persistedInfo is a version of a file known from its stat fields alone:
-// the one a loaded index describes (covering size bytes, up to the end of a
-// line), or one StatAt read.
+// the one a loaded index describes (up to the end of its lines), or StatAt's.
 type persistedInfo struct {
 	name     string
 	size     int64
@@ -49,7 +43,7 @@ func (p *persistedInfo) Sys() any           { return nil }
 // one that took its inode, is not described by an index of the old one.
 const tailLen = 4 << 10
 
-// disk keeps the persisted indexes of a Cache in one directory, one file per
+// disk keeps a Cache's persisted indexes in one directory, one file per
 // indexed file, named by a hash of its path.
 type disk struct {
 	dir     string
@@ -64,7 +58,7 @@ func (d *disk) name(path string) string {
 // encode is the persisted form of x, an index of the file at path whose
 // tailLen bytes before x's position sum to tail (tailSum).
 func encode(x *Index, facts []byte, path, version string, tail uint32) ([]byte, error) {
-	dev, ino, ok := fileKey(x.fi)
+	dev, ino, ok := FileKey(x.fi)
 	if !ok {
 		return nil, errors.New("no file identity")
 	}
@@ -135,7 +129,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	// The file it describes must still be there, at least as long, with the
 	// same last indexed bytes; a file of exactly that length must not have
 	// been written since.
-	cd, ci, ok := fileKey(fi)
+	cd, ci, ok := FileKey(fi)
 	if !ok || cd != dev || ci != ino || fi.Size() < pos || (fi.Size() == pos && fi.ModTime().UnixNano() != mtime) {
 		return nil, errors.New("stale")
 	}
@@ -148,18 +142,16 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	return facts, nil
 }
 
-// errBadSpan is a persisted index whose lines are not lines of the file
-// it covers: planted or damaged, never written by encode.
+// errBadSpan is a persisted index whose lines are not the file's: planted
+// or damaged, never written by encode.
 var errBadSpan = errors.New("line out of range")
 
 // decodeSpans reads the n lines that encode wrote, in a file whose lines
-// end by pos. Each span is checked as the scan that made it guarantees:
-// it starts after the line before it and that line's newline, its length
-// is not negative nor over MaxLine, and its own newline is before pos.
-// The varints are compared as read, before any conversion: a wrapped one
-// passed a check made after it, and a span stepping back (the first
-// message served 3,000 times) or of negative length (a panic in every page
-// read) was kept.
+// end by pos, each checked as the scan that made it guarantees: after the
+// line before it and its newline, not longer than MaxLine, its own newline
+// before pos. The varints are compared as read, before any conversion: a
+// wrapped one passed a check made after it, and a span stepping back (the
+// first message served 3,000 times) or of negative length was kept.
 func decodeSpans(r *FactReader, n uint64, pos int64) ([]Span, error) {
 	lines := make([]Span, 0, n)
 	end := int64(0) // where the last line ended, its newline excluded
@@ -191,7 +183,7 @@ func tailSum(f *os.File, pos int64) (uint32, error) {
 }
 
 // load reads the persisted index of path, if any still describes f.
-func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo, t Tuning) ([]byte, error) {
+func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, error) {
 	pf, err := OpenRegular(d.name(path))
 	if err != nil {
 		return nil, err
@@ -202,30 +194,28 @@ func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo, t Tuning)
 		return nil, err
 	}
 	// Bounded: a damaged file must not make the daemon allocate without end.
-	if pi.Size() > t.maxPersistBytes() {
+	if pi.Size() > maxPersistBytes {
 		return nil, errors.New("too big")
 	}
-	// Read at its size in one buffer: io.ReadAll grew one from 512 bytes,
-	// copying and clearing it a dozen times over, a third of loading the
-	// index of a 100 MB chat file. Saves replace the file by renaming, so
-	// the open one keeps its size; its checksum refuses what is torn.
+	// Read at its size in one buffer (io.ReadAll's growing was a third of
+	// loading the index of a 100 MB chat file): saves replace the file by
+	// renaming, so the open one keeps its size.
 	data := make([]byte, pi.Size())
 	if _, err := io.ReadFull(pf, data); err != nil {
 		return nil, err
 	}
 	facts, err := decode(x, data, path, d.version, f, fi)
 	if err != nil {
-		// Stale, damaged or planted: removed, so that no later start
-		// reads it again (the scan that follows saves a true one).
+		// Stale, damaged or planted: removed (the scan that follows saves
+		// a true one).
 		os.Remove(d.name(path))
 	}
 	return facts, err
 }
 
 // save writes data as the persisted index of path: to a temporary file
-// renamed into place, so that a crash leaves the old one, none, or a torn
-// one that its checksum refuses, never a wrong one that looks right. It
-// then keeps the directory within its bounds.
+// renamed into place, so that a crash never leaves a wrong one that looks
+// right. It then keeps the directory within its bounds.
 func (d *disk) save(path string, data []byte, t Tuning) error {
 	if err := os.MkdirAll(d.dir, 0o700); err != nil {
 		return err
@@ -275,15 +265,13 @@ func (d *disk) trim(t Tuning) error {
 		total += fi.Size()
 	}
 	slices.SortFunc(files, func(a, b file) int { return a.mtime.Compare(b.mtime) })
-	for len(files) > 0 && (total > t.maxPersistBytes() || len(files) > t.maxPersistFiles()) {
+	for len(files) > 0 && (total > maxPersistBytes || len(files) > t.maxPersistFiles()) {
 		os.Remove(filepath.Join(d.dir, files[0].name))
 		total -= files[0].size
 		files = files[1:]
 	}
 	return nil
 }
-
-func (d *disk) remove(path string) { os.Remove(d.name(path)) }
 
 // errTruncated is a persisted index cut short (FactReader.Bad).
 var errTruncated = errors.New("truncated index")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -16,8 +17,7 @@ import (
 // field's type. Anything it cannot vouch for makes it refuse: a key
 // encoding/json would match otherwise (escaped, of another case, or not
 // ASCII), a key repeated (encoding/json would merge the two), a value of
-// another type (encoding/json would report an error) or one the fast
-// readers leave to it (a string with a surrogate escape). The caller then
+// another type (encoding/json would report an error). The caller then
 // decodes the object with encoding/json, so that what a Schema takes is
 // what encoding/json reads (FuzzSchemas holds every format's schemas to
 // that). Members it does not read are skipped by their strings and
@@ -28,6 +28,7 @@ import (
 // use.
 type Schema[T any] struct {
 	fields []Field[T]
+	keys   []string // the fields' keys
 	// byLen lists, by the length of a key, the fields of that length:
 	// most keys of a line are not read, and are told so by their length.
 	byLen [][]uint8
@@ -52,6 +53,7 @@ func NewSchema[T any](fields ...Field[T]) *Schema[T] {
 	}
 	s := &Schema[T]{fields: fields}
 	for i, f := range fields {
+		s.keys = append(s.keys, f.key)
 		for _, c := range []byte(f.key) {
 			if c >= utf8.RuneSelf || c == '"' || c == '\\' || c < 0x20 {
 				panic(fmt.Sprintf("jsonl: schema key %q is not plain ASCII", f.key))
@@ -71,13 +73,7 @@ func NewSchema[T any](fields ...Field[T]) *Schema[T] {
 }
 
 // Keys are the schema's keys, in the order declared.
-func (s *Schema[T]) Keys() []string {
-	keys := make([]string, len(s.fields))
-	for i, f := range s.fields {
-		keys[i] = f.key
-	}
-	return keys
-}
+func (s *Schema[T]) Keys() []string { return slices.Clone(s.keys) }
 
 // The ids a Schema gives keys that are not among its fields.
 const (
@@ -85,36 +81,19 @@ const (
 	foldsKey = -2 // a key encoding/json may take for one of them
 )
 
-// id names key (as written): the index of its field, otherKey, or foldsKey.
-// It depends on the key's bytes alone, as a Shape requires.
+// id names key (as written): the index of its field, else foldsKey when
+// encoding/json could still match it to one (Folds), else otherKey. It
+// depends on the key's bytes alone, as a Shape requires.
 func (s *Schema[T]) id(key []byte) int {
-	if len(key) >= len(s.byLen) {
-		return s.folds(key)
-	}
-	for _, k := range s.byLen[len(key)] {
-		if string(key) == s.fields[k].key {
-			return int(k)
-		}
-	}
-	return s.folds(key)
-}
-
-// folds is the id of a key that is none of s's as spelled: foldsKey when
-// encoding/json could still match it to one (an escape; a byte that is not
-// ASCII, as some runes fold onto ASCII letters; the same letters in
-// another case), else otherKey.
-func (s *Schema[T]) folds(key []byte) int {
-	for _, c := range key {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return foldsKey
-		}
-	}
 	if len(key) < len(s.byLen) {
 		for _, k := range s.byLen[len(key)] {
-			if bytes.EqualFold(key, []byte(s.fields[k].key)) {
-				return foldsKey
+			if string(key) == s.keys[k] {
+				return int(k)
 			}
 		}
+	}
+	if Folds(key, s.keys) {
+		return foldsKey
 	}
 	return otherKey
 }

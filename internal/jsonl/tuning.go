@@ -6,43 +6,40 @@ import (
 	"time"
 )
 
-// Tuning is how a Cache scans files and persists their indexes (Cache.Tune,
-// RefreshWith). A zero field takes its default: the daemon leaves them all
-// zero; tests set small values, each its own, so that they can run in
-// parallel.
+// Tuning is how a Cache scans files and persists their indexes (Cache.Tune).
+// A zero field takes its default, as the daemon leaves them all; tests set
+// small values, each its own, so that they can run in parallel.
 type Tuning struct {
-	// ParallelMin is the size from which a full scan of a file is cut into
-	// parts scanned at once (one per core, at least this much each): below
-	// it, goroutines cost more than they save. Default 8 MB.
+	// ParallelMin is the size from which a full scan is cut into parts
+	// scanned at once, at least this much each: below it, goroutines cost
+	// more than they save. Default 8 MB.
 	ParallelMin int64
-	// Parts bounds the parts of one full scan. Default: GOMAXPROCS; never
-	// more than 16.
+	// Parts bounds the parts of one full scan. Default GOMAXPROCS, at most
+	// maxParts.
 	Parts int
 	// PersistMin is the size from which a file's index is persisted:
 	// smaller files are scanned again in about a millisecond. Default 1 MB.
 	PersistMin int64
-	// MaxPersistBytes and MaxPersistFiles bound the directory of persisted
-	// indexes, the least recently saved dropped first. Defaults 64 MB and
-	// 512 files.
-	MaxPersistBytes int64
+	// MaxPersistFiles bounds the directory of persisted indexes (as
+	// maxPersistBytes does), the least recently saved dropped first.
+	// Default 512.
 	MaxPersistFiles int
-	// SaveDelay is how long a save that runs apart waits before it starts:
-	// long enough for the reply of the request that read the file to be
-	// written, short enough that a restart soon after finds the index.
-	// Default 200 ms.
+	// SaveDelay is how long a save that runs apart waits: long enough for
+	// the reply of the request that read the file to be written, short
+	// enough that a restart soon after finds the index. Default 200 ms.
 	SaveDelay time.Duration
 }
 
-// maxParts bounds the parts of one scan.
-const maxParts = 16
+const (
+	maxParts        = 16
+	maxPersistBytes = 64 << 20
+)
 
 func (t Tuning) parallelMin() int64 { return cmp.Or(t.ParallelMin, 8<<20) }
 
 func (t Tuning) parts() int64 { return int64(min(cmp.Or(t.Parts, runtime.GOMAXPROCS(0)), maxParts)) }
 
 func (t Tuning) persistMin() int64 { return cmp.Or(t.PersistMin, 1<<20) }
-
-func (t Tuning) maxPersistBytes() int64 { return cmp.Or(t.MaxPersistBytes, 64<<20) }
 
 func (t Tuning) maxPersistFiles() int { return cmp.Or(t.MaxPersistFiles, 512) }
 
