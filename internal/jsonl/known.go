@@ -1,67 +1,15 @@
 package jsonl
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 )
 
-// The readers below decode the members of a line that a caller knows, as
-// encoding/json decodes them into a struct, in one pass and without
-// reflection, for the shapes the agent CLIs write: each known key in its
-// exact spelling once, each value of its expected type and not null.
-// Anything else makes them refuse (-1), and the caller decodes the line
-// with encoding/json instead, so that what they take is what encoding/json
-// reads (each caller's fuzz test holds it to that). What they skip is not
-// validated. A Schema (schema.go) declares the same as data, and is what a
-// new reader uses; Known is its form for readers that switch on keys.
-
-// Folds reports whether encoding/json could match key (as written) to one
-// of known other than by its exact spelling: by escapes, or by folding case
-// (and a non-ASCII key, whose folding can change its length in UTF-8, the
-// Kelvin sign or the long s, is taken to).
-func Folds(key []byte, known []string) bool {
-	if bytes.IndexByte(key, '\\') >= 0 {
-		return true
-	}
-	for _, k := range known {
-		if len(k) == len(key) && string(key) != k && strings.EqualFold(string(key), k) {
-			return true
-		}
-	}
-	for _, c := range key {
-		if c >= utf8.RuneSelf {
-			return true
-		}
-	}
-	return false
-}
-
-// Known walks the object at b[i] whose members of interest are known (at
-// most 64): fn reads the value at b[at] of known[k] and returns where it
-// ends, or -1 to refuse it. Other members are skipped. It returns where the
-// object ends, or -1 when it is not one of that shape, repeats a known key
-// (encoding/json would merge the two) or has a key that Folds to one.
-func Known(b []byte, i int, known []string, fn func(k, at int) int) int {
-	var seen uint64
-	return walk(b, i, nil, nil, func(key []byte, _, at int) int {
-		for k, name := range known {
-			if string(key) == name {
-				if seen&(1<<k) != 0 {
-					return -1
-				}
-				seen |= 1 << k
-				return fn(k, at)
-			}
-		}
-		if Folds(key, known) {
-			return -1
-		}
-		return valueEnd(b, at)
-	})
-}
+// The readers below decode one value at b[at] as encoding/json decodes it
+// into a field of its type, for a Schema's fields (and a FuncKey's reader):
+// a value of another type, or one only encoding/json reads rightly, makes
+// them refuse (-1), and the Schema's caller decodes the line with
+// encoding/json instead.
 
 // String reads the string at b[at] into *dst as encoding/json does.
 func String(b []byte, at int, dst *string) int {

@@ -2,57 +2,8 @@ package jsonl
 
 import "bytes"
 
-// Members calls fn with each top-level member of the JSON object in line,
-// in order: its key as written between the quotes (escapes not decoded) and
-// its value's raw bytes. Nested values are skipped by their strings and
-// brackets, not decoded: this is what lets an index learn a line's few
-// top-level facts at close to memory speed (the long strings that make up
-// most of a transcript are skipped with bytes.IndexByte). It validates only
-// the top-level shape; ok is false when line is not an object of that shape,
-// and a caller that needs certainty falls back to a real decoder then. A line
-// that is not valid JSON inside a nested value can still report ok.
-func Members(line []byte, fn func(key, val []byte)) (ok bool) {
-	end := walk(line, skipSpace(line, 0), nil, nil, func(key []byte, _, at int) int {
-		e := valueEnd(line, at)
-		if e >= 0 {
-			fn(key, line[at:e])
-		}
-		return e
-	})
-	return end >= 0 && skipSpace(line, end) == len(line)
-}
-
-// Object walks the members of the JSON object that starts at b[i], as
-// Members does, calling fn with each key (as written) and where its value
-// starts in b; fn returns where the value ends: ValueEnd for a value it
-// skips, or the end of its own reading of it, so that a member read is gone
-// over once (measuring a value, then reading it, went over its long strings
-// twice or three times). fn returns -1 to stop the walk. Object returns
-// where the object ends, or -1 when it is not an object of that shape or
-// fn stopped it.
-func Object(b []byte, i int, fn func(key []byte, at int) int) int {
-	return walk(b, i, nil, nil, func(key []byte, _, at int) int { return fn(key, at) })
-}
-
-// ObjectFrom is Object for the rest of an object whose members before b[i]
-// were read otherwise: b[i] (after spaces) is the ',' before its next
-// member or the '}' that ends it.
-func ObjectFrom(b []byte, i int, fn func(key []byte, at int) int) int {
-	i = skipSpace(b, i)
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case ',':
-		return walkMembers(b, skipSpace(b, i+1), nil, nil, func(key []byte, _, at int) int { return fn(key, at) })
-	case '}':
-		return i + 1
-	}
-	return -1
-}
-
-// walk is the one walker of an object's members that every reader of
-// this package goes through (Object, Known, a Schema, a Shape): the object
+// walk is the one walker of an object's members, which a Schema reads
+// with (and a Shape remembers the keys of): the object
 // at b[i], each member given to fn as its key (as written, escapes not
 // decoded), the key's id and where its value starts. id, unless nil, names
 // a key (see Shape), and sh, unless nil, remembers the names of the keys

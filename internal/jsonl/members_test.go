@@ -10,13 +10,27 @@ import (
 	"github.com/cdevd/cdevd/testdoubles/claudegen"
 )
 
-// members is what Members reports, as "key=value" strings.
+// walkLine walks the object that is the whole of line (but for spaces),
+// calling fn with each member's key (as written) and value (as written).
+func walkLine(line []byte, fn func(key, val []byte)) bool {
+	return Whole(line, walk(line, skipSpace(line, 0), nil, nil, func(key []byte, _, at int) int {
+		e := valueEnd(line, at)
+		if e >= 0 {
+			fn(key, line[at:e])
+		}
+		return e
+	}))
+}
+
+// members is what walkLine reports, as "key=value" strings.
 func members(line string) ([]string, bool) {
 	var got []string
-	ok := Members([]byte(line), func(k, v []byte) { got = append(got, string(k)+"="+string(v)) })
+	ok := walkLine([]byte(line), func(k, v []byte) { got = append(got, string(k)+"="+string(v)) })
 	return got, ok
 }
 
+// TestMembers: the walk of an object's members takes each member as
+// written, and refuses what is not an object of that shape.
 func TestMembers(t *testing.T) {
 	for _, c := range []struct {
 		line string
@@ -56,7 +70,7 @@ func FuzzMembers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var vals []json.RawMessage
-		ok := Members(b, func(k, v []byte) { vals = append(vals, bytes.Clone(v)) })
+		ok := walkLine(b, func(k, v []byte) { vals = append(vals, bytes.Clone(v)) })
 		if !json.Valid(b) || !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
 			return
 		}
@@ -108,7 +122,7 @@ func BenchmarkMembers(b *testing.B) {
 			b.SetBytes(n)
 			for b.Loop() {
 				for _, l := range lines {
-					if !Members(l, func(k, v []byte) {}) {
+					if !walkLine(l, func(k, v []byte) {}) {
 						b.Fatalf("refused: %s", l)
 					}
 				}
@@ -117,34 +131,39 @@ func BenchmarkMembers(b *testing.B) {
 	}
 }
 
-// TestObject: a value read where it is, by a nested Object, says what
-// Members says of it measured first; Object returns where the object ends
-// inside a longer slice, and -1 once its reader stops it.
+// object is walk of the object at b[i], its keys given as written.
+func object(b []byte, i int, fn func(key []byte, at int) int) int {
+	return walk(b, i, nil, nil, func(key []byte, _, at int) int { return fn(key, at) })
+}
+
+// TestObject: a value read where it is, by a nested walk, says what a walk
+// says of it measured first; a walk returns where the object ends inside a
+// longer slice, and -1 once its reader stops it.
 func TestObject(t *testing.T) {
 	line := []byte(`{"a":{"b":"}{","c":[1,{"d":"]"}]},"e":"x"} tail`)
 	var got []string
-	end := Object(line, 0, func(k []byte, at int) int {
+	end := object(line, 0, func(k []byte, at int) int {
 		if string(k) != "a" {
 			return ValueEnd(line, at)
 		}
-		return Object(line, at, func(k []byte, at int) int {
+		return object(line, at, func(k []byte, at int) int {
 			e := ValueEnd(line, at)
 			got = append(got, string(k)+"="+string(line[at:e]))
 			return e
 		})
 	})
 	if want := `{"a":{"b":"}{","c":[1,{"d":"]"}]},"e":"x"}`; end != len(want) {
-		t.Fatalf("Object ends at %d, want %d", end, len(want))
+		t.Fatalf("the walk ends at %d, want %d", end, len(want))
 	}
 	want, ok := members(`{"b":"}{","c":[1,{"d":"]"}]}`)
 	if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("read in place %v, measured first %v", got, want)
 	}
 	calls := 0
-	if e := Object(line, 0, func([]byte, int) int { calls++; return -1 }); e != -1 || calls != 1 {
+	if e := object(line, 0, func([]byte, int) int { calls++; return -1 }); e != -1 || calls != 1 {
 		t.Errorf("a stopped walk: end %d after %d calls, want -1 after 1", e, calls)
 	}
-	if e := Object([]byte(`{"a":1,}`), 0, func(_ []byte, at int) int { return at + 1 }); e != -1 {
+	if e := object([]byte(`{"a":1,}`), 0, func(_ []byte, at int) int { return at + 1 }); e != -1 {
 		t.Errorf("trailing comma: end %d", e)
 	}
 }

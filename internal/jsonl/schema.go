@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -72,9 +72,6 @@ func NewSchema[T any](fields ...Field[T]) *Schema[T] {
 	return s
 }
 
-// Keys are the schema's keys, in the order declared.
-func (s *Schema[T]) Keys() []string { return slices.Clone(s.keys) }
-
 // The ids a Schema gives keys that are not among its fields.
 const (
 	otherKey = -1 // a key no decoder takes for one of them
@@ -82,7 +79,7 @@ const (
 )
 
 // id names key (as written): the index of its field, else foldsKey when
-// encoding/json could still match it to one (Folds), else otherKey. It
+// encoding/json could still match it to one (folds), else otherKey. It
 // depends on the key's bytes alone, as a Shape requires.
 func (s *Schema[T]) id(key []byte) int {
 	if len(key) < len(s.byLen) {
@@ -92,7 +89,7 @@ func (s *Schema[T]) id(key []byte) int {
 			}
 		}
 	}
-	if Folds(key, s.keys) {
+	if folds(key, s.keys) {
 		return foldsKey
 	}
 	return otherKey
@@ -273,4 +270,25 @@ func StringPtrKey[T any](key string, f func(*T) **string) Field[T] {
 		*f(dst) = s
 		return String(b, at, s)
 	}}
+}
+
+// folds reports whether encoding/json could match key (as written) to one
+// of known other than by its exact spelling: by escapes, or by folding case
+// (and a non-ASCII key, whose folding can change its length in UTF-8, the
+// Kelvin sign or the long s, is taken to).
+func folds(key []byte, known []string) bool {
+	if bytes.IndexByte(key, '\\') >= 0 {
+		return true
+	}
+	for _, k := range known {
+		if len(k) == len(key) && string(key) != k && strings.EqualFold(string(key), k) {
+			return true
+		}
+	}
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }

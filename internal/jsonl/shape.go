@@ -30,15 +30,6 @@ type shapeKey struct {
 	id  int
 }
 
-// Object is the Object walk of the object at b[i], with each key given to
-// fn as id(key) rather than as bytes: id is called only for a key not
-// remembered at its place, and must depend on nothing but the key's bytes
-// (as written, escapes not decoded). fn returns where the member's value
-// ends, or -1 to stop the walk; Object returns where the object ends, or -1.
-func (s *Shape) Object(b []byte, i int, id func(key []byte) int, fn func(k, at int) int) int {
-	return walk(b, i, s, id, func(_ []byte, k, at int) int { return fn(k, at) })
-}
-
 // key reads the key whose opening quote is b[i], the n-th of its object:
 // the key (as written), its id (0 for a nil id) and the index just after
 // its closing quote (-1: cut short). A nil s remembers nothing.

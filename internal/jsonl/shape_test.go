@@ -28,17 +28,17 @@ func (n *names) id(key []byte) int {
 // shapeWalk walks b with s, naming keys by their ids in n.
 func shapeWalk(s *Shape, n *names, b []byte) ([]member, int) {
 	var ms []member
-	end := s.Object(b, skipSpace(b, 0), n.id, func(k, at int) int {
+	end := walk(b, skipSpace(b, 0), s, n.id, func(_ []byte, k, at int) int {
 		ms = append(ms, member{(*n)[k], at})
 		return ValueEnd(b, at)
 	})
 	return ms, end
 }
 
-// objectWalk is shapeWalk by Object.
+// objectWalk is shapeWalk without a Shape or ids: each key as written.
 func objectWalk(b []byte) ([]member, int) {
 	var ms []member
-	end := Object(b, skipSpace(b, 0), func(key []byte, at int) int {
+	end := object(b, skipSpace(b, 0), func(key []byte, at int) int {
 		ms = append(ms, member{string(key), at})
 		return ValueEnd(b, at)
 	})
