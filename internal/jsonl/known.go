@@ -11,7 +11,7 @@ import (
 // them refuse (-1), and the Schema's caller decodes the line with
 // encoding/json instead.
 
-// String reads the string at b[at] into *dst as encoding/json does.
+// String reads the string at b[at] into *dst (see Unquote).
 func String(b []byte, at int, dst *string) int {
 	if at >= len(b) || b[at] != '"' {
 		return -1
@@ -20,7 +20,7 @@ func String(b []byte, at int, dst *string) int {
 	if e < 0 {
 		return -1
 	}
-	s, ok := unquote(b[at : e+1])
+	s, ok := Unquote(b[at+1 : e])
 	if !ok {
 		return -1
 	}

@@ -33,8 +33,8 @@ func (lr *lineReader) read(b []byte) (Line, bool) {
 		return Line{}, false
 	}
 	switch {
-	case lr.set != nil:
-		return *lr.set, true
+	case lr.isSet:
+		return lr.set, true
 	case lr.sid != nil && lr.ph != nil:
 		lr.header.SessionID, lr.header.ProjectHash = *lr.sid, *lr.ph
 		return Line{Kind: KindHeader, Header: lr.header}, true
@@ -62,7 +62,8 @@ func (lr *lineReader) lineOf(b []byte) (Line, error) {
 // and a $set's members, and what a replay needs of a record's (also read
 // for each record of a $set's message list).
 type lineReader struct {
-	set       *Line // a $set's
+	set       Line // a $set's, when isSet (in the reader: one allocated per $set was a tenth of a replay's bytes)
+	isSet     bool
 	sid, ph   *string
 	header    Header // startTime, lastUpdated
 	id, typ   string
@@ -115,8 +116,8 @@ var (
 	// $set's (its value read by setSchema) and a record's.
 	lineSchema = jsonl.NewSchema(append([]jsonl.Field[lineReader]{
 		jsonl.FuncKey("$set", func(b []byte, at int, r *lineReader) int {
-			r.set = &Line{Kind: KindSet}
-			return setSchema.ReadAt(b, at, r.set)
+			r.set, r.isSet = Line{Kind: KindSet}, true
+			return setSchema.ReadAt(b, at, &r.set)
 		}),
 		jsonl.StringPtrKey("sessionId", func(r *lineReader) **string { return &r.sid }),
 		jsonl.StringPtrKey("projectHash", func(r *lineReader) **string { return &r.ph }),
