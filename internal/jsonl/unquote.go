@@ -12,7 +12,10 @@ import (
 // surrogate escape, invalid UTF-8, a control byte, a bare quote, a bad
 // escape), which the caller leaves to encoding/json: tool output is full of
 // \n, and json.Unmarshal of each such string validated it, then decoded it
-// through reflection, most of a page of Gemini messages.
+// through reflection, most of a page of Gemini messages. Measured again
+// (issue 30, cdevd bench back to back): with encoding/json for every string
+// with escapes, Gemini's first page of a never-read 100 MB chat took 172 ms
+// rather than 93 (its limit is 100), a replay allocating 829k times, not 477k.
 func Unquote(in []byte) (s string, ok bool) {
 	i := bytes.IndexByte(in, '\\')
 	if i < 0 {
