@@ -276,15 +276,5 @@ func (s *Folders[T, P]) read(ctx context.Context, d string) ([]runtimes.Summary,
 		out = append(out, sum)
 	}
 	s.Prune(func(p string) bool { return filepath.Dir(p) == d && !seen[p] })
-	slices.SortFunc(out, func(a, b summary[P]) int {
-		if c := b.mtime.Compare(a.mtime); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.SessionID, b.SessionID)
-	})
-	res := make([]runtimes.Summary, len(out))
-	for i, l := range out {
-		res[i] = l.Summary
-	}
-	return res, nil
+	return newestFirst(out), nil
 }

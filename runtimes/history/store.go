@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -196,6 +197,22 @@ type summary[P any] struct {
 	runtimes.Summary
 	mtime time.Time
 	x     P
+}
+
+// newestFirst is what a List answers of out: the summaries, the most
+// recently written first (by id when two were written at once).
+func newestFirst[P any](out []summary[P]) []runtimes.Summary {
+	slices.SortFunc(out, func(a, b summary[P]) int {
+		if c := b.mtime.Compare(a.mtime); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.SessionID, b.SessionID)
+	})
+	res := make([]runtimes.Summary, len(out))
+	for i, l := range out {
+		res[i] = l.Summary
+	}
+	return res
 }
 
 // timeFormat is RFC 3339 with milliseconds, as the CLIs write timestamps.

@@ -2,7 +2,6 @@ package history
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -161,17 +160,7 @@ func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, 
 	if t.l.Group != nil {
 		return t.l.Group(files), dirs, nil
 	}
-	slices.SortFunc(out, func(a, b summary[P]) int {
-		if c := b.mtime.Compare(a.mtime); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.SessionID, b.SessionID)
-	})
-	res := make([]runtimes.Summary, len(out))
-	for i, l := range out {
-		res[i] = l.Summary
-	}
-	return res, dirs, nil
+	return newestFirst(out), dirs, nil
 }
 
 // summary is Summary, or with Group only the index and its time: Group
