@@ -55,16 +55,20 @@ func (b *Bench) startEcho() (*proc, error) {
 }
 
 // childEnv is the bench's environment without what would change a child's
-// role, plus extra.
+// role (its homes, its token, and the variables each registered runtime
+// declares for its CLI and the CLI's home), plus extra.
 func (b *Bench) childEnv(extra ...string) []string {
+	// CDEVD_SCRIPTED_CLI would make a child cdevd the scripted runtime's
+	// fake CLI rather than a daemon.
+	drop := map[string]bool{"HOME": true, "CDEVD_HOME": true, "CDEVD_TOKEN": true, "CDEVD_SCRIPTED_CLI": true}
+	for _, info := range b.opts.Runtimes {
+		drop[info.CLI.BinEnv], drop[info.CLI.HomeEnv] = true, true
+	}
 	var env []string
 	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME", "CDEVD_HOME", "CDEVD_TOKEN", "CLAUDE_BIN", "CODEX_BIN", "GEMINI_BIN", "CODEX_HOME", "CDEVD_SCRIPTED_CLI":
-			continue
+		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
+			env = append(env, kv)
 		}
-		env = append(env, kv)
 	}
 	return append(env, extra...)
 }
