@@ -169,9 +169,13 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 			b.lines = append(b.lines, Span{off, int64(len(line))})
 		}
 	}
-	// Sized to the work when small (the common case: a few appended lines),
-	// and never empty: a zero-length read would never reach EOF.
-	buf := make([]byte, min(ChunkSize, to-from+1))
+	// Never empty: a zero-length read would never reach EOF. Reused, as add
+	// keeps nothing of a line: a buffer a file was a third of a first
+	// history's allocations, and the collections and page faults they
+	// brought.
+	pooled := chunks.Get().(*[]byte)
+	defer chunks.Put(pooled)
+	buf := (*pooled)[:min(ChunkSize, to-from+1)]
 	n, err := readRange(ctx, f, from, to, buf, func(chunk []byte, first bool) {
 		b.split.Feed(chunk, keep)
 		if first && into > 0 && to-from >= 4*ChunkSize && len(chunk) > 0 {
@@ -190,6 +194,9 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 	}
 	return n, err
 }
+
+// chunks are scanPart's read buffers.
+var chunks = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return &b }}
 
 // readRange reads the bytes of f in [from, to) into buf, handing each
 // chunk to feed (first for the first), until ctx ends; it returns how many
@@ -290,7 +297,15 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		if i == 0 {
 			into = fi.Size() // the first part takes in the others' lines
 		}
-		wg.Go(func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into, add) })
+		scan := func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into, add) }
+		if len(xs) == 1 {
+			// In line: a goroutine a file woke another thread for each
+			// (futex and nanosleep calls, 6,000 a first history of 1,000
+			// sessions), each a wait for a core on a loaded machine.
+			scan()
+		} else {
+			wg.Go(scan)
+		}
 	}
 	wg.Wait()
 	sc := Scan{Full: true}
