@@ -163,8 +163,9 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 			if len(b.lines) == cap(b.lines) {
 				// Doubled, not grown by a quarter as append grows a big
 				// slice: its copies were a fifth of a first read's
-				// allocations, each new page a fault.
-				b.lines = Grow(b.lines, max(len(b.lines), 256))
+				// allocations, each new page a fault. From 16, not 256: 4
+				// KB a small session was half a first history's bytes.
+				b.lines = Grow(b.lines, max(len(b.lines), 16))
 			}
 			b.lines = append(b.lines, Span{off, int64(len(line))})
 		}
