@@ -20,6 +20,12 @@ var ErrNotRegular = errors.New("not a regular file")
 // that a FIFO swapped in after a caller's stat cannot block it either.
 // Every open of a transcript, and of an index of one, goes through here.
 func OpenRegular(path string) (*os.File, error) {
+	f, _, err := openRegular(path)
+	return f, err
+}
+
+// openRegular is OpenRegular, with the opened file's metadata.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
 	return openChecked(path, openNonblock, fs.FileMode.IsRegular, "")
 }
 
@@ -27,24 +33,26 @@ func OpenRegular(path string) (*os.File, error) {
 // else there is an error wrapping ErrNotRegular, returned without
 // blocking (a FIFO in a directory's place must not hold a listing).
 func OpenDir(path string) (*os.File, error) {
-	return openChecked(path, openDir, fs.FileMode.IsDir, ": not a directory")
+	f, _, err := openChecked(path, openDir, fs.FileMode.IsDir, ": not a directory")
+	return f, err
 }
 
 // openChecked opens path with open, then refuses the file unless isKind
-// accepts its mode, with an error wrapping ErrNotRegular (and suffix).
-func openChecked(path string, open func(string) (*os.File, error), isKind func(fs.FileMode) bool, suffix string) (*os.File, error) {
+// accepts its mode, with an error wrapping ErrNotRegular (and suffix); it
+// returns the file's metadata too.
+func openChecked(path string, open func(string) (*os.File, error), isKind func(fs.FileMode) bool, suffix string) (*os.File, os.FileInfo, error) {
 	f, err := open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !isKind(fi.Mode()) {
 		f.Close()
-		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)%s", ErrNotRegular, fi.Mode().Type(), suffix)}
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)%s", ErrNotRegular, fi.Mode().Type(), suffix)}
 	}
-	return f, nil
+	return f, fi, nil
 }
