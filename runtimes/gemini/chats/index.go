@@ -32,20 +32,29 @@ type rec struct {
 type index struct {
 	jsonl.Index
 	header Header // first header's ids; times from the latest header or $set
-	recs   []rec  // in order of their first version
-	// pos is where each id is in recs; nil until an upsert needs it (a
-	// persisted index loaded for a page never does).
+	// recs are in order of their first version, but for the last pending:
+	// records taken since the last dedupe, which may repeat an id.
+	recs         []rec
+	pending      int
+	pendingBytes int64
+	// pos is where each id of the deduped records is in recs; nil until a
+	// dedupe needs it (a persisted index loaded for a page never does).
 	pos   map[string]int32
+	want  int    // the records Expect foresaw
 	reset bool   // a $set of the message list was replayed (for Merge)
 	self  *index // x itself once recs and pos are x's own (see own)
-	bytes int64  // the records' strings, for Size
+	bytes int64  // the deduped records' strings, for Size
 	lazy  *lazyView
 	// reader is add's, reused from line to line (see lineReader.line).
 	reader lineReader
 }
 
 // Finish ends a scan (jsonl.Indexed): what was read makes a new view.
-func (x *index) Finish() { x.lazy = &lazyView{} }
+func (x *index) Finish() {
+	x.dedupe()
+	x.lazy = &lazyView{}
+	x.reader.shape.Drop()
+}
 
 // own makes x's recs and pos its own before they change: jsonl.Refresh
 // extends a shallow copy of an index that readers may still hold.
@@ -55,9 +64,11 @@ func (x *index) own() {
 	}
 }
 
-// clear drops every record (a $set of the message list).
+// clear drops every record (a $set of the message list), and what Expect
+// foresaw of them.
 func (x *index) clear() {
-	x.recs, x.pos, x.bytes, x.reset, x.self = nil, nil, 0, true, x
+	*x = index{Index: x.Index, header: x.header, reset: true, lazy: x.lazy, reader: x.reader}
+	x.self = x
 }
 
 // add replays one line, reporting whether it holds records (its Span is
@@ -78,42 +89,78 @@ func (x *index) add(b []byte) bool {
 		}
 		x.clear()
 		for i := range l.SetMsgs {
-			x.upsert(line, &l.SetMsgs[i])
+			x.take(line, &l.SetMsgs[i])
 		}
 		return true
 	case KindRecord:
 		x.own()
-		x.upsert(line, &l.Record)
+		x.take(line, &l.Record)
 		return true
 	}
 	return false
 }
 
-// upsert takes in r, found in line; x is its own.
-func (x *index) upsert(line int32, r *Record) {
-	x.put(rec{id: r.ID, info: r.info, line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw)})
+// Records are deduped in batches of at most dedupeBatch, or dedupeBytes of
+// their strings: a record looked up by its id as it was read, a cache miss
+// each among the lines scanned in between, was a seventh of a first read;
+// a batch's lookups follow one another. The bytes bound what records
+// written again and again hold until then.
+const (
+	dedupeBatch = 4096
+	dedupeBytes = 1 << 20
+)
+
+// take takes in r, found in line; x is its own.
+func (x *index) take(line int32, r *Record) {
+	rc := rec{id: r.ID, info: r.info, line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw)}
+	if n := len(x.recs); n > 0 && x.recs[n-1].id == rc.id {
+		// Gemini writes a record again as it grows, on the next line.
+		if n > len(x.recs)-x.pending {
+			x.pendingBytes += rc.size() - x.recs[n-1].size()
+			x.recs[n-1] = rc
+		} else {
+			x.replace(n-1, rc)
+		}
+		return
+	}
+	x.recs = append(x.recs, rc)
+	x.pending++
+	if x.pendingBytes += rc.size(); x.pending >= dedupeBatch || x.pendingBytes >= dedupeBytes {
+		x.dedupe()
+	}
 }
 
-// put replaces the record with r's id in place (the last version wins, in
-// the place of the first), or appends r; x is its own.
-func (x *index) put(r rec) {
-	if n := len(x.recs); n > 0 && x.recs[n-1].id == r.id {
-		x.replace(n-1, r) // Gemini writes a record again as it grows
+// dedupe takes the pending records in: each replaces the record with its
+// id in place (the last version wins, in the place of the first), or is
+// kept where it is; x is its own when any is pending.
+func (x *index) dedupe() {
+	if x.pending == 0 {
 		return
 	}
+	w := len(x.recs) - x.pending
 	if x.pos == nil {
-		x.pos = make(map[string]int32, len(x.recs)+1)
-		for i, r := range x.recs {
-			x.pos[r.id] = int32(i)
+		x.pos = make(map[string]int32, max(x.want, len(x.recs)))
+		for i := range x.recs[:w] {
+			x.pos[x.recs[i].id] = int32(i)
 		}
 	}
-	if i, ok := x.pos[r.id]; ok {
-		x.replace(int(i), r)
-		return
+	for i := w; i < len(x.recs); i++ {
+		r := x.recs[i]
+		if j, ok := x.pos[r.id]; ok {
+			x.replace(int(j), r)
+			continue
+		}
+		x.pos[r.id] = int32(w)
+		x.recs[w] = r
+		x.bytes += r.size()
+		w++
 	}
-	x.pos[r.id] = int32(len(x.recs))
-	x.recs = append(x.recs, r)
-	x.bytes += r.size()
+	clear(x.recs[w:])
+	if cap(x.recs) > 2*max(w, x.want) {
+		// Most were versions written again: the room they took goes.
+		x.recs = slices.Clone(x.recs[:w])
+	}
+	x.recs, x.pending, x.pendingBytes = x.recs[:w], 0, 0
 }
 
 func (x *index) replace(i int, r rec) {
@@ -147,13 +194,9 @@ func (x *index) Expect(_, total float64) {
 	if x.self != x {
 		return // not a scan's own index
 	}
-	want := int(float64(len(x.recs))*total*1.1) + 16
-	x.recs = jsonl.Grow(x.recs, want-len(x.recs))
-	pos := make(map[string]int32, want)
-	for i, r := range x.recs {
-		pos[r.id] = int32(i)
-	}
-	x.pos = pos
+	x.dedupe() // the records so far, not their versions
+	x.want = int(float64(len(x.recs))*total*1.1) + 16
+	x.recs = jsonl.Grow(x.recs, x.want-len(x.recs))
 }
 
 func (h *Header) patch(p Header) {
@@ -185,8 +228,10 @@ func (x *index) Merge(y *index) {
 	x.recs = jsonl.Grow(x.recs, len(y.recs))
 	for _, r := range y.recs {
 		r.line += shift
-		x.put(r)
+		x.recs = append(x.recs, r)
 	}
+	x.pending += len(y.recs)
+	x.dedupe()
 }
 
 // flagVisible is info.visible in persisted facts.
