@@ -197,6 +197,11 @@ func (x *index) Expect(_, total float64) {
 	x.dedupe() // the records so far, not their versions
 	x.want = int(float64(len(x.recs))*total*1.1) + 16
 	x.recs = jsonl.Grow(x.recs, x.want-len(x.recs))
+	if x.pos != nil { // made small by that dedupe: growing it was a tenth of a merge
+		pos := make(map[string]int32, x.want)
+		maps.Copy(pos, x.pos)
+		x.pos = pos
+	}
 }
 
 func (h *Header) patch(p Header) {
