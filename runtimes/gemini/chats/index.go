@@ -39,7 +39,7 @@ type index struct {
 	pendingBytes int64
 	// pos is where each id of the deduped records is in recs; nil until a
 	// dedupe needs it (a persisted index loaded for a page never does).
-	pos   map[string]int32
+	pos   *positions
 	want  int    // the records Expect foresaw
 	reset bool   // a $set of the message list was replayed (for Merge)
 	self  *index // x itself once recs and pos are x's own (see own)
@@ -60,7 +60,7 @@ func (x *index) Finish() {
 // extends a shallow copy of an index that readers may still hold.
 func (x *index) own() {
 	if x.self != x {
-		x.recs, x.pos, x.self = slices.Clone(x.recs), maps.Clone(x.pos), x
+		x.recs, x.pos, x.self = slices.Clone(x.recs), x.pos.clone(), x
 	}
 }
 
@@ -139,18 +139,17 @@ func (x *index) dedupe() {
 	}
 	w := len(x.recs) - x.pending
 	if x.pos == nil {
-		x.pos = make(map[string]int32, max(x.want, len(x.recs)))
+		x.pos = newPositions(max(x.want, len(x.recs)))
 		for i := range x.recs[:w] {
-			x.pos[x.recs[i].id] = int32(i)
+			x.pos.add(x.recs, x.recs[i].id, int32(i))
 		}
 	}
 	for i := w; i < len(x.recs); i++ {
 		r := x.recs[i]
-		if j, ok := x.pos[r.id]; ok {
+		if j, ok := x.pos.add(x.recs, r.id, int32(w)); ok {
 			x.replace(int(j), r)
 			continue
 		}
-		x.pos[r.id] = int32(w)
 		x.recs[w] = r
 		x.bytes += r.size()
 		w++
@@ -198,8 +197,9 @@ func (x *index) Expect(_, total float64) {
 	x.want = int(float64(len(x.recs))*total*1.1) + 16
 	x.recs = jsonl.Grow(x.recs, x.want-len(x.recs))
 	if x.pos != nil { // made small by that dedupe: growing it was a tenth of a merge
-		pos := make(map[string]int32, x.want)
-		maps.Copy(pos, x.pos)
+		pos := newPositions(x.want)
+		maps.Copy(pos.byHash, x.pos.byHash)
+		pos.more = x.pos.more
 		x.pos = pos
 	}
 }
