@@ -13,14 +13,15 @@ import (
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, quickLine, infoOf or the facts saved change, so that
 // indexes saved by an older cdevd are replayed again rather than trusted.
-const indexVersion = "gemini-chats-3"
+const indexVersion = "gemini-chats-4"
 
 // rec is where a record's latest version is (its line's place in Lines,
 // where it begins in the line, its length and a checksum of its bytes),
-// and what List and a page's count need of it.
+// and what List and a page's count need of it. Its strings are in its
+// index's strs (see span).
 type rec struct {
-	id    string
-	info  info
+	id    span
+	info  recInfo
 	line  int32
 	start int32 // a $set holds several records in a line
 	n     int32
@@ -40,10 +41,11 @@ type index struct {
 	// pos is where each id of the deduped records is in recs; nil until a
 	// dedupe needs it (a persisted index loaded for a page never does).
 	pos   *positions
+	strs  []byte // the records' strings (see span)
+	dead  int64  // bytes of strs no record holds
 	want  int    // the records Expect foresaw
 	reset bool   // a $set of the message list was replayed (for Merge)
-	self  *index // x itself once recs and pos are x's own (see own)
-	bytes int64  // the deduped records' strings, for Size
+	self  *index // x itself once recs, pos and strs are x's own (see own)
 	lazy  *lazyView
 	// reader is add's, reused from line to line (see lineReader.line).
 	reader lineReader
@@ -60,7 +62,9 @@ func (x *index) Finish() {
 // extends a shallow copy of an index that readers may still hold.
 func (x *index) own() {
 	if x.self != x {
-		x.recs, x.pos, x.self = slices.Clone(x.recs), x.pos.clone(), x
+		// strs is appended to, never written below its length: clipped,
+		// the next append copies it.
+		x.recs, x.pos, x.strs, x.self = slices.Clone(x.recs), x.pos.clone(), slices.Clip(x.strs), x
 	}
 }
 
@@ -112,46 +116,55 @@ const (
 
 // take takes in r, found in line; x is its own.
 func (x *index) take(line int32, r *Record) {
-	rc := rec{id: r.ID, info: r.info, line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw)}
-	if n := len(x.recs); n > 0 && x.recs[n-1].id == rc.id {
+	rc := rec{line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw)}
+	before := len(x.strs)
+	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == r.ID {
 		// Gemini writes a record again as it grows, on the next line.
-		if n > len(x.recs)-x.pending {
-			x.pendingBytes += rc.size() - x.recs[n-1].size()
-			x.recs[n-1] = rc
-		} else {
-			x.replace(n-1, rc)
-		}
-		return
+		last := &x.recs[n-1]
+		x.dead += last.info.size()
+		rc.id, rc.info = last.id, x.addInfo(&r.info)
+		*last = rc
+	} else {
+		rc.id, rc.info = add(x, r.ID), x.addInfo(&r.info)
+		x.recs = append(x.recs, rc)
+		x.pending++
 	}
-	x.recs = append(x.recs, rc)
-	x.pending++
-	if x.pendingBytes += rc.size(); x.pending >= dedupeBatch || x.pendingBytes >= dedupeBytes {
+	if x.pendingBytes += int64(len(x.strs) - before); x.pending >= dedupeBatch || x.pendingBytes >= dedupeBytes {
 		x.dedupe()
 	}
 }
 
 // dedupe takes the pending records in: each replaces the record with its
 // id in place (the last version wins, in the place of the first), or is
-// kept where it is; x is its own when any is pending.
+// kept where it is; x is its own when any is pending. Then it compacts
+// strs if replaced versions left more of it than the records hold.
 func (x *index) dedupe() {
-	if x.pending == 0 {
-		return
+	if x.pending > 0 {
+		x.takePending()
 	}
+	x.pendingBytes = 0
+	if live := int64(len(x.strs)) - x.dead; x.self == x && x.dead > 64<<10 && x.dead > live {
+		x.compact()
+	}
+}
+
+func (x *index) takePending() {
 	w := len(x.recs) - x.pending
 	if x.pos == nil {
 		x.pos = newPositions(max(x.want, len(x.recs)))
 		for i := range x.recs[:w] {
-			x.pos.add(x.recs, x.recs[i].id, int32(i))
+			x.pos.add(x, x.bytesOf(x.recs[i].id), int32(i))
 		}
 	}
 	for i := w; i < len(x.recs); i++ {
 		r := x.recs[i]
-		if j, ok := x.pos.add(x.recs, r.id, int32(w)); ok {
-			x.replace(int(j), r)
+		if j, ok := x.pos.add(x, x.bytesOf(r.id), int32(w)); ok {
+			x.dead += int64(r.id.n) + x.recs[j].info.size()
+			r.id = x.recs[j].id
+			x.recs[j] = r
 			continue
 		}
 		x.recs[w] = r
-		x.bytes += r.size()
 		w++
 	}
 	clear(x.recs[w:])
@@ -159,24 +172,7 @@ func (x *index) dedupe() {
 		// Most were versions written again: the room they took goes.
 		x.recs = slices.Clone(x.recs[:w])
 	}
-	x.recs, x.pending, x.pendingBytes = x.recs[:w], 0, 0
-}
-
-func (x *index) replace(i int, r rec) {
-	x.bytes += r.size() - x.recs[i].size()
-	r.id = x.recs[i].id
-	x.recs[i] = r
-}
-
-// size is what r's strings take.
-func (r *rec) size() int64 {
-	n := len(r.id) + len(r.info.prompt)
-	for _, l := range [2][]string{r.info.responses, r.info.calls} {
-		for _, s := range l {
-			n += len(s) + 16
-		}
-	}
-	return int64(n)
+	x.recs, x.pending = x.recs[:w], 0
 }
 
 // recBytes is what a record takes besides its strings: itself, its place
@@ -185,7 +181,7 @@ var recBytes = int64(reflect.TypeFor[rec]().Size()+reflect.TypeFor[entry]().Size
 
 // Size is the memory x takes besides its Lines (jsonl.Indexed), with the
 // view a Store makes of it while it is cached.
-func (x *index) Size() int64 { return int64(cap(x.recs))*recBytes + x.bytes }
+func (x *index) Size() int64 { return int64(cap(x.recs))*recBytes + int64(cap(x.strs)) }
 
 // Expect sizes x's records for total times those gathered so far (see
 // jsonl.Indexed): growing them by copies was a quarter of a first read.
@@ -231,8 +227,16 @@ func (x *index) Merge(y *index) {
 	}
 	x.lazy = &lazyView{}
 	x.recs = jsonl.Grow(x.recs, len(y.recs))
+	base := uint32(len(x.strs))
+	x.strs = append(jsonl.Grow(x.strs, len(y.strs)), y.strs...)
+	x.dead += y.dead
 	for _, r := range y.recs {
 		r.line += shift
+		for _, sp := range []*span{&r.id, &r.info.prompt, &r.info.lists} {
+			if sp.n > 0 {
+				sp.off += base
+			}
+		}
 		x.recs = append(x.recs, r)
 	}
 	x.pending += len(y.recs)
@@ -259,12 +263,9 @@ func (x *index) AppendFacts(b []byte) []byte {
 			flags |= flagVisible
 		}
 		b = append(binary.LittleEndian.AppendUint32(b, r.sum), flags)
-		b = jsonl.AppendString(jsonl.AppendString(b, r.id), r.info.prompt)
-		for _, l := range [][]string{r.info.responses, r.info.calls} {
-			b = binary.AppendUvarint(b, uint64(len(l)))
-			for _, s := range l {
-				b = jsonl.AppendString(b, s)
-			}
+		for _, s := range []span{r.id, r.info.prompt, r.info.lists} {
+			b = binary.AppendUvarint(b, uint64(s.n))
+			b = append(b, x.bytesOf(s)...)
 		}
 	}
 	return b
@@ -273,42 +274,29 @@ func (x *index) AppendFacts(b []byte) []byte {
 var errFacts = errors.New("bad chat file facts")
 
 // ReadFacts reads what AppendFacts wrote, into an index whose Lines are
-// loaded: a record must lie within its line.
+// loaded: a record must lie within its line. Its strings are copied into
+// strs at once, not made one by one.
 func (x *index) ReadFacts(b []byte) error {
 	r := jsonl.FactReader{B: b}
-	// Every string read is a part of one copy of b: a string allocated for
-	// each id and prompt was most of what a restart's first page of a big
-	// chat file allocated (209k allocations). They are what the index
-	// holds, so the copy is live as long as the index is.
-	all := string(b)
-	str := func() string {
-		p := r.Bytes()
-		end := len(b) - len(r.B)
-		return all[end-len(p) : end]
-	}
-	x.header = Header{str(), str(), str(), str()}
+	x.header = Header{r.String(), r.String(), r.String(), r.String()}
 	n := r.Uvarint()
 	if r.Bad || n > uint64(len(r.B)) {
 		return errFacts
 	}
 	lines := x.Lines()
-	x.recs, x.pos, x.self, x.bytes, x.lazy = make([]rec, n), nil, x, 0, &lazyView{}
+	x.recs, x.pos, x.self, x.dead, x.lazy = make([]rec, n), nil, x, 0, &lazyView{}
+	x.strs = make([]byte, 0, len(r.B))
 	for i := range x.recs {
 		line, start, size := r.Uvarint(), r.Uvarint(), r.Uvarint()
 		rc := rec{line: int32(line), start: int32(start), n: int32(size), sum: r.Uint32()}
 		flags := r.Byte()
 		rc.info.visible = flags&flagVisible != 0
-		rc.id, rc.info.prompt = str(), str()
-		for _, l := range []*[]string{&rc.info.responses, &rc.info.calls} {
-			for k := r.Uvarint(); k > 0 && !r.Bad; k-- {
-				*l = append(*l, str())
-			}
-		}
-		if r.Bad || rc.id == "" || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
+		rc.id, rc.info.prompt, rc.info.lists = add(x, r.Bytes()), add(x, r.Bytes()), add(x, r.Bytes())
+		if r.Bad || rc.id.n == 0 || !validLists(x.bytesOf(rc.info.lists)) ||
+			line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
 			return errFacts
 		}
 		x.recs[i] = rc
-		x.bytes += rc.size()
 	}
 	if len(r.B) != 0 {
 		return errFacts

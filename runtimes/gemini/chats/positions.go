@@ -22,7 +22,7 @@ var idSeed = maphash.MakeSeed()
 
 // idHash hashes a record id; a variable so that tests can make ids
 // collide.
-var idHash = func(id string) uint64 { return maphash.String(idSeed, id) }
+var idHash = func(id []byte) uint64 { return maphash.Bytes(idSeed, id) }
 
 func newPositions(n int) *positions { return &positions{byHash: make(map[uint64]int32, n)} }
 
@@ -33,24 +33,24 @@ func (p *positions) clone() *positions {
 	return &positions{maps.Clone(p.byHash), maps.Clone(p.more)}
 }
 
-// add is where id is in recs, found true, if it is there; else it
+// add is where id is in x.recs, found true, if it is there; else it
 // records that id is at i.
-func (p *positions) add(recs []rec, id string, i int32) (int32, bool) {
+func (p *positions) add(x *index, id []byte, i int32) (int32, bool) {
 	h := idHash(id)
 	j, ok := p.byHash[h]
 	switch {
 	case !ok:
 		p.byHash[h] = i
 		return i, false
-	case recs[j].id == id:
+	case string(x.bytesOf(x.recs[j].id)) == string(id):
 		return j, true
 	}
-	if j, ok := p.more[id]; ok {
+	if j, ok := p.more[string(id)]; ok {
 		return j, true
 	}
 	if p.more == nil {
 		p.more = map[string]int32{}
 	}
-	p.more[id] = i
+	p.more[string(id)] = i
 	return i, false
 }
