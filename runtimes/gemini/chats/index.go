@@ -183,8 +183,9 @@ var recBytes = int64(reflect.TypeFor[rec]().Size()+reflect.TypeFor[entry]().Size
 // view a Store makes of it while it is cached.
 func (x *index) Size() int64 { return int64(cap(x.recs))*recBytes + int64(cap(x.strs)) }
 
-// Expect sizes x's records for total times those gathered so far (see
-// jsonl.Indexed): growing them by copies was a quarter of a first read.
+// Expect sizes x's records and their strings for total times those
+// gathered so far (see jsonl.Indexed): growing them by copies was a
+// quarter of a first read.
 func (x *index) Expect(_, total float64) {
 	if x.self != x {
 		return // not a scan's own index
@@ -192,6 +193,7 @@ func (x *index) Expect(_, total float64) {
 	x.dedupe() // the records so far, not their versions
 	x.want = int(float64(len(x.recs))*total*1.1) + 16
 	x.recs = jsonl.Grow(x.recs, x.want-len(x.recs))
+	x.strs = jsonl.Grow(x.strs, int(float64(len(x.strs))*total*1.1)-len(x.strs))
 	if x.pos != nil { // made small by that dedupe: growing it was a tenth of a merge
 		pos := newPositions(x.want)
 		maps.Copy(pos.byHash, x.pos.byHash)
@@ -232,11 +234,9 @@ func (x *index) Merge(y *index) {
 	x.dead += y.dead
 	for _, r := range y.recs {
 		r.line += shift
-		for _, sp := range []*span{&r.id, &r.info.prompt, &r.info.lists} {
-			if sp.n > 0 {
-				sp.off += base
-			}
-		}
+		r.id.off += base // an empty span moved stays empty
+		r.info.prompt.off += base
+		r.info.lists.off += base
 		x.recs = append(x.recs, r)
 	}
 	x.pending += len(y.recs)
