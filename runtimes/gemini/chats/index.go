@@ -78,11 +78,30 @@ func (x *index) clear() {
 // add replays one line, reporting whether it holds records (its Span is
 // then the next of Lines).
 func (x *index) add(b []byte) bool {
-	l, err := x.reader.lineOf(b)
-	if err != nil {
-		return false // unparsable: skipped
-	}
 	line := int32(len(x.Lines()))
+	lr := &x.reader
+	defer lr.reset()
+	kind, ok := lr.scan(b)
+	if ok && kind == KindRecord {
+		// The record's strings are copied from the line into strs, none
+		// made on the way.
+		x.own()
+		x.take(line, &lr.taken)
+		return true
+	}
+	var l Line
+	switch {
+	case ok && kind == KindSet:
+		l = lr.set
+	case ok:
+		lr.header.SessionID, lr.header.ProjectHash = *lr.sid, *lr.ph
+		l = Line{Kind: KindHeader, Header: lr.header}
+	default:
+		var err error
+		if l, err = parseLine(b); err != nil {
+			return false // unparsable: skipped
+		}
+	}
 	switch l.Kind {
 	case KindHeader:
 		x.header.patch(l.Header)
@@ -93,12 +112,14 @@ func (x *index) add(b []byte) bool {
 		}
 		x.clear()
 		for i := range l.SetMsgs {
-			x.take(line, &l.SetMsgs[i])
+			t := takenOf(&l.SetMsgs[i])
+			x.take(line, &t)
 		}
 		return true
 	case KindRecord:
 		x.own()
-		x.take(line, &l.Record)
+		t := takenOf(&l.Record)
+		x.take(line, &t)
 		return true
 	}
 	return false
@@ -115,17 +136,17 @@ const (
 )
 
 // take takes in r, found in line; x is its own.
-func (x *index) take(line int32, r *Record) {
-	rc := rec{line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw)}
+func (x *index) take(line int32, r *taken) {
+	rc := rec{line: line, start: int32(r.start), n: int32(len(r.raw)), sum: checksum(r.raw)}
 	before := len(x.strs)
-	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == r.ID {
+	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == string(r.id) {
 		// Gemini writes a record again as it grows, on the next line.
 		last := &x.recs[n-1]
 		x.dead += last.info.size()
-		rc.id, rc.info = last.id, x.addInfo(&r.info)
+		rc.id, rc.info = last.id, x.addInfo(r)
 		*last = rc
 	} else {
-		rc.id, rc.info = add(x, r.ID), x.addInfo(&r.info)
+		rc.id, rc.info = add(x, r.id), x.addInfo(r)
 		x.recs = append(x.recs, rc)
 		x.pending++
 	}

@@ -21,33 +21,41 @@ func quickLine(b []byte) (Line, bool) { return new(lineReader).line(b) }
 // line is quickLine with lr as its reader: a replay reuses one, as a
 // reader made for each line (the schema's walk puts it on the heap) was
 // five sixths of what a replay allocated, and made it half again as long.
-// What lr read of b is dropped, but for the last record's strings.
 func (lr *lineReader) line(b []byte) (Line, bool) {
-	l, ok := lr.read(b)
-	lr.reset()
-	return l, ok
-}
-
-func (lr *lineReader) read(b []byte) (Line, bool) {
-	if len(b) == 0 || b[0] != '{' { // led by spaces: parseLine's business
+	defer lr.reset()
+	switch kind, ok := lr.scan(b); {
+	case !ok:
 		return Line{}, false
-	}
-	end := lineSchema.ReadShapedAt(lr.shape.Line(), b, 0, lr)
-	if !jsonl.Whole(b, end) {
-		return Line{}, false
-	}
-	switch {
-	case lr.isSet:
+	case kind == KindSet:
 		return lr.set, true
-	case lr.sid != nil && lr.ph != nil:
+	case kind == KindHeader:
 		lr.header.SessionID, lr.header.ProjectHash = *lr.sid, *lr.ph
 		return Line{Kind: KindHeader, Header: lr.header}, true
 	}
-	r, ok := lr.record(b[:end], 0)
-	if !ok || r.ID == "" {
-		return Line{}, false
+	return Line{Kind: KindRecord, Record: lr.record(lr.raw, 0)}, true
+}
+
+// scan reads line b into lr, reporting its kind; ok is false when b needs
+// parseLine. What lr read stays there, parts of b, until lr.reset.
+func (lr *lineReader) scan(b []byte) (Kind, bool) {
+	if len(b) == 0 || b[0] != '{' { // led by spaces: parseLine's business
+		return 0, false
 	}
-	return Line{Kind: KindRecord, Record: r}, true
+	end := lineSchema.ReadShapedAt(lr.shape.Line(), b, 0, lr)
+	if !jsonl.Whole(b, end) {
+		return 0, false
+	}
+	switch {
+	case lr.isSet:
+		return KindSet, true
+	case lr.sid != nil && lr.ph != nil:
+		return KindHeader, true
+	}
+	if !lr.readInfo() || len(lr.id) == 0 {
+		return 0, false
+	}
+	lr.raw = b[:end]
+	return KindRecord, true
 }
 
 // lineOf is the Line of b: quickLine's, else parseLine's. A record's Raw
@@ -65,27 +73,20 @@ func (lr *lineReader) lineOf(b []byte) (Line, error) {
 // lineReader is what quickLine reads of a line of any kind: a header's
 // and a $set's members, and what a replay needs of a record's (also read
 // for each record of a $set's message list, by elem). The strings it reads
-// are parts of the line, copied only into what a Line keeps.
+// are parts of the line: a replay copies those it keeps (see taken), and a
+// Line gets strings of its own.
 type lineReader struct {
 	set     Line // a $set's, when isSet (in the reader: one allocated per $set was a tenth of a replay's bytes)
 	isSet   bool
 	sid, ph *string
 	header  Header // startTime, lastUpdated
-	id      []byte
-	typ     string
 	content []byte // raw, read once the type is known
 	parts   partsInfo
-	read1   bool // parts is content's
-	thought bool // the record has thoughts (not what they say)
-	calls   [][]byte
+	read1   bool     // parts is content's
+	thought bool     // the record has thoughts (not what they say)
 	part    partInfo // the part being read (see readParts)
-	// last is the last record's strings, kept from line to line: Gemini
-	// writes a record again as it grows, on the next line, and its id and
-	// tool calls met again are those strings rather than new ones.
-	last struct {
-		id    string
-		calls []string
-	}
+	typ     string
+	taken
 	elem *lineReader // for the records of a $set's list
 	// The keys of the lines read, while a scan runs (see jsonl.Shape):
 	// finding and naming each key (most of them of members not read) was
@@ -93,11 +94,25 @@ type lineReader struct {
 	shape jsonl.PerScan[jsonl.Shape]
 }
 
-// reset drops what lr read of a line, keeping the last record's strings
-// and the room it made (emptied: what it held were parts of the line).
+// taken is a record as a replay takes it in (see info): its strings are
+// parts of the line read, or of a Record (takenOf).
+type taken struct {
+	id     []byte
+	raw    []byte // the record's bytes, at start in its line
+	start  int
+	prompt []byte
+	// responses and calls are the function responses' and the tool calls'
+	// ids; visible is info.visible.
+	responses, calls [][]byte
+	visible          bool
+}
+
+// reset drops what lr read of a line, keeping the room it made (emptied:
+// what it held were parts of the line).
 func (lr *lineReader) reset() {
-	clear(lr.calls)
-	*lr = lineReader{last: lr.last, calls: lr.calls[:0], elem: lr.elem, shape: lr.shape}
+	clear(lr.calls[:cap(lr.calls)])
+	clear(lr.parts.responses[:cap(lr.parts.responses)])
+	*lr = lineReader{taken: taken{calls: lr.calls[:0]}, parts: partsInfo{responses: lr.parts.responses[:0]}, elem: lr.elem, shape: lr.shape}
 }
 
 // recordFields are the members of a record a replay reads, in the order
@@ -127,7 +142,7 @@ var recordFields = []jsonl.Field[lineReader]{
 		// Gemini writes the type first: a user record's parts are read now,
 		// going over a long function response once rather than twice.
 		if r.typ == "user" && b[at] == '[' {
-			if r.parts, r.read1 = r.readParts(r.content, true); !r.read1 {
+			if r.read1 = r.readParts(r.content, true, &r.parts); !r.read1 {
 				return -1
 			}
 		}
@@ -211,80 +226,86 @@ func readSetMessages(b []byte, at int, r *lineReader) int {
 			return e // not an object: skipped, as parseSet does
 		}
 		defer rr.reset()
-		if recordInfoSchema.ReadAt(b, at, rr) != e {
+		if recordInfoSchema.ReadAt(b, at, rr) != e || !rr.readInfo() {
 			return -1
 		}
-		rec, ok := rr.record(b[:e], at)
-		if !ok {
-			return -1
-		}
-		if rec.ID != "" { // no id: skipped
-			l.SetMsgs = append(l.SetMsgs, rec)
+		if len(rr.id) > 0 { // no id: skipped
+			l.SetMsgs = append(l.SetMsgs, rr.record(b[:e], at))
 		}
 		return e
 	})
 }
 
-// record is the Record lr read, the object at b[start:]; ok is false when
-// its content needs encoding/json.
-func (lr *lineReader) record(b []byte, start int) (Record, bool) {
-	r := Record{ID: lr.lastID(), Type: lr.typ, Raw: b[start:], Start: start}
+// readInfo reads what lr.content says of the record (see info) now that
+// its type is known; false when it needs encoding/json.
+func (lr *lineReader) readInfo() bool {
 	c := lr.content
+	if lr.typ != "gemini" {
+		lr.calls = lr.calls[:0] // only a gemini record's are its info's
+	}
 	switch lr.typ {
 	case "user":
 		switch {
 		case len(c) > 0 && c[0] == '"':
 			p := &lr.part
 			if jsonl.Bytes(c, 0, &p.text) < 0 {
-				return Record{}, false
+				return false
 			}
 			lr.parts.add(p, true)
 		case len(c) > 0 && c[0] == '[' && !lr.read1:
-			var ok bool
-			if lr.parts, ok = lr.readParts(c, true); !ok {
-				return Record{}, false
+			if !lr.readParts(c, true, &lr.parts) {
+				return false
 			}
 		}
-		r.info = lr.parts.userInfo()
+		if !lr.parts.context {
+			lr.prompt, lr.responses, lr.visible = lr.parts.prompt, lr.parts.responses, len(lr.parts.prompt) > 0
+		}
 	case "gemini":
 		text := len(c) > 2 && c[0] == '"' // any escape decodes to something
 		if len(c) > 0 && c[0] == '[' {
-			parts, ok := lr.readParts(c, false)
-			if !ok {
-				return Record{}, false
+			var parts partsInfo
+			if !lr.readParts(c, false, &parts) {
+				return false
 			}
 			text = parts.said
 		}
-		r.info = info{calls: lr.lastCalls(), visible: text || lr.thought || len(lr.calls) > 0}
+		lr.visible = text || lr.thought || len(lr.calls) > 0
 	}
-	return r, true
+	return true
 }
 
-// lastID is the id lr read, the last record's string when it is the same.
-func (lr *lineReader) lastID() string {
-	if string(lr.id) != lr.last.id {
-		lr.last.id = string(lr.id)
-	}
-	return lr.last.id
+// record is the Record lr read, the object at b[start:], with strings of
+// its own.
+func (lr *lineReader) record(b []byte, start int) Record {
+	in := info{prompt: string(lr.prompt), visible: lr.visible, responses: strs(lr.responses), calls: strs(lr.calls)}
+	return Record{ID: string(lr.id), Type: lr.typ, Raw: b[start:], Start: start, info: in}
 }
 
-// lastCalls is the tool-call ids lr read (nil for none), the last
-// record's list when it is the same.
-func (lr *lineReader) lastCalls() []string {
-	if len(lr.calls) == 0 {
+// strs is l as strings; nil for none.
+func strs(l [][]byte) []string {
+	if len(l) == 0 {
 		return nil
 	}
-	same := len(lr.calls) == len(lr.last.calls)
-	for i := 0; same && i < len(lr.calls); i++ {
-		same = string(lr.calls[i]) == lr.last.calls[i]
+	out := make([]string, len(l))
+	for i, b := range l {
+		out[i] = string(b)
 	}
-	if !same {
-		lr.last.calls = make([]string, len(lr.calls))
-		for i, id := range lr.calls {
-			lr.last.calls[i] = string(id)
+	return out
+}
+
+// takenOf is r as a replay takes it in: a Record parseLine made, or one of
+// a $set's list.
+func takenOf(r *Record) taken {
+	t := taken{id: []byte(r.ID), raw: r.Raw, start: r.Start, prompt: []byte(r.info.prompt), visible: r.info.visible}
+	for _, l := range []struct {
+		from []string
+		to   *[][]byte
+	}{{r.info.responses, &t.responses}, {r.info.calls, &t.calls}} {
+		for _, s := range l.from {
+			*l.to = append(*l.to, []byte(s))
 		}
 	}
-	return lr.last.calls
+	return t
 }
 
 // partInfo is what a replay reads of one part of a content list; its
@@ -300,9 +321,9 @@ type partInfo struct {
 // (add) as userInfo and partsText read a list of them.
 type partsInfo struct {
 	context   bool   // a text starts the session context
-	prompt    string // the first text that is not empty
+	prompt    []byte // the first text that is not empty
 	said      bool   // a text that is not empty and not a thought
-	responses []string
+	responses [][]byte
 }
 
 // add takes in part p; only a user record's (user) keeps strings.
@@ -317,11 +338,11 @@ func (pi *partsInfo) add(p *partInfo, user bool) {
 	case bytes.HasPrefix(p.text, []byte(contextPrefix)):
 		pi.context = true
 	case len(p.text) > 0:
-		if pi.prompt == "" {
-			pi.prompt = string(p.text)
+		if len(pi.prompt) == 0 {
+			pi.prompt = p.text
 		}
 	case p.response:
-		pi.responses = append(pi.responses, string(p.responseID))
+		pi.responses = append(pi.responses, p.responseID)
 	}
 }
 
@@ -330,14 +351,13 @@ func (pi *partsInfo) userInfo() info {
 	if pi.context {
 		return info{} // the synthetic context: not a message
 	}
-	return info{prompt: pi.prompt, visible: pi.prompt != "", responses: pi.responses}
+	return info{prompt: string(pi.prompt), visible: len(pi.prompt) > 0, responses: strs(pi.responses)}
 }
 
-// readParts reads a content list of parts as a replay needs them (a
-// function response's id, not its output); ok is false when it needs
-// encoding/json (a part that is not an object or null, say).
-func (lr *lineReader) readParts(c []byte, user bool) (partsInfo, bool) {
-	var pi partsInfo
+// readParts reads a content list of parts into pi as a replay needs them
+// (a function response's id, not its output; parts of c); false when it
+// needs encoding/json (a part that is not an object or null, say).
+func (lr *lineReader) readParts(c []byte, user bool, pi *partsInfo) bool {
 	p := &lr.part // one of its own for each part escaped to the heap
 	end := jsonl.Array(c, 0, nil, func(at int) int {
 		if e := jsonl.ValueEnd(c, at); e > 0 && string(c[at:e]) == "null" {
@@ -348,8 +368,8 @@ func (lr *lineReader) readParts(c []byte, user bool) (partsInfo, bool) {
 		if e > 0 {
 			pi.add(p, user)
 		}
-		*p = partInfo{} // it borrows from c
 		return e
 	})
-	return pi, jsonl.Whole(c, end)
+	*p = partInfo{}
+	return jsonl.Whole(c, end)
 }

@@ -45,15 +45,15 @@ func add[S string | []byte](x *index, s S) span {
 	return span{uint32(off), uint32(len(s))}
 }
 
-// addInfo appends in's strings to x.strs; x is its own.
-func (x *index) addInfo(in *info) recInfo {
-	ri := recInfo{prompt: add(x, in.prompt), visible: in.visible}
-	if len(in.responses) == 0 && len(in.calls) == 0 {
+// addInfo appends the strings of r's info to x.strs; x is its own.
+func (x *index) addInfo(r *taken) recInfo {
+	ri := recInfo{prompt: add(x, r.prompt), visible: r.visible}
+	if len(r.responses) == 0 && len(r.calls) == 0 {
 		return ri
 	}
 	off := len(x.strs)
 	var buf [binary.MaxVarintLen64]byte
-	for _, l := range [2][]string{in.responses, in.calls} {
+	for _, l := range [2][][]byte{r.responses, r.calls} {
 		add(x, binary.AppendUvarint(buf[:0], uint64(len(l))))
 		for _, id := range l {
 			add(x, binary.AppendUvarint(buf[:0], uint64(len(id))))
