@@ -37,8 +37,10 @@ func add[S string | []byte](x *index, s S) span {
 		return span{}
 	}
 	if cap(x.strs)-len(x.strs) < len(s) {
-		// Doubled: append grows a big slice by a quarter.
-		x.strs = jsonl.Grow(x.strs, max(len(s), len(x.strs), 4096))
+		// Doubled: append grows a big slice by a quarter. From 256 bytes:
+		// most chat files are small, and 4 KB each was a quarter of what a
+		// cold List of 1,000 sessions allocated.
+		x.strs = jsonl.Grow(x.strs, max(len(s), len(x.strs), 256))
 	}
 	off := len(x.strs)
 	x.strs = append(x.strs, s...)
