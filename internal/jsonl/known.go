@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 )
@@ -25,6 +26,32 @@ func String(b []byte, at int, dst *string) int {
 		return -1
 	}
 	*dst = s
+	return e + 1
+}
+
+// Bytes reads the string at b[at] as String does, into *dst: a part of b
+// when the string holds no escape (nothing copied), else a new slice. For a
+// reader that keeps few of the strings it reads, or only compares them: a
+// string allocated for each was most of what a Gemini replay allocated.
+func Bytes(b []byte, at int, dst *[]byte) int {
+	if at >= len(b) || b[at] != '"' {
+		return -1
+	}
+	e := stringEnd(b, at+1)
+	if e < 0 {
+		return -1
+	}
+	in := b[at+1 : e]
+	if bytes.IndexByte(in, '\\') >= 0 {
+		s, ok := Unquote(in)
+		if !ok {
+			return -1
+		}
+		in = []byte(s)
+	} else if !plain(in) {
+		return -1
+	}
+	*dst = in
 	return e + 1
 }
 

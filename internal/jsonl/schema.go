@@ -118,6 +118,14 @@ func (s *Schema[T]) ReadShaped(sh *Shape, b []byte, dst *T) bool {
 // -1 when it refuses: for a reader of an object inside another.
 func (s *Schema[T]) ReadAt(b []byte, at int, dst *T) int { return s.walk(nil, b, at, dst) }
 
+// ReadShapedAt is ReadAt with the keys of the objects read before
+// remembered in sh (see ReadShaped). Like ReadAt, it does not zero *dst:
+// a reader of many lines can keep in it what it carries from one to the
+// next.
+func (s *Schema[T]) ReadShapedAt(sh *Shape, b []byte, at int, dst *T) int {
+	return s.walk(sh, b, at, dst)
+}
+
 // walk is the one walker (see walk) with s's keys.
 func (s *Schema[T]) walk(sh *Shape, b []byte, i int, dst *T) int {
 	var seen uint64

@@ -23,7 +23,10 @@
 // the bytes; a page reads and converts only its records. A replay reads
 // only the members a line's kind and a record's listing need, with the
 // shared schema reader (quickLine on jsonl.Schema, encoding/json for any
-// other shape), a big file in parts on every core (index.Merge). A file
+// other shape), a big file in parts on every core (index.Merge). Records
+// hold no pointer: their strings are spans of one byte slice of their
+// index (strs.go), their places found by a hash of their id (positions),
+// and records written again are deduped in batches (index.dedupe). A file
 // that only grew is read from where the last read stopped, any other
 // change replays it whole; with a cache directory the replays of big
 // files are persisted, so that a restarted daemon does not replay them

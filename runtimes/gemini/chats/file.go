@@ -57,15 +57,17 @@ type lazyView struct {
 func (x *index) snapshot(path string) *view {
 	v := &view{x: x, path: path, header: x.header, calls: map[string]bool{}, mtime: x.Info().ModTime().UnixNano()}
 	for i := range x.recs {
-		for _, id := range x.recs[i].info.calls {
-			v.calls[id] = true
-		}
+		x.eachList(&x.recs[i].info, func(call bool, id []byte) {
+			if call {
+				v.calls[string(id)] = true
+			}
+		})
 	}
 	for i := range x.recs {
-		if in := &x.recs[i].info; in.isMessage(v.called) {
+		if r := &x.recs[i]; x.isMessage(r, v.calls) {
 			v.n++
 			if v.prompt == "" {
-				v.prompt = in.prompt
+				v.prompt = x.str(r.info.prompt)
 			}
 		}
 	}
@@ -74,7 +76,7 @@ func (x *index) snapshot(path string) *view {
 
 // entryOf is the entry of v's record r.
 func (v *view) entryOf(r *rec) *entry {
-	return &entry{id: r.id, path: v.path, off: v.x.Lines()[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum}
+	return &entry{id: v.x.str(r.id), path: v.path, off: v.x.Lines()[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum}
 }
 
 // all is every message of v, in order.
@@ -85,7 +87,7 @@ func (v *view) all() []*entry {
 	v.once.Do(func() {
 		msgs := make([]*entry, 0, v.n)
 		for i := range v.x.recs {
-			if r := &v.x.recs[i]; r.info.isMessage(v.called) {
+			if r := &v.x.recs[i]; v.x.isMessage(r, v.calls) {
 				msgs = append(msgs, v.entryOf(r))
 			}
 		}
@@ -123,7 +125,7 @@ func (v *view) page(from, to int, desc bool) []*entry {
 		if desc {
 			r = &recs[len(recs)-1-i]
 		}
-		if !r.info.isMessage(v.called) {
+		if !v.x.isMessage(r, v.calls) {
 			continue
 		}
 		if k >= from {

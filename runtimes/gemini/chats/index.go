@@ -13,14 +13,15 @@ import (
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, quickLine, infoOf or the facts saved change, so that
 // indexes saved by an older cdevd are replayed again rather than trusted.
-const indexVersion = "gemini-chats-3"
+const indexVersion = "gemini-chats-4"
 
 // rec is where a record's latest version is (its line's place in Lines,
 // where it begins in the line, its length and a checksum of its bytes),
-// and what List and a page's count need of it.
+// and what List and a page's count need of it. Its strings are in its
+// index's strs (see span).
 type rec struct {
-	id    string
-	info  info
+	id    span
+	info  recInfo
 	line  int32
 	start int32 // a $set holds several records in a line
 	n     int32
@@ -32,42 +33,75 @@ type rec struct {
 type index struct {
 	jsonl.Index
 	header Header // first header's ids; times from the latest header or $set
-	recs   []rec  // in order of their first version
-	// pos is where each id is in recs; nil until an upsert needs it (a
-	// persisted index loaded for a page never does).
-	pos   map[string]int32
+	// recs are in order of their first version, but for the last pending:
+	// records taken since the last dedupe, which may repeat an id.
+	recs         []rec
+	pending      int
+	pendingBytes int64
+	// pos is where each id of the deduped records is in recs; nil until a
+	// dedupe needs it (a persisted index loaded for a page never does).
+	pos   *positions
+	strs  []byte // the records' strings (see span)
+	dead  int64  // bytes of strs no record holds
+	want  int    // the records Expect foresaw
 	reset bool   // a $set of the message list was replayed (for Merge)
-	self  *index // x itself once recs and pos are x's own (see own)
-	bytes int64  // the records' strings, for Size
+	self  *index // x itself once recs, pos and strs are x's own (see own)
 	lazy  *lazyView
 	// reader is add's, reused from line to line (see lineReader.line).
 	reader lineReader
 }
 
 // Finish ends a scan (jsonl.Indexed): what was read makes a new view.
-func (x *index) Finish() { x.lazy = &lazyView{} }
+func (x *index) Finish() {
+	x.dedupe()
+	x.lazy = &lazyView{}
+	x.reader.shape.Drop()
+}
 
 // own makes x's recs and pos its own before they change: jsonl.Refresh
 // extends a shallow copy of an index that readers may still hold.
 func (x *index) own() {
 	if x.self != x {
-		x.recs, x.pos, x.self = slices.Clone(x.recs), maps.Clone(x.pos), x
+		// strs is appended to, never written below its length: clipped,
+		// the next append copies it.
+		x.recs, x.pos, x.strs, x.self = slices.Clone(x.recs), x.pos.clone(), slices.Clip(x.strs), x
 	}
 }
 
-// clear drops every record (a $set of the message list).
+// clear drops every record (a $set of the message list), and what Expect
+// foresaw of them.
 func (x *index) clear() {
-	x.recs, x.pos, x.bytes, x.reset, x.self = nil, nil, 0, true, x
+	*x = index{Index: x.Index, header: x.header, reset: true, lazy: x.lazy, reader: x.reader}
+	x.self = x
 }
 
 // add replays one line, reporting whether it holds records (its Span is
 // then the next of Lines).
 func (x *index) add(b []byte) bool {
-	l, err := x.reader.lineOf(b)
-	if err != nil {
-		return false // unparsable: skipped
-	}
 	line := int32(len(x.Lines()))
+	lr := &x.reader
+	defer lr.reset()
+	kind, ok := lr.scan(b)
+	if ok && kind == KindRecord {
+		// The record's strings are copied from the line into strs, none
+		// made on the way.
+		x.own()
+		x.take(line, &lr.taken)
+		return true
+	}
+	var l Line
+	switch {
+	case ok && kind == KindSet:
+		l = lr.set
+	case ok:
+		lr.header.SessionID, lr.header.ProjectHash = *lr.sid, *lr.ph
+		l = Line{Kind: KindHeader, Header: lr.header}
+	default:
+		var err error
+		if l, err = parseLine(b); err != nil {
+			return false // unparsable: skipped
+		}
+	}
 	switch l.Kind {
 	case KindHeader:
 		x.header.patch(l.Header)
@@ -78,59 +112,88 @@ func (x *index) add(b []byte) bool {
 		}
 		x.clear()
 		for i := range l.SetMsgs {
-			x.upsert(line, &l.SetMsgs[i])
+			t := takenOf(&l.SetMsgs[i])
+			x.take(line, &t)
 		}
 		return true
 	case KindRecord:
 		x.own()
-		x.upsert(line, &l.Record)
+		t := takenOf(&l.Record)
+		x.take(line, &t)
 		return true
 	}
 	return false
 }
 
-// upsert takes in r, found in line; x is its own.
-func (x *index) upsert(line int32, r *Record) {
-	x.put(rec{id: r.ID, info: r.info, line: line, start: int32(r.Start), n: int32(len(r.Raw)), sum: checksum(r.Raw)})
+// Records are deduped in batches of at most dedupeBatch, or dedupeBytes of
+// their strings: a record looked up by its id as it was read, a cache miss
+// each among the lines scanned in between, was a seventh of a first read;
+// a batch's lookups follow one another. The bytes bound what records
+// written again and again hold until then.
+const (
+	dedupeBatch = 4096
+	dedupeBytes = 1 << 20
+)
+
+// take takes in r, found in line; x is its own.
+func (x *index) take(line int32, r *taken) {
+	rc := rec{line: line, start: int32(r.start), n: int32(len(r.raw)), sum: checksum(r.raw)}
+	before := len(x.strs)
+	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == string(r.id) {
+		// Gemini writes a record again as it grows, on the next line.
+		last := &x.recs[n-1]
+		x.dead += last.info.size()
+		rc.id, rc.info = last.id, x.addInfo(r)
+		*last = rc
+	} else {
+		rc.id, rc.info = add(x, r.id), x.addInfo(r)
+		x.recs = append(x.recs, rc)
+		x.pending++
+	}
+	if x.pendingBytes += int64(len(x.strs) - before); x.pending >= dedupeBatch || x.pendingBytes >= dedupeBytes {
+		x.dedupe()
+	}
 }
 
-// put replaces the record with r's id in place (the last version wins, in
-// the place of the first), or appends r; x is its own.
-func (x *index) put(r rec) {
-	if n := len(x.recs); n > 0 && x.recs[n-1].id == r.id {
-		x.replace(n-1, r) // Gemini writes a record again as it grows
-		return
+// dedupe takes the pending records in: each replaces the record with its
+// id in place (the last version wins, in the place of the first), or is
+// kept where it is; x is its own when any is pending. Then it compacts
+// strs if replaced versions left more of it than the records hold.
+func (x *index) dedupe() {
+	if x.pending > 0 {
+		x.takePending()
 	}
+	x.pendingBytes = 0
+	if live := int64(len(x.strs)) - x.dead; x.self == x && x.dead > 64<<10 && x.dead > live {
+		x.compact()
+	}
+}
+
+func (x *index) takePending() {
+	w := len(x.recs) - x.pending
 	if x.pos == nil {
-		x.pos = make(map[string]int32, len(x.recs)+1)
-		for i, r := range x.recs {
-			x.pos[r.id] = int32(i)
+		x.pos = newPositions(max(x.want, len(x.recs)))
+		for i := range x.recs[:w] {
+			x.pos.add(x, x.bytesOf(x.recs[i].id), int32(i))
 		}
 	}
-	if i, ok := x.pos[r.id]; ok {
-		x.replace(int(i), r)
-		return
-	}
-	x.pos[r.id] = int32(len(x.recs))
-	x.recs = append(x.recs, r)
-	x.bytes += r.size()
-}
-
-func (x *index) replace(i int, r rec) {
-	x.bytes += r.size() - x.recs[i].size()
-	r.id = x.recs[i].id
-	x.recs[i] = r
-}
-
-// size is what r's strings take.
-func (r *rec) size() int64 {
-	n := len(r.id) + len(r.info.prompt)
-	for _, l := range [2][]string{r.info.responses, r.info.calls} {
-		for _, s := range l {
-			n += len(s) + 16
+	for i := w; i < len(x.recs); i++ {
+		r := x.recs[i]
+		if j, ok := x.pos.add(x, x.bytesOf(r.id), int32(w)); ok {
+			x.dead += int64(r.id.n) + x.recs[j].info.size()
+			r.id = x.recs[j].id
+			x.recs[j] = r
+			continue
 		}
+		x.recs[w] = r
+		w++
 	}
-	return int64(n)
+	clear(x.recs[w:])
+	if cap(x.recs) > 2*max(w, x.want) {
+		// Most were versions written again: the room they took goes.
+		x.recs = slices.Clone(x.recs[:w])
+	}
+	x.recs, x.pending = x.recs[:w], 0
 }
 
 // recBytes is what a record takes besides its strings: itself, its place
@@ -139,21 +202,25 @@ var recBytes = int64(reflect.TypeFor[rec]().Size()+reflect.TypeFor[entry]().Size
 
 // Size is the memory x takes besides its Lines (jsonl.Indexed), with the
 // view a Store makes of it while it is cached.
-func (x *index) Size() int64 { return int64(cap(x.recs))*recBytes + x.bytes }
+func (x *index) Size() int64 { return int64(cap(x.recs))*recBytes + int64(cap(x.strs)) }
 
-// Expect sizes x's records for total times those gathered so far (see
-// jsonl.Indexed): growing them by copies was a quarter of a first read.
+// Expect sizes x's records and their strings for total times those
+// gathered so far (see jsonl.Indexed): growing them by copies was a
+// quarter of a first read.
 func (x *index) Expect(_, total float64) {
 	if x.self != x {
 		return // not a scan's own index
 	}
-	want := int(float64(len(x.recs))*total*1.1) + 16
-	x.recs = jsonl.Grow(x.recs, want-len(x.recs))
-	pos := make(map[string]int32, want)
-	for i, r := range x.recs {
-		pos[r.id] = int32(i)
+	x.dedupe() // the records so far, not their versions
+	x.want = int(float64(len(x.recs))*total*1.1) + 16
+	x.recs = jsonl.Grow(x.recs, x.want-len(x.recs))
+	x.strs = jsonl.Grow(x.strs, int(float64(len(x.strs))*total*1.1)-len(x.strs))
+	if x.pos != nil { // made small by that dedupe: growing it was a tenth of a merge
+		pos := newPositions(x.want)
+		maps.Copy(pos.byHash, x.pos.byHash)
+		pos.more = x.pos.more
+		x.pos = pos
 	}
-	x.pos = pos
 }
 
 func (h *Header) patch(p Header) {
@@ -183,10 +250,18 @@ func (x *index) Merge(y *index) {
 	}
 	x.lazy = &lazyView{}
 	x.recs = jsonl.Grow(x.recs, len(y.recs))
+	base := uint32(len(x.strs))
+	x.strs = append(jsonl.Grow(x.strs, len(y.strs)), y.strs...)
+	x.dead += y.dead
 	for _, r := range y.recs {
 		r.line += shift
-		x.put(r)
+		r.id.off += base // an empty span moved stays empty
+		r.info.prompt.off += base
+		r.info.lists.off += base
+		x.recs = append(x.recs, r)
 	}
+	x.pending += len(y.recs)
+	x.dedupe()
 }
 
 // flagVisible is info.visible in persisted facts.
@@ -209,12 +284,9 @@ func (x *index) AppendFacts(b []byte) []byte {
 			flags |= flagVisible
 		}
 		b = append(binary.LittleEndian.AppendUint32(b, r.sum), flags)
-		b = jsonl.AppendString(jsonl.AppendString(b, r.id), r.info.prompt)
-		for _, l := range [][]string{r.info.responses, r.info.calls} {
-			b = binary.AppendUvarint(b, uint64(len(l)))
-			for _, s := range l {
-				b = jsonl.AppendString(b, s)
-			}
+		for _, s := range []span{r.id, r.info.prompt, r.info.lists} {
+			b = binary.AppendUvarint(b, uint64(s.n))
+			b = append(b, x.bytesOf(s)...)
 		}
 	}
 	return b
@@ -223,7 +295,8 @@ func (x *index) AppendFacts(b []byte) []byte {
 var errFacts = errors.New("bad chat file facts")
 
 // ReadFacts reads what AppendFacts wrote, into an index whose Lines are
-// loaded: a record must lie within its line.
+// loaded: a record must lie within its line. Its strings are copied into
+// strs at once, not made one by one.
 func (x *index) ReadFacts(b []byte) error {
 	r := jsonl.FactReader{B: b}
 	x.header = Header{r.String(), r.String(), r.String(), r.String()}
@@ -232,23 +305,19 @@ func (x *index) ReadFacts(b []byte) error {
 		return errFacts
 	}
 	lines := x.Lines()
-	x.recs, x.pos, x.self, x.bytes, x.lazy = make([]rec, n), nil, x, 0, &lazyView{}
+	x.recs, x.pos, x.self, x.dead, x.lazy = make([]rec, n), nil, x, 0, &lazyView{}
+	x.strs = make([]byte, 0, len(r.B))
 	for i := range x.recs {
 		line, start, size := r.Uvarint(), r.Uvarint(), r.Uvarint()
 		rc := rec{line: int32(line), start: int32(start), n: int32(size), sum: r.Uint32()}
 		flags := r.Byte()
 		rc.info.visible = flags&flagVisible != 0
-		rc.id, rc.info.prompt = r.String(), r.String()
-		for _, l := range []*[]string{&rc.info.responses, &rc.info.calls} {
-			for k := r.Uvarint(); k > 0 && !r.Bad; k-- {
-				*l = append(*l, r.String())
-			}
-		}
-		if r.Bad || rc.id == "" || line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
+		rc.id, rc.info.prompt, rc.info.lists = add(x, r.Bytes()), add(x, r.Bytes()), add(x, r.Bytes())
+		if r.Bad || rc.id.n == 0 || !validLists(x.bytesOf(rc.info.lists)) ||
+			line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
 			return errFacts
 		}
 		x.recs[i] = rc
-		x.bytes += rc.size()
 	}
 	if len(r.B) != 0 {
 		return errFacts

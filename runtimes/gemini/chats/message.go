@@ -142,23 +142,21 @@ func infoOf(r record) info {
 	return info{}
 }
 
-// userInfo is the info of a user record whose content is parts.
+// userInfo is the info of a user record whose content is parts: taken in
+// as a replay takes in the parts it reads (partsInfo.add).
 func userInfo(parts []part) info {
-	var in info
+	var pi partsInfo
 	for _, p := range parts {
-		switch {
-		case p.Text != nil && strings.HasPrefix(*p.Text, contextPrefix):
-			return info{} // the synthetic context: not a message
-		case p.Text != nil && *p.Text != "":
-			if in.prompt == "" {
-				in.prompt = *p.Text
-			}
-			in.visible = true
-		case p.FunctionResponse != nil:
-			in.responses = append(in.responses, p.FunctionResponse.ID)
+		q := partInfo{thought: p.Thought}
+		if p.Text != nil {
+			q.text = []byte(*p.Text)
 		}
+		if p.FunctionResponse != nil {
+			q.response, q.responseID = true, []byte(p.FunctionResponse.ID)
+		}
+		pi.add(&q, true)
 	}
-	return in
+	return pi.userInfo()
 }
 
 // isMessage reports whether a record with in is a message, given the tool

@@ -256,7 +256,7 @@ func TestMergeEqualsReference(t *testing.T) {
 			x, _ := indexView(t, first, nil)
 			y, _ := indexView(t, second, nil)
 			// x as jsonl leaves it before Merge: the lines of both parts.
-			m := &index{Index: full.Index, header: x.header, recs: x.recs, pos: x.pos, reset: x.reset}
+			m := &index{Index: full.Index, header: x.header, recs: x.recs, pos: x.pos, strs: x.strs, reset: x.reset}
 			m.Merge(y)
 			sameView(t, fmt.Sprintf("%s cut at %d", name, cut), m.snapshot(whole), want)
 		}
@@ -298,7 +298,7 @@ func TestMergeThreeParts(t *testing.T) {
 				z, _ := indexView(t, write("z.jsonl", b[c2:]), nil)
 				what := fmt.Sprintf("%s cut at %d, %d", name, c1, c2)
 				// As jsonl leaves x before each Merge: the lines so far.
-				m := &index{Index: xy.Index, header: x.header, recs: x.recs, pos: x.pos, reset: x.reset}
+				m := &index{Index: xy.Index, header: x.header, recs: x.recs, pos: x.pos, strs: x.strs, reset: x.reset}
 				m.Merge(y)
 				m.Index = full.Index
 				m.Merge(z)

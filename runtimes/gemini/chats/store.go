@@ -87,8 +87,8 @@ var format = history.Format[index, *index]{
 	// summaries are Group's, so this is made without a view of x.
 	Describe: func(x *index) (string, string) {
 		for i := range x.recs {
-			if p := x.recs[i].info.prompt; p != "" { // a prompt is a message
-				return history.Shorten(strings.TrimSpace(p), 100), ""
+			if p := x.recs[i].info.prompt; p.n > 0 { // a prompt is a message
+				return history.Shorten(strings.TrimSpace(x.str(p)), 100), ""
 			}
 		}
 		return "", ""
