@@ -250,7 +250,7 @@ func (x *index) Merge(y *index) {
 	}
 	x.lazy = &lazyView{}
 	x.recs = jsonl.Grow(x.recs, len(y.recs))
-	base := uint32(len(x.strs))
+	base := len(x.strs)
 	x.strs = append(jsonl.Grow(x.strs, len(y.strs)), y.strs...)
 	x.dead += y.dead
 	for _, r := range y.recs {

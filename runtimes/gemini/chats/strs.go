@@ -15,8 +15,13 @@ import (
 // their bytes behind (dead), copied out when they outweigh the rest
 // (compact).
 
-// span is bytes of an index's strs: where they begin, and how many.
-type span struct{ off, n uint32 }
+// span is bytes of an index's strs: where they begin, and how many (one
+// string is a part of one line, far below 4 GB; all of a file's strings
+// need not be).
+type span struct {
+	off int
+	n   uint32
+}
 
 // recInfo is a record's info (see info) in its index's strs.
 type recInfo struct {
@@ -26,7 +31,10 @@ type recInfo struct {
 }
 
 // bytesOf is s in x.strs, not a copy.
-func (x *index) bytesOf(s span) []byte { return x.strs[s.off : s.off+s.n : s.off+s.n] }
+func (x *index) bytesOf(s span) []byte {
+	end := s.off + int(s.n)
+	return x.strs[s.off:end:end]
+}
 
 // str is s in x.strs, copied.
 func (x *index) str(s span) string { return string(x.bytesOf(s)) }
@@ -44,7 +52,7 @@ func add[S string | []byte](x *index, s S) span {
 	}
 	off := len(x.strs)
 	x.strs = append(x.strs, s...)
-	return span{uint32(off), uint32(len(s))}
+	return span{off, uint32(len(s))}
 }
 
 // addInfo appends the strings of r's info to x.strs; x is its own.
@@ -62,7 +70,7 @@ func (x *index) addInfo(r *taken) recInfo {
 			add(x, id)
 		}
 	}
-	ri.lists = span{uint32(off), uint32(len(x.strs) - off)}
+	ri.lists = span{off, uint32(len(x.strs) - off)}
 	return ri
 }
 
@@ -113,7 +121,7 @@ func (x *index) isMessage(r *rec, calls map[string]bool) bool {
 func (x *index) compact() {
 	old := x.strs
 	x.strs, x.dead = make([]byte, 0, len(old)-int(x.dead)), 0
-	move := func(s span) span { return add(x, old[s.off:s.off+s.n]) }
+	move := func(s span) span { return add(x, old[s.off:s.off+int(s.n)]) }
 	for i := range x.recs {
 		r := &x.recs[i]
 		r.id, r.info.prompt, r.info.lists = move(r.id), move(r.info.prompt), move(r.info.lists)
