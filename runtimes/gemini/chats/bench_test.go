@@ -214,7 +214,8 @@ func BenchmarkListColdBesideBig(b *testing.B) {
 // BenchmarkFirstPageBench is BenchmarkFirstPage/cold on the chat file
 // `cdevd bench` measures (testdoubles/geminigen, ~1 KB pads: more,
 // smaller records than writeBig's), without and with a cache directory
-// (the daemon has one, so the first read also persists the replay).
+// (the daemon has one, so the first read also persists the replay). Each
+// reports the CPU time a page took, and the collector's share of it.
 func BenchmarkFirstPageBench(b *testing.B) {
 	home, ws := b.TempDir(), b.TempDir()
 	const id = "0b000000-0000-4000-8000-000000000001"
@@ -230,11 +231,13 @@ func BenchmarkFirstPageBench(b *testing.B) {
 		}
 	}
 	b.Run("cold", func(b *testing.B) {
+		defer reportCPU(b)()
 		for b.Loop() {
 			page(New(home, nil))
 		}
 	})
 	b.Run("cold-persist", func(b *testing.B) {
+		defer reportCPU(b)()
 		for b.Loop() {
 			s := New(home, nil).WithCacheDir(b.TempDir())
 			page(s)
@@ -246,6 +249,7 @@ func BenchmarkFirstPageBench(b *testing.B) {
 		s := New(home, nil).WithCacheDir(cache)
 		page(s) // saves the index
 		s.Close()
+		defer reportCPU(b)()
 		for b.Loop() {
 			page(New(home, nil).WithCacheDir(cache))
 		}

@@ -318,23 +318,31 @@ func TestMergeThreeParts(t *testing.T) {
 	}
 }
 
-// TestReplayManyRecords: a replay of many records equals the reference, records written
-// again far from their first version (in an earlier part) included, as do
-// its facts read back and its replay extended.
-func TestReplayManyRecords(t *testing.T) {
+// rewrittenChat is a chat file of the generator's turns, at least
+// messages of them, with an early user record written again after every
+// every-th turn.
+func rewrittenChat(messages, every int) []byte {
 	g := geminigen.New("0b000000-0000-4000-8000-000000000001", "/ws")
 	var b []byte
 	for _, l := range g.Header() {
 		b = append(b, l+"\n"...)
 	}
-	for i := 0; g.Messages() < 3000; i++ {
+	for i := 0; g.Messages() < messages; i++ {
 		for _, l := range g.Turn() {
 			b = append(b, l+"\n"...)
 		}
-		if i%97 == 0 { // an early record written again
+		if i%every == 0 { // an early record written again
 			b = append(b, fmt.Sprintf(`{"id":"u-%d","type":"user","content":"again %d"}`+"\n", i/3, i)...)
 		}
 	}
+	return b
+}
+
+// TestReplayManyRecords: a replay of many records equals the reference, records written
+// again far from their first version (in an earlier part) included, as do
+// its facts read back and its replay extended.
+func TestReplayManyRecords(t *testing.T) {
+	b := rewrittenChat(3000, 97)
 	checkReplay(t, b, len(b)/3)
 	p := t.TempDir() + "/c.jsonl"
 	if err := os.WriteFile(p, b, 0o600); err != nil {
