@@ -96,16 +96,19 @@ var eventFigures = []figure{
 	{key: "append", title: "transcript append → watcher p50 / p99", target: "keep (0.5 / 0.9–4.4 ms)", measure: (*Bench).appendTail},
 }
 
-// transcriptFigures are the transcript figures of st, keyed with prefix.
+// transcriptFigures are the transcript figures of st, keyed with prefix. The
+// limits are what a user of the history screens feels: a never-read first
+// page may scan the whole file (≤ 100 ms), while after a restart the saved
+// index should spare that scan (≤ 25 ms).
 func transcriptFigures(st store, prefix string) []figure {
 	on := func(m func(*Bench, context.Context, store) (sample, error)) func(*Bench, context.Context) (sample, error) {
 		return func(b *Bench, ctx context.Context) (sample, error) { return m(b, ctx, st) }
 	}
 	return []figure{
-		{key: prefix + "page-cold", title: st.name + ": first page (50 newest) of a never-read {big} transcript", baseName: "read file once", valueMax: 0.060,
-			target: "≤ 60 ms", measure: on((*Bench).pageCold)},
-		{key: prefix + "page-restart", title: st.name + ": the same right after a daemon restart", baseName: "read file once", valueMax: 0.060,
-			target: "≤ 60 ms", measure: on((*Bench).pageRestart)},
+		{key: prefix + "page-cold", title: st.name + ": first page (50 newest) of a never-read {big} transcript", baseName: "read file once", valueMax: 0.100,
+			target: "≤ 100 ms", measure: on((*Bench).pageCold)},
+		{key: prefix + "page-restart", title: st.name + ": the same right after a daemon restart", baseName: "read file once", valueMax: 0.025,
+			target: "≤ 25 ms", measure: on((*Bench).pageRestart)},
 		{key: prefix + "page-warm", title: st.name + ": page of an indexed transcript, round trip p50", baseName: "echo", valueMax: 0.0015,
 			target: "≤ 1.5 ms", measure: on((*Bench).pageWarm)},
 		{key: prefix + "history-first", title: st.name + ": history of {sessions} sessions, first call", baseName: "read files once", valueMax: 0.150,
