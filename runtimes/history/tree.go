@@ -18,6 +18,7 @@ import (
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 // DateTree is the layout of files filed under the day their session was
@@ -73,13 +74,45 @@ type DateTree[P any] struct {
 	HeadMin int64
 }
 
-// Tree is the Store of a format whose files are kept as a DateTree says:
-// the whole of runtimes.Transcripts. It remembers where each session's
-// file is, and the directory each file records by the file's identity, so
-// that List indexes only the files of the directory asked.
+// Layout is the layout of one file per session, named <id><Ext>, in a
+// folder per working directory (Claude Code's): a tree of one level whose
+// root is dir's folder, every file of it dir's (see NewFolders).
+type Layout struct {
+	// Folder is where the sessions run in dir are kept.
+	Folder func(dir string) string
+	// Ext is a session file's suffix (".jsonl").
+	Ext string
+	// IsID reports whether a file's name without Ext names a session: other
+	// files in the folder are not listed.
+	IsID func(id string) bool
+}
+
+// Folders is the Store of a format whose files are kept as Layout says.
+type Folders[T any, P Index[T]] = Tree[T, P]
+
+// NewFolders returns the Store of the sessions f describes, kept as l says:
+// List reads dir's folder only and lists every session file in it, and a
+// session's file is known by its name without looking for it.
+func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders[T, P] {
+	id := func(name string) string {
+		if id, ok := strings.CutSuffix(name, l.Ext); ok && l.IsID(id) {
+			return id
+		}
+		return ""
+	}
+	return newTree(f, DateTree[P]{ID: id}, o, kit.FilePerSession{Folder: l.Folder, Ext: l.Ext, Watcher: o.Watcher})
+}
+
+// Tree is the Store of a format whose files are kept as a DateTree (or a
+// Layout) says: the whole of runtimes.Transcripts. It remembers where each
+// session's file is, and the directory each file records by the file's
+// identity, so that List indexes only the files of the directory asked.
 type Tree[T any, P Index[T]] struct {
 	*Store[T, P]
 	l DateTree[P]
+	// byDir is the layout of a folder per directory (NewFolders), whose
+	// Path, Has and Watch it gives; its Folder is nil for a DateTree.
+	byDir kit.FilePerSession
 
 	mu    sync.Mutex
 	paths map[string]string // file by session id
@@ -89,48 +122,75 @@ type Tree[T any, P Index[T]] struct {
 	hmu   sync.Mutex
 	heads map[string]head
 
-	// List's watch of the tree and its last result per directory.
+	// List's watches of each root (the tree's, or a directory's folder)
+	// and its last result per directory.
 	lmu       sync.Mutex
-	tr        tree
+	trees     map[string]*tree // by root
+	vers      uint64           // the last tree.ver given
 	idle      time.Duration
 	afterFunc func(time.Duration, func()) *time.Timer
 	closed    bool // Close was called: List watches nothing
 
-	headBytes, walks atomic.Int64
+	headBytes atomic.Int64
 }
 
 // NewTree returns the Store of the sessions f describes, kept as l says.
 func NewTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options) *Tree[T, P] {
+	return newTree(f, l, o, kit.FilePerSession{})
+}
+
+func newTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options, byDir kit.FilePerSession) *Tree[T, P] {
 	if l.MaxWatchedDirs == 0 {
 		l.MaxWatchedDirs = maxWatchedDirs
 	}
 	if l.HeadMin == 0 {
 		l.HeadMin = headMin
 	}
-	if l.Depth == 0 {
+	if l.Depth == 0 && byDir.Folder == nil {
 		l.Depth = 3
 	}
-	t := &Tree[T, P]{l: l, paths: map[string]string{}, heads: map[string]head{},
-		tr:   tree{gens: map[string]*fswatch.Gen{}, lists: map[string]*treeListing{}},
-		idle: cmp.Or(o.ListIdle, listIdle), afterFunc: o.AfterFunc}
+	t := &Tree[T, P]{l: l, byDir: byDir, paths: map[string]string{}, heads: map[string]head{},
+		trees: map[string]*tree{}, idle: cmp.Or(o.ListIdle, listIdle), afterFunc: o.AfterFunc}
 	if t.afterFunc == nil {
 		t.afterFunc = time.AfterFunc
 	}
-	t.Store = New(f, t.Path, o)
+	t.Store = New(f, t.file, o)
 	return t
+}
+
+// root is the folder List reads for dir's sessions.
+func (t *Tree[T, P]) root(dir string) string {
+	if t.byDir.Folder != nil {
+		return t.byDir.Folder(dir)
+	}
+	return t.l.Root
+}
+
+// file is where session id of dir is: in a folder per directory, where it
+// would be (validated, so that it cannot name a file elsewhere), without
+// looking; in a date tree, where it is found (Path).
+func (t *Tree[T, P]) file(dir, id string) (string, error) {
+	if t.byDir.Folder == nil {
+		return t.Path(dir, id)
+	}
+	if err := runtimes.ValidSessionID(id); err != nil {
+		return "", err
+	}
+	return filepath.Join(t.byDir.Folder(dir), id+t.byDir.Ext), nil
 }
 
 // WithWatcher makes Tail, Watch and List watch through w rather than the
 // process's shared watcher; it returns t. Call it before using t.
 func (t *Tree[T, P]) WithWatcher(w *fswatch.Watcher) *Tree[T, P] {
 	t.Store.WithWatcher(w)
+	t.byDir.Watcher = w
 	return t
 }
 
 // TreeStats are a Tree's Stats and what its listing read besides.
 type TreeStats struct {
 	Stats
-	Walks     int64 // reads of every folder of the tree
+	Walks     int64 // reads of every folder of the tree (DirReads)
 	HeadBytes int64 // bytes read from files' first lines
 	Watched   int   // folders List watches
 }
@@ -138,9 +198,13 @@ type TreeStats struct {
 // Stats says what t has read so far.
 func (t *Tree[T, P]) Stats() TreeStats {
 	t.lmu.Lock()
-	watched := len(t.tr.gens)
+	watched := 0
+	for _, tr := range t.trees {
+		watched += len(tr.gens)
+	}
 	t.lmu.Unlock()
-	return TreeStats{t.Store.Stats(), t.walks.Load(), t.headBytes.Load(), watched}
+	st := t.Store.Stats()
+	return TreeStats{st, st.DirReads, t.headBytes.Load(), watched}
 }
 
 // treeFile is one file found by walk: its name in the open day folder dir,
@@ -150,12 +214,15 @@ type treeFile struct {
 	dir            *os.File
 }
 
-// walk lists every file under Root/YYYY/MM/DD, reading only the folders,
-// calling each (when not nil) with every session's file while its folder
-// is open, and remembers where each session's file is. It returns the
-// folders it read.
-func (t *Tree[T, P]) walk(ctx context.Context, each func(r treeFile) error) ([]string, error) {
-	t.walks.Add(1)
+// walk lists every file under root (Root/YYYY/MM/DD for a date tree),
+// reading only the folders, calling each with every session's file while
+// its folder is open, and remembers where each session's file is. It
+// returns the folders it read. With a nil each, it lists the folders only,
+// not reading those of the last level (the files' folders).
+func (t *Tree[T, P]) walk(ctx context.Context, root string, each func(r treeFile) error) ([]string, error) {
+	if each != nil {
+		t.dirReads.Add(1)
+	}
 	var dirs []string
 	var visit func(dir string, depth int) error
 	visit = func(dir string, depth int) error {
@@ -168,6 +235,9 @@ func (t *Tree[T, P]) walk(ctx context.Context, each func(r treeFile) error) ([]s
 		}
 		defer f.Close()
 		dirs = append(dirs, dir)
+		if each == nil && depth == t.l.Depth {
+			return nil
+		}
 		des, err := f.ReadDir(-1) // unsorted: List sorts by time
 		if err != nil {
 			return err
@@ -189,16 +259,16 @@ func (t *Tree[T, P]) walk(ctx context.Context, each func(r treeFile) error) ([]s
 				continue
 			}
 			r := treeFile{id, filepath.Join(dir, de.Name()), de.Name(), f}
-			t.remember(id, r.path)
-			if each != nil {
-				if err := each(r); err != nil {
-					return err
-				}
+			if t.byDir.Folder == nil { // a folder per directory: known by its name
+				t.remember(id, r.path)
+			}
+			if err := each(r); err != nil {
+				return err
 			}
 		}
 		return nil
 	}
-	err := visit(t.l.Root, 0)
+	err := visit(root, 0)
 	return dirs, err
 }
 
@@ -222,9 +292,10 @@ func (t *Tree[T, P]) remember(id, p string) {
 	}
 }
 
-// Locate returns the file of session id. A known path is checked with one
-// stat; an unknown id is looked for in the day folders of its creation
-// time, then (not there, or the id does not say) by a walk of them all.
+// Locate returns the file of session id, in a date tree. A known path is
+// checked with one stat; an unknown id is looked for in the day folders of
+// its creation time, then (not there, or the id does not say) by a walk of
+// them all.
 func (t *Tree[T, P]) Locate(id string) (string, bool) {
 	p, _, ok := t.locate(id)
 	return p, ok
@@ -232,7 +303,7 @@ func (t *Tree[T, P]) Locate(id string) (string, bool) {
 
 // locate is Locate, with the file's metadata.
 func (t *Tree[T, P]) locate(id string) (string, os.FileInfo, bool) {
-	if runtimes.ValidSessionID(id) != nil {
+	if runtimes.ValidSessionID(id) != nil || t.byDir.Folder != nil {
 		return "", nil, false
 	}
 	t.mu.Lock()
@@ -248,7 +319,7 @@ func (t *Tree[T, P]) locate(id string) (string, os.FileInfo, bool) {
 		t.remember(id, p)
 		return p, fi, true
 	}
-	if _, err := t.walk(context.Background(), nil); err != nil {
+	if _, err := t.walk(context.Background(), t.l.Root, func(treeFile) error { return nil }); err != nil {
 		t.log.Warn("walk "+t.f.What+"s", zap.Error(err))
 		return "", nil, false
 	}
@@ -302,7 +373,7 @@ func (t *Tree[T, P]) dayDir(day time.Time) string {
 }
 
 // Find returns session id's file if it records dir as its working
-// directory, with its up-to-date index. The error wraps
+// directory, with its up-to-date index, in a date tree. The error wraps
 // runtimes.ErrNoSession when there is none.
 func (t *Tree[T, P]) Find(ctx context.Context, dir, id string) (string, P, error) {
 	if err := runtimes.ValidSessionID(id); err != nil {
@@ -325,9 +396,13 @@ func (t *Tree[T, P]) Find(ctx context.Context, dir, id string) (string, P, error
 	return p, x, nil
 }
 
-// Path is session id's file if it records dir as its working directory.
-// The error wraps runtimes.ErrNoSession when there is none.
+// Path is session id's file if it records dir as its working directory
+// (in a folder per directory, if it is a regular file there). The error
+// wraps runtimes.ErrNoSession when there is none.
 func (t *Tree[T, P]) Path(dir, id string) (string, error) {
+	if t.byDir.Folder != nil {
+		return t.byDir.Path(dir, id)
+	}
 	p, _, err := t.Find(context.Background(), dir, id)
 	return p, err
 }
