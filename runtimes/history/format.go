@@ -31,14 +31,14 @@ type Index[T any] interface {
 // Format is what a runtime supplies for its stored sessions to be read. T is
 // its index type (a struct embedding jsonl.Index), P a pointer to it.
 //
-// Where the files are is the layout's business: Folders is the layout of
-// one file per session in a folder per working directory (Claude Code's);
-// a runtime that files its sessions otherwise (Codex's date tree) lists
-// them itself and uses the Store for the rest. Every func must be set,
-// but for a format whose sessions are not pages of lines: Gemini's chat
-// files are patch logs replayed into records, which its own store pages
-// and follows, using a Store for the indexes only (Index, Forget, Prune,
-// Stats); its format leaves Message, Counted and Tailed nil.
+// Where the files are is the layout's business: a Layout (NewFolders) for
+// one file per session in a folder per working directory (Claude Code's),
+// a DateTree (NewTree) for files filed by day that record their directory
+// (Codex's). Every func must be set, but for a format whose sessions are
+// not pages of lines: Gemini's chat files are patch logs replayed into
+// records, which its own store pages and follows, using a Tree for the
+// indexes and the listing only (List, Index, Head, Forget, Stats); its
+// format leaves Message, Counted and Tailed nil.
 type Format[T any, P Index[T]] struct {
 	// What names a file in logs and errors ("transcript").
 	What string
@@ -59,7 +59,7 @@ type Format[T any, P Index[T]] struct {
 	// Counted reports whether Add keeps line even though Message cannot
 	// read it: a message line damaged inside (the CLI never writes one),
 	// which a page leaves out. Any other line Message refuses means the
-	// index no longer describes the file (see Store.Messages).
+	// index no longer describes the file (see Tree.Messages).
 	Counted func(line []byte) bool
 	// Tailed reads a line appended to a followed file: ok is false for a
 	// line that is not a message, err says why one could not be read

@@ -1,21 +1,16 @@
 package history
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/kit"
@@ -87,10 +82,10 @@ type Layout struct {
 	IsID func(id string) bool
 }
 
-// Folders is the Store of a format whose files are kept as Layout says.
+// Folders is the Tree of a format whose files are kept as Layout says.
 type Folders[T any, P Index[T]] = Tree[T, P]
 
-// NewFolders returns the Store of the sessions f describes, kept as l says:
+// NewFolders returns the Tree of the sessions f describes, kept as l says:
 // List reads dir's folder only and lists every session file in it, and a
 // session's file is known by its name without looking for it.
 func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders[T, P] {
@@ -101,110 +96,6 @@ func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders
 		return ""
 	}
 	return newTree(f, DateTree[P]{ID: id}, o, kit.FilePerSession{Folder: l.Folder, Ext: l.Ext, Watcher: o.Watcher})
-}
-
-// Tree is the Store of a format whose files are kept as a DateTree (or a
-// Layout) says: the whole of runtimes.Transcripts. It remembers where each
-// session's file is, and the directory each file records by the file's
-// identity, so that List indexes only the files of the directory asked.
-type Tree[T any, P Index[T]] struct {
-	*Store[T, P]
-	l DateTree[P]
-	// byDir is the layout of a folder per directory (NewFolders), whose
-	// Path, Has and Watch it gives; its Folder is nil for a DateTree.
-	byDir kit.FilePerSession
-
-	mu    sync.Mutex
-	paths map[string]string // file by session id
-
-	// The directory each file records, by path, as long as the file is the
-	// same one (see head).
-	hmu   sync.Mutex
-	heads map[string]head
-
-	// List's watches of each root (the tree's, or a directory's folder)
-	// and its last result per directory.
-	lmu       sync.Mutex
-	trees     map[string]*tree // by root
-	vers      uint64           // the last tree.ver given
-	idle      time.Duration
-	afterFunc func(time.Duration, func()) *time.Timer
-	closed    bool // Close was called: List watches nothing
-
-	headBytes atomic.Int64
-}
-
-// NewTree returns the Store of the sessions f describes, kept as l says.
-func NewTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options) *Tree[T, P] {
-	return newTree(f, l, o, kit.FilePerSession{})
-}
-
-func newTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options, byDir kit.FilePerSession) *Tree[T, P] {
-	if l.MaxWatchedDirs == 0 {
-		l.MaxWatchedDirs = maxWatchedDirs
-	}
-	if l.HeadMin == 0 {
-		l.HeadMin = headMin
-	}
-	if l.Depth == 0 && byDir.Folder == nil {
-		l.Depth = 3
-	}
-	t := &Tree[T, P]{l: l, byDir: byDir, paths: map[string]string{}, heads: map[string]head{},
-		trees: map[string]*tree{}, idle: cmp.Or(o.ListIdle, listIdle), afterFunc: o.AfterFunc}
-	if t.afterFunc == nil {
-		t.afterFunc = time.AfterFunc
-	}
-	t.Store = New(f, t.file, o)
-	return t
-}
-
-// root is the folder List reads for dir's sessions.
-func (t *Tree[T, P]) root(dir string) string {
-	if t.byDir.Folder != nil {
-		return t.byDir.Folder(dir)
-	}
-	return t.l.Root
-}
-
-// file is where session id of dir is: in a folder per directory, where it
-// would be (validated, so that it cannot name a file elsewhere), without
-// looking; in a date tree, where it is found (Path).
-func (t *Tree[T, P]) file(dir, id string) (string, error) {
-	if t.byDir.Folder == nil {
-		return t.Path(dir, id)
-	}
-	if err := runtimes.ValidSessionID(id); err != nil {
-		return "", err
-	}
-	return filepath.Join(t.byDir.Folder(dir), id+t.byDir.Ext), nil
-}
-
-// WithWatcher makes Tail, Watch and List watch through w rather than the
-// process's shared watcher; it returns t. Call it before using t.
-func (t *Tree[T, P]) WithWatcher(w *fswatch.Watcher) *Tree[T, P] {
-	t.Store.WithWatcher(w)
-	t.byDir.Watcher = w
-	return t
-}
-
-// TreeStats are a Tree's Stats and what its listing read besides.
-type TreeStats struct {
-	Stats
-	Walks     int64 // reads of every folder of the tree (DirReads)
-	HeadBytes int64 // bytes read from files' first lines
-	Watched   int   // folders List watches
-}
-
-// Stats says what t has read so far.
-func (t *Tree[T, P]) Stats() TreeStats {
-	t.lmu.Lock()
-	watched := 0
-	for _, tr := range t.trees {
-		watched += len(tr.gens)
-	}
-	t.lmu.Unlock()
-	st := t.Store.Stats()
-	return TreeStats{st, st.DirReads, t.headBytes.Load(), watched}
 }
 
 // treeFile is one file found by walk: its name in the open day folder dir,
@@ -381,17 +272,17 @@ func (t *Tree[T, P]) Find(ctx context.Context, dir, id string) (string, P, error
 	}
 	p, fi, ok := t.locate(id)
 	if !ok {
-		return "", nil, noTreeSession(id)
+		return "", nil, noSession(id, nil)
 	}
 	x, err := t.Index(ctx, p, fi)
 	if errors.Is(err, jsonl.ErrNotRegular) {
-		return "", nil, fmt.Errorf("%w: %w", noTreeSession(id), err) // a FIFO in its place since it was found, say
+		return "", nil, noSession(id, err) // a FIFO in its place since it was found, say
 	}
 	if err != nil {
 		return "", nil, err
 	}
 	if !inDir(t.l.Dir(x), dir, func() string { return canonical(dir) }) {
-		return "", nil, noTreeSession(id)
+		return "", nil, noSession(id, nil)
 	}
 	return p, x, nil
 }
@@ -405,11 +296,6 @@ func (t *Tree[T, P]) Path(dir, id string) (string, error) {
 	}
 	p, _, err := t.Find(context.Background(), dir, id)
 	return p, err
-}
-
-// noTreeSession is the error for a session without a file of dir.
-func noTreeSession(id string) error {
-	return fmt.Errorf("session %s: %w", id, runtimes.ErrNoSession)
 }
 
 // Has reports whether session id has a file that records dir.
@@ -426,7 +312,7 @@ func (t *Tree[T, P]) Trash(_ context.Context, dir, id string, bin runtimes.Bin) 
 	}
 	if err := bin.Put(p); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return noTreeSession(id)
+			return noSession(id, nil)
 		}
 		return err
 	}

@@ -214,7 +214,8 @@ func (t *Tree[T, P]) Close() error {
 	clear(t.trees)
 	t.lmu.Unlock()
 	closeAll(gens)
-	return t.Store.Close()
+	t.cache.Close()
+	return nil
 }
 
 // track makes the watches of the tree under root the folders dirs that a
