@@ -248,7 +248,7 @@ func (t *Tree[T, P]) Summary(ctx context.Context, id, path string, fi os.FileInf
 		SessionID:    id,
 		Summary:      title,
 		MessageCount: len(x.Lines()),
-		LastUpdated:  mtime.UTC().Format(timeFormat),
+		LastUpdated:  mtime.UTC().Format(TimeFormat),
 		Branch:       branch,
 	}, mtime, x}
 	t.sums[path] = sum
@@ -278,9 +278,6 @@ func newestFirst[P any](out []summary[P]) []runtimes.Summary {
 	}
 	return res
 }
-
-// timeFormat is RFC 3339 with milliseconds, as the CLIs write timestamps.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // Messages returns a page of a session and the number of messages in it.
 // With desc, offset counts from the newest message and the page is newest
@@ -334,6 +331,17 @@ func (t *Tree[T, P]) Messages(ctx context.Context, dir, sessionID string, offset
 	return page, total, nil
 }
 
+// tailed reads a line Tail followed (see Format.Tailed).
+func (t *Tree[T, P]) tailed(sessionID string, off int64, b []byte) (rpc.Message, bool, error) {
+	if t.f.Tailed != nil {
+		return t.f.Tailed(sessionID, off, b)
+	}
+	if m, ok := t.f.Message(sessionID, off, b); ok || !t.f.Counted(b) {
+		return m, ok, nil
+	}
+	return rpc.Message{}, false, errors.New("a message line that cannot be read")
+}
+
 // Tail follows a session's file from its current end, calling emit (one
 // call at a time, in file order) with every message appended after that,
 // until ctx ends or the returned Closer is closed. The file need not exist
@@ -360,7 +368,7 @@ func (t *Tree[T, P]) Tail(ctx context.Context, dir, sessionID string, emit func(
 	}
 	log := t.log.With(zap.String("session_id", sessionID))
 	return jsonl.Follow(ctx, t.watcher, p, t.f.What, func(off int64, b []byte) {
-		m, ok, err := t.f.Tailed(sessionID, off, b)
+		m, ok, err := t.tailed(sessionID, off, b)
 		if err != nil {
 			log.Debug("unparsable "+t.f.What+" line", zap.Error(err))
 		}
