@@ -145,7 +145,7 @@ func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Sum
 				return nil // another directory's: not indexed
 			}
 		}
-		sum, mtime, x, err := t.summary(ctx, r.id, r.path, fi)
+		sum, err := t.summarize(ctx, r.id, r.path, fi)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
 			return nil
 		}
@@ -155,16 +155,16 @@ func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Sum
 		if in != nil {
 			// The index is what the file says now (a rewrite in place
 			// shows here).
-			rec := t.l.Dir(x)
+			rec := t.l.Dir(sum.x)
 			t.rememberHead(r.path, fi, rec)
 			if !in(rec) {
 				return nil
 			}
 		}
 		if t.l.Group != nil {
-			files = append(files, File[P]{r.id, r.path, x, mtime})
+			files = append(files, File[P]{r.id, r.path, sum.x, sum.mtime})
 		} else {
-			out = append(out, summary[P]{sum, mtime, x})
+			out = append(out, sum)
 		}
 		return nil
 	})
@@ -176,34 +176,6 @@ func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Sum
 		return t.l.Group(files), dirs, nil
 	}
 	return newestFirst(out), dirs, nil
-}
-
-// summary is Summary, or with Group only the index and its time: Group
-// makes the sessions' summaries (the files' were a third of what a cold
-// Gemini List allocated).
-func (t *Tree[T, P]) summary(ctx context.Context, id, p string, fi os.FileInfo) (runtimes.Summary, time.Time, P, error) {
-	if t.l.Group == nil {
-		return t.Summary(ctx, id, p, fi)
-	}
-	x, err := t.Index(ctx, p, fi)
-	if err != nil {
-		return runtimes.Summary{}, time.Time{}, nil, err
-	}
-	return runtimes.Summary{}, x.Info().ModTime(), x, nil
-}
-
-// prune forgets the cached indexes, heads and summaries of files the last
-// walk did not see (under root, in a folder per directory).
-func (t *Tree[T, P]) prune(root string, seen map[string]bool) {
-	drop := func(p string) bool { return !seen[p] && (t.byDir.Folder == nil || filepath.Dir(p) == root) }
-	t.Prune(drop)
-	t.hmu.Lock()
-	defer t.hmu.Unlock()
-	for p := range t.heads {
-		if drop(p) {
-			delete(t.heads, p)
-		}
-	}
 }
 
 // knownDir is the directory the file at p, in version fi, records, if

@@ -230,13 +230,27 @@ func (t *Tree[T, P]) track(root string, dirs []string, gen, ver uint64, watched 
 		t.lmu.Unlock()
 		return
 	}
-	var drop []*fswatch.Gen
+	drop, err := t.watchLocked(tr, dirs)
+	if err != nil {
+		drop = append(drop, t.dropLocked(tr)...)
+		t.refuseLocked(tr, err)
+	} else if watched && tr.ver == ver {
+		// Generations only grow: a concurrent List that read under a later
+		// one keeps its result.
+		if l := tr.lists[dir]; l == nil || gen > l.at {
+			tr.lists[dir] = &treeListing{at: gen, list: list}
+		}
+	}
+	t.lmu.Unlock()
+	closeAll(drop)
+}
+
+// watchLocked makes tr's watches those of the folders dirs, returning the
+// watches it no longer needs, for the caller to close, or why it cannot
+// watch them all.
+func (t *Tree[T, P]) watchLocked(tr *tree, dirs []string) ([]*fswatch.Gen, error) {
 	if len(dirs) > t.l.MaxWatchedDirs {
-		drop = t.dropLocked(tr)
-		t.refuseLocked(tr, errors.New("more folders than the tree watches"))
-		t.lmu.Unlock()
-		closeAll(drop)
-		return
+		return nil, errors.New("more folders than the tree watches")
 	}
 	found := make(map[string]bool, len(dirs))
 	changed := false
@@ -250,17 +264,14 @@ func (t *Tree[T, P]) track(root string, dirs []string, gen, ver uint64, watched 
 			continue // removed since it was read: its parent changed
 		}
 		if err != nil {
-			drop = t.dropLocked(tr)
-			t.refuseLocked(tr, err)
-			t.lmu.Unlock()
-			closeAll(drop)
-			return
+			return nil, err
 		}
 		tr.gens[d] = g
 		changed = true
 	}
+	var drop []*fswatch.Gen
 	for d, g := range tr.gens {
-		if !found[d] && d != root {
+		if !found[d] && d != tr.root {
 			delete(tr.gens, d)
 			drop = append(drop, g)
 			changed = true
@@ -269,15 +280,7 @@ func (t *Tree[T, P]) track(root string, dirs []string, gen, ver uint64, watched 
 	if changed {
 		t.moved(tr)
 	}
-	if watched && tr.ver == ver {
-		// Generations only grow: a concurrent List that read under a later
-		// one keeps its result.
-		if l := tr.lists[dir]; l == nil || gen > l.at {
-			tr.lists[dir] = &treeListing{at: gen, list: list}
-		}
-	}
-	t.lmu.Unlock()
-	closeAll(drop)
+	return drop, nil
 }
 
 // Watch calls changed with the id of each session of dir whose file is
