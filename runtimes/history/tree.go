@@ -103,6 +103,7 @@ func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders
 type treeFile struct {
 	id, path, name string
 	dir            *os.File
+	entries        int // in dir
 }
 
 // walk lists every file under root (Root/YYYY/MM/DD for a date tree),
@@ -149,7 +150,7 @@ func (t *Tree[T, P]) walk(ctx context.Context, root string, each func(r treeFile
 			if id == "" || !de.Type().IsRegular() {
 				continue
 			}
-			r := treeFile{id, filepath.Join(dir, de.Name()), de.Name(), f}
+			r := treeFile{id, filepath.Join(dir, de.Name()), de.Name(), f, len(des)}
 			if t.byDir.Folder == nil { // a folder per directory: known by its name
 				t.remember(id, r.path)
 			}

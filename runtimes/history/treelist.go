@@ -124,10 +124,16 @@ func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Sum
 	if t.l.Near != nil {
 		near = t.l.Near(dir)
 	}
-	out := []summary[P]{}
+	var out []summary[P]
 	var files []File[P] // with Group
-	seen := map[string]bool{}
+	var seen map[string]bool
 	dirs, err := t.walk(ctx, root, func(r treeFile) error {
+		if seen == nil { // sized by the first folder: all of dir's in a folder per directory
+			seen = make(map[string]bool, r.entries)
+			if t.l.Group == nil {
+				out = make([]summary[P], 0, r.entries)
+			}
+		}
 		fi, err := jsonl.StatAt(r.dir, r.name)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
 			return nil // removed since the folder was read, or replaced by a FIFO, say
