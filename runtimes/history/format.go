@@ -13,6 +13,7 @@ package history
 
 import (
 	"os"
+	"time"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
@@ -31,14 +32,14 @@ type Index[T any] interface {
 // Format is what a runtime supplies for its stored sessions to be read. T is
 // its index type (a struct embedding jsonl.Index), P a pointer to it.
 //
-// Where the files are is the layout's business: Folders is the layout of
-// one file per session in a folder per working directory (Claude Code's);
-// a runtime that files its sessions otherwise (Codex's date tree) lists
-// them itself and uses the Store for the rest. Every func must be set,
-// but for a format whose sessions are not pages of lines: Gemini's chat
-// files are patch logs replayed into records, which its own store pages
-// and follows, using a Store for the indexes only (Index, Forget, Prune,
-// Stats); its format leaves Message, Counted and Tailed nil.
+// Where the files are is the layout's business: a Layout (NewFolders) for
+// one file per session in a folder per working directory (Claude Code's),
+// a DateTree (NewTree) for files filed by day that record their directory
+// (Codex's). Every func must be set (Tailed may be nil), but for a format
+// whose sessions are not pages of lines: Gemini's chat files are patch logs replayed into
+// records, which its own store pages and follows, using a Tree for the
+// indexes and the listing only (List, Index, Head, Forget, Stats); its
+// format leaves Message, Counted and Tailed nil.
 type Format[T any, P Index[T]] struct {
 	// What names a file in logs and errors ("transcript").
 	What string
@@ -59,12 +60,25 @@ type Format[T any, P Index[T]] struct {
 	// Counted reports whether Add keeps line even though Message cannot
 	// read it: a message line damaged inside (the CLI never writes one),
 	// which a page leaves out. Any other line Message refuses means the
-	// index no longer describes the file (see Store.Messages).
+	// index no longer describes the file (see Tree.Messages).
 	Counted func(line []byte) bool
-	// Tailed reads a line appended to a followed file: ok is false for a
-	// line that is not a message, err says why one could not be read
-	// (logged, not returned).
+	// Tailed, when set, reads a line appended to a followed file where it
+	// reads otherwise than Message: ok is false for a line that is not a
+	// message, err says why one could not be read (logged, not returned).
+	// nil: Message, a message line it cannot read (Counted) logged.
 	Tailed func(sessionID string, off int64, line []byte) (m rpc.Message, ok bool, err error)
+}
+
+// TimeFormat is RFC 3339 with milliseconds, as the CLIs write timestamps.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// Timestamp is ts when it is RFC 3339, else the time now returns (as
+// TimeFormat): a message's time for a line that has none, or a bad one.
+func Timestamp(ts string, now func() time.Time) string {
+	if _, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		return ts
+	}
+	return now().UTC().Format(TimeFormat)
 }
 
 // Shorten cuts s to at most n runes on one line, marking a cut with '…':

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,9 +21,10 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
-// Options tune a Store; the zero value is the daemon's.
+// Options tune a Tree; the zero value is the daemon's.
 type Options struct {
 	Log     *zap.Logger      // nil logs nothing
 	Watcher *fswatch.Watcher // nil: the process's shared one
@@ -39,15 +41,21 @@ type Options struct {
 	Budget int64
 }
 
-// Store reads the sessions a Format describes, wherever a layout finds
-// their files: the indexes, the summaries List makes of them, pages and
-// tails. It caches one index per file, so it is meant to live as long as
-// the daemon. It is safe for concurrent use.
-type Store[T any, P Index[T]] struct {
+// Tree reads the sessions a Format describes, wherever its layout (a
+// DateTree or a Layout) finds their files: the whole of
+// runtimes.Transcripts. It caches one index per file, and the summary List
+// made of it, so it is meant to live as long as the daemon. It remembers
+// where each session's file is, and the directory each file records by the
+// file's identity, so that List indexes only the files of the directory
+// asked. It is safe for concurrent use.
+type Tree[T any, P Index[T]] struct {
 	f       Format[T, P]
-	file    func(dir, sessionID string) (string, error)
+	l       DateTree[P]
 	log     *zap.Logger
 	watcher *fswatch.Watcher
+	// byDir is the layout of a folder per directory (NewFolders), whose
+	// Path, Has and Watch it gives; its Folder is nil for a DateTree.
+	byDir kit.FilePerSession
 
 	cache *jsonl.Cache[T, P] // by path
 
@@ -56,139 +64,201 @@ type Store[T any, P Index[T]] struct {
 	sumMu sync.Mutex
 	sums  map[string]summary[P]
 
-	fullScans, scannedBytes, dirReads atomic.Int64
+	mu    sync.Mutex
+	paths map[string]string // file by session id
+
+	// The directory each file records, by path, as long as the file is the
+	// same one (see head).
+	hmu   sync.Mutex
+	heads map[string]head
+
+	// List's watches of each root (the tree's, or a directory's folder)
+	// and its last result per directory.
+	lmu       sync.Mutex
+	trees     map[string]*tree // by root
+	vers      uint64           // the last tree.ver given
+	idle      time.Duration
+	afterFunc func(time.Duration, func()) *time.Timer
+	closed    bool // Close was called: List watches nothing
+
+	fullScans, scannedBytes, dirReads, headBytes atomic.Int64
 }
 
-// New returns a Store of the sessions f describes. file is where the
-// layout keeps sessionID of dir: it validates the id (so that it cannot
-// name a file elsewhere), and either returns where the file is or would be
-// (Messages then finds it missing, Tail waits for it), or says with an
-// error wrapping runtimes.ErrNoSession that dir has no such session.
-func New[T any, P Index[T]](f Format[T, P], file func(dir, sessionID string) (string, error), o Options) *Store[T, P] {
-	s := &Store[T, P]{f: f, file: file, log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher, sums: map[string]summary[P]{}}
-	s.cache = jsonl.NewCache(f.Add, s.count, s.log, f.What)
+// NewTree returns the Tree of the sessions f describes, kept as l says.
+func NewTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options) *Tree[T, P] {
+	return newTree(f, l, o, kit.FilePerSession{})
+}
+
+func newTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options, byDir kit.FilePerSession) *Tree[T, P] {
+	if l.MaxWatchedDirs == 0 {
+		l.MaxWatchedDirs = maxWatchedDirs
+	}
+	if l.HeadMin == 0 {
+		l.HeadMin = headMin
+	}
+	if l.Depth == 0 && byDir.Folder == nil {
+		l.Depth = 3
+	}
+	t := &Tree[T, P]{f: f, l: l, log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher, byDir: byDir,
+		sums: map[string]summary[P]{}, paths: map[string]string{}, heads: map[string]head{},
+		trees: map[string]*tree{}, idle: cmp.Or(o.ListIdle, listIdle), afterFunc: o.AfterFunc}
+	if t.afterFunc == nil {
+		t.afterFunc = time.AfterFunc
+	}
+	t.cache = jsonl.NewCache(f.Add, t.count, t.log, f.What)
 	if o.CacheDir != "" {
-		s.cache.Persist(o.CacheDir, f.Version)
+		t.cache.Persist(o.CacheDir, f.Version)
 	}
 	if o.Budget > 0 {
-		s.cache.Budget(o.Budget)
+		t.cache.Budget(o.Budget)
 	}
-	return s
+	return t
 }
 
-// Log is the store's logger.
-func (s *Store[T, P]) Log() *zap.Logger { return s.log }
-
-// Watcher is the watcher s watches through (nil: the shared one).
-func (s *Store[T, P]) Watcher() *fswatch.Watcher { return s.watcher }
-
-// WithWatcher makes Tail watch through w rather than the process's shared
-// watcher; it returns s. Call it before using s.
-func (s *Store[T, P]) WithWatcher(w *fswatch.Watcher) *Store[T, P] {
-	s.watcher = w
-	return s
+// root is the folder List reads for dir's sessions.
+func (t *Tree[T, P]) root(dir string) string {
+	if t.byDir.Folder != nil {
+		return t.byDir.Folder(dir)
+	}
+	return t.l.Root
 }
 
-// WithCacheDir makes s keep the indexes of big files in dir too (see
-// jsonl.Cache.Persist); it returns s. Call it before using s.
-func (s *Store[T, P]) WithCacheDir(dir string) *Store[T, P] {
-	s.cache.Persist(dir, s.f.Version)
-	return s
+// file is where session id of dir is: in a folder per directory, where it
+// would be (validated, so that it cannot name a file elsewhere), without
+// looking (Messages then finds it missing, Tail waits for it); in a date
+// tree, where it is found (Path).
+func (t *Tree[T, P]) file(dir, id string) (string, error) {
+	if t.byDir.Folder == nil {
+		return t.Path(dir, id)
+	}
+	if err := runtimes.ValidSessionID(id); err != nil {
+		return "", err
+	}
+	return filepath.Join(t.byDir.Folder(dir), id+t.byDir.Ext), nil
 }
 
-// Close waits for the index saves under way; s stays usable.
-func (s *Store[T, P]) Close() error {
-	s.cache.Close()
-	return nil
+// WithWatcher makes Tail, Watch and List watch through w rather than the
+// process's shared watcher; it returns t. Call it before using t.
+func (t *Tree[T, P]) WithWatcher(w *fswatch.Watcher) *Tree[T, P] {
+	t.watcher, t.byDir.Watcher = w, w
+	return t
 }
 
-// Stats are what a Store has read, for tests that prove what its caches
+// WithCacheDir makes t keep the indexes of big files in dir too (see
+// jsonl.Cache.Persist); it returns t. Call it before using t.
+func (t *Tree[T, P]) WithCacheDir(dir string) *Tree[T, P] {
+	t.cache.Persist(dir, t.f.Version)
+	return t
+}
+
+// Stats are what a Tree has read, for tests that prove what its caches
 // save.
 type Stats struct {
 	FullScans    int64 // files read from their start
 	ScannedBytes int64 // bytes read to index files
-	DirReads     int64 // folders listed from the disk
+	DirReads     int64 // listings read from the disk
 	Indexes      int   // files with a cached index
 }
 
-// Stats says what s has read so far.
-func (s *Store[T, P]) Stats() Stats {
-	return Stats{FullScans: s.fullScans.Load(), ScannedBytes: s.scannedBytes.Load(), DirReads: s.dirReads.Load(), Indexes: s.cache.Len()}
+// TreeStats are a Tree's Stats and what its listing read besides.
+type TreeStats struct {
+	Stats
+	Walks     int64 // reads of every folder of the tree (DirReads)
+	HeadBytes int64 // bytes read from files' first lines
+	Watched   int   // folders List watches
+}
+
+// Stats says what t has read so far.
+func (t *Tree[T, P]) Stats() TreeStats {
+	t.lmu.Lock()
+	watched := 0
+	for _, tr := range t.trees {
+		watched += len(tr.gens)
+	}
+	t.lmu.Unlock()
+	reads := t.dirReads.Load()
+	return TreeStats{Stats{t.fullScans.Load(), t.scannedBytes.Load(), reads, t.cache.Len()}, reads, t.headBytes.Load(), watched}
 }
 
 // count adds what a refresh of the cache read to the counters.
-func (s *Store[T, P]) count(sc jsonl.Scan) {
+func (t *Tree[T, P]) count(sc jsonl.Scan) {
 	if sc.Full {
-		s.fullScans.Add(1)
+		t.fullScans.Add(1)
 	}
-	s.scannedBytes.Add(sc.Bytes)
+	t.scannedBytes.Add(sc.Bytes)
 }
 
-// noSession wraps runtimes.ErrNoSession for a missing file, and for
-// something that is not a regular file (a FIFO, say) named like one: no
-// session either, said so in the message.
+// noSession wraps runtimes.ErrNoSession for a missing file (err nil or
+// fs.ErrNotExist), and for something that is not a regular file (a FIFO,
+// say) named like one: no session either, said so in the message. Another
+// error is returned as it is.
 func noSession(sessionID string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
-	}
-	if errors.Is(err, jsonl.ErrNotRegular) {
+	switch {
+	case errors.Is(err, jsonl.ErrNotRegular):
 		return fmt.Errorf("session %s: %w: %w", sessionID, runtimes.ErrNoSession, err)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
 	}
-	return err
+	return fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
 }
 
 // Forget drops what s keeps of the file at p (one that is gone).
-func (s *Store[T, P]) Forget(p string) {
-	s.cache.Forget(p)
-	s.sumMu.Lock()
-	delete(s.sums, p)
-	s.sumMu.Unlock()
+func (t *Tree[T, P]) Forget(p string) {
+	t.cache.Forget(p)
+	t.sumMu.Lock()
+	delete(t.sums, p)
+	t.sumMu.Unlock()
 }
 
-// Prune forgets the cached indexes and summaries of the paths for which
-// drop reports true (files a listing no longer sees).
-func (s *Store[T, P]) Prune(drop func(path string) bool) {
-	s.cache.Prune(drop)
-	s.sumMu.Lock()
-	defer s.sumMu.Unlock()
-	for p := range s.sums {
-		if drop(p) {
-			delete(s.sums, p)
-		}
-	}
+// prune forgets the cached indexes, summaries and heads of files the last
+// walk of root did not see.
+func (t *Tree[T, P]) prune(root string, seen map[string]bool) {
+	drop := func(p string) bool { return !seen[p] && (t.byDir.Folder == nil || filepath.Dir(p) == root) }
+	t.cache.Prune(drop)
+	t.sumMu.Lock()
+	maps.DeleteFunc(t.sums, func(p string, _ summary[P]) bool { return drop(p) })
+	t.sumMu.Unlock()
+	t.hmu.Lock()
+	maps.DeleteFunc(t.heads, func(p string, _ head) bool { return drop(p) })
+	t.hmu.Unlock()
 }
 
 // Index returns the up-to-date index of the file at path, whose version fi
 // is (from a listing): a file whose cached index still describes fi is not
 // even opened. The returned index is never modified later.
-func (s *Store[T, P]) Index(ctx context.Context, path string, fi os.FileInfo) (P, error) {
-	return s.cache.Get(ctx, path, fi)
+func (t *Tree[T, P]) Index(ctx context.Context, path string, fi os.FileInfo) (P, error) {
+	return t.cache.Get(ctx, path, fi)
 }
 
-// Summary describes session id, stored at path in the version fi, from its
-// up-to-date index, which it returns too, with the time the file was
-// written (what a listing sorts by). A summary is made once per index.
-func (s *Store[T, P]) Summary(ctx context.Context, id, path string, fi os.FileInfo) (runtimes.Summary, time.Time, P, error) {
-	x, err := s.cache.Get(ctx, path, fi)
+// summarize describes session id, stored at path in the version fi, from
+// its up-to-date index, with the time the file was written (what a listing
+// sorts by). A summary is made once per index; with Group, only the index
+// and its time are: Group makes the sessions' summaries (the files' were a
+// third of what a cold Gemini List allocated).
+func (t *Tree[T, P]) summarize(ctx context.Context, id, path string, fi os.FileInfo) (summary[P], error) {
+	x, err := t.cache.Get(ctx, path, fi)
 	if err != nil {
-		return runtimes.Summary{}, time.Time{}, nil, err
-	}
-	s.sumMu.Lock()
-	defer s.sumMu.Unlock()
-	if sum, ok := s.sums[path]; ok && sum.x == x { // indexes are never modified
-		return sum.Summary, sum.mtime, x, nil
+		return summary[P]{}, err
 	}
 	mtime := x.Info().ModTime()
-	title, branch := s.f.Describe(x)
+	if t.l.Group != nil {
+		return summary[P]{mtime: mtime, x: x}, nil
+	}
+	t.sumMu.Lock()
+	defer t.sumMu.Unlock()
+	if sum, ok := t.sums[path]; ok && sum.x == x { // indexes are never modified
+		return sum, nil
+	}
+	title, branch := t.f.Describe(x)
 	sum := summary[P]{runtimes.Summary{
 		SessionID:    id,
 		Summary:      title,
 		MessageCount: len(x.Lines()),
-		LastUpdated:  mtime.UTC().Format(timeFormat),
+		LastUpdated:  mtime.UTC().Format(TimeFormat),
 		Branch:       branch,
 	}, mtime, x}
-	s.sums[path] = sum
-	return sum.Summary, mtime, x, nil
+	t.sums[path] = sum
+	return sum, nil
 }
 
 // summary is a Summary with the time it sorts by and the index it was
@@ -215,9 +285,6 @@ func newestFirst[P any](out []summary[P]) []runtimes.Summary {
 	return res
 }
 
-// timeFormat is RFC 3339 with milliseconds, as the CLIs write timestamps.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
 // Messages returns a page of a session and the number of messages in it.
 // With desc, offset counts from the newest message and the page is newest
 // first. Only the page's lines are read and parsed, using the file's index
@@ -232,34 +299,34 @@ const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 // was rewritten in place keeping its size and time, and the index no
 // longer describes it: the index is dropped, so that the next call builds
 // it again.
-func (s *Store[T, P]) Messages(ctx context.Context, dir, sessionID string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
+func (t *Tree[T, P]) Messages(ctx context.Context, dir, sessionID string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
 	}
-	p, err := s.file(dir, sessionID)
+	p, err := t.file(dir, sessionID)
 	if err != nil {
 		return nil, 0, err
 	}
 	f, err := jsonl.OpenRegular(p) // a FIFO in its place must not block
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
-			s.Forget(p)
+			t.Forget(p)
 		}
 		return nil, 0, noSession(sessionID, err)
 	}
 	defer f.Close()
 	var page []rpc.Message
 	var total int
-	err = s.cache.Read(ctx, p, f, func(x P) error {
+	err = t.cache.Read(ctx, p, f, func(x P) error {
 		total = len(x.Lines())
 		page = make([]rpc.Message, 0, min(limit, total-min(offset, total)))
 		return x.ReadPage(f, offset, limit, desc, runtimes.PageBytes, func(off int64, b []byte) error {
-			m, ok := s.f.Message(sessionID, off, b)
+			m, ok := t.f.Message(sessionID, off, b)
 			switch {
 			case ok:
 				page = append(page, runtimes.Omitted(m, len(b)))
-			case !s.f.Counted(b):
-				return jsonl.Stale(fmt.Errorf("%s %s changed while read", s.f.What, p))
+			case !t.f.Counted(b):
+				return jsonl.Stale(fmt.Errorf("%s %s changed while read", t.f.What, p))
 			}
 			return nil
 		})
@@ -268,6 +335,17 @@ func (s *Store[T, P]) Messages(ctx context.Context, dir, sessionID string, offse
 		return nil, 0, err
 	}
 	return page, total, nil
+}
+
+// tailed reads a line Tail followed (see Format.Tailed).
+func (t *Tree[T, P]) tailed(sessionID string, off int64, b []byte) (rpc.Message, bool, error) {
+	if t.f.Tailed != nil {
+		return t.f.Tailed(sessionID, off, b)
+	}
+	if m, ok := t.f.Message(sessionID, off, b); ok || !t.f.Counted(b) {
+		return m, ok, nil
+	}
+	return rpc.Message{}, false, errors.New("a message line that cannot be read")
 }
 
 // Tail follows a session's file from its current end, calling emit (one
@@ -284,8 +362,8 @@ func (s *Store[T, P]) Messages(ctx context.Context, dir, sessionID string, offse
 // nothing is debounced, so a message is emitted as soon as the write that
 // completes its line is noticed. A watch the system refuses is an
 // *fswatch.Error that says why.
-func (s *Store[T, P]) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error) {
-	p, err := s.file(dir, sessionID)
+func (t *Tree[T, P]) Tail(ctx context.Context, dir, sessionID string, emit func(rpc.Message)) (io.Closer, error) {
+	p, err := t.file(dir, sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -294,11 +372,11 @@ func (s *Store[T, P]) Tail(ctx context.Context, dir, sessionID string, emit func
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return nil, err
 	}
-	log := s.log.With(zap.String("session_id", sessionID))
-	return jsonl.Follow(ctx, s.watcher, p, s.f.What, func(off int64, b []byte) {
-		m, ok, err := s.f.Tailed(sessionID, off, b)
+	log := t.log.With(zap.String("session_id", sessionID))
+	return jsonl.Follow(ctx, t.watcher, p, t.f.What, func(off int64, b []byte) {
+		m, ok, err := t.tailed(sessionID, off, b)
 		if err != nil {
-			log.Debug("unparsable "+s.f.What+" line", zap.Error(err))
+			log.Debug("unparsable "+t.f.What+" line", zap.Error(err))
 		}
 		if ok {
 			emit(m)

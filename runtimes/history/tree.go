@@ -1,23 +1,19 @@
 package history
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
 // DateTree is the layout of files filed under the day their session was
@@ -73,74 +69,33 @@ type DateTree[P any] struct {
 	HeadMin int64
 }
 
-// Tree is the Store of a format whose files are kept as a DateTree says:
-// the whole of runtimes.Transcripts. It remembers where each session's
-// file is, and the directory each file records by the file's identity, so
-// that List indexes only the files of the directory asked.
-type Tree[T any, P Index[T]] struct {
-	*Store[T, P]
-	l DateTree[P]
-
-	mu    sync.Mutex
-	paths map[string]string // file by session id
-
-	// The directory each file records, by path, as long as the file is the
-	// same one (see head).
-	hmu   sync.Mutex
-	heads map[string]head
-
-	// List's watch of the tree and its last result per directory.
-	lmu       sync.Mutex
-	tr        tree
-	idle      time.Duration
-	afterFunc func(time.Duration, func()) *time.Timer
-	closed    bool // Close was called: List watches nothing
-
-	headBytes, walks atomic.Int64
+// Layout is the layout of one file per session, named <id><Ext>, in a
+// folder per working directory (Claude Code's): a tree of one level whose
+// root is dir's folder, every file of it dir's (see NewFolders).
+type Layout struct {
+	// Folder is where the sessions run in dir are kept.
+	Folder func(dir string) string
+	// Ext is a session file's suffix (".jsonl").
+	Ext string
+	// IsID reports whether a file's name without Ext names a session: other
+	// files in the folder are not listed.
+	IsID func(id string) bool
 }
 
-// NewTree returns the Store of the sessions f describes, kept as l says.
-func NewTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options) *Tree[T, P] {
-	if l.MaxWatchedDirs == 0 {
-		l.MaxWatchedDirs = maxWatchedDirs
-	}
-	if l.HeadMin == 0 {
-		l.HeadMin = headMin
-	}
-	if l.Depth == 0 {
-		l.Depth = 3
-	}
-	t := &Tree[T, P]{l: l, paths: map[string]string{}, heads: map[string]head{},
-		tr:   tree{gens: map[string]*fswatch.Gen{}, lists: map[string]*treeListing{}},
-		idle: cmp.Or(o.ListIdle, listIdle), afterFunc: o.AfterFunc}
-	if t.afterFunc == nil {
-		t.afterFunc = time.AfterFunc
-	}
-	t.Store = New(f, t.Path, o)
-	return t
-}
+// Folders is the Tree of a format whose files are kept as Layout says.
+type Folders[T any, P Index[T]] = Tree[T, P]
 
-// WithWatcher makes Tail, Watch and List watch through w rather than the
-// process's shared watcher; it returns t. Call it before using t.
-func (t *Tree[T, P]) WithWatcher(w *fswatch.Watcher) *Tree[T, P] {
-	t.Store.WithWatcher(w)
-	return t
-}
-
-// TreeStats are a Tree's Stats and what its listing read besides.
-type TreeStats struct {
-	Stats
-	Walks     int64 // reads of every folder of the tree
-	HeadBytes int64 // bytes read from files' first lines
-	Watched   int   // folders List watches
-}
-
-// Stats says what t has read so far.
-func (t *Tree[T, P]) Stats() TreeStats {
-	t.lmu.Lock()
-	watched := len(t.tr.gens)
-	t.lmu.Unlock()
-	return TreeStats{t.Store.Stats(), t.walks.Load(), t.headBytes.Load(), watched}
+// NewFolders returns the Tree of the sessions f describes, kept as l says:
+// List reads dir's folder only and lists every session file in it, and a
+// session's file is known by its name without looking for it.
+func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders[T, P] {
+	id := func(name string) string {
+		if id, ok := strings.CutSuffix(name, l.Ext); ok && l.IsID(id) {
+			return id
+		}
+		return ""
+	}
+	return newTree(f, DateTree[P]{ID: id}, o, kit.FilePerSession{Folder: l.Folder, Ext: l.Ext, Watcher: o.Watcher})
 }
 
 // treeFile is one file found by walk: its name in the open day folder dir,
@@ -148,14 +103,18 @@ func (t *Tree[T, P]) Stats() TreeStats {
 type treeFile struct {
 	id, path, name string
 	dir            *os.File
+	entries        int // in dir
 }
 
-// walk lists every file under Root/YYYY/MM/DD, reading only the folders,
-// calling each (when not nil) with every session's file while its folder
-// is open, and remembers where each session's file is. It returns the
-// folders it read.
-func (t *Tree[T, P]) walk(ctx context.Context, each func(r treeFile) error) ([]string, error) {
-	t.walks.Add(1)
+// walk lists every file under root (Root/YYYY/MM/DD for a date tree),
+// reading only the folders, calling each with every session's file while
+// its folder is open, and remembers where each session's file is. It
+// returns the folders it read. With a nil each, it lists the folders only,
+// not reading those of the last level (the files' folders).
+func (t *Tree[T, P]) walk(ctx context.Context, root string, each func(r treeFile) error) ([]string, error) {
+	if each != nil {
+		t.dirReads.Add(1)
+	}
 	var dirs []string
 	var visit func(dir string, depth int) error
 	visit = func(dir string, depth int) error {
@@ -168,6 +127,9 @@ func (t *Tree[T, P]) walk(ctx context.Context, each func(r treeFile) error) ([]s
 		}
 		defer f.Close()
 		dirs = append(dirs, dir)
+		if each == nil && depth == t.l.Depth {
+			return nil
+		}
 		des, err := f.ReadDir(-1) // unsorted: List sorts by time
 		if err != nil {
 			return err
@@ -188,17 +150,17 @@ func (t *Tree[T, P]) walk(ctx context.Context, each func(r treeFile) error) ([]s
 			if id == "" || !de.Type().IsRegular() {
 				continue
 			}
-			r := treeFile{id, filepath.Join(dir, de.Name()), de.Name(), f}
-			t.remember(id, r.path)
-			if each != nil {
-				if err := each(r); err != nil {
-					return err
-				}
+			r := treeFile{id, filepath.Join(dir, de.Name()), de.Name(), f, len(des)}
+			if t.byDir.Folder == nil { // a folder per directory: known by its name
+				t.remember(id, r.path)
+			}
+			if err := each(r); err != nil {
+				return err
 			}
 		}
 		return nil
 	}
-	err := visit(t.l.Root, 0)
+	err := visit(root, 0)
 	return dirs, err
 }
 
@@ -222,9 +184,10 @@ func (t *Tree[T, P]) remember(id, p string) {
 	}
 }
 
-// Locate returns the file of session id. A known path is checked with one
-// stat; an unknown id is looked for in the day folders of its creation
-// time, then (not there, or the id does not say) by a walk of them all.
+// Locate returns the file of session id, in a date tree. A known path is
+// checked with one stat; an unknown id is looked for in the day folders of
+// its creation time, then (not there, or the id does not say) by a walk of
+// them all.
 func (t *Tree[T, P]) Locate(id string) (string, bool) {
 	p, _, ok := t.locate(id)
 	return p, ok
@@ -232,7 +195,7 @@ func (t *Tree[T, P]) Locate(id string) (string, bool) {
 
 // locate is Locate, with the file's metadata.
 func (t *Tree[T, P]) locate(id string) (string, os.FileInfo, bool) {
-	if runtimes.ValidSessionID(id) != nil {
+	if runtimes.ValidSessionID(id) != nil || t.byDir.Folder != nil {
 		return "", nil, false
 	}
 	t.mu.Lock()
@@ -248,7 +211,7 @@ func (t *Tree[T, P]) locate(id string) (string, os.FileInfo, bool) {
 		t.remember(id, p)
 		return p, fi, true
 	}
-	if _, err := t.walk(context.Background(), nil); err != nil {
+	if _, err := t.walk(context.Background(), t.l.Root, func(treeFile) error { return nil }); err != nil {
 		t.log.Warn("walk "+t.f.What+"s", zap.Error(err))
 		return "", nil, false
 	}
@@ -302,7 +265,7 @@ func (t *Tree[T, P]) dayDir(day time.Time) string {
 }
 
 // Find returns session id's file if it records dir as its working
-// directory, with its up-to-date index. The error wraps
+// directory, with its up-to-date index, in a date tree. The error wraps
 // runtimes.ErrNoSession when there is none.
 func (t *Tree[T, P]) Find(ctx context.Context, dir, id string) (string, P, error) {
 	if err := runtimes.ValidSessionID(id); err != nil {
@@ -310,31 +273,30 @@ func (t *Tree[T, P]) Find(ctx context.Context, dir, id string) (string, P, error
 	}
 	p, fi, ok := t.locate(id)
 	if !ok {
-		return "", nil, noTreeSession(id)
+		return "", nil, noSession(id, nil)
 	}
 	x, err := t.Index(ctx, p, fi)
 	if errors.Is(err, jsonl.ErrNotRegular) {
-		return "", nil, fmt.Errorf("%w: %w", noTreeSession(id), err) // a FIFO in its place since it was found, say
+		return "", nil, noSession(id, err) // a FIFO in its place since it was found, say
 	}
 	if err != nil {
 		return "", nil, err
 	}
 	if !inDir(t.l.Dir(x), dir, func() string { return canonical(dir) }) {
-		return "", nil, noTreeSession(id)
+		return "", nil, noSession(id, nil)
 	}
 	return p, x, nil
 }
 
-// Path is session id's file if it records dir as its working directory.
-// The error wraps runtimes.ErrNoSession when there is none.
+// Path is session id's file if it records dir as its working directory
+// (in a folder per directory, if it is a regular file there). The error
+// wraps runtimes.ErrNoSession when there is none.
 func (t *Tree[T, P]) Path(dir, id string) (string, error) {
+	if t.byDir.Folder != nil {
+		return t.byDir.Path(dir, id)
+	}
 	p, _, err := t.Find(context.Background(), dir, id)
 	return p, err
-}
-
-// noTreeSession is the error for a session without a file of dir.
-func noTreeSession(id string) error {
-	return fmt.Errorf("session %s: %w", id, runtimes.ErrNoSession)
 }
 
 // Has reports whether session id has a file that records dir.
@@ -351,7 +313,7 @@ func (t *Tree[T, P]) Trash(_ context.Context, dir, id string, bin runtimes.Bin) 
 	}
 	if err := bin.Put(p); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return noTreeSession(id)
+			return noSession(id, nil)
 		}
 		return err
 	}

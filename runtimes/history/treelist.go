@@ -50,145 +50,138 @@ type File[P any] struct {
 }
 
 // List returns the sessions whose file records dir as their working
-// directory, newest first (by the file's modification time).
+// directory (in a folder per directory, every session of dir's folder),
+// newest first (by the file's modification time).
 //
 // While the watches of the tree say nothing in it changed since the last
-// List of dir, that List's result is returned without reading anything.
-// Otherwise the tree is read: a file unchanged since the last call is not
-// opened; the directory of one not seen before is read from its first
-// line (for a big one) and remembered by the file's identity, so that only
-// dir's files are indexed (a big file of another directory is never
-// scanned for dir's history); one of dir that grew is read from where the
-// last call stopped.
+// List of dir, that List's result is returned without reading anything;
+// when the tree cannot be watched (the system's limit on watches is
+// reached, say) every List reads it. Otherwise the tree is read: a file
+// unchanged since the last call is not opened; the directory of one not
+// seen before is read from its first line (for a big one) and remembered
+// by the file's identity, so that only dir's files are indexed (a big file
+// of another directory is never scanned for dir's history); one of dir
+// that grew is read from where the last call stopped.
 //
-// The result is shared with later calls, not copied: callers must not
-// modify its elements; appending to it copies it (its capacity is its
+// The result is shared with later calls, not copied (a copy of 1,000
+// summaries was two thirds of a List of an unchanged folder): callers must
+// not modify its elements; appending to it copies it (its capacity is its
 // length).
 func (t *Tree[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	gen, ver, watched := t.generation(ctx)
+	root := t.root(dir)
+	gen, ver, watched := t.generation(ctx, root)
 	if watched {
 		t.lmu.Lock()
-		if l := t.tr.lists[dir]; l != nil && l.at == gen && t.tr.ver == ver {
-			list := l.list
+		if tr := t.trees[root]; tr != nil && tr.ver == ver && tr.lists[dir] != nil && tr.lists[dir].at == gen {
+			list := tr.lists[dir].list
 			t.lmu.Unlock()
 			return list, nil
 		}
 		t.lmu.Unlock()
 	}
-	list, dirs, err := t.read(ctx, dir)
+	list, dirs, err := t.read(ctx, root, dir)
 	if err != nil {
 		return nil, err
 	}
 	list = slices.Clip(list)
-	t.track(dirs, gen, ver, watched, dir, list)
+	t.track(root, dirs, gen, ver, watched, dir, list)
 	return list, nil
 }
 
-// read lists dir's sessions from the disk (see List), and returns the
-// folders of the tree it read.
-func (t *Tree[T, P]) read(ctx context.Context, dir string) ([]runtimes.Summary, []string, error) {
-	match := t.l.Match
-	if match == nil {
-		match = func(dir string) func(string) bool {
+// match returns the test of whether a directory a file records is dir,
+// or nil when every file under dir's root is dir's (a folder per
+// directory).
+func (t *Tree[T, P]) match(dir string) func(string) bool {
+	if t.l.Dir == nil {
+		return nil
+	}
+	is := t.l.Match
+	if is == nil {
+		is = func(dir string) func(string) bool {
 			want := canonical(dir)
 			return func(rec string) bool { return inDir(rec, dir, func() string { return want }) }
 		}
 	}
-	is := match(dir)
+	match := is(dir)
 	// Whether a recorded directory is dir, by directory: the files of one
 	// folder resolve its symlinks once.
 	mine := map[string]bool{}
-	in := func(rec string) bool {
+	return func(rec string) bool {
 		v, ok := mine[rec]
 		if !ok {
-			v = is(rec)
+			v = match(rec)
 			mine[rec] = v
 		}
 		return v
 	}
+}
+
+// read lists dir's sessions under root from the disk (see List), and
+// returns the folders it read.
+func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Summary, []string, error) {
+	in := t.match(dir)
 	near := ""
 	if t.l.Near != nil {
 		near = t.l.Near(dir)
 	}
-	out := []summary[P]{}
+	var out []summary[P]
 	var files []File[P] // with Group
-	seen := map[string]bool{}
-	dirs, err := t.walk(ctx, func(r treeFile) error {
+	var seen map[string]bool
+	dirs, err := t.walk(ctx, root, func(r treeFile) error {
+		if seen == nil { // sized by the first folder: all of dir's in a folder per directory
+			seen = make(map[string]bool, r.entries)
+			if t.l.Group == nil {
+				out = make([]summary[P], 0, r.entries)
+			}
+		}
 		fi, err := jsonl.StatAt(r.dir, r.name)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed since the folder was read
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
+			return nil // removed since the folder was read, or replaced by a FIFO, say
 		}
 		if err != nil {
 			return err
 		}
 		seen[r.path] = true
-		rec, ok := t.knownDir(r.path, fi)
-		if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) && filepath.Dir(r.path) != near {
-			rec, ok = t.readHead(r.path)
+		if in != nil {
+			rec, ok := t.knownDir(r.path, fi)
+			if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) && filepath.Dir(r.path) != near {
+				rec, ok = t.readHead(r.path)
+			}
+			if ok && !in(rec) {
+				return nil // another directory's: not indexed
+			}
 		}
-		if ok && !in(rec) {
-			return nil // another directory's: not indexed
-		}
-		sum, mtime, x, err := t.summary(ctx, r.id, r.path, fi)
-		if errors.Is(err, fs.ErrNotExist) {
+		sum, err := t.summarize(ctx, r.id, r.path, fi)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		rec = t.l.Dir(x)
-		if dev, ino, ok := jsonl.FileKey(fi); ok && rec != "" {
+		if in != nil {
 			// The index is what the file says now (a rewrite in place
 			// shows here).
-			t.hmu.Lock()
-			t.heads[r.path] = head{dev, ino, fi.Size(), fi.ModTime(), rec}
-			t.hmu.Unlock()
+			rec := t.l.Dir(sum.x)
+			t.rememberHead(r.path, fi, rec)
+			if !in(rec) {
+				return nil
+			}
 		}
-		switch {
-		case !in(rec):
-		case t.l.Group != nil:
-			files = append(files, File[P]{r.id, r.path, x, mtime})
-		default:
-			out = append(out, summary[P]{sum, mtime, x})
+		if t.l.Group != nil {
+			files = append(files, File[P]{r.id, r.path, sum.x, sum.mtime})
+		} else {
+			out = append(out, sum)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	t.prune(seen)
+	t.prune(root, seen)
 	if t.l.Group != nil {
 		return t.l.Group(files), dirs, nil
 	}
 	return newestFirst(out), dirs, nil
-}
-
-// summary is Summary, or with Group only the index and its time: Group
-// makes the sessions' summaries (the files' were a third of what a cold
-// Gemini List allocated).
-func (t *Tree[T, P]) summary(ctx context.Context, id, p string, fi os.FileInfo) (runtimes.Summary, time.Time, P, error) {
-	if t.l.Group == nil {
-		return t.Summary(ctx, id, p, fi)
-	}
-	x, err := t.Index(ctx, p, fi)
-	if err != nil {
-		return runtimes.Summary{}, time.Time{}, nil, err
-	}
-	return runtimes.Summary{}, x.Info().ModTime(), x, nil
-}
-
-// prune forgets the cached indexes, heads and summaries of files the last
-// walk did not see.
-func (t *Tree[T, P]) prune(seen map[string]bool) {
-	drop := func(p string) bool { return !seen[p] }
-	t.Prune(drop)
-	t.hmu.Lock()
-	defer t.hmu.Unlock()
-	for p := range t.heads {
-		if drop(p) {
-			delete(t.heads, p)
-		}
-	}
 }
 
 // knownDir is the directory the file at p, in version fi, records, if
@@ -241,13 +234,19 @@ func (t *Tree[T, P]) readHead(p string) (string, bool) {
 	}
 	// The identity of what was read, not of what was stat'ed before.
 	if ofi, err := f.Stat(); err == nil {
-		if dev, ino, ok := jsonl.FileKey(ofi); ok {
-			t.hmu.Lock()
-			t.heads[p] = head{dev, ino, ofi.Size(), ofi.ModTime(), rec}
-			t.hmu.Unlock()
-		}
+		t.rememberHead(p, ofi, rec)
 	}
 	return rec, true
+}
+
+// rememberHead records that the file at p, in version fi, records the
+// directory rec (when it names one).
+func (t *Tree[T, P]) rememberHead(p string, fi os.FileInfo, rec string) {
+	if dev, ino, ok := jsonl.FileKey(fi); ok && rec != "" {
+		t.hmu.Lock()
+		t.heads[p] = head{dev, ino, fi.Size(), fi.ModTime(), rec}
+		t.hmu.Unlock()
+	}
 }
 
 // firstLine reads f's first complete line, without its newline; ok is

@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
-	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
 )
 
@@ -32,32 +31,44 @@ type treeListing struct {
 	list []runtimes.Summary
 }
 
-// tree is List's watch of a date tree: a change counter for every folder
-// of it (root, years, months, days), since a CLI files a session under the
-// day it was created but appends to it on every resume.
+// listIdle is how long a tree's watches outlive its last List: a client
+// refreshing its history view keeps them, a workspace no one looks at any
+// more holds no kernel watch.
+const listIdle = time.Minute
+
+// refusedRetry is how long List goes on reading a tree whose watch was
+// refused before it asks for the watch again.
+const refusedRetry = 30 * time.Second
+
+// tree is List's watch of the folders under one root: a change counter for
+// every folder of it (root, years, months, days: a CLI files a session
+// under the day it was created but appends to it on every resume), or of
+// the one folder of a directory's sessions.
 type tree struct {
+	root    string
 	gens    map[string]*fswatch.Gen // by folder; empty: not watched
-	ver     uint64                  // moved whenever gens changes
+	ver     uint64                  // moved whenever gens changes, never the same twice (Tree.vers)
 	refused time.Time               // when watching was last refused
-	timer   *time.Timer             // releases the watches once List is idle
+	timer   *time.Timer             // releases the tree once List is idle
 	lists   map[string]*treeListing // by directory, as asked
 }
 
-// generation returns the tree's current generation: one barrier (Now of
-// the root) then the count of every folder, whose largest value moves
-// whenever any of them changes (fswatch's counts come from one increasing
-// counter). ver is the set of folders it covers; watched is false when
-// List must read the tree.
-func (t *Tree[T, P]) generation(ctx context.Context) (gen, ver uint64, watched bool) {
-	root := t.l.Root
+// generation returns the current generation of the tree under root: one
+// barrier (Now of the root) then the count of every folder, whose largest
+// value moves whenever any of them changes (fswatch's counts come from one
+// increasing counter). ver is the set of folders it covers; watched is
+// false when List must read the tree.
+func (t *Tree[T, P]) generation(ctx context.Context, root string) (gen, ver uint64, watched bool) {
 	t.lmu.Lock()
 	if t.closed {
 		t.lmu.Unlock()
 		return 0, 0, false
 	}
-	tr := &t.tr
-	if tr.timer == nil {
-		tr.timer = t.afterFunc(t.idle, t.release)
+	tr := t.trees[root]
+	if tr == nil {
+		tr = &tree{root: root, gens: map[string]*fswatch.Gen{}, lists: map[string]*treeListing{}}
+		tr.timer = t.afterFunc(t.idle, func() { t.release(tr) })
+		t.trees[root] = tr
 	} else {
 		tr.timer.Reset(t.idle)
 	}
@@ -66,17 +77,18 @@ func (t *Tree[T, P]) generation(ctx context.Context) (gen, ver uint64, watched b
 		switch {
 		case err == nil:
 			tr.gens[root] = g
-			tr.ver++
+			t.moved(tr)
 			t.lmu.Unlock()
 			// The tree's folders are watched before a first read, so that
 			// its result is kept (a folder watched only after the read may
 			// have changed before its watch).
-			t.track(t.folders(), 0, 0, false, "", nil)
-			return t.generation(ctx)
+			dirs, _ := t.walk(ctx, root, nil)
+			t.track(root, dirs, 0, 0, false, "", nil)
+			return t.generation(ctx, root)
 		case errors.Is(err, fs.ErrNotExist):
 			// No sessions yet: nothing to read either.
 		default:
-			t.refuseLocked(err)
+			t.refuseLocked(tr, err)
 		}
 	}
 	rg := tr.gens[root]
@@ -97,8 +109,8 @@ func (t *Tree[T, P]) generation(ctx context.Context) (gen, ver uint64, watched b
 		if ctx.Err() == nil {
 			// The tree was removed or replaced, or the count is unsure:
 			// this List reads it, the next one watches it afresh.
-			t.log.Debug("history: "+t.f.What+"s tree watch lost", zap.String("dir", root), zap.Error(err))
-			t.unwatch(ver)
+			t.log.Debug("history: "+t.f.What+"s watch lost", zap.String("dir", root), zap.Error(err))
+			t.unwatch(root, ver)
 		}
 		return 0, 0, false
 	}
@@ -115,10 +127,10 @@ func (t *Tree[T, P]) generation(ctx context.Context) (gen, ver uint64, watched b
 		// Folders removed or moved (their parents changed too): this List
 		// reads the tree, and watches afresh those still there.
 		t.lmu.Lock()
-		for d, g := range t.tr.gens {
+		for d, g := range tr.gens {
 			if slices.Contains(lost, g) {
-				delete(t.tr.gens, d)
-				t.tr.ver++
+				delete(tr.gens, d)
+				t.moved(tr)
 			}
 		}
 		t.lmu.Unlock()
@@ -128,64 +140,43 @@ func (t *Tree[T, P]) generation(ctx context.Context) (gen, ver uint64, watched b
 	return gen, ver, true
 }
 
-// folders lists the folders of the tree, reading all but those of the
-// last level (the files' folders, whose reading is List's).
-func (t *Tree[T, P]) folders() []string {
-	var dirs []string
-	var visit func(dir string, depth int)
-	visit = func(dir string, depth int) {
-		f, err := jsonl.OpenDir(dir)
-		if err != nil {
-			return // removed meanwhile, not a folder: the read sees that
-		}
-		dirs = append(dirs, dir)
-		if depth == t.l.Depth {
-			f.Close()
-			return
-		}
-		des, _ := f.ReadDir(-1)
-		f.Close()
-		for _, de := range des {
-			if t.enters(depth+1, de) {
-				visit(filepath.Join(dir, de.Name()), depth+1)
-			}
-		}
-	}
-	visit(t.l.Root, 0)
-	return dirs
+// moved gives tr a new version: its set of folders changed.
+func (t *Tree[T, P]) moved(tr *tree) {
+	t.vers++
+	tr.ver = t.vers
 }
 
-// refuseLocked gives up watching the tree for refusedRetry.
-func (t *Tree[T, P]) refuseLocked(err error) {
-	t.tr.refused = time.Now()
-	t.log.Debug("history: cannot watch the "+t.f.What+"s tree, so every history call reads them and stats each "+t.f.What,
-		zap.String("dir", t.l.Root), zap.Error(err))
+// refuseLocked gives up watching tr for refusedRetry.
+func (t *Tree[T, P]) refuseLocked(tr *tree, err error) {
+	tr.refused = time.Now()
+	t.log.Debug("history: cannot watch the "+t.f.What+"s folders, so every history call reads them and stats each "+t.f.What,
+		zap.String("dir", tr.root), zap.Error(err))
 }
 
-// unwatch drops every watch of the tree if its set of folders is still
-// ver.
-func (t *Tree[T, P]) unwatch(ver uint64) {
+// unwatch drops every watch of the tree under root if its set of folders
+// is still ver.
+func (t *Tree[T, P]) unwatch(root string, ver uint64) {
 	t.lmu.Lock()
-	if t.tr.ver != ver {
+	tr := t.trees[root]
+	if tr == nil || tr.ver != ver {
 		t.lmu.Unlock()
 		return
 	}
-	gens := t.dropLocked()
+	gens := t.dropLocked(tr)
 	t.lmu.Unlock()
 	closeAll(gens)
 }
 
-// dropLocked forgets the tree's watches and listings, returning the
-// watches for the caller to close once t.lmu is released.
-func (t *Tree[T, P]) dropLocked() []*fswatch.Gen {
-	tr := &t.tr
+// dropLocked forgets tr's watches and listings, returning the watches for
+// the caller to close once t.lmu is released.
+func (t *Tree[T, P]) dropLocked(tr *tree) []*fswatch.Gen {
 	gens := make([]*fswatch.Gen, 0, len(tr.gens))
 	for _, g := range tr.gens {
 		gens = append(gens, g)
 	}
 	clear(tr.gens)
 	clear(tr.lists)
-	tr.ver++
+	t.moved(tr)
 	return gens
 }
 
@@ -195,51 +186,71 @@ func closeAll(gens []*fswatch.Gen) {
 	}
 }
 
-// release drops the tree's watches once List has not used them for the
+// release drops tr and its watches once List has not used them for the
 // idle time.
-func (t *Tree[T, P]) release() {
+func (t *Tree[T, P]) release(tr *tree) {
 	t.lmu.Lock()
-	gens := t.dropLocked()
-	t.tr.timer = nil
+	if t.trees[tr.root] != tr {
+		t.lmu.Unlock()
+		return
+	}
+	delete(t.trees, tr.root)
+	gens := t.dropLocked(tr)
 	t.lmu.Unlock()
 	closeAll(gens)
 }
 
-// Close releases the watches List holds (later Lists stat every file) and
-// waits for the index saves under way. The daemon calls it when it shuts
-// down.
+// Close releases the watches List holds (later Lists read the folders and
+// stat every file) and waits for the index saves under way. The daemon
+// calls it when it shuts down.
 func (t *Tree[T, P]) Close() error {
 	t.lmu.Lock()
 	t.closed = true
-	if t.tr.timer != nil {
-		t.tr.timer.Stop()
-		t.tr.timer = nil
+	var gens []*fswatch.Gen
+	for _, tr := range t.trees {
+		tr.timer.Stop()
+		gens = append(gens, t.dropLocked(tr)...)
 	}
-	gens := t.dropLocked()
+	clear(t.trees)
 	t.lmu.Unlock()
 	closeAll(gens)
-	return t.Store.Close()
+	t.cache.Close()
+	return nil
 }
 
-// track makes the tree's watches the folders dirs that a read found, and
-// keeps list as dir's listing when every one of them was watched under
-// generation gen (ver unchanged): a folder watched only now may have
-// changed before its watch, so that listing is not kept, and the next List
-// reads the tree once more.
-func (t *Tree[T, P]) track(dirs []string, gen, ver uint64, watched bool, dir string, list []runtimes.Summary) {
+// track makes the watches of the tree under root the folders dirs that a
+// read found, and keeps list as dir's listing when every one of them was
+// watched under generation gen (ver unchanged): a folder watched only now
+// may have changed before its watch, so that listing is not kept, and the
+// next List reads the tree once more.
+func (t *Tree[T, P]) track(root string, dirs []string, gen, ver uint64, watched bool, dir string, list []runtimes.Summary) {
 	t.lmu.Lock()
-	tr := &t.tr
-	if t.closed || tr.gens[t.l.Root] == nil {
+	tr := t.trees[root]
+	if t.closed || tr == nil || tr.gens[root] == nil {
 		t.lmu.Unlock()
 		return
 	}
-	var drop []*fswatch.Gen
+	drop, err := t.watchLocked(tr, dirs)
+	if err != nil {
+		drop = append(drop, t.dropLocked(tr)...)
+		t.refuseLocked(tr, err)
+	} else if watched && tr.ver == ver {
+		// Generations only grow: a concurrent List that read under a later
+		// one keeps its result.
+		if l := tr.lists[dir]; l == nil || gen > l.at {
+			tr.lists[dir] = &treeListing{at: gen, list: list}
+		}
+	}
+	t.lmu.Unlock()
+	closeAll(drop)
+}
+
+// watchLocked makes tr's watches those of the folders dirs, returning the
+// watches it no longer needs, for the caller to close, or why it cannot
+// watch them all.
+func (t *Tree[T, P]) watchLocked(tr *tree, dirs []string) ([]*fswatch.Gen, error) {
 	if len(dirs) > t.l.MaxWatchedDirs {
-		drop = t.dropLocked()
-		t.refuseLocked(errors.New("more folders than the tree watches"))
-		t.lmu.Unlock()
-		closeAll(drop)
-		return
+		return nil, errors.New("more folders than the tree watches")
 	}
 	found := make(map[string]bool, len(dirs))
 	changed := false
@@ -253,43 +264,35 @@ func (t *Tree[T, P]) track(dirs []string, gen, ver uint64, watched bool, dir str
 			continue // removed since it was read: its parent changed
 		}
 		if err != nil {
-			drop = t.dropLocked()
-			t.refuseLocked(err)
-			t.lmu.Unlock()
-			closeAll(drop)
-			return
+			return nil, err
 		}
 		tr.gens[d] = g
 		changed = true
 	}
+	var drop []*fswatch.Gen
 	for d, g := range tr.gens {
-		if !found[d] && d != t.l.Root {
+		if !found[d] && d != tr.root {
 			delete(tr.gens, d)
 			drop = append(drop, g)
 			changed = true
 		}
 	}
 	if changed {
-		tr.ver++
+		t.moved(tr)
 	}
-	if watched && tr.ver == ver {
-		// Generations only grow: a concurrent List that read under a later
-		// one keeps its result.
-		if l := tr.lists[dir]; l == nil || gen > l.at {
-			tr.lists[dir] = &treeListing{at: gen, list: list}
-		}
-	}
-	t.lmu.Unlock()
-	closeAll(drop)
+	return drop, nil
 }
 
 // Watch calls changed with the id of each session of dir whose file is
-// written in today's day folder (local time, as Codex files them), until
+// written in dir's folder, or, in a date tree, in today's day folder (local time, as Codex files them), until
 // the Closer is closed. At midnight it moves on to the new day's folder.
 // A session resumed from an older day appends to its old file, which this
 // does not see; cdevd reports the sessions it runs itself from their
 // events.
 func (t *Tree[T, P]) Watch(dir string, changed func(id string)) (io.Closer, error) {
+	if t.byDir.Folder != nil {
+		return t.byDir.Watch(dir, changed)
+	}
 	w := &dayWatch[T, P]{t: t, dir: dir, changed: changed}
 	if err := w.aim(); err != nil {
 		return nil, err

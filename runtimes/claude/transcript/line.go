@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // Line is the subset of a Claude JSONL line (transcript or stream-json
@@ -89,9 +90,6 @@ type apiBlock struct {
 // now is the clock for messages that carry no timestamp (stdout lines).
 var now = time.Now
 
-// timeFormat is RFC 3339 with milliseconds, as Claude writes timestamps.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
 // ToMessage converts a user/assistant line (from a transcript or from the
 // CLI's stdout) to the normalized rpc.Message; ok is false for lines that are
 // not conversation messages (attachment, queue-operation, last-prompt,
@@ -127,7 +125,7 @@ func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 		SessionID: sessionID,
 		Type:      rpc.MessageType(l.Type),
 		UUID:      l.UUID,
-		Timestamp: timestamp(l.Timestamp),
+		Timestamp: history.Timestamp(l.Timestamp, now),
 		Message: rpc.MessageBody{
 			ID:      am.ID,
 			Role:    role,
@@ -141,14 +139,6 @@ func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 func isTypeError(err error) bool {
 	var te *json.UnmarshalTypeError
 	return errors.As(err, &te)
-}
-
-// timestamp returns ts when it is RFC 3339, else the current time.
-func timestamp(ts string) string {
-	if _, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-		return ts
-	}
-	return now().UTC().Format(timeFormat)
 }
 
 // blocks converts API content: a plain string (a typed user prompt) or an
@@ -243,7 +233,7 @@ func decodeMessage(sessionID string, b []byte) (rpc.Message, bool) {
 			SessionID: sessionID,
 			Type:      rpc.MessageType(l.Type),
 			UUID:      l.UUID,
-			Timestamp: timestamp(l.Timestamp),
+			Timestamp: history.Timestamp(l.Timestamp, now),
 			Message: rpc.MessageBody{
 				ID:      am.ID,
 				Role:    cmp.Or(am.Role, l.Type),

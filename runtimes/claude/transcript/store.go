@@ -58,14 +58,6 @@ func (s *Store) format() history.Format[index, *index] {
 			f, ok := classify(b)
 			return ok && f.isMessage()
 		},
-		Tailed: func(sessionID string, _ int64, b []byte) (rpc.Message, bool, error) {
-			l, err := ParseLine(b)
-			if err != nil {
-				return rpc.Message{}, false, err
-			}
-			m, ok := ToMessage(sessionID, l)
-			return m, ok, nil
-		},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // Line is one rollout line: {timestamp, type, payload}.
@@ -109,9 +110,6 @@ func (l Line) messageType() (rpc.MessageType, bool) {
 	return messageType(l.Type, l.Payload.Type, ityp, l.Payload.Item != nil)
 }
 
-// timeFormat is RFC 3339 with milliseconds, as Codex writes timestamps.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
 // ToMessage converts one rollout line, found at byte offset off of thread
 // threadID's rollout, to the normalized rpc.Message; ok is false for lines
 // that are not messages. The message id is the one the line carries (the
@@ -136,7 +134,7 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 			if it.Type == "CommandExecution" {
 				ti.Argv, ti.Changes = append([]string{}, it.Command...), nil // Argv set: a command
 			}
-			return ToolMessage(threadID, timestamp(l.Timestamp), ti), true
+			return ToolMessage(threadID, history.Timestamp(l.Timestamp, now), ti), true
 		}
 		for _, c := range it.Content {
 			if (c.Type == "text" || c.Type == "Text") && c.Text != "" {
@@ -150,18 +148,11 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 			}
 		}
 	}
-	return NewMessage(threadID, id, typ, timestamp(l.Timestamp), content), true
+	return NewMessage(threadID, id, typ, history.Timestamp(l.Timestamp, now), content), true
 }
 
 // now is the clock for lines without a valid timestamp.
 var now = time.Now
-
-func timestamp(ts string) string {
-	if _, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-		return ts
-	}
-	return now().UTC().Format(timeFormat)
-}
 
 func jsonString(s string) json.RawMessage {
 	b, _ := json.Marshal(s)

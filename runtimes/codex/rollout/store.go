@@ -69,11 +69,6 @@ var format = history.Format[index, *index]{
 		f, ok := classify(b)
 		return ok && f.isMessage()
 	},
-	Tailed: func(id string, off int64, b []byte) (rpc.Message, bool, error) {
-		l, err := pageLine(b)
-		m, ok := ToMessage(id, off, l)
-		return m, ok && err == nil, err
-	},
 }
 
 // WithWatcher makes Tail, Watch and List watch through w rather than the

@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes/history"
 )
 
 // TimeFormat is RFC 3339 with milliseconds, as Codex writes timestamps.
-const TimeFormat = timeFormat
+const TimeFormat = history.TimeFormat
 
 // Tool names of the tool_use blocks made from command executions and file
 // changes. Codex's thread items do not name the model's tool (exec_command,
