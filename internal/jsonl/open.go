@@ -26,22 +26,22 @@ func OpenRegular(path string) (*os.File, error) {
 
 // openRegular is OpenRegular, with the opened file's metadata.
 func openRegular(path string) (*os.File, os.FileInfo, error) {
-	return openChecked(path, openNonblock, fs.FileMode.IsRegular, "")
+	return openChecked(path, fs.FileMode.IsRegular, "")
 }
 
 // OpenDir opens the directory at path for reading its entries; anything
 // else there is an error wrapping ErrNotRegular, returned without
 // blocking (a FIFO in a directory's place must not hold a listing).
 func OpenDir(path string) (*os.File, error) {
-	f, _, err := openChecked(path, openDir, fs.FileMode.IsDir, ": not a directory")
+	f, _, err := openChecked(path, fs.FileMode.IsDir, ": not a directory")
 	return f, err
 }
 
-// openChecked opens path with open, then refuses the file unless isKind
-// accepts its mode, with an error wrapping ErrNotRegular (and suffix); it
-// returns the file's metadata too.
-func openChecked(path string, open func(string) (*os.File, error), isKind func(fs.FileMode) bool, suffix string) (*os.File, os.FileInfo, error) {
-	f, err := open(path)
+// openChecked opens path without blocking, then refuses the file unless
+// isKind accepts its mode, with an error wrapping ErrNotRegular (and
+// suffix); it returns the file's metadata too.
+func openChecked(path string, isKind func(fs.FileMode) bool, suffix string) (*os.File, os.FileInfo, error) {
+	f, err := openNonblock(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,5 +7,3 @@ import "os"
 // openNonblock is os.Open: systems without FIFOs in the file system have
 // nothing to block on.
 func openNonblock(path string) (*os.File, error) { return os.Open(path) }
-
-func openDir(path string) (*os.File, error) { return os.Open(path) }
