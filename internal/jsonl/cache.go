@@ -130,7 +130,7 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 			c.load(path, e, f, fi)
 		}
 	}
-	x, sc, err := refreshTuned(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
+	x, sc, err := Refresh(ctx, e.idx, f, fi, c.add, c.log, c.what)
 	c.onScan(sc)
 	if err != nil {
 		return err
