@@ -25,7 +25,17 @@ type Index struct {
 	fi    os.FileInfo
 	split Splitter
 	lines []Span
+	shape *Shape // the keys of the lines a scan under way read (see Shape)
 }
+
+// Shape remembers the keys of the lines read by the scan that adds a line,
+// for its owner's Schema (ReadShaped): nil for a scan's first lines (a
+// short file would spend more on making it than it saves) and outside a
+// scan, so that an index kept for each of a thousand sessions keeps none.
+func (x *Index) Shape() *Shape { return x.shape }
+
+// shapeAfter is how many lines a scan reads before it makes its Shape.
+const shapeAfter = 64
 
 // base gives Refresh the Index embedded in its owner.
 func (x *Index) base() *Index { return x }
@@ -142,8 +152,12 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 // recovery from the faults of a file cut short under the mapping, with
 // unsafe pointers to tell those faults from others.
 func scan[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, add func(x P, line []byte) bool) (int64, error) {
-	b := x.base()
+	b, seen := x.base(), 0
+	defer func() { b.shape = nil }()
 	keep := func(off int64, line []byte) {
+		if seen++; seen == shapeAfter {
+			b.shape = new(Shape)
+		}
 		if add(x, line) {
 			if len(b.lines) == cap(b.lines) {
 				// Doubled, not grown by a quarter as append grows a big
