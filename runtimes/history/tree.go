@@ -143,8 +143,8 @@ func (t *Tree[T, P]) Stats() TreeStats {
 	return TreeStats{t.Store.Stats(), t.walks.Load(), t.headBytes.Load(), watched}
 }
 
-// treeFile is one file found by walk: its name in the open day folder dir,
-// so that List stats it relative to dir (fstatat) rather than by its path.
+// treeFile is one file found by walk: its name in the open day folder dir
+// (for jsonl.StatAt).
 type treeFile struct {
 	id, path, name string
 	dir            *os.File
