@@ -37,19 +37,11 @@ func NewString(b []byte, at int, dst **string) int { return newOf(String)(b, at,
 // string allocated for each was most of what a Gemini replay allocated.
 func Bytes(b []byte, at int, dst *[]byte) int {
 	in, e := quoted(b, at)
-	if e < 0 {
+	s, ok := unquote(in)
+	if e < 0 || !ok {
 		return -1
 	}
-	if bytes.IndexByte(in, '\\') >= 0 {
-		s, ok := Unquote(in)
-		if !ok {
-			return -1
-		}
-		in = []byte(s)
-	} else if !plain(in) {
-		return -1
-	}
-	*dst = in
+	*dst = s
 	return e
 }
 
