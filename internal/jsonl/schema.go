@@ -28,10 +28,6 @@ import (
 // use.
 type Schema[T any] struct {
 	fields []Field[T]
-	keys   []string // the fields' keys
-	// byLen lists, by the length of a key, the fields of that length:
-	// most keys of a line are not read, and are told so by their length.
-	byLen [][]uint8
 }
 
 // A Field is one member of a Schema: its key and the reading of its value
@@ -51,25 +47,19 @@ func NewSchema[T any](fields ...Field[T]) *Schema[T] {
 	if len(fields) > maxFields {
 		panic(fmt.Sprintf("jsonl: a schema of %d fields", len(fields)))
 	}
-	s := &Schema[T]{fields: fields}
 	for i, f := range fields {
-		s.keys = append(s.keys, f.key)
 		for _, c := range []byte(f.key) {
 			if c >= utf8.RuneSelf || c == '"' || c == '\\' || c < 0x20 {
 				panic(fmt.Sprintf("jsonl: schema key %q is not plain ASCII", f.key))
 			}
 		}
-		for len(s.byLen) <= len(f.key) {
-			s.byLen = append(s.byLen, nil)
-		}
-		for _, j := range s.byLen[len(f.key)] {
-			if fields[j].key == f.key {
+		for _, g := range fields[:i] {
+			if g.key == f.key {
 				panic(fmt.Sprintf("jsonl: schema key %q twice", f.key))
 			}
 		}
-		s.byLen[len(f.key)] = append(s.byLen[len(f.key)], uint8(i))
 	}
-	return s
+	return &Schema[T]{fields}
 }
 
 // The ids a Schema gives keys that are not among its fields.
@@ -79,20 +69,36 @@ const (
 )
 
 // id names key (as written): the index of its field, else foldsKey when
-// encoding/json could still match it to one (folds), else otherKey. It
-// depends on the key's bytes alone, as a Shape requires.
+// encoding/json could still match it to one, else otherKey. It depends on
+// the key's bytes alone, as a Shape requires. encoding/json matches a key
+// other than by its exact spelling by escapes, or by folding case (and a
+// non-ASCII key, whose folding can change its length in UTF-8, the Kelvin
+// sign or the long s, is taken to).
 func (s *Schema[T]) id(key []byte) int {
-	if len(key) < len(s.byLen) {
-		for _, k := range s.byLen[len(key)] {
-			if string(key) == s.keys[k] {
-				return int(k)
-			}
+	k := otherKey
+	for i, f := range s.fields {
+		switch {
+		case len(f.key) != len(key):
+		case string(key) == f.key:
+			return i
+		case strings.EqualFold(string(key), f.key):
+			k = foldsKey
 		}
 	}
-	if folds(key, s.keys) {
-		return foldsKey
+	if k == otherKey && (bytes.IndexByte(key, '\\') >= 0 || !ascii(key)) {
+		k = foldsKey
 	}
-	return otherKey
+	return k
+}
+
+// ascii reports whether b is all ASCII.
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Read fills *dst, which it zeroes first, from the object that is the
@@ -192,25 +198,4 @@ func TextKey[T any](key string, f func(*T) *Text) Field[T] { return Key(key, f, 
 func TrueKey[T any](key string, f func(*T) *bool) Field[T] { return Key(key, f, readTrue) }
 func BorrowedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
 	return Key(key, f, Borrowed)
-}
-
-// folds reports whether encoding/json could match key (as written) to one
-// of known other than by its exact spelling: by escapes, or by folding case
-// (and a non-ASCII key, whose folding can change its length in UTF-8, the
-// Kelvin sign or the long s, is taken to).
-func folds(key []byte, known []string) bool {
-	if bytes.IndexByte(key, '\\') >= 0 {
-		return true
-	}
-	for _, k := range known {
-		if len(k) == len(key) && string(key) != k && strings.EqualFold(string(key), k) {
-			return true
-		}
-	}
-	for _, c := range key {
-		if c >= utf8.RuneSelf {
-			return true
-		}
-	}
-	return false
 }
