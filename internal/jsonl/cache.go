@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 	"unsafe"
@@ -131,7 +132,7 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 			c.load(path, e, f, fi)
 		}
 	}
-	x, sc, err := Refresh(ctx, e.idx, f, fi, c.add, c.log, c.what)
+	x, sc, err := refreshTuned(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
 	c.onScan(sc)
 	if err != nil {
 		return err
@@ -371,10 +372,17 @@ func (c *Cache[T, P]) drop(e *cached[P]) {
 	e.elem, e.size = nil, 0
 }
 
-// Tuning is how a Cache persists its indexes (Cache.Tune).
+// Tuning is how a Cache scans files and persists their indexes (Cache.Tune).
 // A zero field takes its default, as the daemon leaves them all; tests set
 // small values, each its own, so that they can run in parallel.
 type Tuning struct {
+	// ParallelMin is the size from which a full scan is cut into parts
+	// scanned at once, at least this much each: below it, goroutines cost
+	// more than they save. Default 8 MB.
+	ParallelMin int64
+	// Parts bounds the parts of one full scan. Default GOMAXPROCS, at most
+	// maxParts.
+	Parts int
 	// PersistMin is the size from which a file's index is persisted:
 	// smaller files are scanned again in about a millisecond. Default 1 MB.
 	PersistMin int64
@@ -388,7 +396,14 @@ type Tuning struct {
 	SaveDelay time.Duration
 }
 
-const maxPersistBytes = 64 << 20
+const (
+	maxParts        = 16
+	maxPersistBytes = 64 << 20
+)
+
+func (t Tuning) parallelMin() int64 { return cmp.Or(t.ParallelMin, 8<<20) }
+
+func (t Tuning) parts() int64 { return int64(min(cmp.Or(t.Parts, runtime.GOMAXPROCS(0)), maxParts)) }
 
 func (t Tuning) persistMin() int64 { return cmp.Or(t.PersistMin, 1<<20) }
 

@@ -1,12 +1,14 @@
 package jsonl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 )
@@ -48,32 +50,41 @@ func (x *Index) Lines() []Span { return x.lines }
 
 // Indexed is an index type: a pointer to its owner's struct, which embeds
 // Index (only embedding provides base). It is every hook a scan and a Cache
-// call: an owner writes AppendFacts and ReadFacts; Index gives the others a
-// default that does nothing.
+// call: an owner writes Merge, AppendFacts and ReadFacts; Index gives the
+// others a default that does nothing.
 type Indexed[T any] interface {
 	*T
 	base() *Index
+	// Merge takes in what next, the scan of the part of the file after
+	// x's, gathered besides its Lines: a big file is indexed in parts.
+	Merge(next *T)
 	// AppendFacts appends what the index gathered besides its Lines, for
 	// a Cache that persists its indexes; ReadFacts reads it back.
 	AppendFacts(b []byte) []byte
 	ReadFacts(b []byte) error
 	// Finish ends each scan: what the index put off, it does then.
 	Finish()
-	// Expect is told, once early in a scan from the file's start, total:
-	// the bytes of the whole file over those read so far, so that the
-	// index sizes what it gathers once rather than growing it: the copies
-	// of a growing slice, and the fresh pages each touches (a fault each,
-	// costly in a VM), were a fifth of a first read.
-	Expect(total float64)
+	// Expect is told, once early in a big scan, how much more is to come,
+	// so that the index sizes what it gathers once rather than growing it:
+	// the copies of a growing slice, and the fresh pages each touches (a
+	// fault each, costly in a VM), were a fifth of a first read. part is
+	// the bytes of the part this index scans over those read so far; total
+	// the same for the bytes whose lines it will end up holding (a scan's
+	// first part takes in the others: Merge).
+	Expect(part, total float64)
+	// SetPiece tells the index which part of a full scan in parts it
+	// indexes (see Piece), before its scan and, with nil, once merged.
+	SetPiece(p *Piece)
 	// Size is the memory the index takes besides its Lines.
 	Size() int64
 }
 
 // The defaults of Indexed's hooks, which do nothing.
 
-func (x *Index) Finish()              {}
-func (x *Index) Expect(total float64) {}
-func (x *Index) Size() int64          { return 0 }
+func (x *Index) Finish()                    {}
+func (x *Index) Expect(part, total float64) {}
+func (x *Index) SetPiece(p *Piece)          {}
+func (x *Index) Size() int64                { return 0 }
 
 // current reports whether x, which may be nil, still describes the file
 // version fi: the same file, with the same size and modification time.
@@ -110,48 +121,52 @@ type Scan struct {
 // and reports whether to keep its Span in Lines. Overlong lines are skipped
 // and logged with what naming the file. old is never modified: it stays
 // intact if ctx ends the scan, and a reader holding it may go on using it.
-//
-// A full scan runs on one goroutine. Cut into parts scanned at once on two
-// cores, the first page of a never-read 100 MB transcript took less time
-// but more CPU (cdevd bench back to back, one part against two, loads 2.2
-// to 3.1: Claude 62–88 ms against 41–55, Codex 91–101 against 60–94;
-// BenchmarkFirstPage: Codex 93 CPU ms against 121), and Gemini's replay,
-// whose parts had to be merged, more of both (144–233 ms against 207–283,
-// 144 CPU ms against 177); each index type needed a Merge, Claude's a
-// Piece shared between parts, for what the target of 100 ms did not need.
 func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
+	return refreshTuned(ctx, old, f, fi, add, log, what, Tuning{})
+}
+
+// refreshTuned is Refresh with its scan tuned by t.
+func refreshTuned[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
+	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
 	if current(old, fi) {
 		return old, Scan{}, nil
 	}
-	x, into := P(new(T)), fi.Size() // a full scan's lines: the whole file's
-	full := old == nil || !sameFile(old.base().fi, fi) || fi.Size() <= old.base().fi.Size() || !appendedTo(f, old.base().split.Pos)
-	if !full {
-		// Extend a copy: appending to lines (or the owner's slices) cannot
-		// change old's view of them, but Pending is rewritten in place.
-		*x, into = *old, 0
-		x.base().split.Pending = append([]byte(nil), old.base().split.Pending...)
+	var ob *Index
+	if old != nil {
+		ob = old.base()
 	}
+	if ob == nil || !sameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
+		return fullScan[T, P](ctx, f, fi, add, log, what, t)
+	}
+	// Extend a copy: appending to lines (or the owner's slices) cannot
+	// change old's view of them, but Pending is rewritten in place.
+	x := P(new(T))
+	*x = *old
 	b := x.base()
-	skipped := b.split.Skipped
-	n, err := scan(ctx, x, f, b.split.Pos+b.split.Partial, fi.Size(), into, add)
-	if err != nil {
-		return nil, Scan{Full: full, Bytes: n}, err
-	}
+	b.split.Pending = append([]byte(nil), ob.split.Pending...)
 	b.fi = fi
+	skipped := b.split.Skipped
+	from := b.split.Pos + b.split.Partial
+	n, err := scanPart(ctx, x, f, from, fi.Size(), 0, add)
+	if err != nil {
+		return nil, Scan{Bytes: n}, err
+	}
 	warnSkipped(log, what, f, b.split.Skipped-skipped)
-	return x, Scan{Full: full, Bytes: n}, nil
+	return x, Scan{Bytes: n}, nil
 }
 
-// scan feeds the bytes of f in [from, to) to x's splitter, taking each
+// scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
 // complete line into x with add, and returns how many bytes it read. into
-// is how many bytes of lines x will hold (0: no estimate).
+// is how many bytes of lines x will hold once merged (0: no estimate).
 //
 // The file is read, not mapped. Mapping it saved the copy into a buffer
-// (11 of the 16 ms of reading and splitting 100 MB on one core), and cost a
-// recovery from the faults of a file cut short under the mapping, with
-// unsafe pointers to tell those faults from others.
-func scan[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, add func(x P, line []byte) bool) (int64, error) {
+// (11 of the 16 ms of reading and splitting 100 MB on one core; about 6 ms
+// of a first page, whose scan runs in parts on two), and cost a recovery
+// from the faults of a file cut short under the mapping, with unsafe
+// pointers to tell those faults from others. The first page of a never-read
+// 100 MB transcript was 30 to 46 ms with it, against a target of 100 ms.
+func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, add func(x P, line []byte) bool) (int64, error) {
 	b, seen := x.base(), 0
 	defer func() { b.shape = nil }()
 	keep := func(off int64, line []byte) {
@@ -177,15 +192,15 @@ func scan[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, i
 	buf := (*pooled)[:min(ChunkSize, to-from+1)]
 	n, err := readRange(ctx, f, from, to, buf, func(chunk []byte, first bool) {
 		b.split.Feed(chunk, keep)
-		if first && into >= 4*ChunkSize && len(chunk) > 0 {
+		if first && into > 0 && to-from >= 4*ChunkSize && len(chunk) > 0 {
 			// Told once how much is to come (Indexed's Expect); bounded by
 			// a line of 16 bytes at least, so that a head of short lines
 			// does not reserve much for a file of long ones.
-			total := float64(into) / float64(len(chunk))
+			part, total := float64(to-from)/float64(len(chunk)), float64(into)/float64(len(chunk))
 			if want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16; want > cap(b.lines) {
 				b.lines = Grow(b.lines, want-len(b.lines))
 			}
-			x.Expect(total)
+			x.Expect(part, total)
 		}
 	})
 	if err == nil {
@@ -194,7 +209,7 @@ func scan[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, i
 	return n, err
 }
 
-// chunks are scan's read buffers.
+// chunks are scanPart's read buffers.
 var chunks = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return &b }}
 
 // readRange reads the bytes of f in [from, to) into buf, handing each
@@ -236,6 +251,122 @@ func warnSkipped(log *zap.Logger, what string, f *os.File, n int) {
 	if n > 0 {
 		log.Warn("skipped overlong "+what+" lines", zap.String("path", f.Name()), zap.Int("lines", n))
 	}
+}
+
+// Piece is one part of a full scan in parts, and what the parts share: the
+// earliest of them that found what only the earliest finding of is kept (a
+// transcript's first prompt), so that a later part need not look.
+type Piece struct {
+	i     int64
+	first *atomic.Int64 // the earliest part that found it, or maxParts
+}
+
+// Found records that p found it.
+func (p *Piece) Found() {
+	if p == nil {
+		return
+	}
+	for {
+		v := p.first.Load()
+		if v <= p.i || p.first.CompareAndSwap(v, p.i) {
+			return
+		}
+	}
+}
+
+// FoundBefore reports whether an earlier part than p found it; false for
+// nil, an index that is not a part of a scan.
+func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
+
+// fullScan indexes f from its start: in parts scanned at once when it is
+// big (a first read of a 100 MB transcript is the scan of its lines, which
+// parts divide), else in one. Measured again in one part (issue 30, cdevd
+// bench back to back, loads 5 to 10): Claude's first page of a never-read
+// 100 MB transcript took 148–194 ms against 39–106 in parts, past its target
+// of 100; Codex's and Gemini's moved within their spread (one part took
+// less CPU: Codex 93 CPU ms against 121).
+func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
+	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
+	parts := min(t.parts(), fi.Size()/t.parallelMin())
+	cuts := []int64{0}
+	for i := int64(1); i < parts; i++ {
+		c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
+		if err != nil {
+			return nil, Scan{Full: true}, err
+		}
+		if c > cuts[len(cuts)-1] && c < fi.Size() {
+			cuts = append(cuts, c)
+		}
+	}
+	cuts = append(cuts, fi.Size())
+	xs := make([]P, len(cuts)-1)
+	reads := make([]int64, len(xs))
+	errs := make([]error, len(xs))
+	var first atomic.Int64
+	first.Store(maxParts)
+	var wg sync.WaitGroup
+	// The first part last, on this goroutine: a goroutine for a small
+	// file's one part woke another thread each time (6,000 futex and
+	// nanosleep calls a first history of 1,000 sessions).
+	for i := len(xs) - 1; i >= 0; i-- {
+		xs[i] = P(new(T))
+		xs[i].base().split.Pos = cuts[i]
+		if len(xs) > 1 {
+			xs[i].SetPiece(&Piece{int64(i), &first})
+		}
+		into := cuts[i+1] - cuts[i]
+		if i == 0 {
+			into = fi.Size() // the first part takes in the others' lines
+		}
+		scan := func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into, add) }
+		if i > 0 {
+			wg.Go(scan)
+		} else {
+			scan()
+		}
+	}
+	wg.Wait()
+	sc := Scan{Full: true}
+	for _, n := range reads {
+		sc.Bytes += n
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, sc, err
+	}
+	// Every part but the last ends just after a newline, so its splitter
+	// holds nothing: the last one's state is the whole file's.
+	x, b := xs[0], xs[0].base()
+	for _, y := range xs[1:] {
+		yb := y.base()
+		b.lines = append(b.lines, yb.lines...)
+		yb.split.Skipped += b.split.Skipped
+		b.split = yb.split
+		x.Merge(y)
+	}
+	x.SetPiece(nil)
+	b.fi = fi
+	warnSkipped(log, what, f, b.split.Skipped)
+	return x, sc, nil
+}
+
+// lineAfter is the offset just after the first newline at or after off in
+// f, or size when there is none.
+func lineAfter(f *os.File, off, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for off < size {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+		off += int64(n)
+	}
+	return size, nil
 }
 
 // appendedTo reports whether f still ends a line at pos, the cheap sign that

@@ -134,6 +134,7 @@ type shapesIndex struct {
 func (x *shapesIndex) add([]byte) bool             { x.shapes = append(x.shapes, x.Shape()); return true }
 func (x *shapesIndex) AppendFacts(b []byte) []byte { return b }
 func (x *shapesIndex) ReadFacts([]byte) error      { return nil }
+func (x *shapesIndex) Merge(*shapesIndex)          {}
 
 // TestScanShape: a scan gives no Shape for its first lines (a short file's
 // scan makes none), then one Shape for the rest; the index keeps none once

@@ -51,7 +51,16 @@ type index struct {
 
 	// The facts of the line being added (see add).
 	line facts
+
+	// The piece of a full scan x indexes, while it does (jsonl.Indexed):
+	// only the first prompt of the earliest piece that has one is kept,
+	// and looking for one decodes every user message until found (most of
+	// a long agentic session's are tool results, not prompts).
+	piece *jsonl.Piece
 }
+
+// SetPiece tells x which piece of a full scan it indexes (jsonl.Indexed).
+func (x *index) SetPiece(p *jsonl.Piece) { x.piece = p }
 
 // Merge takes in the index of the part of the file that follows x's (see
 // jsonl.Indexed): later titles and branch win, the first prompt stays.
@@ -85,7 +94,7 @@ func (x *index) add(b []byte) bool {
 	*f = facts{} // it borrows from b
 	if ok {
 		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
-			(x.prompt == "" && msg && t == "user")
+			(x.prompt == "" && msg && t == "user" && !x.piece.FoundBefore())
 		if !wantsDecode {
 			if len(branch) > 0 && string(branch) != x.branch {
 				x.branch = string(branch)
@@ -114,8 +123,10 @@ func (x *index) addDecoded(b []byte) bool {
 	case "summary":
 		x.summary, x.hasSummary = l.Summary, true
 	}
-	if x.prompt == "" {
-		x.prompt = prompt(l)
+	if x.prompt == "" && !x.piece.FoundBefore() {
+		if x.prompt = prompt(l); x.prompt != "" {
+			x.piece.Found()
+		}
 	}
 	return isMessage(l)
 }
