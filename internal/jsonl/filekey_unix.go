@@ -8,7 +8,7 @@ import (
 )
 
 // FileKey is the device and inode of the file fi describes (from os.Stat,
-// os.Lstat or StatAt); ok is false where they are unknown.
+// os.Lstat); ok is false where they are unknown.
 func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	if p, isP := fi.(*persistedInfo); isP {
 		return p.dev, p.ino, true

@@ -105,7 +105,7 @@ func (t *follower) onError(err error) {
 // open starts following whatever file is at the path now: from its end (the
 // start of a torn last line) when fromEnd, else from its start.
 func (t *follower) open(fromEnd bool) error {
-	f, err := OpenRegular(t.path)
+	f, fi, err := openRegular(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -116,11 +116,6 @@ func (t *follower) open(fromEnd bool) error {
 		return nil
 	}
 	if err != nil {
-		return err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return err
 	}
 	var pos int64

@@ -27,7 +27,17 @@ type Index struct {
 	fi    os.FileInfo
 	split Splitter
 	lines []Span
+	shape *Shape // the keys of the lines a scan under way read (see Shape)
 }
+
+// Shape remembers the keys of the lines read by the scan that adds a line,
+// for its owner's Schema (ReadShaped): nil for a scan's first lines (a
+// short file would spend more on making it than it saves) and outside a
+// scan, so that an index kept for each of a thousand sessions keeps none.
+func (x *Index) Shape() *Shape { return x.shape }
+
+// shapeAfter is how many lines a scan reads before it makes its Shape.
+const shapeAfter = 64
 
 // base gives Refresh the Index embedded in its owner.
 func (x *Index) base() *Index { return x }
@@ -157,8 +167,12 @@ func refreshTuned[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, f
 // pointers to tell those faults from others. The first page of a never-read
 // 100 MB transcript was 30 to 46 ms with it, against a target of 100 ms.
 func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, add func(x P, line []byte) bool) (int64, error) {
-	b := x.base()
+	b, seen := x.base(), 0
+	defer func() { b.shape = nil }()
 	keep := func(off int64, line []byte) {
+		if seen++; seen == shapeAfter {
+			b.shape = new(Shape)
+		}
 		if add(x, line) {
 			if len(b.lines) == cap(b.lines) {
 				// Doubled, not grown by a quarter as append grows a big
@@ -266,7 +280,11 @@ func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
 
 // fullScan indexes f from its start: in parts scanned at once when it is
 // big (a first read of a 100 MB transcript is the scan of its lines, which
-// parts divide), else in one.
+// parts divide), else in one. Measured again in one part (issue 30, cdevd
+// bench back to back, loads 5 to 10): Claude's first page of a never-read
+// 100 MB transcript took 148–194 ms against 39–106 in parts, past its target
+// of 100; Codex's and Gemini's moved within their spread (one part took
+// less CPU: Codex 93 CPU ms against 121).
 func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
 	parts := min(t.parts(), fi.Size()/t.parallelMin())

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
 // The readers below decode one value at b[at] as encoding/json decodes it
@@ -14,51 +15,53 @@ import (
 
 // String reads the string at b[at] into *dst (see Unquote).
 func String(b []byte, at int, dst *string) int {
-	if at >= len(b) || b[at] != '"' {
-		return -1
-	}
-	e := stringEnd(b, at+1)
+	in, e := quoted(b, at)
 	if e < 0 {
 		return -1
 	}
-	s, ok := Unquote(b[at+1 : e])
+	s, ok := Unquote(in)
 	if !ok {
 		return -1
 	}
 	*dst = s
-	return e + 1
+	return e
 }
+
+// NewString is String into a new string (a *string field, which tells an
+// absent member from an empty one).
+func NewString(b []byte, at int, dst **string) int { return newOf(String)(b, at, dst) }
 
 // Bytes reads the string at b[at] as String does, into *dst: a part of b
 // when the string holds no escape (nothing copied), else a new slice. For a
 // reader that keeps few of the strings it reads, or only compares them: a
 // string allocated for each was most of what a Gemini replay allocated.
 func Bytes(b []byte, at int, dst *[]byte) int {
-	if at >= len(b) || b[at] != '"' {
+	in, e := quoted(b, at)
+	s, ok := unquote(in)
+	if e < 0 || !ok {
 		return -1
+	}
+	*dst = s
+	return e
+}
+
+// quoted is the content of the string at b[at], as written between its
+// quotes, and where the string ends (-1: not a whole string).
+func quoted(b []byte, at int) ([]byte, int) {
+	if at >= len(b) || b[at] != '"' {
+		return nil, -1
 	}
 	e := stringEnd(b, at+1)
 	if e < 0 {
-		return -1
+		return nil, -1
 	}
-	in := b[at+1 : e]
-	if bytes.IndexByte(in, '\\') >= 0 {
-		s, ok := Unquote(in)
-		if !ok {
-			return -1
-		}
-		in = []byte(s)
-	} else if !plain(in) {
-		return -1
-	}
-	*dst = in
-	return e + 1
+	return b[at+1 : e], e + 1
 }
 
 // Raw copies the value at b[at], which must be valid JSON and not null,
 // into *dst: a value passed on as it is written (a tool's input) must
 // encode again.
-func Raw(b []byte, at int, dst *[]byte) int {
+func Raw(b []byte, at int, dst *json.RawMessage) int {
 	e := RawUnchecked(b, at, dst)
 	if e > 0 && !json.Valid(*dst) {
 		return -1
@@ -68,7 +71,7 @@ func Raw(b []byte, at int, dst *[]byte) int {
 
 // RawUnchecked is Raw without validating the value: for one its caller
 // reads further, and so checks, before it uses it.
-func RawUnchecked(b []byte, at int, dst *[]byte) int {
+func RawUnchecked(b []byte, at int, dst *json.RawMessage) int {
 	e := valueEnd(b, at)
 	if e < 0 || string(b[at:e]) == "null" {
 		return -1
@@ -95,16 +98,10 @@ func Int(b []byte, at int, dst *int64) int {
 // Bool reads the literal true or false at b[at] into *dst.
 func Bool(b []byte, at int, dst *bool) int {
 	e := valueEnd(b, at)
-	switch {
-	case e < 0:
-		return -1
-	case string(b[at:e]) == "true":
-		*dst = true
-	case string(b[at:e]) == "false":
-		*dst = false
-	default:
+	if e < 0 || (string(b[at:e]) != "true" && string(b[at:e]) != "false") {
 		return -1
 	}
+	*dst = string(b[at:e]) == "true"
 	return e
 }
 
@@ -144,6 +141,69 @@ func Array(b []byte, at int, empty func(), fn func(at int) int) int {
 	return -1
 }
 
+// arrayOf reads an array whose elements read reads, each into a new E
+// appended to the slice ([] gives an empty slice, not nil).
+func arrayOf[E any](read func(b []byte, at int, dst *E) int) func(b []byte, at int, dst *[]E) int {
+	return func(b []byte, at int, p *[]E) int {
+		return Array(b, at, func() { *p = []E{} }, func(at int) int {
+			var zero E
+			*p = append(*p, zero)
+			return read(b, at, &(*p)[len(*p)-1])
+		})
+	}
+}
+
+// newOf reads what read reads into a new V.
+func newOf[V any](read func(b []byte, at int, dst *V) int) func(b []byte, at int, dst **V) int {
+	return func(b []byte, at int, dst **V) int {
+		v := new(V)
+		*dst = v
+		return read(b, at, v)
+	}
+}
+
 // Whole reports whether end, where a reader of b stopped, is the end of b
 // but for spaces.
 func Whole(b []byte, end int) bool { return end >= 0 && skipSpace(b, end) == len(b) }
+
+// The readers below leave *dst zero for a value of another type (see
+// TextKey).
+
+// Text is a string's content as written between its quotes, borrowed from
+// the line (not copied): what TextKey reads.
+type Text []byte
+
+// readText reads a string without escapes, its content borrowed from b; a
+// string with an escape or bytes that are not UTF-8 is refused (only a
+// decoder reads those), any other value leaves *dst nil.
+func readText(b []byte, at int, dst *Text) int {
+	if b[at] != '"' {
+		return valueEnd(b, at)
+	}
+	in, e := quoted(b, at)
+	if e < 0 || bytes.IndexByte(in, '\\') >= 0 || !utf8.Valid(in) {
+		return -1
+	}
+	*dst = in
+	return e
+}
+
+// readTrue reads a bool that only the literal true sets.
+func readTrue(b []byte, at int, dst *bool) int {
+	e := valueEnd(b, at)
+	if e >= 0 {
+		*dst = string(b[at:e]) == "true"
+	}
+	return e
+}
+
+// Borrowed reads any value as written, null included (as encoding/json
+// fills a json.RawMessage), borrowed from b rather than copied, and not
+// validated.
+func Borrowed(b []byte, at int, dst *json.RawMessage) int {
+	e := valueEnd(b, at)
+	if e >= 0 {
+		*dst = b[at:e:e]
+	}
+	return e
+}

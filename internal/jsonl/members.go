@@ -3,27 +3,20 @@ package jsonl
 import "bytes"
 
 // walk is the one walker of an object's members, which a Schema reads
-// with (and a Shape remembers the keys of): the object
-// at b[i], each member given to fn as its key (as written, escapes not
-// decoded), the key's id and where its value starts. id, unless nil, names
-// a key (see Shape), and sh, unless nil, remembers the names of the keys
-// met at each place. fn returns where the value ends, or -1 to stop the
-// walk; walk returns where the object ends, or -1.
+// with (and a Shape remembers the keys of): the object at b[i], each member
+// given to fn as its key (as written, escapes not decoded), the key's id
+// and where its value starts. id, unless nil, names a key (see Shape), and
+// sh, unless nil, remembers the names of the keys met at each place. fn
+// returns where the value ends, or -1 to stop the walk; walk returns where
+// the object ends, or -1. The steps between keys stay in this one loop: put
+// in helpers too big to inline, they cost a Claude scan 3%.
 func walk(b []byte, i int, sh *Shape, id func(key []byte) int, fn func(key []byte, k, at int) int) int {
 	if i >= len(b) || b[i] != '{' {
 		return -1
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
 		return i + 1
 	}
-	return walkMembers(b, i, sh, id, fn)
-}
-
-// walkMembers is walk from the key of a member, b[i]. The steps between
-// keys stay in this one loop: put in helpers too big to inline, they cost
-// a Claude scan 3%.
-func walkMembers(b []byte, i int, sh *Shape, id func(key []byte) int, fn func(key []byte, k, at int) int) int {
 	for n := 0; ; n++ {
 		if i >= len(b) || b[i] != '"' {
 			return -1
@@ -32,8 +25,7 @@ func walkMembers(b []byte, i int, sh *Shape, id func(key []byte) int, fn func(ke
 		if ke < 0 {
 			return -1
 		}
-		i = skipSpace(b, ke)
-		if i >= len(b) || b[i] != ':' {
+		if i = skipSpace(b, ke); i >= len(b) || b[i] != ':' {
 			return -1
 		}
 		vs := skipSpace(b, i+1)
@@ -44,8 +36,7 @@ func walkMembers(b []byte, i int, sh *Shape, id func(key []byte) int, fn func(ke
 		if ve <= vs {
 			return -1
 		}
-		i = skipSpace(b, ve)
-		if i >= len(b) {
+		if i = skipSpace(b, ve); i >= len(b) {
 			return -1
 		}
 		switch b[i] {

@@ -23,7 +23,7 @@ const persistFormat = 1
 var persistMagic = []byte("cdevd jsonl index\n")
 
 // persistedInfo is a version of a file known from its stat fields alone:
-// the one a loaded index describes (up to the end of its lines), or StatAt's.
+// the one a loaded index describes (up to the end of its lines).
 type persistedInfo struct {
 	name     string
 	size     int64

@@ -28,10 +28,6 @@ import (
 // use.
 type Schema[T any] struct {
 	fields []Field[T]
-	keys   []string // the fields' keys
-	// byLen lists, by the length of a key, the fields of that length:
-	// most keys of a line are not read, and are told so by their length.
-	byLen [][]uint8
 }
 
 // A Field is one member of a Schema: its key and the reading of its value
@@ -51,25 +47,19 @@ func NewSchema[T any](fields ...Field[T]) *Schema[T] {
 	if len(fields) > maxFields {
 		panic(fmt.Sprintf("jsonl: a schema of %d fields", len(fields)))
 	}
-	s := &Schema[T]{fields: fields}
 	for i, f := range fields {
-		s.keys = append(s.keys, f.key)
 		for _, c := range []byte(f.key) {
 			if c >= utf8.RuneSelf || c == '"' || c == '\\' || c < 0x20 {
 				panic(fmt.Sprintf("jsonl: schema key %q is not plain ASCII", f.key))
 			}
 		}
-		for len(s.byLen) <= len(f.key) {
-			s.byLen = append(s.byLen, nil)
-		}
-		for _, j := range s.byLen[len(f.key)] {
-			if fields[j].key == f.key {
+		for _, g := range fields[:i] {
+			if g.key == f.key {
 				panic(fmt.Sprintf("jsonl: schema key %q twice", f.key))
 			}
 		}
-		s.byLen[len(f.key)] = append(s.byLen[len(f.key)], uint8(i))
 	}
-	return s
+	return &Schema[T]{fields}
 }
 
 // The ids a Schema gives keys that are not among its fields.
@@ -79,20 +69,36 @@ const (
 )
 
 // id names key (as written): the index of its field, else foldsKey when
-// encoding/json could still match it to one (folds), else otherKey. It
-// depends on the key's bytes alone, as a Shape requires.
+// encoding/json could still match it to one, else otherKey. It depends on
+// the key's bytes alone, as a Shape requires. encoding/json matches a key
+// other than by its exact spelling by escapes, or by folding case (and a
+// non-ASCII key, whose folding can change its length in UTF-8, the Kelvin
+// sign or the long s, is taken to).
 func (s *Schema[T]) id(key []byte) int {
-	if len(key) < len(s.byLen) {
-		for _, k := range s.byLen[len(key)] {
-			if string(key) == s.keys[k] {
-				return int(k)
-			}
+	k := otherKey
+	for i, f := range s.fields {
+		switch {
+		case len(f.key) != len(key):
+		case string(key) == f.key:
+			return i
+		case strings.EqualFold(string(key), f.key):
+			k = foldsKey
 		}
 	}
-	if folds(key, s.keys) {
-		return foldsKey
+	if k == otherKey && (bytes.IndexByte(key, '\\') >= 0 || !ascii(key)) {
+		k = foldsKey
 	}
-	return otherKey
+	return k
+}
+
+// ascii reports whether b is all ASCII.
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Read fills *dst, which it zeroes first, from the object that is the
@@ -141,71 +147,11 @@ func (s *Schema[T]) walk(sh *Shape, b []byte, i int, dst *T) int {
 	})
 }
 
-// The fields of a Schema, each read as encoding/json reads the member into
-// the field f gives, a null or a value of another type refused unless
-// said otherwise.
-
-// StringKey is a string.
-func StringKey[T any](key string, f func(*T) *string) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int { return String(b, at, f(dst)) }}
-}
-
-// IntKey is an integer that fits an int64.
-func IntKey[T any](key string, f func(*T) *int64) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int { return Int(b, at, f(dst)) }}
-}
-
-// BoolKey is true or false.
-func BoolKey[T any](key string, f func(*T) *bool) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int { return Bool(b, at, f(dst)) }}
-}
-
-// RawKey is any value, copied as written and validated (a value passed on
-// as it is must encode again).
-func RawKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int { return Raw(b, at, (*[]byte)(f(dst))) }}
-}
-
-// RawUncheckedKey is RawKey without the validation: for a value its
-// reader reads further, and so checks, before it uses it.
-func RawUncheckedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int { return RawUnchecked(b, at, (*[]byte)(f(dst))) }}
-}
-
-// StringsKey is an array of strings ([] gives an empty slice, not nil).
-func StringsKey[T any](key string, f func(*T) *[]string) Field[T] { return arrayKey(key, f, String) }
-
-// PtrKey is an object read by s into a new U.
-func PtrKey[T, U any](key string, f func(*T) **U, s *Schema[U]) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int {
-		u := new(U)
-		*f(dst) = u
-		return s.walk(nil, b, at, u)
-	}}
-}
-
-// StructKey is an object read by s into the U f gives.
-func StructKey[T, U any](key string, f func(*T) *U, s *Schema[U]) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int { return s.walk(nil, b, at, f(dst)) }}
-}
-
-// SliceKey is an array of objects, each read by s into a U ([] gives an
-// empty slice, not nil).
-func SliceKey[T, U any](key string, f func(*T) *[]U, s *Schema[U]) Field[T] {
-	return arrayKey(key, f, s.ReadAt)
-}
-
-// arrayKey is an array whose elements read reads, each into a new E
-// appended to the slice f gives ([] gives an empty slice, not nil).
-func arrayKey[T, E any](key string, f func(*T) *[]E, read func(b []byte, at int, dst *E) int) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int {
-		p := f(dst)
-		return Array(b, at, func() { *p = []E{} }, func(at int) int {
-			var zero E
-			*p = append(*p, zero)
-			return read(b, at, &(*p)[len(*p)-1])
-		})
-	}}
+// Key is the member key, whose value read reads into the V that f gives
+// of a T: every kind of Field but FuncKey is one. read returns where the
+// value ends, or -1 to refuse it.
+func Key[T, V any](key string, f func(*T) *V, read func(b []byte, at int, dst *V) int) Field[T] {
+	return Field[T]{key, func(b []byte, at int, dst *T) int { return read(b, at, f(dst)) }}
 }
 
 // FuncKey is a member read by read, which returns where its value ends,
@@ -215,88 +161,41 @@ func FuncKey[T any](key string, read func(b []byte, at int, dst *T) int) Field[T
 	return Field[T]{key, read}
 }
 
-// The fields below do not refuse a value of another type: they leave
-// their field zero for it, as encoding/json does where its caller ignores
-// type errors (a reader that only classifies lines, the way a decoding
-// that forgives such errors would).
+// The kinds of Field, each read as encoding/json reads the member into the
+// field f gives (by the reader of known.go it names), a null or a value of
+// another type refused unless said otherwise.
 
-// Text is a string's content as written between its quotes, borrowed from
-// the line (not copied): what TextKey reads.
-type Text []byte
-
-// TextKey is a string without escapes, its content borrowed from b into
-// *f; a string with an escape or bytes that are not UTF-8 is refused (only
-// a decoder reads those), any other value leaves *f nil.
-func TextKey[T any](key string, f func(*T) *Text) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int {
-		if b[at] != '"' {
-			return valueEnd(b, at)
-		}
-		e := stringEnd(b, at+1)
-		if e < 0 {
-			return -1
-		}
-		s := b[at+1 : e]
-		if bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) {
-			return -1
-		}
-		*f(dst) = s
-		return e + 1
-	}}
+func StringKey[T any](key string, f func(*T) *string) Field[T]       { return Key(key, f, String) }
+func StringPtrKey[T any](key string, f func(*T) **string) Field[T]   { return Key(key, f, NewString) }
+func IntKey[T any](key string, f func(*T) *int64) Field[T]           { return Key(key, f, Int) }
+func BoolKey[T any](key string, f func(*T) *bool) Field[T]           { return Key(key, f, Bool) }
+func RawKey[T any](key string, f func(*T) *json.RawMessage) Field[T] { return Key(key, f, Raw) }
+func StringsKey[T any](key string, f func(*T) *[]string) Field[T] {
+	return Key(key, f, arrayOf(String))
+}
+func RawUncheckedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
+	return Key(key, f, RawUnchecked)
 }
 
-// TrueKey is a bool that only the literal true sets; any other value
-// leaves it false.
-func TrueKey[T any](key string, f func(*T) *bool) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int {
-		e := valueEnd(b, at)
-		if e >= 0 {
-			*f(dst) = string(b[at:e]) == "true"
-		}
-		return e
-	}}
+// StructKey is an object read by s into the U f gives; PtrKey into a new
+// U; SliceKey an array of them ([] gives an empty slice, not nil).
+func StructKey[T, U any](key string, f func(*T) *U, s *Schema[U]) Field[T] {
+	return Key(key, f, s.ReadAt)
+}
+func PtrKey[T, U any](key string, f func(*T) **U, s *Schema[U]) Field[T] {
+	return Key(key, f, newOf(s.ReadAt))
+}
+func SliceKey[T, U any](key string, f func(*T) *[]U, s *Schema[U]) Field[T] {
+	return Key(key, f, arrayOf(s.ReadAt))
 }
 
-// BorrowedKey is any value as written, null included (as encoding/json
-// fills a json.RawMessage), borrowed from b rather than copied, and not
-// validated.
+// The kinds below do not refuse a value of another type: they leave their
+// field zero for it, as encoding/json does where its caller ignores type
+// errors (a reader that only classifies lines, the way a decoding that
+// forgives such errors would).
+
+func TextKey[T any](key string, f func(*T) *Text) Field[T] { return Key(key, f, readText) }
+func TrueKey[T any](key string, f func(*T) *bool) Field[T] { return Key(key, f, readTrue) }
 func BorrowedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int {
-		e := valueEnd(b, at)
-		if e >= 0 {
-			*f(dst) = b[at:e:e]
-		}
-		return e
-	}}
-}
-
-// StringPtrKey is a string into a new string (a *string field, which
-// tells an absent member from an empty one).
-func StringPtrKey[T any](key string, f func(*T) **string) Field[T] {
-	return Field[T]{key, func(b []byte, at int, dst *T) int {
-		s := new(string)
-		*f(dst) = s
-		return String(b, at, s)
-	}}
-}
-
-// folds reports whether encoding/json could match key (as written) to one
-// of known other than by its exact spelling: by escapes, or by folding case
-// (and a non-ASCII key, whose folding can change its length in UTF-8, the
-// Kelvin sign or the long s, is taken to).
-func folds(key []byte, known []string) bool {
-	if bytes.IndexByte(key, '\\') >= 0 {
-		return true
-	}
-	for _, k := range known {
-		if len(k) == len(key) && string(key) != k && strings.EqualFold(string(key), k) {
-			return true
-		}
-	}
-	for _, c := range key {
-		if c >= utf8.RuneSelf {
-			return true
-		}
-	}
-	return false
+	return Key(key, f, Borrowed)
 }

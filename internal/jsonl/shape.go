@@ -65,29 +65,3 @@ func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) ([]byte, int, i
 	}
 	return key, k, e + 1
 }
-
-// PerScan holds what a scan keeps about the lines it has read, a Shape
-// say, only while it runs and once it has read a few: a short file would
-// spend more on making it than it saves, and an index kept for each of a
-// thousand sessions must not keep it. Its owner calls Line for each line
-// and Drop when the scan ends (Indexed's Finish). The zero value is ready.
-type PerScan[S any] struct {
-	v    *S
-	seen int
-}
-
-// perScanAfter is how many lines a scan reads before PerScan makes its S.
-const perScanAfter = 64
-
-// Line is the S for the line being read: nil for a scan's first lines.
-func (p *PerScan[S]) Line() *S {
-	if p.v == nil {
-		if p.seen++; p.seen > perScanAfter {
-			p.v = new(S)
-		}
-	}
-	return p.v
-}
-
-// Drop forgets the S, at the end of a scan.
-func (p *PerScan[S]) Drop() { *p = PerScan[S]{} }

@@ -98,8 +98,8 @@ func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders
 	return newTree(f, DateTree[P]{ID: id}, o, kit.FilePerSession{Folder: l.Folder, Ext: l.Ext, Watcher: o.Watcher})
 }
 
-// treeFile is one file found by walk: its name in the open day folder dir,
-// so that List stats it relative to dir (fstatat) rather than by its path.
+// treeFile is one file found by walk: its name in the open day folder dir
+// (for jsonl.StatAt).
 type treeFile struct {
 	id, path, name string
 	dir            *os.File

@@ -49,8 +49,6 @@ type index struct {
 	// Whether a line set each title (to "" too): what Merge needs.
 	hasCustom, hasAI, hasSummary bool
 
-	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
-	shape jsonl.PerScan[jsonl.Shape]
 	// The facts of the line being added (see add).
 	line facts
 
@@ -91,7 +89,7 @@ func (x *index) add(b []byte) bool {
 	// Read into the index's own facts: a line's own escaped to the heap
 	// (the schema fills it through func values), an allocation a line.
 	f := &x.line
-	ok := factSchema.ReadShaped(x.shape.Line(), b, f)
+	ok := factSchema.ReadShaped(x.Shape(), b, f)
 	t, msg, branch := string(f.typ), f.isMessage(), f.branch
 	*f = facts{} // it borrows from b
 	if ok {
@@ -106,9 +104,6 @@ func (x *index) add(b []byte) bool {
 	}
 	return x.addDecoded(b)
 }
-
-// Finish ends a scan (jsonl.Indexed): it forgets the keys it remembered.
-func (x *index) Finish() { x.shape.Drop() }
 
 // addDecoded is add by way of ParseLine.
 func (x *index) addDecoded(b []byte) bool {

@@ -17,15 +17,9 @@ type index struct {
 	jsonl.Index
 	id, cwd, prompt string
 	tok             tokens // the model calls' usage
-
-	// The keys of the lines a scan read, while it runs (see jsonl.Shape).
-	shape jsonl.PerScan[jsonl.Shape]
 	// The facts of the line being added (see add).
 	line facts
 }
-
-// Finish ends a scan (jsonl.Indexed): it forgets the keys it remembered.
-func (x *index) Finish() { x.shape.Drop() }
 
 // add takes one line into the index, reporting whether it is a message.
 // Lines are classified without decoding them, a token_count's usage
@@ -36,7 +30,7 @@ func (x *index) add(b []byte) bool {
 	// (the schema fills it through func values), an allocation a line.
 	f := &x.line
 	defer func() { *f = facts{} }() // it borrows from b
-	switch ok := factSchema.ReadShaped(x.shape.Line(), b, f); {
+	switch ok := factSchema.ReadShaped(x.Shape(), b, f); {
 	case !ok:
 		x.tok.addDecoded(b)
 	case x.cwd == "" && string(f.typ) == "session_meta":

@@ -55,7 +55,6 @@ type index struct {
 func (x *index) Finish() {
 	x.dedupe()
 	x.lazy = &lazyView{}
-	x.reader.shape.Drop()
 }
 
 // own makes x's recs and pos its own before they change: jsonl.Refresh
@@ -81,6 +80,7 @@ func (x *index) add(b []byte) bool {
 	line := int32(len(x.Lines()))
 	lr := &x.reader
 	defer lr.reset()
+	lr.shape = x.Shape()
 	kind, ok := lr.scan(b)
 	if ok && kind == KindRecord {
 		// The record's strings are copied from the line into strs, none

@@ -41,7 +41,7 @@ func (lr *lineReader) scan(b []byte) (Kind, bool) {
 	if len(b) == 0 || b[0] != '{' { // led by spaces: parseLine's business
 		return 0, false
 	}
-	end := lineSchema.ReadShapedAt(lr.shape.Line(), b, 0, lr)
+	end := lineSchema.ReadShapedAt(lr.shape, b, 0, lr)
 	if !jsonl.Whole(b, end) {
 		return 0, false
 	}
@@ -88,10 +88,10 @@ type lineReader struct {
 	typ     string
 	taken
 	elem *lineReader // for the records of a $set's list
-	// The keys of the lines read, while a scan runs (see jsonl.Shape):
-	// finding and naming each key (most of them of members not read) was
-	// a third of a replay.
-	shape jsonl.PerScan[jsonl.Shape]
+	// The keys of the lines read, while a scan runs (the index's Shape,
+	// given for one line): finding and naming each key (most of them of
+	// members not read) was a third of a replay.
+	shape *jsonl.Shape
 }
 
 // taken is a record as a replay takes it in (see info): its strings are
@@ -112,7 +112,7 @@ type taken struct {
 func (lr *lineReader) reset() {
 	clear(lr.calls[:cap(lr.calls)])
 	clear(lr.parts.responses[:cap(lr.parts.responses)])
-	*lr = lineReader{taken: taken{calls: lr.calls[:0]}, parts: partsInfo{responses: lr.parts.responses[:0]}, elem: lr.elem, shape: lr.shape}
+	*lr = lineReader{taken: taken{calls: lr.calls[:0]}, parts: partsInfo{responses: lr.parts.responses[:0]}, elem: lr.elem}
 }
 
 // recordFields are the members of a record a replay reads, in the order

@@ -200,9 +200,7 @@ func (s *Store) walk(ctx context.Context, short string) ([]chatPath, error) {
 }
 
 // appendChats appends the chat files of dir whose name holds short (all
-// when short is ""). Each is stated by its name in the open directory
-// (jsonl.StatAt): the lstat of every file by its whole path was most of a
-// warm List.
+// when short is "").
 func appendChats(out []chatPath, dir, short string) []chatPath {
 	df, err := jsonl.OpenDir(dir)
 	if err != nil {
