@@ -98,12 +98,10 @@ func NewFolders[T any, P Index[T]](f Format[T, P], l Layout, o Options) *Folders
 	return newTree(f, DateTree[P]{ID: id}, o, kit.FilePerSession{Folder: l.Folder, Ext: l.Ext, Watcher: o.Watcher})
 }
 
-// treeFile is one file found by walk: its name in the open day folder dir
-// (for jsonl.StatAt).
+// treeFile is one file found by walk.
 type treeFile struct {
-	id, path, name string
-	dir            *os.File
-	entries        int // in dir
+	id, path string
+	entries  int // in its folder
 }
 
 // walk lists every file under root (Root/YYYY/MM/DD for a date tree),
@@ -150,7 +148,7 @@ func (t *Tree[T, P]) walk(ctx context.Context, root string, each func(r treeFile
 			if id == "" || !de.Type().IsRegular() {
 				continue
 			}
-			r := treeFile{id, filepath.Join(dir, de.Name()), de.Name(), f, len(des)}
+			r := treeFile{id, filepath.Join(dir, de.Name()), len(des)}
 			if t.byDir.Folder == nil { // a folder per directory: known by its name
 				t.remember(id, r.path)
 			}

@@ -134,9 +134,9 @@ func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Sum
 				out = make([]summary[P], 0, r.entries)
 			}
 		}
-		fi, err := jsonl.StatAt(r.dir, r.name)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
-			return nil // removed since the folder was read, or replaced by a FIFO, say
+		fi, err := os.Lstat(r.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed since the folder was read
 		}
 		if err != nil {
 			return err
