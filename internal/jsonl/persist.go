@@ -119,7 +119,9 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if err != nil {
 		return nil, err
 	}
-	facts = bytes.Clone(r.Bytes())
+	// Not a copy: data is the caller's own buffer, which ReadFacts may keep
+	// (Gemini's index reads its tables in place).
+	facts = r.Bytes()
 	if r.Bad {
 		return nil, errTruncated
 	}

@@ -86,8 +86,8 @@ var format = history.Format[index, *index]{
 	// The title as Group makes it (the first prompt): the list's own
 	// summaries are Group's, so this is made without a view of x.
 	Describe: func(x *index) (string, string) {
-		for i := range x.recs {
-			if p := x.recs[i].info.prompt; p.n > 0 { // a prompt is a message
+		for _, r := range x.records() {
+			if p := r.info.prompt; p.n > 0 { // a prompt is a message
 				return history.Shorten(strings.TrimSpace(x.str(p)), 100), ""
 			}
 		}

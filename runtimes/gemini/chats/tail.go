@@ -66,9 +66,7 @@ type tailer struct {
 func (t *tailer) seed(v *view, path string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for id := range v.calls {
-		t.calls[id] = true
-	}
+	v.eachCall(func(id string) { t.calls[id] = true })
 	f, err := jsonl.OpenRegular(path)
 	if err == nil {
 		defer f.Close()
