@@ -197,7 +197,6 @@ func BenchmarkReadFacts(b *testing.B) {
 	}
 	x, _ := indexView(b, p, nil)
 	facts := x.AppendFacts(nil)
-	b.ReportMetric(float64(len(facts))/(1<<20), "facts-MB")
 	for b.Loop() {
 		y := &index{Index: x.Index}
 		if err := y.ReadFacts(facts); err != nil {
@@ -208,6 +207,7 @@ func BenchmarkReadFacts(b *testing.B) {
 			b.Fatal(fmt.Sprint(len(es), " entries"))
 		}
 	}
+	b.ReportMetric(float64(len(facts))/(1<<20), "facts-MB")
 }
 
 // A restarted Store serves from the saved index what a Store that replays
