@@ -47,18 +47,6 @@ func (v *view) called(id string) bool {
 	return v.calls[id]
 }
 
-// eachCall calls fn with each tool call id of v.
-func (v *view) eachCall(fn func(id string)) {
-	for id := range v.calls {
-		fn(id)
-	}
-	if s := v.saved; s != nil {
-		for i := range len(s.calls) / callSize {
-			fn(string(s.call(v.x, i)))
-		}
-	}
-}
-
 // view is the view of x, the index of the file at path, made once: an
 // index is never modified once a scan returned it (see lazyView).
 func (x *index) view(path string) *view {
@@ -141,11 +129,7 @@ func (v *view) page(from, to int, desc bool) []*entry {
 		if desc {
 			j = v.n - 1 - i
 		}
-		if v.x == nil {
-			out = append(out, v.msgs[j])
-		} else {
-			out = append(out, v.entry(j))
-		}
+		out = append(out, v.entry(j))
 	}
 	return out
 }

@@ -66,17 +66,18 @@ func (x *index) own() {
 	if x.self != x {
 		// strs is appended to, never written below its length: clipped,
 		// the next append copies it.
-		x.recs, x.pos, x.strs, x.self = slices.Clone(x.recs), x.pos.clone(), slices.Clip(x.strs), x
-		if x.saved != nil {
-			x.recs, x.saved = x.saved.records(), nil
-		}
+		x.recs, x.pos, x.strs, x.self, x.saved = slices.Clone(x.records()), x.pos.clone(), slices.Clip(x.strs), x, nil
 	}
 }
 
 // records is x's records, those of a saved view decoded.
 func (x *index) records() []rec {
-	if x.saved != nil {
-		return x.saved.records()
+	if s := x.saved; s != nil {
+		recs := make([]rec, len(s.recs)/recSize)
+		for i := range recs {
+			recs[i] = s.rec(i)
+		}
+		return recs
 	}
 	return x.recs
 }

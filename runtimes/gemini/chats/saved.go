@@ -60,15 +60,6 @@ func (s *savedView) rec(i int) rec {
 		line: int32(u(0)), start: int32(u(1)), n: int32(u(2)), sum: u(3)}
 }
 
-// records is every record of the saved table, decoded.
-func (s *savedView) records() []rec {
-	recs := make([]rec, len(s.recs)/recSize)
-	for i := range recs {
-		recs[i] = s.rec(i)
-	}
-	return recs
-}
-
 // call is tool-call id i of the sorted table, in x.strs.
 func (s *savedView) call(x *index, i int) []byte {
 	b := s.calls[i*callSize:]
