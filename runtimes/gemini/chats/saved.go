@@ -14,9 +14,10 @@ import (
 // that a restarted daemon reads in place: its first page reads a few
 // records and checks each table with one loop of comparisons, rather than
 // decoding every record of the replay into a new index and making its
-// view again (for the 100 MB bench chat file, ~108,000 records, 19 MB and
-// most of the 104–136 ms that page took). The records are decoded only
-// when something changes them (the file grew: see own).
+// view again (for the bench's 100 MB chat file, ~108,000 records: 13.3 MB
+// and 17,605 allocations, against 0.36 MB and 111 read in place, in
+// BenchmarkReadFacts). The records are decoded only when something changes
+// them (the file grew: see own).
 
 // savedView is the view of an index as AppendFacts saved it, read in place
 // from the facts ReadFacts was given.
