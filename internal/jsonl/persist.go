@@ -119,9 +119,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if err != nil {
 		return nil, err
 	}
-	// Not a copy: data is the caller's own buffer, which ReadFacts may keep
-	// (Gemini's index reads its tables in place).
-	facts = r.Bytes()
+	facts = r.Bytes() // not a copy: ReadFacts may keep data (Gemini's reads its tables in place)
 	if r.Bad {
 		return nil, errTruncated
 	}
