@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"cmp"
 	"maps"
 	"reflect"
 	"slices"
@@ -243,19 +244,11 @@ func (x *index) Expect(_, total float64) {
 	}
 }
 
+// patch takes in p, a later header or $set: the ids and start are the
+// first given, the last update the latest.
 func (h *Header) patch(p Header) {
-	if h.SessionID == "" {
-		h.SessionID = p.SessionID
-	}
-	if h.ProjectHash == "" {
-		h.ProjectHash = p.ProjectHash
-	}
-	if h.StartTime == "" {
-		h.StartTime = p.StartTime
-	}
-	if p.LastUpdated != "" {
-		h.LastUpdated = p.LastUpdated
-	}
+	h.SessionID, h.ProjectHash = cmp.Or(h.SessionID, p.SessionID), cmp.Or(h.ProjectHash, p.ProjectHash)
+	h.StartTime, h.LastUpdated = cmp.Or(h.StartTime, p.StartTime), cmp.Or(p.LastUpdated, h.LastUpdated)
 }
 
 // Merge takes in the replay of the part of the file that follows x's (see
