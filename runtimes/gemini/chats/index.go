@@ -101,7 +101,7 @@ func (x *index) add(b []byte) bool {
 		// The record's strings are copied from the line into strs, none
 		// made on the way.
 		x.own()
-		x.take(line, &lr.taken)
+		take(x, line, &lr.taken)
 		return true
 	}
 	var l Line
@@ -127,14 +127,12 @@ func (x *index) add(b []byte) bool {
 		}
 		x.clear()
 		for i := range l.SetMsgs {
-			t := takenOf(&l.SetMsgs[i])
-			x.take(line, &t)
+			take(x, line, takenOf(&l.SetMsgs[i]))
 		}
 		return true
 	case KindRecord:
 		x.own()
-		t := takenOf(&l.Record)
-		x.take(line, &t)
+		take(x, line, takenOf(&l.Record))
 		return true
 	}
 	return false
@@ -151,17 +149,17 @@ const (
 )
 
 // take takes in r, found in line; x is its own.
-func (x *index) take(line int32, r *taken) {
+func take[S string | []byte](x *index, line int32, r *taken[S]) {
 	rc := rec{line: line, start: int32(r.start), n: int32(len(r.raw)), sum: checksum(r.raw)}
 	before := len(x.strs)
 	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == string(r.id) {
 		// Gemini writes a record again as it grows, on the next line.
 		last := &x.recs[n-1]
 		x.dead += last.info.size()
-		rc.id, rc.info = last.id, x.addInfo(r)
+		rc.id, rc.info = last.id, addInfo(x, r)
 		*last = rc
 	} else {
-		rc.id, rc.info = add(x, r.id), x.addInfo(r)
+		rc.id, rc.info = add(x, r.id), addInfo(x, r)
 		x.recs = append(x.recs, rc)
 		x.pending++
 	}
