@@ -119,7 +119,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if err != nil {
 		return nil, err
 	}
-	facts = bytes.Clone(r.Bytes())
+	facts = r.Bytes() // not a copy: ReadFacts may keep data (Gemini's reads its tables in place)
 	if r.Bad {
 		return nil, errTruncated
 	}

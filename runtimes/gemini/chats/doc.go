@@ -29,12 +29,14 @@
 // and records written again are deduped in batches (index.dedupe). A file
 // that only grew is read from where the last read stopped, any other
 // change replays it whole; with a cache directory the replays of big
-// files are persisted, so that a restarted daemon does not replay them
-// again. A replay keeps what its final state needs: a $set of the message
-// list drops what it replaces. Each index makes its view once (the
-// messages' count, the tool calls, the first prompt); a page near either
-// end walks the records from there, and the list of every message is made
-// only when a page far from both needs it.
+// files are persisted with their views (saved.go), in tables a restarted
+// daemon reads in place: its first page decodes no record (they are
+// decoded when the file grows). A replay keeps what its final state
+// needs: a $set of the message list drops what it replaces. Each index
+// makes its view once (the messages' count and places among the records,
+// the tool calls, the first prompt); a page converts only its own records
+// to entries, and the list of every message is made only when something
+// needs it all.
 //
 // The listing is the history store's tree layout (history.DateTree):
 // tmp/<project>/chats, each file recognised by the projectHash of its

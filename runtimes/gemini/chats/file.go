@@ -17,31 +17,46 @@ type entry struct {
 	sum  uint32 // of the record's bytes: Tail's test for a change
 }
 
-// view is an immutable snapshot of a chat file: its messages in order.
-// Only their number is counted when it is made: a page near either end
-// finds its entries by walking the records from that end (page), and the
-// list of them all (all) is made once something needs it. Making that list
-// of a big file was most of the time a first page spent after its replay.
+// view is an immutable snapshot of a chat file: its messages in order,
+// each by its record's place among the records (order), so that a page
+// converts only its own records to entries. The list of them all (all) is
+// made once something needs it: making it for a big file was most of the
+// time a first page spent after its replay. A view saved with its index
+// reads the records and tool calls in place (see savedView).
 type view struct {
 	x      *index // made from; nil for a view made with msgs (tests)
 	path   string
 	header Header
 	n      int             // messages
-	calls  map[string]bool // tool call ids of the gemini records
+	calls  map[string]bool // tool call ids of the gemini records; nil when saved
 	prompt string          // the first real user text; "" in a phantom
 	mtime  int64           // the file's modification time (UnixNano)
+	order  []int32         // each message's place in recs (or saved's)
+	recs   []rec           // x's records; nil when saved
+	saved  *savedView
 
 	once  sync.Once
 	ready atomic.Bool // msgs is made
 	msgs  []*entry    // every message, in order (see all)
 }
 
-func (v *view) called(id string) bool { return v.calls[id] }
+func (v *view) called(id string) bool {
+	if v.saved != nil {
+		return v.saved.called(v.x, id)
+	}
+	return v.calls[id]
+}
 
 // view is the view of x, the index of the file at path, made once: an
 // index is never modified once a scan returned it (see lazyView).
 func (x *index) view(path string) *view {
-	x.lazy.once.Do(func() { x.lazy.v = x.snapshot(path) })
+	x.lazy.once.Do(func() {
+		if s := x.saved; s != nil {
+			x.lazy.v = &view{x: x, path: path, header: x.header, n: len(s.order), prompt: s.prompt, mtime: x.Info().ModTime().UnixNano(), order: s.order, saved: s}
+		} else {
+			x.lazy.v = x.snapshot(path)
+		}
+	})
 	return x.lazy.v
 }
 
@@ -53,29 +68,39 @@ type lazyView struct {
 	v    *view
 }
 
-// snapshot makes the view of x, the index of the file at path.
+// snapshot makes the view of x, the index of the file at path, from its
+// records.
 func (x *index) snapshot(path string) *view {
-	v := &view{x: x, path: path, header: x.header, calls: map[string]bool{}, mtime: x.Info().ModTime().UnixNano()}
-	for i := range x.recs {
-		x.eachList(&x.recs[i].info, func(call bool, id []byte) {
+	recs := x.records()
+	v := &view{x: x, path: path, header: x.header, calls: map[string]bool{}, mtime: x.Info().ModTime().UnixNano(), recs: recs}
+	for i := range recs {
+		x.eachList(&recs[i].info, func(call bool, id span) {
 			if call {
-				v.calls[string(id)] = true
+				v.calls[x.str(id)] = true
 			}
 		})
 	}
-	for i := range x.recs {
-		if r := &x.recs[i]; x.isMessage(r, v.calls) {
-			v.n++
+	v.order = make([]int32, 0, len(recs))
+	for i := range recs {
+		if r := &recs[i]; x.isMessage(r, v.calls) {
+			v.order = append(v.order, int32(i))
 			if v.prompt == "" {
 				v.prompt = x.str(r.info.prompt)
 			}
 		}
 	}
+	v.n = len(v.order)
 	return v
 }
 
-// entryOf is the entry of v's record r.
-func (v *view) entryOf(r *rec) *entry {
+// entry is the entry of v's message j.
+func (v *view) entry(j int) *entry {
+	var r rec
+	if v.saved != nil {
+		r = v.saved.rec(int(v.order[j]))
+	} else {
+		r = v.recs[v.order[j]]
+	}
 	return &entry{id: v.x.str(r.id), path: v.path, off: v.x.Lines()[r.line].Off + int64(r.start), n: int(r.n), sum: r.sum}
 }
 
@@ -85,11 +110,9 @@ func (v *view) all() []*entry {
 		return v.msgs
 	}
 	v.once.Do(func() {
-		msgs := make([]*entry, 0, v.n)
-		for i := range v.x.recs {
-			if r := &v.x.recs[i]; v.x.isMessage(r, v.calls) {
-				msgs = append(msgs, v.entryOf(r))
-			}
+		msgs := make([]*entry, v.n)
+		for j := range msgs {
+			msgs[j] = v.entry(j)
 		}
 		v.msgs = msgs
 		v.ready.Store(true)
@@ -97,41 +120,16 @@ func (v *view) all() []*entry {
 	return v.msgs
 }
 
-// walkMax is how deep a page is found by walking the records from an end
-// rather than from the list of every message.
-const walkMax = 1000
-
 // page is messages [from, to) of v (0 ≤ from ≤ to ≤ v.n), counted from the
 // newest when desc, in that order.
 func (v *view) page(from, to int, desc bool) []*entry {
 	out := make([]*entry, 0, to-from)
-	if from >= to {
-		return out
-	}
-	if v.x == nil || v.ready.Load() || to > walkMax {
-		all := v.all()
-		for i := from; i < to; i++ {
-			j := i
-			if desc {
-				j = v.n - 1 - i
-			}
-			out = append(out, all[j])
-		}
-		return out
-	}
-	recs := v.x.recs
-	for k, i := 0, 0; i < len(recs) && k < to; i++ {
-		r := &recs[i]
+	for i := from; i < to; i++ {
+		j := i
 		if desc {
-			r = &recs[len(recs)-1-i]
+			j = v.n - 1 - i
 		}
-		if !v.x.isMessage(r, v.calls) {
-			continue
-		}
-		if k >= from {
-			out = append(out, v.entryOf(r))
-		}
-		k++
+		out = append(out, v.entry(j))
 	}
 	return out
 }

@@ -1,8 +1,7 @@
 package chats
 
 import (
-	"encoding/binary"
-	"errors"
+	"cmp"
 	"maps"
 	"reflect"
 	"slices"
@@ -13,7 +12,7 @@ import (
 // indexVersion names what add gathers, for persisted indexes: change it
 // whenever add, quickLine, infoOf or the facts saved change, so that
 // indexes saved by an older cdevd are replayed again rather than trusted.
-const indexVersion = "gemini-chats-4"
+const indexVersion = "gemini-chats-5"
 
 // rec is where a record's latest version is (its line's place in Lines,
 // where it begins in the line, its length and a checksum of its bytes),
@@ -47,6 +46,9 @@ type index struct {
 	reset bool   // a $set of the message list was replayed (for Merge)
 	self  *index // x itself once recs, pos and strs are x's own (see own)
 	lazy  *lazyView
+	// saved is the view x was persisted with, when x was read with it
+	// (ReadFacts): its records are there, not in recs, until x changes.
+	saved *savedView
 	// reader is add's, reused from line to line (see lineReader.line).
 	reader lineReader
 }
@@ -58,13 +60,26 @@ func (x *index) Finish() {
 }
 
 // own makes x's recs and pos its own before they change: jsonl.Refresh
-// extends a shallow copy of an index that readers may still hold.
+// extends a shallow copy of an index that readers may still hold. A saved
+// view's records are decoded then: the view no longer describes x.
 func (x *index) own() {
 	if x.self != x {
 		// strs is appended to, never written below its length: clipped,
 		// the next append copies it.
-		x.recs, x.pos, x.strs, x.self = slices.Clone(x.recs), x.pos.clone(), slices.Clip(x.strs), x
+		x.recs, x.pos, x.strs, x.self, x.saved = slices.Clone(x.records()), x.pos.clone(), slices.Clip(x.strs), x, nil
 	}
+}
+
+// records is x's records, those of a saved view decoded.
+func (x *index) records() []rec {
+	if s := x.saved; s != nil {
+		recs := make([]rec, len(s.recs)/recSize)
+		for i := range recs {
+			recs[i] = s.rec(i)
+		}
+		return recs
+	}
+	return x.recs
 }
 
 // clear drops every record (a $set of the message list), and what Expect
@@ -86,7 +101,7 @@ func (x *index) add(b []byte) bool {
 		// The record's strings are copied from the line into strs, none
 		// made on the way.
 		x.own()
-		x.take(line, &lr.taken)
+		take(x, line, &lr.taken)
 		return true
 	}
 	var l Line
@@ -112,14 +127,12 @@ func (x *index) add(b []byte) bool {
 		}
 		x.clear()
 		for i := range l.SetMsgs {
-			t := takenOf(&l.SetMsgs[i])
-			x.take(line, &t)
+			take(x, line, takenOf(&l.SetMsgs[i]))
 		}
 		return true
 	case KindRecord:
 		x.own()
-		t := takenOf(&l.Record)
-		x.take(line, &t)
+		take(x, line, takenOf(&l.Record))
 		return true
 	}
 	return false
@@ -136,17 +149,17 @@ const (
 )
 
 // take takes in r, found in line; x is its own.
-func (x *index) take(line int32, r *taken) {
+func take[S string | []byte](x *index, line int32, r *taken[S]) {
 	rc := rec{line: line, start: int32(r.start), n: int32(len(r.raw)), sum: checksum(r.raw)}
 	before := len(x.strs)
 	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == string(r.id) {
 		// Gemini writes a record again as it grows, on the next line.
 		last := &x.recs[n-1]
 		x.dead += last.info.size()
-		rc.id, rc.info = last.id, x.addInfo(r)
+		rc.id, rc.info = last.id, addInfo(x, r)
 		*last = rc
 	} else {
-		rc.id, rc.info = add(x, r.id), x.addInfo(r)
+		rc.id, rc.info = add(x, r.id), addInfo(x, r)
 		x.recs = append(x.recs, rc)
 		x.pending++
 	}
@@ -202,7 +215,13 @@ var recBytes = int64(reflect.TypeFor[rec]().Size()+reflect.TypeFor[entry]().Size
 
 // Size is the memory x takes besides its Lines (jsonl.Indexed), with the
 // view a Store makes of it while it is cached.
-func (x *index) Size() int64 { return int64(cap(x.recs))*recBytes + int64(cap(x.strs)) }
+func (x *index) Size() int64 {
+	n := int64(cap(x.recs))*recBytes + int64(cap(x.strs))
+	if s := x.saved; s != nil {
+		n += int64(len(s.recs) + 4*len(s.order) + len(s.calls))
+	}
+	return n
+}
 
 // Expect sizes x's records and their strings for total times those
 // gathered so far (see jsonl.Indexed): growing them by copies was a
@@ -223,19 +242,11 @@ func (x *index) Expect(_, total float64) {
 	}
 }
 
+// patch takes in p, a later header or $set: the ids and start are the
+// first given, the last update the latest.
 func (h *Header) patch(p Header) {
-	if h.SessionID == "" {
-		h.SessionID = p.SessionID
-	}
-	if h.ProjectHash == "" {
-		h.ProjectHash = p.ProjectHash
-	}
-	if h.StartTime == "" {
-		h.StartTime = p.StartTime
-	}
-	if p.LastUpdated != "" {
-		h.LastUpdated = p.LastUpdated
-	}
+	h.SessionID, h.ProjectHash = cmp.Or(h.SessionID, p.SessionID), cmp.Or(h.ProjectHash, p.ProjectHash)
+	h.StartTime, h.LastUpdated = cmp.Or(h.StartTime, p.StartTime), cmp.Or(p.LastUpdated, h.LastUpdated)
 }
 
 // Merge takes in the replay of the part of the file that follows x's (see
@@ -262,65 +273,4 @@ func (x *index) Merge(y *index) {
 	}
 	x.pending += len(y.recs)
 	x.dedupe()
-}
-
-// flagVisible is info.visible in persisted facts.
-const flagVisible = 1
-
-// AppendFacts appends the replayed state (jsonl.Indexed): the header, then
-// each record.
-func (x *index) AppendFacts(b []byte) []byte {
-	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated} {
-		b = jsonl.AppendString(b, s)
-	}
-	b = binary.AppendUvarint(b, uint64(len(x.recs)))
-	for i := range x.recs {
-		r := &x.recs[i]
-		for _, v := range []int32{r.line, r.start, r.n} {
-			b = binary.AppendUvarint(b, uint64(v))
-		}
-		var flags byte
-		if r.info.visible {
-			flags |= flagVisible
-		}
-		b = append(binary.LittleEndian.AppendUint32(b, r.sum), flags)
-		for _, s := range []span{r.id, r.info.prompt, r.info.lists} {
-			b = binary.AppendUvarint(b, uint64(s.n))
-			b = append(b, x.bytesOf(s)...)
-		}
-	}
-	return b
-}
-
-var errFacts = errors.New("bad chat file facts")
-
-// ReadFacts reads what AppendFacts wrote, into an index whose Lines are
-// loaded: a record must lie within its line. Its strings are copied into
-// strs at once, not made one by one.
-func (x *index) ReadFacts(b []byte) error {
-	r := jsonl.FactReader{B: b}
-	x.header = Header{r.String(), r.String(), r.String(), r.String()}
-	n := r.Uvarint()
-	if r.Bad || n > uint64(len(r.B)) {
-		return errFacts
-	}
-	lines := x.Lines()
-	x.recs, x.pos, x.self, x.dead, x.lazy = make([]rec, n), nil, x, 0, &lazyView{}
-	x.strs = make([]byte, 0, len(r.B))
-	for i := range x.recs {
-		line, start, size := r.Uvarint(), r.Uvarint(), r.Uvarint()
-		rc := rec{line: int32(line), start: int32(start), n: int32(size), sum: r.Uint32()}
-		flags := r.Byte()
-		rc.info.visible = flags&flagVisible != 0
-		rc.id, rc.info.prompt, rc.info.lists = add(x, r.Bytes()), add(x, r.Bytes()), add(x, r.Bytes())
-		if r.Bad || rc.id.n == 0 || !validLists(x.bytesOf(rc.info.lists)) ||
-			line >= uint64(len(lines)) || start > uint64(lines[line].N) || size > uint64(lines[line].N)-start {
-			return errFacts
-		}
-		x.recs[i] = rc
-	}
-	if len(r.B) != 0 {
-		return errFacts
-	}
-	return nil
 }

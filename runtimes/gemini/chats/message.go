@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"time"
@@ -203,7 +204,7 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 		for _, t := range r.Thoughts {
 			// As the live agent_thought_chunk once its **subject** line is
 			// stripped: the description, or the subject when that is all.
-			if s := cmpOr(t.Description, t.Subject); s != "" {
+			if s := cmp.Or(t.Description, t.Subject); s != "" {
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: s})
 			}
 		}
@@ -268,12 +269,5 @@ func responseText(resp json.RawMessage) (string, bool) {
 
 func jsonString(s string) json.RawMessage {
 	b, _ := json.Marshal(s)
-	return b
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
 	return b
 }

@@ -86,7 +86,7 @@ type lineReader struct {
 	thought bool     // the record has thoughts (not what they say)
 	part    partInfo // the part being read (see readParts)
 	typ     string
-	taken
+	taken[[]byte]
 	elem *lineReader // for the records of a $set's list
 	// The keys of the lines read, while a scan runs (the index's Shape,
 	// given for one line): finding and naming each key (most of them of
@@ -95,15 +95,15 @@ type lineReader struct {
 }
 
 // taken is a record as a replay takes it in (see info): its strings are
-// parts of the line read, or of a Record (takenOf).
-type taken struct {
-	id     []byte
+// parts of the line read, or a Record's (takenOf).
+type taken[S string | []byte] struct {
+	id     S
 	raw    []byte // the record's bytes, at start in its line
 	start  int
-	prompt []byte
+	prompt S
 	// responses and calls are the function responses' and the tool calls'
 	// ids; visible is info.visible.
-	responses, calls [][]byte
+	responses, calls []S
 	visible          bool
 }
 
@@ -112,7 +112,7 @@ type taken struct {
 func (lr *lineReader) reset() {
 	clear(lr.calls[:cap(lr.calls)])
 	clear(lr.parts.responses[:cap(lr.parts.responses)])
-	*lr = lineReader{taken: taken{calls: lr.calls[:0]}, parts: partsInfo{responses: lr.parts.responses[:0]}, elem: lr.elem}
+	*lr = lineReader{taken: taken[[]byte]{calls: lr.calls[:0]}, parts: partsInfo{responses: lr.parts.responses[:0]}, elem: lr.elem}
 }
 
 // recordFields are the members of a record a replay reads, in the order
@@ -295,17 +295,9 @@ func strs(l [][]byte) []string {
 
 // takenOf is r as a replay takes it in: a Record parseLine made, or one of
 // a $set's list.
-func takenOf(r *Record) taken {
-	t := taken{id: []byte(r.ID), raw: r.Raw, start: r.Start, prompt: []byte(r.info.prompt), visible: r.info.visible}
-	for _, l := range []struct {
-		from []string
-		to   *[][]byte
-	}{{r.info.responses, &t.responses}, {r.info.calls, &t.calls}} {
-		for _, s := range l.from {
-			*l.to = append(*l.to, []byte(s))
-		}
-	}
-	return t
+func takenOf(r *Record) *taken[string] {
+	in := &r.info
+	return &taken[string]{r.ID, r.Raw, r.Start, in.prompt, in.responses, in.calls, in.visible}
 }
 
 // partInfo is what a replay reads of one part of a content list; its

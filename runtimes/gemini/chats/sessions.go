@@ -83,7 +83,7 @@ func (ss *session) messages() ([]*entry, func(string) bool) {
 	}
 	called := func(id string) bool {
 		for _, f := range ss.real {
-			if f.v.calls[id] {
+			if f.v.called(id) {
 				return true
 			}
 		}

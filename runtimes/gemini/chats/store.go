@@ -83,16 +83,9 @@ var format = history.Format[index, *index]{
 	What:    "chat file",
 	Version: indexVersion,
 	Add:     (*index).add,
-	// The title as Group makes it (the first prompt): the list's own
-	// summaries are Group's, so this is made without a view of x.
-	Describe: func(x *index) (string, string) {
-		for i := range x.recs {
-			if p := x.recs[i].info.prompt; p.n > 0 { // a prompt is a message
-				return history.Shorten(strings.TrimSpace(x.str(p)), 100), ""
-			}
-		}
-		return "", ""
-	},
+	// Never asked: with Group, the tree's List makes the summaries of
+	// sessions (list), not of files (history.Tree.summary).
+	Describe: func(*index) (string, string) { return "", "" },
 }
 
 // List returns the sessions of dir that have a user message, newest first

@@ -56,14 +56,14 @@ func add[S string | []byte](x *index, s S) span {
 }
 
 // addInfo appends the strings of r's info to x.strs; x is its own.
-func (x *index) addInfo(r *taken) recInfo {
+func addInfo[S string | []byte](x *index, r *taken[S]) recInfo {
 	ri := recInfo{prompt: add(x, r.prompt), visible: r.visible}
 	if len(r.responses) == 0 && len(r.calls) == 0 {
 		return ri
 	}
 	off := len(x.strs)
 	var buf [binary.MaxVarintLen64]byte
-	for _, l := range [2][][]byte{r.responses, r.calls} {
+	for _, l := range [2][]S{r.responses, r.calls} {
 		add(x, binary.AppendUvarint(buf[:0], uint64(len(l))))
 		for _, id := range l {
 			add(x, binary.AppendUvarint(buf[:0], uint64(len(id))))
@@ -77,33 +77,19 @@ func (x *index) addInfo(r *taken) recInfo {
 // size is the bytes of x.strs ri's strings take.
 func (ri *recInfo) size() int64 { return int64(ri.prompt.n) + int64(ri.lists.n) }
 
-// eachList calls fn with each id of ri's lists, a part of x.strs: its
+// eachList calls fn with each id of ri's lists, a span of x.strs: its
 // function responses' (call false), then its tool calls' (call true).
-func (x *index) eachList(ri *recInfo, fn func(call bool, id []byte)) {
+func (x *index) eachList(ri *recInfo, fn func(call bool, id span)) {
 	if ri.lists.n == 0 {
 		return
 	}
 	d := jsonl.FactReader{B: x.bytesOf(ri.lists)}
 	for _, call := range [2]bool{false, true} {
 		for k := d.Uvarint(); k > 0 && !d.Bad; k-- {
-			fn(call, d.Bytes())
+			id := d.Bytes()
+			fn(call, span{ri.lists.off + int(ri.lists.n) - len(d.B) - len(id), uint32(len(id))})
 		}
 	}
-}
-
-// validLists reports whether b is lists as addInfo writes them (none
-// when empty).
-func validLists(b []byte) bool {
-	if len(b) == 0 {
-		return true
-	}
-	d := jsonl.FactReader{B: b}
-	for range 2 {
-		for k := d.Uvarint(); k > 0 && !d.Bad; k-- {
-			d.Bytes()
-		}
-	}
-	return !d.Bad && len(d.B) == 0
 }
 
 // isMessage is info.isMessage for r, calls the tool calls of the session.
@@ -112,7 +98,7 @@ func (x *index) isMessage(r *rec, calls map[string]bool) bool {
 		return true
 	}
 	msg := false
-	x.eachList(&r.info, func(call bool, id []byte) { msg = msg || (!call && !calls[string(id)]) })
+	x.eachList(&r.info, func(call bool, id span) { msg = msg || (!call && !calls[string(x.bytesOf(id))]) })
 	return msg
 }
 

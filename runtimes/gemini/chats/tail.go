@@ -55,9 +55,10 @@ type tailer struct {
 	emit func(rpc.Message)
 	ts   string
 
-	mu    sync.Mutex
-	seen  map[string]uint32 // checksum of the last version emitted or found, by record id
-	calls map[string]bool
+	mu     sync.Mutex
+	seen   map[string]uint32 // checksum of the last version emitted or found, by record id
+	calls  map[string]bool   // besides the followed file's when seeded (seeded.called)
+	seeded *view
 	// known counts the messages found or emitted by what they say (see
 	// said): a resume rewrites them all under new ids.
 	known map[string]int
@@ -66,9 +67,7 @@ type tailer struct {
 func (t *tailer) seed(v *view, path string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for id := range v.calls {
-		t.calls[id] = true
-	}
+	t.seeded = v
 	f, err := jsonl.OpenRegular(path)
 	if err == nil {
 		defer f.Close()
@@ -130,7 +129,7 @@ func (t *tailer) record(r Record, left map[string]int) {
 	for _, c := range in.calls {
 		t.calls[c] = true
 	}
-	called := func(id string) bool { return t.calls[id] }
+	called := func(id string) bool { return t.calls[id] || (t.seeded != nil && t.seeded.called(id)) }
 	if !in.isMessage(called) {
 		return
 	}
