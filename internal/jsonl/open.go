@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -61,14 +60,4 @@ func openChecked(path string, isKind func(fs.FileMode) bool, suffix string) (*os
 		return nil, nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)%s", ErrNotRegular, fi.Mode().Type(), suffix)}
 	}
 	return f, fi, nil
-}
-
-// StatAt is os.Lstat of the entry name of the open directory dir. By
-// fstatat(2), relative to dir, 1,000 stats took 2.4 ms rather than 4.0 (a
-// folder of rollouts, at a load of 6): too little to matter to a first
-// history of 1,000 sessions (a target of 150 ms), and later ones stat no
-// file (cdevd bench back to back: the same within its spread for Codex,
-// Gemini and Claude).
-func StatAt(dir *os.File, name string) (os.FileInfo, error) {
-	return os.Lstat(filepath.Join(dir.Name(), name))
 }

@@ -132,7 +132,7 @@ func list(files []history.File[*index]) []runtimes.Summary {
 			SessionID:    ss.id,
 			Summary:      history.Shorten(strings.TrimSpace(ss.real[0].v.prompt), 100),
 			MessageCount: ss.count(),
-			LastUpdated:  time.Unix(0, t).UTC().Format(timeFormat),
+			LastUpdated:  time.Unix(0, t).UTC().Format(history.TimeFormat),
 		}, t})
 	}
 	slices.SortFunc(out, func(a, b listed) int {

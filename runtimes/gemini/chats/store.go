@@ -119,9 +119,6 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 // Stats says what s has read so far (see history.TreeStats).
 func (s *Store) Stats() history.TreeStats { return s.t.Stats() }
 
-// timeFormat is RFC 3339 with milliseconds, as Gemini writes timestamps.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
 // ProjectHash is the projectHash Gemini records for a session run in dir:
 // the SHA-256 hex of the path string.
 func ProjectHash(dir string) string {
@@ -206,11 +203,12 @@ func appendChats(out []chatPath, dir, short string) []chatPath {
 	}
 	for _, de := range des {
 		if id := shortID(de.Name()); id != "" && (short == "" || id == short) && de.Type().IsRegular() {
-			fi, err := jsonl.StatAt(df, de.Name())
+			path := filepath.Join(dir, de.Name())
+			fi, err := os.Lstat(path)
 			if err != nil {
 				continue // removed since ReadDir
 			}
-			out = append(out, chatPath{filepath.Join(dir, de.Name()), fi})
+			out = append(out, chatPath{path, fi})
 		}
 	}
 	return out
