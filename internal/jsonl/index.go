@@ -28,6 +28,9 @@ type Index struct {
 	split Splitter
 	lines []Span
 	shape *Shape // the keys of the lines a scan under way read (see Shape)
+	// saved holds the mapped saved index x was loaded from, if any: its
+	// facts may be kept in place, so it stays mapped while x is reachable.
+	saved *mapping
 }
 
 // Shape remembers the keys of the lines read by the scan that adds a line,

@@ -119,7 +119,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if err != nil {
 		return nil, err
 	}
-	facts = r.Bytes() // not a copy: ReadFacts may keep data (Gemini's reads its tables in place)
+	facts = r.Bytes() // not a copy: ReadFacts may keep data (Gemini's reads its tables in place), mapped
 	if r.Bad {
 		return nil, errTruncated
 	}
@@ -197,12 +197,18 @@ func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, 
 	if pi.Size() > maxPersistBytes {
 		return nil, errors.New("too big")
 	}
-	// Read at its size in one buffer (io.ReadAll's growing was a third of
-	// loading the index of a 100 MB chat file): saves replace the file by
-	// renaming, so the open one keeps its size.
-	data := make([]byte, pi.Size())
-	if _, err := io.ReadFull(pf, data); err != nil {
-		return nil, err
+	// Mapped (see mapping); else read at its size in one buffer
+	// (io.ReadAll's growing was a third of loading the index of a 100 MB
+	// chat file): saves replace the file by renaming, so the open one keeps
+	// its size.
+	var data []byte
+	if x.saved = mapSaved(pf, pi.Size()); x.saved != nil {
+		data = x.saved.data
+	} else {
+		data = make([]byte, pi.Size())
+		if _, err := io.ReadFull(pf, data); err != nil {
+			return nil, err
+		}
 	}
 	facts, err := decode(x, data, path, d.version, f, fi)
 	if err != nil {
