@@ -5,6 +5,8 @@ package jsonl
 import (
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // FileKey is the device and inode of the file fi describes (from os.Stat,
@@ -19,3 +21,15 @@ func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	}
 	return uint64(st.Dev), uint64(st.Ino), true //nolint:unconvert // Dev is int32 on darwin
 }
+
+// mapFile maps the size bytes of f read-only (see mapping); nil if it
+// cannot.
+func mapFile(f *os.File, size int64) []byte {
+	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil || len(b) != int(size) {
+		return nil
+	}
+	return b
+}
+
+func unmapFile(b []byte) { unix.Munmap(b) }
