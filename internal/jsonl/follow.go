@@ -105,7 +105,7 @@ func (t *follower) onError(err error) {
 // open starts following whatever file is at the path now: from its end (the
 // start of a torn last line) when fromEnd, else from its start.
 func (t *follower) open(fromEnd bool) error {
-	f, fi, err := openRegular(t.path)
+	f, fi, err := OpenRegularInfo(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -182,8 +182,37 @@ func (t *follower) read() {
 	}
 	skipped := t.split.Skipped
 	feed := func(chunk []byte, _ bool) { t.split.Feed(chunk, t.onLine) }
-	if _, err := readRange(context.Background(), t.f, from, fi.Size(), t.buf, feed); err != nil {
+	if _, err := ReadRange(context.Background(), t.f, from, fi.Size(), t.buf, feed); err != nil {
 		t.log.Warn("read "+t.what, zap.Error(err))
 	}
-	warnSkipped(t.log, t.what, t.f, t.split.Skipped-skipped)
+	WarnSkipped(t.log, t.what, t.f, t.split.Skipped-skipped)
+}
+
+// ReadRange reads the bytes of f in [from, to) into buf, handing each
+// chunk to feed (first for the first), until ctx ends; it returns how many
+// it read.
+func ReadRange(ctx context.Context, f io.ReaderAt, from, to int64, buf []byte, feed func(chunk []byte, first bool)) (int64, error) {
+	r := io.NewSectionReader(f, from, to-from)
+	var read int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return read, err
+		}
+		n, err := r.Read(buf)
+		feed(buf[:n], read == 0)
+		read += int64(n)
+		if err == io.EOF {
+			return read, nil
+		}
+		if err != nil {
+			return read, err
+		}
+	}
+}
+
+// WarnSkipped logs that n lines of f were longer than MaxLine and skipped.
+func WarnSkipped(log *zap.Logger, what string, f *os.File, n int) {
+	if n > 0 {
+		log.Warn("skipped overlong "+what+" lines", zap.String("path", f.Name()), zap.Int("lines", n))
+	}
 }

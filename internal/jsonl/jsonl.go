@@ -1,6 +1,7 @@
 // Package jsonl reads JSON Lines files that another process appends to (the
 // agent CLIs' transcripts and rollouts): it splits them into lines, follows
-// them, indexes them (cached, persisted) and reads their lines' members.
+// them and reads their lines' members (the store's index of them is
+// runtimes/history/lineindex).
 package jsonl
 
 import (

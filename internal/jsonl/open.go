@@ -21,12 +21,12 @@ var ErrNotRegular = errors.New("not a regular file")
 // that a FIFO swapped in after a caller's stat cannot block it either.
 // Every open of a transcript, and of an index of one, goes through here.
 func OpenRegular(path string) (*os.File, error) {
-	f, _, err := openRegular(path)
+	f, _, err := OpenRegularInfo(path)
 	return f, err
 }
 
-// openRegular is OpenRegular, with the opened file's metadata.
-func openRegular(path string) (*os.File, os.FileInfo, error) {
+// OpenRegularInfo is OpenRegular, with the opened file's metadata.
+func OpenRegularInfo(path string) (*os.File, os.FileInfo, error) {
 	return openChecked(path, fs.FileMode.IsRegular, "")
 }
 

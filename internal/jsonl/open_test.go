@@ -91,37 +91,6 @@ func TestOpenRegularFIFO(t *testing.T) {
 	df.Close()
 }
 
-// TestCacheFIFO: the Cache opens neither a FIFO in a file's place nor one in
-// its persisted index's place: Get refuses the first at once, and a read
-// with the second scans the file instead.
-func TestCacheFIFO(t *testing.T) {
-	e := newPersistEnv(t)
-	c := e.cache("v1")
-	fifo := filepath.Join(filepath.Dir(e.path), "fifo.jsonl")
-	mkfifo(t, fifo)
-	fi, err := os.Lstat(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	promptly(t, "Cache.Get of a FIFO", []string{fifo}, func() {
-		if _, err := c.Get(context.Background(), fifo, fi); !errors.Is(err, ErrNotRegular) {
-			t.Errorf("Get(FIFO): %v, want ErrNotRegular", err)
-		}
-	})
-
-	if err := os.MkdirAll(e.dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	idx := c.disk.name(e.path)
-	mkfifo(t, idx)
-	promptly(t, "a read with a FIFO for its persisted index", []string{idx}, func() {
-		e.restart("v1", true)
-	})
-	if fi, err := os.Lstat(idx); err != nil || !fi.Mode().IsRegular() {
-		t.Errorf("persisted index after the scan: %v, %v; want a regular file (saved over the FIFO)", fi, err)
-	}
-}
-
 // TestFollowFIFO: Follow of a path where a FIFO is starts at once, reads
 // nothing from it, and reads the file that replaces it.
 func TestFollowFIFO(t *testing.T) {

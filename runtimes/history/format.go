@@ -5,7 +5,7 @@
 // its Format: where its files are, how a line is taken into an index, how
 // an index reads as a summary, and how a line reads as a message.
 //
-// Indexes are jsonl.Cache entries (internal/jsonl): the places of a file's
+// Indexes are lineindex.Cache entries (runtimes/history/lineindex): the places of a file's
 // message lines and what its format gathers besides, extended from the old
 // end when the file grows, and, with a cache directory, persisted so that a
 // restarted daemon does not scan a big file again.
@@ -15,22 +15,22 @@ import (
 	"os"
 	"time"
 
-	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 // Index is a format's index type: a pointer to its struct, which embeds
-// jsonl.Index (the places of the kept lines) next to what the format
+// lineindex.Index (the places of the kept lines) next to what the format
 // gathers from the lines. The methods besides *T come from the embedding.
 type Index[T any] interface {
-	jsonl.Indexed[T]
+	lineindex.Indexed[T]
 	Info() os.FileInfo
-	Lines() []jsonl.Span
+	Lines() []lineindex.Span
 	ReadPage(f *os.File, offset, limit int, desc bool, budget int64, fn func(off int64, line []byte) error) error
 }
 
 // Format is what a runtime supplies for its stored sessions to be read. T is
-// its index type (a struct embedding jsonl.Index), P a pointer to it.
+// its index type (a struct embedding lineindex.Index), P a pointer to it.
 //
 // Where the files are is the layout's business: a Layout (NewFolders) for
 // one file per session in a folder per working directory (Claude Code's),

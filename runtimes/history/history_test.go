@@ -15,10 +15,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
-	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/history"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // <id>.notes file per session in a folder per directory: everything a
 // runtime writes to have history.
 type notes struct {
-	jsonl.Index
+	lineindex.Index
 	title, first string
 }
 
@@ -63,11 +63,11 @@ func (x *notes) Merge(y *notes) {
 
 // AppendFacts and ReadFacts persist what x gathered with its index.
 func (x *notes) AppendFacts(b []byte) []byte {
-	return jsonl.AppendString(jsonl.AppendString(b, x.title), x.first)
+	return lineindex.AppendString(lineindex.AppendString(b, x.title), x.first)
 }
 
 func (x *notes) ReadFacts(b []byte) error {
-	r := jsonl.FactReader{B: b}
+	r := lineindex.FactReader{B: b}
 	x.title, x.first = r.String(), r.String()
 	if r.Bad || len(r.B) != 0 {
 		return errors.New("bad notes facts")

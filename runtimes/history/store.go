@@ -21,6 +21,7 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 	"github.com/cdevd/cdevd/runtimes/kit"
 )
 
@@ -29,7 +30,7 @@ type Options struct {
 	Log     *zap.Logger      // nil logs nothing
 	Watcher *fswatch.Watcher // nil: the process's shared one
 	// CacheDir, when set, keeps the indexes of big files there too (see
-	// jsonl.Cache.Persist).
+	// lineindex.Cache.Persist).
 	CacheDir string
 	// ListIdle is how long a folder's watch outlives the last List that
 	// used it (default: a minute).
@@ -37,7 +38,7 @@ type Options struct {
 	// AfterFunc is time.AfterFunc; tests fire the idle release themselves.
 	AfterFunc func(time.Duration, func()) *time.Timer
 	// Budget bounds the memory of the cached indexes (0:
-	// jsonl.DefaultBudget; see jsonl.Cache.Budget).
+	// lineindex.DefaultBudget; see lineindex.Cache.Budget).
 	Budget int64
 }
 
@@ -57,7 +58,7 @@ type Tree[T any, P Index[T]] struct {
 	// Path, Has and Watch it gives; its Folder is nil for a DateTree.
 	byDir kit.FilePerSession
 
-	cache *jsonl.Cache[T, P] // by path
+	cache *lineindex.Cache[T, P] // by path
 
 	// The summary List made of each path's index, while that index is
 	// current: a warm List neither formats times nor cuts titles again.
@@ -105,7 +106,7 @@ func newTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options, byDir 
 	if t.afterFunc == nil {
 		t.afterFunc = time.AfterFunc
 	}
-	t.cache = jsonl.NewCache(f.Add, t.count, t.log, f.What)
+	t.cache = lineindex.NewCache(f.Add, t.count, t.log, f.What)
 	if o.CacheDir != "" {
 		t.cache.Persist(o.CacheDir, f.Version)
 	}
@@ -145,7 +146,7 @@ func (t *Tree[T, P]) WithWatcher(w *fswatch.Watcher) *Tree[T, P] {
 }
 
 // WithCacheDir makes t keep the indexes of big files in dir too (see
-// jsonl.Cache.Persist); it returns t. Call it before using t.
+// lineindex.Cache.Persist); it returns t. Call it before using t.
 func (t *Tree[T, P]) WithCacheDir(dir string) *Tree[T, P] {
 	t.cache.Persist(dir, t.f.Version)
 	return t
@@ -181,7 +182,7 @@ func (t *Tree[T, P]) Stats() TreeStats {
 }
 
 // count adds what a refresh of the cache read to the counters.
-func (t *Tree[T, P]) count(sc jsonl.Scan) {
+func (t *Tree[T, P]) count(sc lineindex.Scan) {
 	if sc.Full {
 		t.fullScans.Add(1)
 	}
@@ -326,7 +327,7 @@ func (t *Tree[T, P]) Messages(ctx context.Context, dir, sessionID string, offset
 			case ok:
 				page = append(page, runtimes.Omitted(m, len(b)))
 			case !t.f.Counted(b):
-				return jsonl.Stale(fmt.Errorf("%s %s changed while read", t.f.What, p))
+				return lineindex.Stale(fmt.Errorf("%s %s changed while read", t.f.What, p))
 			}
 			return nil
 		})

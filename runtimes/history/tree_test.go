@@ -12,17 +12,17 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
-	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/history"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 // dated is the index of a made-up CLI that files its sessions by day,
 // root/YYYY/MM/DD/note-<id>.jsonl, each beginning with {"dir":…}, the
 // directory it ran in, then lines of {"id":…,"text":…} (messages).
 type dated struct {
-	jsonl.Index
+	lineindex.Index
 	dir string
 }
 
@@ -36,9 +36,9 @@ func (x *dated) add(b []byte) bool {
 }
 
 func (x *dated) Merge(y *dated)              { x.dir = cmpOr(x.dir, y.dir) }
-func (x *dated) AppendFacts(b []byte) []byte { return jsonl.AppendString(b, x.dir) }
+func (x *dated) AppendFacts(b []byte) []byte { return lineindex.AppendString(b, x.dir) }
 func (x *dated) ReadFacts(b []byte) error {
-	r := jsonl.FactReader{B: b}
+	r := lineindex.FactReader{B: b}
 	if x.dir = r.String(); r.Bad || len(r.B) != 0 {
 		return errors.New("bad dated facts")
 	}

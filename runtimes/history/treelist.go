@@ -12,6 +12,7 @@ import (
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 // headMin is the size up to which List indexes a file of a directory not
@@ -187,7 +188,7 @@ func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Sum
 // knownDir is the directory the file at p, in version fi, records, if
 // remembered of that file.
 func (t *Tree[T, P]) knownDir(p string, fi os.FileInfo) (string, bool) {
-	dev, ino, ok := jsonl.FileKey(fi)
+	dev, ino, ok := lineindex.FileKey(fi)
 	if !ok {
 		return "", false
 	}
@@ -242,7 +243,7 @@ func (t *Tree[T, P]) readHead(p string) (string, bool) {
 // rememberHead records that the file at p, in version fi, records the
 // directory rec (when it names one).
 func (t *Tree[T, P]) rememberHead(p string, fi os.FileInfo, rec string) {
-	if dev, ino, ok := jsonl.FileKey(fi); ok && rec != "" {
+	if dev, ino, ok := lineindex.FileKey(fi); ok && rec != "" {
 		t.hmu.Lock()
 		t.heads[p] = head{dev, ino, fi.Size(), fi.ModTime(), rec}
 		t.hmu.Unlock()

@@ -9,6 +9,6 @@
 // a whole transcript. Indexing classifies a line from its top-level members
 // without decoding it (scan.go), in parts on every core for a big file; a
 // page's lines are decoded in one pass. With a cache directory, the indexes
-// of big transcripts outlive a restart (jsonl.Cache.Persist). Tail follows
+// of big transcripts outlive a restart (lineindex.Cache.Persist). Tail follows
 // one file through the daemon's shared watcher (internal/fswatch).
 package transcript

@@ -3,8 +3,8 @@ package transcript
 import (
 	"errors"
 
-	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/runtimes/history"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
@@ -12,10 +12,10 @@ import (
 // by an older cdevd are scanned again rather than trusted.
 const indexVersion = "claude-transcript-1"
 
-// AppendFacts appends what x gathered besides its lines (jsonl.Indexed).
+// AppendFacts appends what x gathered besides its lines (lineindex.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.customTitle, x.aiTitle, x.summary, x.prompt, x.branch} {
-		b = jsonl.AppendString(b, s)
+		b = lineindex.AppendString(b, s)
 	}
 	var flags byte
 	for i, f := range []bool{x.hasCustom, x.hasAI, x.hasSummary} {
@@ -28,7 +28,7 @@ func (x *index) AppendFacts(b []byte) []byte {
 
 // ReadFacts reads what AppendFacts wrote.
 func (x *index) ReadFacts(b []byte) error {
-	r := jsonl.FactReader{B: b}
+	r := lineindex.FactReader{B: b}
 	for _, s := range []*string{&x.customTitle, &x.aiTitle, &x.summary, &x.prompt, &x.branch} {
 		*s = r.String()
 	}
@@ -43,7 +43,7 @@ func (x *index) ReadFacts(b []byte) error {
 // index is what one scan of a transcript learned: where its message lines
 // are (the kept Lines) and what List reports.
 type index struct {
-	jsonl.Index
+	lineindex.Index
 
 	customTitle, aiTitle, summary, prompt, branch string
 	// Whether a line set each title (to "" too): what Merge needs.
@@ -52,18 +52,18 @@ type index struct {
 	// The facts of the line being added (see add).
 	line facts
 
-	// The piece of a full scan x indexes, while it does (jsonl.Indexed):
+	// The piece of a full scan x indexes, while it does (lineindex.Indexed):
 	// only the first prompt of the earliest piece that has one is kept,
 	// and looking for one decodes every user message until found (most of
 	// a long agentic session's are tool results, not prompts).
-	piece *jsonl.Piece
+	piece *lineindex.Piece
 }
 
-// SetPiece tells x which piece of a full scan it indexes (jsonl.Indexed).
-func (x *index) SetPiece(p *jsonl.Piece) { x.piece = p }
+// SetPiece tells x which piece of a full scan it indexes (lineindex.Indexed).
+func (x *index) SetPiece(p *lineindex.Piece) { x.piece = p }
 
 // Merge takes in the index of the part of the file that follows x's (see
-// jsonl.Indexed): later titles and branch win, the first prompt stays.
+// lineindex.Indexed): later titles and branch win, the first prompt stays.
 func (x *index) Merge(y *index) {
 	if y.hasCustom {
 		x.customTitle, x.hasCustom = y.customTitle, true

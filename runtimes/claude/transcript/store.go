@@ -69,7 +69,7 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 }
 
 // WithCacheDir makes s keep the indexes of big transcripts in dir too (see
-// jsonl.Cache.Persist), so that the first page of one after a restart needs
+// lineindex.Cache.Persist), so that the first page of one after a restart needs
 // no scan of it; it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
 	s.Folders.WithCacheDir(dir)

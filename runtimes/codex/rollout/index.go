@@ -3,7 +3,7 @@ package rollout
 import (
 	"errors"
 
-	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
@@ -14,7 +14,7 @@ const indexVersion = "codex-rollout-3"
 // index is what one scan of a rollout learned: where its message lines are
 // (the kept Lines) and what List reports.
 type index struct {
-	jsonl.Index
+	lineindex.Index
 	id, cwd, prompt string
 	tok             tokens // the model calls' usage
 	// The facts of the line being added (see add).
@@ -55,7 +55,7 @@ func (x *index) add(b []byte) bool {
 }
 
 // Merge takes in the index of the part of the file that follows x's (see
-// jsonl.Indexed): the first session_meta and the first prompt stay.
+// lineindex.Indexed): the first session_meta and the first prompt stay.
 func (x *index) Merge(y *index) {
 	if x.cwd == "" {
 		x.id, x.cwd = y.id, y.cwd
@@ -66,20 +66,20 @@ func (x *index) Merge(y *index) {
 	x.tok = append(x.tok, y.tok...)
 }
 
-// Size is the memory x takes besides its lines (jsonl.Indexed).
+// Size is the memory x takes besides its lines (lineindex.Indexed).
 func (x *index) Size() int64 { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
 
-// AppendFacts appends what x gathered besides its lines (jsonl.Indexed).
+// AppendFacts appends what x gathered besides its lines (lineindex.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.id, x.cwd, x.prompt} {
-		b = jsonl.AppendString(b, s)
+		b = lineindex.AppendString(b, s)
 	}
 	return x.tok.appendTo(b)
 }
 
 // ReadFacts reads what AppendFacts wrote.
 func (x *index) ReadFacts(b []byte) error {
-	r := jsonl.FactReader{B: b}
+	r := lineindex.FactReader{B: b}
 	for _, s := range []*string{&x.id, &x.cwd, &x.prompt} {
 		*s = r.String()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 var _ runtimes.TokenCounter = (*Store)(nil)
@@ -153,7 +154,7 @@ func (t tokens) appendTo(b []byte) []byte {
 	return b
 }
 
-func (t *tokens) readFrom(r *jsonl.FactReader) {
+func (t *tokens) readFrom(r *lineindex.FactReader) {
 	n := r.Uvarint()
 	if n > uint64(len(r.B)) { // each takes bytes
 		r.Bad = true

@@ -17,7 +17,7 @@
 // one id that have one are merged in order of their start time.
 //
 // Store is the shared history store (runtimes/history) over Gemini's
-// format: the replay of each file is an index of it (over jsonl.Cache),
+// format: the replay of each file is an index of it (over lineindex.Cache),
 // the state of the patch log, each record by where its latest version is
 // (a line, or an element of a $set list) with a CRC-32C of its bytes, not
 // the bytes; a page reads and converts only its records. A replay reads

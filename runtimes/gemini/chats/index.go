@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
@@ -30,7 +30,7 @@ type rec struct {
 // index is a chat file replayed: the patch log's state, each record by
 // where it is. Its kept Lines are those holding records.
 type index struct {
-	jsonl.Index
+	lineindex.Index
 	header Header // first header's ids; times from the latest header or $set
 	// recs are in order of their first version, but for the last pending:
 	// records taken since the last dedupe, which may repeat an id.
@@ -53,13 +53,13 @@ type index struct {
 	reader lineReader
 }
 
-// Finish ends a scan (jsonl.Indexed): what was read makes a new view.
+// Finish ends a scan (lineindex.Indexed): what was read makes a new view.
 func (x *index) Finish() {
 	x.dedupe()
 	x.lazy = &lazyView{}
 }
 
-// own makes x's recs and pos its own before they change: jsonl.Refresh
+// own makes x's recs and pos its own before they change: lineindex.Refresh
 // extends a shallow copy of an index that readers may still hold. A saved
 // view's records are decoded then: the view no longer describes x.
 func (x *index) own() {
@@ -213,7 +213,7 @@ func (x *index) takePending() {
 // in pos, and the entry and tool-call id of the view a Store makes of it.
 var recBytes = int64(reflect.TypeFor[rec]().Size()+reflect.TypeFor[entry]().Size()) + 96
 
-// Size is the memory x takes besides its Lines (jsonl.Indexed), with the
+// Size is the memory x takes besides its Lines (lineindex.Indexed), with the
 // view a Store makes of it while it is cached.
 func (x *index) Size() int64 {
 	n := int64(cap(x.recs))*recBytes + int64(cap(x.strs))
@@ -224,7 +224,7 @@ func (x *index) Size() int64 {
 }
 
 // Expect sizes x's records and their strings for total times those
-// gathered so far (see jsonl.Indexed): growing them by copies was a
+// gathered so far (see lineindex.Indexed): growing them by copies was a
 // quarter of a first read.
 func (x *index) Expect(_, total float64) {
 	if x.self != x {
@@ -232,8 +232,8 @@ func (x *index) Expect(_, total float64) {
 	}
 	x.dedupe() // the records so far, not their versions
 	x.want = int(float64(len(x.recs))*total*1.1) + 16
-	x.recs = jsonl.Grow(x.recs, x.want-len(x.recs))
-	x.strs = jsonl.Grow(x.strs, int(float64(len(x.strs))*total*1.1)-len(x.strs))
+	x.recs = lineindex.Grow(x.recs, x.want-len(x.recs))
+	x.strs = lineindex.Grow(x.strs, int(float64(len(x.strs))*total*1.1)-len(x.strs))
 	if x.pos != nil { // made small by that dedupe: growing it was a tenth of a merge
 		pos := newPositions(x.want)
 		maps.Copy(pos.byHash, x.pos.byHash)
@@ -250,7 +250,7 @@ func (h *Header) patch(p Header) {
 }
 
 // Merge takes in the replay of the part of the file that follows x's (see
-// jsonl.Indexed), whose lines jsonl has already put after x's: y's header
+// lineindex.Indexed), whose lines jsonl has already put after x's: y's header
 // patches x's, y's records upsert x's, unless y replaced the whole list.
 func (x *index) Merge(y *index) {
 	shift := int32(len(x.Lines()) - len(y.Lines()))
@@ -260,9 +260,9 @@ func (x *index) Merge(y *index) {
 		x.clear()
 	}
 	x.lazy = &lazyView{}
-	x.recs = jsonl.Grow(x.recs, len(y.recs))
+	x.recs = lineindex.Grow(x.recs, len(y.recs))
 	base := len(x.strs)
-	x.strs = append(jsonl.Grow(x.strs, len(y.strs)), y.strs...)
+	x.strs = append(lineindex.Grow(x.strs, len(y.strs)), y.strs...)
 	x.dead += y.dead
 	for _, r := range y.recs {
 		r.line += shift

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 	"github.com/cdevd/cdevd/testdoubles/geminigen"
 )
 
@@ -102,7 +103,7 @@ func indexView(t testing.TB, path string, old *index) (*index, *view) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, _, err := jsonl.Refresh(context.Background(), old, f, fi, (*index).add, zap.NewNop(), "chat file")
+	x, _, err := lineindex.Refresh(context.Background(), old, f, fi, (*index).add, zap.NewNop(), "chat file")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 // An index is persisted with its view, in tables of fixed-size entries
@@ -74,13 +74,13 @@ func (s *savedView) called(x *index, id string) bool {
 	return i < n && string(s.call(x, i)) == id
 }
 
-// AppendFacts appends the replayed state (jsonl.Indexed): the header, the
+// AppendFacts appends the replayed state (lineindex.Indexed): the header, the
 // view's prompt and messages, then the records' strings, the records, and
 // the sorted tool-call ids, each table led by its length.
 func (x *index) AppendFacts(b []byte) []byte {
 	v := x.snapshot("")
 	for _, s := range []string{x.header.SessionID, x.header.ProjectHash, x.header.StartTime, x.header.LastUpdated, v.prompt} {
-		b = jsonl.AppendString(b, s)
+		b = lineindex.AppendString(b, s)
 	}
 	order := make([]byte, 0, 4*len(v.order))
 	for _, i := range v.order {
@@ -106,7 +106,7 @@ func (x *index) AppendFacts(b []byte) []byte {
 		table = le.AppendUint32(le.AppendUint32(table, uint32(c.off)), c.n)
 	}
 	for _, t := range [][]byte{order, out.strs, recs, table} {
-		b = jsonl.AppendString(b, string(t))
+		b = lineindex.AppendString(b, string(t))
 	}
 	return b
 }
@@ -119,7 +119,7 @@ var errFacts = errors.New("bad chat file facts")
 // its strings within strs, a message one of the records, the tool-call
 // ids sorted), so that a planted index cannot make a read go astray.
 func (x *index) ReadFacts(b []byte) error {
-	r := jsonl.FactReader{B: b}
+	r := lineindex.FactReader{B: b}
 	x.header = Header{r.String(), r.String(), r.String(), r.String()}
 	s := &savedView{prompt: r.String()}
 	order, strs := r.Bytes(), r.Bytes()

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 	"github.com/cdevd/cdevd/testdoubles/geminigen"
 )
 
@@ -128,7 +128,7 @@ func TestSavedFactsRefused(t *testing.T) {
 	// tables splits facts into the header's and prompt's bytes and the
 	// four tables: order, strs, recs, calls.
 	tables := func() ([]byte, [4][]byte) {
-		r := jsonl.FactReader{B: slices.Clone(facts)}
+		r := lineindex.FactReader{B: slices.Clone(facts)}
 		for range 5 {
 			r.Bytes()
 		}
@@ -142,7 +142,7 @@ func TestSavedFactsRefused(t *testing.T) {
 	join := func(head []byte, ts [4][]byte) []byte {
 		b := slices.Clone(head)
 		for _, t := range ts {
-			b = jsonl.AppendString(b, string(t))
+			b = lineindex.AppendString(b, string(t))
 		}
 		return b
 	}

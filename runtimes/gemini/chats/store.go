@@ -101,7 +101,7 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 func (s *Store) Close() error { return s.t.Close() }
 
 // WithCacheDir makes s keep the replays of big chat files in dir too (see
-// jsonl.Cache.Persist), so that the first page of one after a restart needs
+// lineindex.Cache.Persist), so that the first page of one after a restart needs
 // no replay of it; it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
 	s.t.WithCacheDir(dir)

@@ -3,7 +3,7 @@ package chats
 import (
 	"encoding/binary"
 
-	"github.com/cdevd/cdevd/internal/jsonl"
+	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
 // The strings of an index's records (ids, prompts, function-response and
@@ -48,7 +48,7 @@ func add[S string | []byte](x *index, s S) span {
 		// Doubled: append grows a big slice by a quarter. From 256 bytes:
 		// most chat files are small, and 4 KB each was a quarter of what a
 		// cold List of 1,000 sessions allocated.
-		x.strs = jsonl.Grow(x.strs, max(len(s), len(x.strs), 256))
+		x.strs = lineindex.Grow(x.strs, max(len(s), len(x.strs), 256))
 	}
 	off := len(x.strs)
 	x.strs = append(x.strs, s...)
@@ -83,7 +83,7 @@ func (x *index) eachList(ri *recInfo, fn func(call bool, id span)) {
 	if ri.lists.n == 0 {
 		return
 	}
-	d := jsonl.FactReader{B: x.bytesOf(ri.lists)}
+	d := lineindex.FactReader{B: x.bytesOf(ri.lists)}
 	for _, call := range [2]bool{false, true} {
 		for k := d.Uvarint(); k > 0 && !d.Bad; k-- {
 			id := d.Bytes()

@@ -1,4 +1,4 @@
-package jsonl
+package lineindex
 
 import (
 	"cmp"
@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // Cache keeps the Index of each file of a set, brought up to date (see
@@ -249,7 +251,7 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 		// Not a FIFO that took the file's place since fi; the version
 		// read is the opened file's (one stat: a second was a tenth of a
 		// first history of 1,000 sessions).
-		f, fi, err := openRegular(path)
+		f, fi, err := jsonl.OpenRegularInfo(path)
 		if err != nil {
 			return nil, err
 		}

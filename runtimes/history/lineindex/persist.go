@@ -1,4 +1,4 @@
-package jsonl
+package lineindex
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // persistFormat changes whenever the encoding below does.
@@ -137,7 +139,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 		return nil, errors.New("file changed")
 	}
 	x.fi = &persistedInfo{name: fi.Name(), size: pos, mtime: time.Unix(0, mtime), dev: dev, ino: ino}
-	x.split = Splitter{Pos: pos, Skipped: int(skipped)}
+	x.split = jsonl.Splitter{Pos: pos, Skipped: int(skipped)}
 	x.lines = lines
 	return facts, nil
 }
@@ -148,7 +150,7 @@ var errBadSpan = errors.New("line out of range")
 
 // decodeSpans reads the n lines that encode wrote, in a file whose lines
 // end by pos, each checked as the scan that made it guarantees: after the
-// line before it and its newline, not longer than MaxLine, its own newline
+// line before it and its newline, not longer than jsonl.MaxLine, its own newline
 // before pos. The varints are compared as read, before any conversion: a
 // wrapped one passed a check made after it, and a span stepping back (the
 // first message served 3,000 times) or of negative length was kept.
@@ -158,7 +160,7 @@ func decodeSpans(r *FactReader, n uint64, pos int64) ([]Span, error) {
 	for i := range n {
 		gap, size := r.Uvarint(), r.Uvarint()
 		room := uint64(pos - end) // end <= pos: checked for the line before
-		if (i > 0 && gap == 0) || gap > room || size >= room-gap || size > MaxLine {
+		if (i > 0 && gap == 0) || gap > room || size >= room-gap || size > jsonl.MaxLine {
 			return nil, errBadSpan
 		}
 		sp := Span{Off: end + int64(gap), N: int64(size)}
@@ -184,7 +186,7 @@ func tailSum(f *os.File, pos int64) (uint32, error) {
 
 // load reads the persisted index of path, if any still describes f.
 func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, error) {
-	pf, err := OpenRegular(d.name(path))
+	pf, err := jsonl.OpenRegular(d.name(path))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package jsonl
+package lineindex
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // testIndex is an owner's index: it keeps the Spans of lines not starting
@@ -196,7 +198,7 @@ func TestRefreshCanceled(t *testing.T) {
 	}
 }
 
-// TestRefreshOverlong: a line longer than MaxLine is skipped, counted in a
+// TestRefreshOverlong: a line longer than jsonl.MaxLine is skipped, counted in a
 // warning, and the lines after it are indexed at their true offsets.
 func TestRefreshOverlong(t *testing.T) {
 	if testing.Short() {
@@ -205,11 +207,11 @@ func TestRefreshOverlong(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f.jsonl")
 	core, logs := observer.New(zapcore.WarnLevel)
 	r := &refresher{t: t, path: p, log: zap.New(core)}
-	writeFile(t, p, "a\n"+strings.Repeat("x", MaxLine+1)+"\nb\n")
+	writeFile(t, p, "a\n"+strings.Repeat("x", jsonl.MaxLine+1)+"\nb\n")
 	sc, err := r.refresh(context.Background())
-	r.expect(sc, err, true, MaxLine+6, []string{"a", "b"}, []string{"a", "b"})
-	if got := r.idx.Lines()[1].Off; got != MaxLine+4 {
-		t.Errorf("line after the overlong one at %d, want %d", got, MaxLine+4)
+	r.expect(sc, err, true, jsonl.MaxLine+6, []string{"a", "b"}, []string{"a", "b"})
+	if got := r.idx.Lines()[1].Off; got != jsonl.MaxLine+4 {
+		t.Errorf("line after the overlong one at %d, want %d", got, jsonl.MaxLine+4)
 	}
 	w := logs.FilterMessage("skipped overlong test lines").All()
 	if len(w) != 1 || w[0].ContextMap()["lines"] != int64(1) {

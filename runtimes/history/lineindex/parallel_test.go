@@ -1,4 +1,4 @@
-package jsonl
+package lineindex
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // mergingIndex is testIndex that can be built in parts.
@@ -206,7 +208,7 @@ func TestScanExpects(t *testing.T) {
 		t.Fatalf("told %d times, want once per part (2): %v", len(x.expects), x.expects)
 	}
 	first := x.expects[0]
-	if got := first.total * ChunkSize; got != float64(fi.Size()) {
+	if got := first.total * jsonl.ChunkSize; got != float64(fi.Size()) {
 		t.Errorf("first part told the whole is %.0f bytes, want %d", got, fi.Size())
 	}
 	for i, e := range x.expects {

@@ -1,4 +1,4 @@
-package jsonl
+package lineindex
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"go.uber.org/zap"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
 // Span locates one line in a file (without its newline).
@@ -25,9 +27,9 @@ type Span struct {
 // both up to date together.
 type Index struct {
 	fi    os.FileInfo
-	split Splitter
+	split jsonl.Splitter
 	lines []Span
-	shape *Shape // the keys of the lines a scan under way read (see Shape)
+	shape *jsonl.Shape // the keys of the lines a scan under way read (see jsonl.Shape)
 	// saved holds the mapped saved index x was loaded from, if any: its
 	// facts may be kept in place, so it stays mapped while x is reachable.
 	saved *mapping
@@ -37,9 +39,9 @@ type Index struct {
 // for its owner's Schema (ReadShaped): nil for a scan's first lines (a
 // short file would spend more on making it than it saves) and outside a
 // scan, so that an index kept for each of a thousand sessions keeps none.
-func (x *Index) Shape() *Shape { return x.shape }
+func (x *Index) Shape() *jsonl.Shape { return x.shape }
 
-// shapeAfter is how many lines a scan reads before it makes its Shape.
+// shapeAfter is how many lines a scan reads before it makes its jsonl.Shape.
 const shapeAfter = 64
 
 // base gives Refresh the Index embedded in its owner.
@@ -155,7 +157,7 @@ func refreshTuned[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, f
 	if err != nil {
 		return nil, Scan{Bytes: n}, err
 	}
-	warnSkipped(log, what, f, b.split.Skipped-skipped)
+	jsonl.WarnSkipped(log, what, f, b.split.Skipped-skipped)
 	return x, Scan{Bytes: n}, nil
 }
 
@@ -174,7 +176,7 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 	defer func() { b.shape = nil }()
 	keep := func(off int64, line []byte) {
 		if seen++; seen == shapeAfter {
-			b.shape = new(Shape)
+			b.shape = new(jsonl.Shape)
 		}
 		if add(x, line) {
 			if len(b.lines) == cap(b.lines) {
@@ -192,10 +194,10 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 	// a first history of 1,000 sessions allocated.
 	pooled := chunks.Get().(*[]byte)
 	defer chunks.Put(pooled)
-	buf := (*pooled)[:min(ChunkSize, to-from+1)]
-	n, err := readRange(ctx, f, from, to, buf, func(chunk []byte, first bool) {
+	buf := (*pooled)[:min(jsonl.ChunkSize, to-from+1)]
+	n, err := jsonl.ReadRange(ctx, f, from, to, buf, func(chunk []byte, first bool) {
 		b.split.Feed(chunk, keep)
-		if first && into > 0 && to-from >= 4*ChunkSize && len(chunk) > 0 {
+		if first && into > 0 && to-from >= 4*jsonl.ChunkSize && len(chunk) > 0 {
 			// Told once how much is to come (Indexed's Expect); bounded by
 			// a line of 16 bytes at least, so that a head of short lines
 			// does not reserve much for a file of long ones.
@@ -213,29 +215,7 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 }
 
 // chunks are scanPart's read buffers.
-var chunks = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return &b }}
-
-// readRange reads the bytes of f in [from, to) into buf, handing each
-// chunk to feed (first for the first), until ctx ends; it returns how many
-// it read.
-func readRange(ctx context.Context, f io.ReaderAt, from, to int64, buf []byte, feed func(chunk []byte, first bool)) (int64, error) {
-	r := io.NewSectionReader(f, from, to-from)
-	var read int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return read, err
-		}
-		n, err := r.Read(buf)
-		feed(buf[:n], read == 0)
-		read += int64(n)
-		if err == io.EOF {
-			return read, nil
-		}
-		if err != nil {
-			return read, err
-		}
-	}
-}
+var chunks = sync.Pool{New: func() any { b := make([]byte, jsonl.ChunkSize); return &b }}
 
 // Grow is slices.Grow without writing the room it makes: slices.Grow
 // zeroes it, touching every page of a reservation (a fault each) whether
@@ -248,12 +228,6 @@ func Grow[S ~[]E, E any](s S, n int) S {
 	g := make(S, len(s), len(s)+n)
 	copy(g, s)
 	return g
-}
-
-func warnSkipped(log *zap.Logger, what string, f *os.File, n int) {
-	if n > 0 {
-		log.Warn("skipped overlong "+what+" lines", zap.String("path", f.Name()), zap.Int("lines", n))
-	}
 }
 
 // Piece is one part of a full scan in parts, and what the parts share: the
@@ -348,7 +322,7 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	}
 	x.SetPiece(nil)
 	b.fi = fi
-	warnSkipped(log, what, f, b.split.Skipped)
+	jsonl.WarnSkipped(log, what, f, b.split.Skipped)
 	return x, sc, nil
 }
 
@@ -410,7 +384,7 @@ func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64,
 		if desc {
 			sp = x.lines[total-1-i]
 		}
-		if sp.Off < 0 || sp.N < 0 || sp.N > MaxLine {
+		if sp.Off < 0 || sp.N < 0 || sp.N > jsonl.MaxLine {
 			return Stale(fmt.Errorf("read %s: %w: line at %d of %d bytes", f.Name(), ErrBadIndex, sp.Off, sp.N))
 		}
 		if used += sp.N; i > from && budget > 0 && used > budget {
