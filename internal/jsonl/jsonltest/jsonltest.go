@@ -1,0 +1,73 @@
+// Package jsonltest holds a reader's jsonl.Schema to encoding/json, for the
+// fuzz targets of the readers that declare schemas (each with its real
+// schemas and types, not copies of them).
+package jsonltest
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/cdevd/cdevd/internal/jsonl"
+)
+
+// Case is one schema held to encoding/json decoding into its T.
+type Case[T any] struct {
+	Label  string
+	Schema *jsonl.Schema[T]
+	// Lenient: the schema forgives values of another type, as a decoding
+	// that ignores encoding/json's type errors does.
+	Lenient bool
+}
+
+// Check fails t unless c's schema, where it reads a valid JSON line b, reads
+// what encoding/json decodes into a T; read with the keys' shape remembered
+// (as a scan reads) it must read the same as afresh, and a line it refuses
+// must leave its T zero. It reports whether the schema read b.
+func (c Case[T]) Check(t testing.TB, b []byte) bool {
+	t.Helper()
+	var got, zero T
+	ok := c.Schema.Read(b, &got)
+	sh := new(jsonl.Shape)
+	for range 2 {
+		var shaped T
+		if sok := c.Schema.ReadShaped(sh, b, &shaped); sok != ok || !reflect.DeepEqual(shaped, got) {
+			t.Fatalf("%s: %s: read with its shape remembered %v %#v; afresh %v %#v", c.Label, b, sok, shaped, ok, got)
+		}
+	}
+	if !ok {
+		if !reflect.DeepEqual(got, zero) {
+			t.Fatalf("%s: %s: refused, yet read %#v", c.Label, b, got)
+		}
+		return false
+	}
+	if !json.Valid(b) {
+		return true // not compared: what a schema skips is not validated
+	}
+	var want T
+	err := json.Unmarshal(b, &want)
+	var te *json.UnmarshalTypeError
+	if c.Lenient && errors.As(err, &te) {
+		err = nil
+	}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		t.Fatalf("%s: %s:\nschema %s\njson   %s (%v)", c.Label, b, gj, wj, err)
+	}
+	return true
+}
+
+// Took is how many of seeds c reads, each checked: a test asserts it is
+// enough, since a schema that read none of them would prove nothing.
+func (c Case[T]) Took(t testing.TB, seeds [][]byte) int {
+	t.Helper()
+	n := 0
+	for _, b := range seeds {
+		if c.Check(t, b) {
+			n++
+		}
+	}
+	return n
+}
