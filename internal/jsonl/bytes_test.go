@@ -2,25 +2,39 @@ package jsonl
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
-// Bytes reads what String reads, refuses what it refuses, and copies
-// nothing of a string without escapes: its bytes are the line's.
-func TestBytesIsString(t *testing.T) {
+// TestBytes: Bytes reads a string where it stands, in a longer value too,
+// as encoding/json decodes it (String the same), refuses any other value,
+// and copies nothing of a string without escapes: its bytes are the line's.
+func TestBytes(t *testing.T) {
+	took := 0
 	for _, s := range append(unquoteSeeds, `"`, "") {
 		for _, v := range []string{`"` + s + `"`, `"` + s + `",1`, s, `null`, `7`} {
 			b := []byte(v)
-			var str string
 			var got []byte
-			se, be := String(b, 0, &str), Bytes(b, 0, &got)
-			if se != be || (se > 0 && string(got) != str) {
-				t.Fatalf("%q: Bytes %d %q, String %d %q", v, be, got, se, str)
+			var str string
+			e := Bytes(b, 0, &got)
+			if se := String(b, 0, &str); se != e || str != string(got) {
+				t.Fatalf("%q: String %d %q, Bytes %d %q", v, se, str, e, got)
 			}
-			if be > 0 && bytes.IndexByte(b[:be], '\\') < 0 && len(got) > 0 && &got[0] != &b[1] {
+			if e < 0 {
+				continue
+			}
+			took++
+			var want string
+			if err := json.Unmarshal(b[:e], &want); err != nil || want != string(got) {
+				t.Fatalf("%q: Bytes %q, ends at %d; encoding/json %q, %v", v, got, e, want, err)
+			}
+			if bytes.IndexByte(b[:e], '\\') < 0 && len(got) > 0 && &got[0] != &b[1] {
 				t.Fatalf("%q: Bytes copied a string without escapes", v)
 			}
 		}
+	}
+	if took < 20 {
+		t.Fatalf("Bytes read only %d values", took)
 	}
 }
 

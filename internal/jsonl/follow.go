@@ -15,20 +15,17 @@ import (
 	"github.com/cdevd/cdevd/internal/fswatch"
 )
 
-// Follow follows the JSON Lines file at path from its current end, calling
-// onLine (one call at a time, in file order) with the offset and content
-// (valid only during the call) of every complete line appended after that,
-// until ctx ends or the returned Closer is closed. The file need not exist
-// yet. Follow watches the directory, not the file, so that it sees the file
-// created, removed or replaced. A partial last line is held until its
-// newline arrives. When the file shrinks, Follow goes on from its new end;
-// when another file takes its place, Follow reads that one from the start
-// (like tail -F). onLine must not block for long, nor call Close.
-//
-// w is the watcher to use (nil: the process's shared one). Nothing is
-// debounced: a line is passed on as soon as its write is noticed. A watch
-// the system refuses is an *fswatch.Error; the directory must exist. what
-// names the file in log messages ("transcript", "rollout").
+// Follow follows the JSON Lines file at path from its current end (the
+// start of a torn last line), like tail -F: it calls onLine, one call at a
+// time and in file order, with the offset and content (valid during the
+// call) of each complete line appended, holding a partial last line until
+// its newline arrives, until ctx ends or the returned Closer is closed. It
+// watches the directory, not the file, so that it sees the file created,
+// removed or replaced (then read from its start); when the file shrinks, it
+// goes on from the new end. onLine must not block for long, nor call Close.
+// Nothing is debounced. w is the watcher (nil: the process's shared one); a
+// watch the system refuses is an *fswatch.Error, and the directory must
+// exist. what names the file in log messages ("transcript", "rollout").
 func Follow(ctx context.Context, w *fswatch.Watcher, path, what string, onLine func(off int64, line []byte), log *zap.Logger) (io.Closer, error) {
 	t := &follower{path: filepath.Clean(path), what: what, onLine: onLine, log: cmp.Or(log, zap.NewNop()), buf: make([]byte, ChunkSize)}
 	// Watch before looking at the file, so no write falls in between; the
@@ -50,8 +47,8 @@ func Follow(ctx context.Context, w *fswatch.Watcher, path, what string, onLine f
 	return t, nil
 }
 
-// follower follows one path. Its callbacks run one at a time (fswatch
-// serializes them); mu also covers the opening in Follow.
+// follower follows one path. fswatch runs its callbacks one at a time; mu
+// also covers the opening in Follow.
 type follower struct {
 	path    string
 	what    string
@@ -102,16 +99,15 @@ func (t *follower) onError(err error) {
 	t.reopen()
 }
 
-// open starts following whatever file is at the path now: from its end (the
-// start of a torn last line) when fromEnd, else from its start.
+// open follows whatever file is at the path now, from its end (see Follow)
+// or its start.
 func (t *follower) open(fromEnd bool) error {
 	f, fi, err := OpenRegularInfo(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if errors.Is(err, ErrNotRegular) {
-		// A FIFO in the file's place, say: nothing to follow, as if absent,
-		// until a file replaces it.
+		// A FIFO in its place, say: as if absent until a file replaces it.
 		t.log.Warn(t.what+" is not a regular file; not read", zap.Error(err))
 		return nil
 	}
@@ -131,8 +127,8 @@ func (t *follower) open(fromEnd bool) error {
 	return nil
 }
 
-// reopen handles the path being created, removed or replaced: it finishes
-// the file it has, then switches to the one now at the path, if another.
+// reopen finishes the file it has, then switches to the one now at the
+// path, if another (created, removed or replaced).
 func (t *follower) reopen() {
 	t.read()
 	fi, err := os.Stat(t.path)

@@ -1,7 +1,7 @@
 // Package jsonl reads JSON Lines files that another process appends to (the
-// agent CLIs' transcripts and rollouts): it splits them into lines, follows
-// them and reads their lines' members (the store's index of them is
-// runtimes/history/lineindex).
+// agent CLIs' transcripts): it splits them into lines, follows them, and
+// reads their lines' members by a Schema (the store's index of such a file
+// is runtimes/history/lineindex).
 package jsonl
 
 import (
@@ -19,8 +19,8 @@ const ChunkSize = 256 << 10
 
 // Splitter cuts a byte stream into newline-terminated lines, whatever the
 // chunking of the reads: it holds a partial last line until its newline
-// arrives, skips (and counts) one too long to hold, and tracks file offsets
-// so that a caller can index lines and resume where it stopped.
+// arrives, skips (and counts) one too long to hold, and tracks offsets, so
+// that a caller can index lines and resume where it stopped.
 type Splitter struct {
 	Max      int64  // longest line kept; 0 means MaxLine
 	Pos      int64  // offset just after the last complete line
@@ -77,7 +77,7 @@ func (s *Splitter) Reset(pos int64) {
 }
 
 // lastLineStart is the offset just after the last newline before size in
-// r, or 0: where a reader that wants only new lines, but no torn one, starts.
+// r, or 0: where a reader that wants new lines only, but no torn one, starts.
 func lastLineStart(r io.ReaderAt, size int64) (int64, error) {
 	buf := make([]byte, 64<<10)
 	for end := size; end > 0; {

@@ -7,34 +7,23 @@ import (
 	"unicode/utf8"
 )
 
-// The readers below decode one value at b[at] as encoding/json decodes it
-// into a field of its type, for a Schema's fields (and a FuncKey's reader):
-// a value of another type, or one only encoding/json reads rightly, makes
-// them refuse (-1), and the Schema's caller decodes the line with
-// encoding/json instead.
+// The readers below read the value at b[at] as encoding/json decodes it
+// into their type, and return where it ends; they refuse (-1) a value of
+// another type, or one only encoding/json reads rightly (see Schema).
 
-// String reads the string at b[at] into *dst (see Unquote).
+// String reads the string at b[at] into *dst (see unquote).
 func String(b []byte, at int, dst *string) int {
-	in, e := quoted(b, at)
-	if e < 0 {
-		return -1
+	var s []byte
+	e := Bytes(b, at, &s)
+	if e >= 0 {
+		*dst = string(s)
 	}
-	s, ok := Unquote(in)
-	if !ok {
-		return -1
-	}
-	*dst = s
 	return e
 }
 
-// NewString is String into a new string (a *string field, which tells an
-// absent member from an empty one).
-func NewString(b []byte, at int, dst **string) int { return newOf(String)(b, at, dst) }
-
-// Bytes reads the string at b[at] as String does, into *dst: a part of b
-// when the string holds no escape (nothing copied), else a new slice. For a
-// reader that keeps few of the strings it reads, or only compares them: a
-// string allocated for each was most of what a Gemini replay allocated.
+// Bytes is String into a part of b when the string holds no escape, else a
+// new slice: a string allocated for each was most of what a Gemini replay,
+// which keeps few of them, allocated.
 func Bytes(b []byte, at int, dst *[]byte) int {
 	in, e := quoted(b, at)
 	s, ok := unquote(in)
@@ -45,8 +34,8 @@ func Bytes(b []byte, at int, dst *[]byte) int {
 	return e
 }
 
-// quoted is the content of the string at b[at], as written between its
-// quotes, and where the string ends (-1: not a whole string).
+// quoted is the content of the string at b[at], as written, and where the
+// string ends (-1: not a whole string).
 func quoted(b []byte, at int) ([]byte, int) {
 	if at >= len(b) || b[at] != '"' {
 		return nil, -1
@@ -58,32 +47,23 @@ func quoted(b []byte, at int) ([]byte, int) {
 	return b[at+1 : e], e + 1
 }
 
-// Raw copies the value at b[at], which must be valid JSON and not null,
-// into *dst: a value passed on as it is written (a tool's input) must
-// encode again.
-func Raw(b []byte, at int, dst *json.RawMessage) int {
-	e := RawUnchecked(b, at, dst)
-	if e > 0 && !json.Valid(*dst) {
-		return -1
+// raw copies the value at b[at], not null, and valid JSON when check is
+// set: a value passed on as written (a tool's input) must encode again.
+func raw(check bool) func(b []byte, at int, dst *json.RawMessage) int {
+	return func(b []byte, at int, dst *json.RawMessage) int {
+		e := ValueEnd(b, at)
+		if e < 0 || string(b[at:e]) == "null" || check && !json.Valid(b[at:e]) {
+			return -1
+		}
+		*dst = append([]byte(nil), b[at:e]...)
+		return e
 	}
-	return e
 }
 
-// RawUnchecked is Raw without validating the value: for one its caller
-// reads further, and so checks, before it uses it.
-func RawUnchecked(b []byte, at int, dst *json.RawMessage) int {
-	e := valueEnd(b, at)
-	if e < 0 || string(b[at:e]) == "null" {
-		return -1
-	}
-	*dst = append([]byte(nil), b[at:e]...)
-	return e
-}
-
-// Int reads the integer at b[at] into *dst as encoding/json reads it into
-// an int64; a fraction, an exponent or an overflow is refused.
+// Int reads an integer as into an int64: a fraction, an exponent or an
+// overflow is refused.
 func Int(b []byte, at int, dst *int64) int {
-	e := valueEnd(b, at)
+	e := ValueEnd(b, at)
 	if e < 0 {
 		return -1
 	}
@@ -95,20 +75,22 @@ func Int(b []byte, at int, dst *int64) int {
 	return e
 }
 
-// Bool reads the literal true or false at b[at] into *dst.
-func Bool(b []byte, at int, dst *bool) int {
-	e := valueEnd(b, at)
-	if e < 0 || (string(b[at:e]) != "true" && string(b[at:e]) != "false") {
-		return -1
+// readBool reads the literal true or false; lenient (TrueKey), it takes
+// any other value for false rather than refuse it.
+func readBool(lenient bool) func(b []byte, at int, dst *bool) int {
+	return func(b []byte, at int, dst *bool) int {
+		e := ValueEnd(b, at)
+		if e < 0 || !lenient && string(b[at:e]) != "true" && string(b[at:e]) != "false" {
+			return -1
+		}
+		*dst = string(b[at:e]) == "true"
+		return e
 	}
-	*dst = string(b[at:e]) == "true"
-	return e
 }
 
-// Array calls fn with the offset of each element of the array at b[at];
-// fn returns where the element ends, or -1 to refuse it. empty, unless
-// nil, is called first (encoding/json makes an empty, not nil, slice of
-// []). It returns where the array ends, or -1.
+// Array calls fn with the offset of each element of the array at b[at],
+// which returns where the element ends, or -1 to refuse it; empty, unless
+// nil, is called first (encoding/json makes an empty, not nil, slice of []).
 func Array(b []byte, at int, empty func(), fn func(at int) int) int {
 	if at >= len(b) || b[at] != '[' {
 		return -1
@@ -125,24 +107,18 @@ func Array(b []byte, at int, empty func(), fn func(at int) int) int {
 		if e <= i {
 			return -1
 		}
-		i = skipSpace(b, e)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case ']':
+		if i = skipSpace(b, e); i < len(b) && b[i] == ']' {
 			return i + 1
-		default:
+		}
+		if i >= len(b) || b[i] != ',' {
 			return -1
 		}
+		i = skipSpace(b, i+1)
 	}
 	return -1
 }
 
-// arrayOf reads an array whose elements read reads, each into a new E
-// appended to the slice ([] gives an empty slice, not nil).
+// arrayOf reads an array, each element by read into a new E appended.
 func arrayOf[E any](read func(b []byte, at int, dst *E) int) func(b []byte, at int, dst *[]E) int {
 	return func(b []byte, at int, p *[]E) int {
 		return Array(b, at, func() { *p = []E{} }, func(at int) int {
@@ -162,23 +138,20 @@ func newOf[V any](read func(b []byte, at int, dst *V) int) func(b []byte, at int
 	}
 }
 
-// Whole reports whether end, where a reader of b stopped, is the end of b
-// but for spaces.
+// Whole reports whether end, where a reader stopped, is the end of b but
+// for spaces.
 func Whole(b []byte, end int) bool { return end >= 0 && skipSpace(b, end) == len(b) }
 
-// The readers below leave *dst zero for a value of another type (see
-// TextKey).
-
-// Text is a string's content as written between its quotes, borrowed from
-// the line (not copied): what TextKey reads.
+// Text is a string's content as written, borrowed from the line: what
+// TextKey reads.
 type Text []byte
 
-// readText reads a string without escapes, its content borrowed from b; a
-// string with an escape or bytes that are not UTF-8 is refused (only a
-// decoder reads those), any other value leaves *dst nil.
+// The readers below leave *dst zero for a value of another type (see
+// TextKey). readText reads a string without escapes, borrowed from b; an
+// escape or bytes not UTF-8 it refuses (only a decoder reads those).
 func readText(b []byte, at int, dst *Text) int {
 	if b[at] != '"' {
-		return valueEnd(b, at)
+		return ValueEnd(b, at)
 	}
 	in, e := quoted(b, at)
 	if e < 0 || bytes.IndexByte(in, '\\') >= 0 || !utf8.Valid(in) {
@@ -188,22 +161,71 @@ func readText(b []byte, at int, dst *Text) int {
 	return e
 }
 
-// readTrue reads a bool that only the literal true sets.
-func readTrue(b []byte, at int, dst *bool) int {
-	e := valueEnd(b, at)
-	if e >= 0 {
-		*dst = string(b[at:e]) == "true"
-	}
-	return e
-}
-
 // Borrowed reads any value as written, null included (as encoding/json
-// fills a json.RawMessage), borrowed from b rather than copied, and not
-// validated.
+// fills a json.RawMessage), borrowed from b, not validated.
 func Borrowed(b []byte, at int, dst *json.RawMessage) int {
-	e := valueEnd(b, at)
+	e := ValueEnd(b, at)
 	if e >= 0 {
 		*dst = b[at:e:e]
 	}
 	return e
+}
+
+// unquote decodes a JSON string's content as encoding/json does, for the
+// strings transcripts are made of: UTF-8, the one-letter escapes and \u of
+// a code point that is not a surrogate; in itself when it holds no escape.
+// Anything else (a surrogate, invalid UTF-8, a control byte, a bare quote,
+// a bad escape) it refuses, for encoding/json. Tool output is full of \n:
+// with encoding/json for every string with escapes, Gemini's first page of a
+// never-read 100 MB chat took 172 ms, not 93 (its limit is 100), a replay
+// allocating 829k times, not 477k (issue 30, cdevd bench back to back).
+func unquote(in []byte) (out []byte, ok bool) {
+	for {
+		i := bytes.IndexByte(in, '\\')
+		if i < 0 {
+			if !plain(in) {
+				return nil, false
+			}
+			if out == nil {
+				return in, true
+			}
+			return append(out, in...), true
+		}
+		if !plain(in[:i]) || i+1 >= len(in) {
+			return nil, false
+		}
+		if out == nil {
+			out = make([]byte, 0, len(in))
+		}
+		out = append(out, in[:i]...)
+		c, n := in[i+1], 2
+		switch {
+		case unescaped[c] != 0:
+			out = append(out, unescaped[c])
+		case c == 'u' && i+6 <= len(in):
+			// Four hex digits: base 16 takes neither a sign, a prefix nor _.
+			r, err := strconv.ParseUint(string(in[i+2:i+6]), 16, 32)
+			if err != nil || 0xd800 <= r && r < 0xe000 {
+				return nil, false
+			}
+			out, n = utf8.AppendRune(out, rune(r)), 6
+		default:
+			return nil, false
+		}
+		in = in[i+n:]
+	}
+}
+
+// unescaped is what the one-letter escape \c stands for (0: none).
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// plain reports whether b is UTF-8 with no quote or control byte: what a
+// JSON string holds unescaped.
+func plain(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c == '"' {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }

@@ -2,14 +2,12 @@ package jsonl
 
 import "bytes"
 
-// walk is the one walker of an object's members, which a Schema reads
-// with (and a Shape remembers the keys of): the object at b[i], each member
-// given to fn as its key (as written, escapes not decoded), the key's id
-// and where its value starts. id, unless nil, names a key (see Shape), and
-// sh, unless nil, remembers the names of the keys met at each place. fn
-// returns where the value ends, or -1 to stop the walk; walk returns where
-// the object ends, or -1. The steps between keys stay in this one loop: put
-// in helpers too big to inline, they cost a Claude scan 3%.
+// walk is the one walker of an object's members, which a Schema reads with
+// and a Shape (sh, unless nil) remembers the keys of. It gives fn each
+// member of the object at b[i]: its key as written, the key's id and where
+// its value starts; fn returns where the value ends, or -1 to stop. walk
+// returns where the object ends, or -1. The steps between keys stay in this
+// one loop: put in helpers too big to inline, they cost a Claude scan 3%.
 func walk(b []byte, i int, sh *Shape, id func(key []byte) int, fn func(key []byte, k, at int) int) int {
 	if i >= len(b) || b[i] != '{' {
 		return -1
@@ -50,11 +48,6 @@ func walk(b []byte, i int, sh *Shape, id func(key []byte) int, fn func(key []byt
 	}
 }
 
-// ValueEnd is the index just after the JSON value that starts at b[i], or
-// -1 when it is cut short or empty; nested values are balanced by their
-// brackets, not checked (see Members).
-func ValueEnd(b []byte, i int) int { return valueEnd(b, i) }
-
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
@@ -83,9 +76,10 @@ func stringEnd(b []byte, i int) int {
 	}
 }
 
-// valueEnd is the index just after the value starting at i, or -1 when it
-// is cut short or empty. Brackets are balanced by count, not by kind.
-func valueEnd(b []byte, i int) int {
+// ValueEnd is the index just after the JSON value at b[i], or -1 when it is
+// cut short or empty. Nothing is validated: an object or array ends where
+// its brackets (of any kind) balance, a scalar at the next delimiter.
+func ValueEnd(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
@@ -118,14 +112,11 @@ func valueEnd(b []byte, i int) int {
 	case '}', ']', ',', ':':
 		return -1
 	}
-	// A scalar: up to the next delimiter.
-	j := i
-	for j < len(b) {
+	for j := i; j < len(b); j++ {
 		switch b[j] {
 		case ',', '}', ']', ' ', '\t', '\r', '\n':
 			return j
 		}
-		j++
 	}
-	return j
+	return len(b)
 }

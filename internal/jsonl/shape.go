@@ -2,27 +2,25 @@ package jsonl
 
 import "bytes"
 
-// Shape remembers the top-level keys of the objects a walker has read, by
-// their place in the object, with what the walker's id function made of
-// each: a CLI writes each kind of line with the same keys in the same order,
-// so the key at a place is most often one already seen there, and is then
-// known by one comparison of its bytes rather than found (its closing
-// quote), named and checked for a spelling a decoder would fold onto a
-// wanted key: for the dozen short members of a Claude Code line, that made
-// a scan 12% faster, and Codex's, three levels deep, 18%. The zero value is
-// ready, and a nil *Shape remembers nothing; a Shape is for one goroutine.
+// Shape remembers the top-level keys of the objects a walk has read, by
+// their place in the object, with the id the walk gave each: a CLI writes
+// each kind of line with the same keys in the same order, so the key at a
+// place is most often one already seen there, known then by one comparison
+// rather than found (its closing quote), named and checked for a spelling a
+// decoder would fold onto a wanted key. That made a scan of Claude Code's
+// lines 12% faster, and Codex's, three levels deep, 18%. The zero value is
+// ready, a nil *Shape remembers nothing; a Shape is for one goroutine.
 type Shape struct {
 	at [][shapeWays]shapeKey // the keys seen at each place
 }
 
 // shapeWays is how many keys a Shape remembers at one place: a transcript
-// interleaves a few kinds of lines (prompts, answers, tool results and the
-// CLI's bookkeeping), whose keys differ from a place on.
+// interleaves a few kinds of lines (prompts, answers, tool results, the
+// CLI's bookkeeping), whose keys differ from some place on.
 const shapeWays = 4
 
-// shapeMaxAt bounds the places remembered: the keys after it are found
-// afresh each time, so that an object with thousands of keys costs no
-// memory.
+// shapeMaxAt bounds the places remembered, so that an object of thousands
+// of keys costs no memory (those after it are found afresh).
 const shapeMaxAt = 32
 
 type shapeKey struct {
@@ -31,8 +29,8 @@ type shapeKey struct {
 }
 
 // key reads the key whose opening quote is b[i], the n-th of its object:
-// the key (as written), its id (0 for a nil id) and the index just after
-// its closing quote (-1: cut short). A nil s remembers nothing.
+// the key (as written), its id and the index just after its closing quote
+// (-1: cut short).
 func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) ([]byte, int, int) {
 	rest := b[i:]
 	if s != nil && n < len(s.at) {
@@ -50,10 +48,7 @@ func (s *Shape) key(b []byte, i, n int, id func(key []byte) int) ([]byte, int, i
 		return nil, 0, -1
 	}
 	key := b[i+1 : e]
-	k := 0
-	if id != nil {
-		k = id(key)
-	}
+	k := id(key)
 	if s != nil && n < shapeMaxAt && bytes.IndexByte(key, '\\') < 0 {
 		for len(s.at) <= n {
 			s.at = append(s.at, [shapeWays]shapeKey{})

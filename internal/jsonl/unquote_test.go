@@ -12,19 +12,20 @@ var unquoteSeeds = []string{
 	`step 5\n lorem ipsum lorem ipsum`,
 }
 
-// checkUnquote fails t unless Unquote, when it takes in, decodes it as
+// checkUnquote fails t unless unquote, when it takes in, decodes it as
 // encoding/json decodes the string "in", and takes the strings transcripts
 // are made of.
 func checkUnquote(t *testing.T, in []byte) bool {
 	t.Helper()
-	got, ok := Unquote(in)
+	b, ok := unquote(in)
+	got := string(b)
 	var want string
 	err := json.Unmarshal([]byte(`"`+string(in)+`"`), &want)
 	if ok && (err != nil || got != want) {
-		t.Fatalf("Unquote(%q) = %q; encoding/json %q, %v", in, got, want, err)
+		t.Fatalf("unquote(%q) = %q; encoding/json %q, %v", in, got, want, err)
 	}
 	if !ok && got != "" {
-		t.Fatalf("Unquote(%q) refused, yet returned %q", in, got)
+		t.Fatalf("unquote(%q) refused, yet returned %q", in, got)
 	}
 	return ok
 }
@@ -37,12 +38,12 @@ func TestUnquote(t *testing.T) {
 		}
 	}
 	for _, s := range []string{`a\nb`, `\"quoted\"`, `\/\b\f\n\r\t`, `\u0041\u00e9\u20ac`, `é€😀`, `\uFFFF`} {
-		if _, ok := Unquote([]byte(s)); !ok {
-			t.Errorf("Unquote(%q) refused a string transcripts are made of", s)
+		if _, ok := unquote([]byte(s)); !ok {
+			t.Errorf("unquote(%q) refused a string transcripts are made of", s)
 		}
 	}
 	if taken < 12 {
-		t.Fatalf("Unquote took only %d seeds", taken)
+		t.Fatalf("unquote took only %d seeds", taken)
 	}
 }
 
