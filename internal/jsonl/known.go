@@ -25,26 +25,16 @@ func String(b []byte, at int, dst *string) int {
 // new slice: a string allocated for each was most of what a Gemini replay,
 // which keeps few of them, allocated.
 func Bytes(b []byte, at int, dst *[]byte) int {
-	in, e := quoted(b, at)
-	s, ok := unquote(in)
-	if e < 0 || !ok {
+	e := ValueEnd(b, at)
+	if e < 0 || b[at] != '"' {
+		return -1
+	}
+	s, ok := unquote(b[at+1 : e-1])
+	if !ok {
 		return -1
 	}
 	*dst = s
 	return e
-}
-
-// quoted is the content of the string at b[at], as written, and where the
-// string ends (-1: not a whole string).
-func quoted(b []byte, at int) ([]byte, int) {
-	if at >= len(b) || b[at] != '"' {
-		return nil, -1
-	}
-	e := stringEnd(b, at+1)
-	if e < 0 {
-		return nil, -1
-	}
-	return b[at+1 : e], e + 1
 }
 
 // raw copies the value at b[at], not null, and valid JSON when check is
@@ -150,15 +140,15 @@ type Text []byte
 // TextKey). readText reads a string without escapes, borrowed from b; an
 // escape or bytes not UTF-8 it refuses (only a decoder reads those).
 func readText(b []byte, at int, dst *Text) int {
-	if b[at] != '"' {
-		return ValueEnd(b, at)
+	e := ValueEnd(b, at)
+	if e < 0 || b[at] != '"' {
+		return e
 	}
-	in, e := quoted(b, at)
-	if e < 0 || bytes.IndexByte(in, '\\') >= 0 || !utf8.Valid(in) {
-		return -1
+	if in := b[at+1 : e-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		*dst = in
+		return e
 	}
-	*dst = in
-	return e
+	return -1
 }
 
 // Borrowed reads any value as written, null included (as encoding/json

@@ -84,39 +84,36 @@ func ValueEnd(b []byte, i int) int {
 		return -1
 	}
 	switch b[i] {
-	case '"':
-		e := stringEnd(b, i+1)
-		if e < 0 {
-			return -1
-		}
-		return e + 1
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				e := stringEnd(b, i+1)
-				if e < 0 {
-					return -1
-				}
-				i = e
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
 	case '}', ']', ',', ':':
 		return -1
+	case '"', '{', '[':
+	default: // a scalar
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return j
+			}
+		}
+		return len(b)
 	}
-	for j := i; j < len(b); j++ {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return j
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			e := stringEnd(b, i+1)
+			if e < 0 {
+				return -1
+			}
+			if i = e; depth == 0 {
+				return e + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
 		}
 	}
-	return len(b)
+	return -1
 }
