@@ -34,17 +34,13 @@ func walk(b []byte, i int, sh *Shape, id func(key []byte) int, fn func(key []byt
 		if ve <= vs {
 			return -1
 		}
-		if i = skipSpace(b, ve); i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
+		if i = skipSpace(b, ve); i < len(b) && b[i] == '}' {
 			return i + 1
-		default:
+		}
+		if i >= len(b) || b[i] != ',' {
 			return -1
 		}
+		i = skipSpace(b, i+1)
 	}
 }
 

@@ -38,17 +38,16 @@ func NewSchema[T any](fields ...Field[T]) *Schema[T] {
 	if len(fields) > maxFields {
 		panic(fmt.Sprintf("jsonl: a schema of %d fields", len(fields)))
 	}
+	s := &Schema[T]{fields}
 	for i, f := range fields {
 		if strings.ContainsFunc(f.key, func(r rune) bool { return r >= utf8.RuneSelf || r == '"' || r == '\\' || r < 0x20 }) {
 			panic(fmt.Sprintf("jsonl: schema key %q is not plain ASCII", f.key))
 		}
-		for _, g := range fields[:i] {
-			if g.key == f.key {
-				panic(fmt.Sprintf("jsonl: schema key %q twice", f.key))
-			}
+		if s.id([]byte(f.key)) != i {
+			panic(fmt.Sprintf("jsonl: schema key %q twice", f.key))
 		}
 	}
-	return &Schema[T]{fields}
+	return s
 }
 
 // The ids a Schema gives keys that are not among its fields.
