@@ -6,10 +6,9 @@ import (
 	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
-// indexVersion names what add gathers, for persisted indexes: change it
-// whenever add, isMessage or the facts saved change, so that indexes saved
-// by an older cdevd are scanned again rather than trusted.
-const indexVersion = "codex-rollout-3"
+// indexVersion names what add gathers, for persisted indexes (see
+// history.Format's Version).
+const indexVersion = "codex-rollout-4"
 
 // index is what one scan of a rollout learned: where its message lines are
 // (the kept Lines) and what List reports.
@@ -17,41 +16,30 @@ type index struct {
 	lineindex.Index
 	id, cwd, prompt string
 	tok             tokens // the model calls' usage
-	// The facts of the line being added (see add).
-	line facts
+	// The line being added, kept here because a line of add's own escaped
+	// to the heap (the schema fills it through func values): an
+	// allocation a line.
+	line Line
 }
 
 // add takes one line into the index, reporting whether it is a message.
-// Lines are classified without decoding them, a token_count's usage
-// included; only the first session_meta and prompt, and lines classify
-// cannot vouch for, are decoded.
 func (x *index) add(b []byte) bool {
-	// Read into the index's own facts: a line's own escaped to the heap
-	// (the schema fills it through func values), an allocation a line.
-	f := &x.line
-	defer func() { *f = facts{} }() // it borrows from b
-	switch ok := factSchema.ReadShaped(x.Shape(), b, f); {
-	case !ok:
-		x.tok.addDecoded(b)
-	case x.cwd == "" && string(f.typ) == "session_meta":
-	case x.prompt == "" && string(f.ityp) == "UserMessage" && f.isMessage():
-	default:
-		if f.counted && string(f.typ) == "event_msg" && string(f.ptyp) == "token_count" {
-			x.tok.count(string(f.ts), &f.info)
-		}
-		return f.isMessage()
-	}
-	l, err := pageLine(b)
+	l := &x.line
+	defer func() { *l = Line{} }() // it borrows from b
+	exact, err := readLine(x.Shape(), b, l)
 	if err != nil {
 		return false // not JSON: not a message
 	}
-	if l.Type == "session_meta" && x.cwd == "" && l.Payload.Cwd != "" {
-		x.id, x.cwd = l.Payload.ID, l.Payload.Cwd // the first that names a cwd
+	p := &l.Payload
+	switch {
+	case l.Type == "session_meta" && x.cwd == "" && p.Cwd != "":
+		x.id, x.cwd = p.ID, p.Cwd // the first that names a cwd
+	case exact && l.Type == "event_msg" && p.Type == "token_count" && p.Info != nil:
+		x.tok.count(l.Timestamp, p.Info)
+	case x.prompt == "":
+		x.prompt = prompt(*l)
 	}
-	if x.prompt == "" {
-		x.prompt = prompt(l)
-	}
-	return isMessage(l)
+	return isMessage(*l)
 }
 
 // Merge takes in the index of the part of the file that follows x's (see

@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/history"
 
+	"github.com/google/uuid"
 	"go.uber.org/zap"
 )
 
@@ -61,13 +61,15 @@ var format = history.Format[index, *index]{
 		return history.Shorten(strings.TrimSpace(x.prompt), 100), ""
 	},
 	Message: func(id string, off int64, b []byte) (rpc.Message, bool) {
-		l, err := pageLine(b)
+		var l Line
+		_, err := readLine(nil, b, &l)
 		m, ok := ToMessage(id, off, l)
 		return m, ok && err == nil
 	},
 	Counted: func(b []byte) bool {
-		f, ok := classify(b)
-		return ok && f.isMessage()
+		var l Line
+		_, err := readLine(nil, b, &l)
+		return err == nil && isMessage(l)
 	},
 }
 
@@ -107,15 +109,10 @@ func threadID(name string) string {
 }
 
 // uuid7Millis is the creation time, in Unix milliseconds, that id holds if
-// it is a UUIDv7 (xxxxxxxx-xxxx-7xxx-...), as Codex's are: Codex files a
-// rollout under the local date of its creation.
+// it is a UUIDv7, as Codex's are: Codex files a rollout under the local
+// date of its creation.
 func uuid7Millis(id string) (int64, bool) {
-	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[14] != '7' {
-		return 0, false
-	}
-	ms, err := strconv.ParseUint(id[:8]+id[9:13], 16, 64)
-	if err != nil {
-		return 0, false
-	}
-	return int64(ms), true
+	u, err := uuid.Parse(id)
+	sec, nsec := u.Time().UnixTime()
+	return sec*1e3 + nsec/1e6, err == nil && u.Version() == 7
 }

@@ -1,10 +1,8 @@
 package rollout
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"time"
 	"unsafe"
 
@@ -38,10 +36,6 @@ func (s *Store) TokenCounts(ctx context.Context, dir, id string, since time.Time
 	return out, nil
 }
 
-// tokenCountTag is in every token_count line and in few others: a line
-// classify cannot vouch for is decoded for its count only if it holds it.
-var tokenCountTag = []byte(`"token_count"`)
-
 // tokenInfo is a token_count line's info: null until the first model
 // call, and repeated unchanged by a rate-limit update.
 type tokenInfo struct {
@@ -57,7 +51,7 @@ type codexUsage struct {
 	Output     int64 `json:"output_tokens"`
 }
 
-// The schemas of a token_count's info (classify reads it).
+// The schemas of a token_count's info.
 var (
 	infoSchema = jsonl.NewSchema(
 		jsonl.StructKey("total_token_usage", func(in *tokenInfo) *codexUsage { return &in.Total }, usageSchema),
@@ -70,28 +64,6 @@ var (
 		jsonl.IntKey("output_tokens", func(u *codexUsage) *int64 { return &u.Output }),
 	)
 )
-
-// countedLine is what a token_count line classify leaves to encoding/json
-// is decoded into: the members counting reads, so that an error elsewhere
-// in the line does not leave its count out.
-type countedLine struct {
-	Timestamp string `json:"timestamp"`
-	Type      string `json:"type"`
-	Payload   struct {
-		Type string     `json:"type"`
-		Info *tokenInfo `json:"info"`
-	} `json:"payload"`
-}
-
-// addDecoded counts the token_count line b, which classify refused, by way
-// of encoding/json; any error leaves it out, as TokenCounts did when it
-// decoded every line.
-func (t *tokens) addDecoded(b []byte) {
-	var l countedLine
-	if bytes.Contains(b, tokenCountTag) && json.Unmarshal(b, &l) == nil && l.Type == "event_msg" && l.Payload.Type == "token_count" && l.Payload.Info != nil {
-		t.count(l.Timestamp, l.Payload.Info)
-	}
-}
 
 // call is one model call's usage, as a token_count line records it.
 type call struct {
