@@ -19,19 +19,30 @@ type Line struct {
 	Payload   Payload `json:"payload"`
 }
 
-// Payload is what cdevd reads of the payloads of the line kinds it reads.
-// A message's body (a reasoning's summary, an item's content, command,
-// output and changes) is kept as written, borrowed from the line, and
-// decoded by ToMessage alone: an index counts messages by their kind, never
-// by their contents, and a scan that decoded every body took twice the CPU
-// (BenchmarkAddGenerated).
+// Payload is what cdevd reads of a line's payload. A message's body (a
+// reasoning's summary, an item's content, command, output or changes) is
+// kept as written, borrowed from the line, and decoded by ToMessage only:
+// a scan counts messages by their kind, and one that decoded every body took
+// twice the CPU (BenchmarkAddGenerated).
 type Payload struct {
 	Type    string          `json:"type"`
 	ID      string          `json:"id"`
 	Cwd     string          `json:"cwd"`     // session_meta
 	Item    *Item           `json:"item"`    // event_msg/item_completed
 	Summary json.RawMessage `json:"summary"` // response_item/reasoning: []textPart
-	Info    *tokenInfo      `json:"info"`    // event_msg/token_count: null before the first call
+	Info    *tokenInfo      `json:"info"`    // event_msg/token_count
+}
+
+// Item is the thread item an event_msg/item_completed line carries.
+type Item struct {
+	Type             string          `json:"type"`
+	ID               string          `json:"id"`
+	Status           string          `json:"status"`
+	ExitCode         *int            `json:"exit_code"`
+	Content          json.RawMessage `json:"content"`           // []textPart
+	Command          json.RawMessage `json:"command"`           // []string
+	AggregatedOutput json.RawMessage `json:"aggregated_output"` // string
+	Changes          json.RawMessage `json:"changes"`           // []ChangeEntry
 }
 
 // textPart is a part of a reasoning summary or of an item's content.
@@ -40,21 +51,7 @@ type textPart struct {
 	Text string `json:"text"`
 }
 
-// Item is the thread item an event_msg/item_completed line carries.
-type Item struct {
-	Type     string          `json:"type"`
-	ID       string          `json:"id"`
-	Content  json.RawMessage `json:"content"` // []textPart
-	Status   string          `json:"status"`
-	ExitCode *int            `json:"exit_code"`
-	// CommandExecution: []string and string; FileChange: []ChangeEntry.
-	Command          json.RawMessage `json:"command"`
-	AggregatedOutput json.RawMessage `json:"aggregated_output"`
-	Changes          json.RawMessage `json:"changes"`
-}
-
-// The schemas of a line at each level (jsonl.Schema): a line is read by
-// them, or by encoding/json (ParseLine) where they refuse it, into Line.
+// The schemas of a line and of the objects in it (jsonl.Schema).
 var (
 	lineSchema = jsonl.NewSchema(
 		jsonl.StringKey("timestamp", func(l *Line) *string { return &l.Timestamp }),
@@ -72,7 +69,6 @@ var (
 	itemSchema = jsonl.NewSchema(
 		jsonl.StringKey("type", func(it *Item) *string { return &it.Type }),
 		jsonl.StringKey("id", func(it *Item) *string { return &it.ID }),
-		jsonl.BorrowedKey("content", func(it *Item) *json.RawMessage { return &it.Content }),
 		jsonl.StringKey("status", func(it *Item) *string { return &it.Status }),
 		jsonl.FuncKey("exit_code", func(b []byte, at int, it *Item) int {
 			var n int64
@@ -80,10 +76,10 @@ var (
 			if e < 0 || int64(int(n)) != n { // encoding/json refuses what overflows an int
 				return -1
 			}
-			it.ExitCode = new(int)
-			*it.ExitCode = int(n)
+			it.ExitCode = new(int(n))
 			return e
 		}),
+		jsonl.BorrowedKey("content", func(it *Item) *json.RawMessage { return &it.Content }),
 		jsonl.BorrowedKey("command", func(it *Item) *json.RawMessage { return &it.Command }),
 		jsonl.BorrowedKey("aggregated_output", func(it *Item) *json.RawMessage { return &it.AggregatedOutput }),
 		jsonl.BorrowedKey("changes", func(it *Item) *json.RawMessage { return &it.Changes }),
@@ -103,10 +99,9 @@ var (
 	)
 )
 
-// readLine reads line b into *l by its schema, else by encoding/json as
-// ParseLine does: exact is false when a value of another type was left
-// zero. What the schema skips is not validated: a line whose unread
-// members are not JSON can be read where encoding/json would refuse it.
+// readLine reads line b into *l by its schemas, else as ParseLine does
+// (exact false if a value of another type was left zero). What the schemas
+// skip is not validated: a line whose unread members are not JSON is read.
 func readLine(sh *jsonl.Shape, b []byte, l *Line) (exact bool, err error) {
 	if lineSchema.ReadShaped(sh, b, l) {
 		return true, nil
@@ -115,8 +110,7 @@ func readLine(sh *jsonl.Shape, b []byte, l *Line) (exact bool, err error) {
 }
 
 // ParseLine decodes one rollout line with encoding/json. A field of an
-// unexpected type is left zero rather than failing the line: only
-// malformed JSON is an error.
+// unexpected type is left zero: only malformed JSON is an error.
 func ParseLine(b []byte) (Line, error) {
 	var l Line
 	if _, err := decode(b, &l); err != nil {
@@ -125,19 +119,17 @@ func ParseLine(b []byte) (Line, error) {
 	return l, nil
 }
 
-// decode is json.Unmarshal but for its type errors, which leave their
-// fields zero (exact false).
+// decode is json.Unmarshal but for its type errors (exact false).
 func decode(b []byte, v any) (exact bool, err error) {
 	err = json.Unmarshal(b, v)
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-// body decodes a message's body member raw (absent: left zero) by read,
-// else as ParseLine would have; false when raw is not JSON (a line damaged
+// body decodes raw, a body member as written, into *dst by read, else as
+// ParseLine would have; false if raw is not JSON (a message line damaged
 // inside, which its index counts and a page leaves out).
 func body[V any](raw json.RawMessage, read func(b []byte, at int, dst *V) int, dst *V) bool {
 	if len(raw) == 0 || jsonl.Whole(raw, read(raw, 0, dst)) {
@@ -148,8 +140,7 @@ func body[V any](raw json.RawMessage, read func(b []byte, at int, dst *V) int, d
 	return err == nil
 }
 
-// sliceOf reads an array whose elements read reads; [] gives an empty
-// slice, as encoding/json does.
+// sliceOf reads an array whose elements read reads ([]: an empty slice).
 func sliceOf[E any](read func(b []byte, at int, dst *E) int) func(b []byte, at int, dst *[]E) int {
 	return func(b []byte, at int, dst *[]E) int {
 		return jsonl.Array(b, at, func() { *dst = []E{} }, func(at int) int {
@@ -159,15 +150,19 @@ func sliceOf[E any](read func(b []byte, at int, dst *E) int) func(b []byte, at i
 	}
 }
 
-// messageType is the role of the message a line is, from its type, its
-// payload's type and its item's; ok is false for a line that is not a
-// message. It looks only at the line's kind, so that counting and paging
-// never depend on contents. Commands and file changes are their thread
-// items (see the package doc): the response_item function_call /
-// custom_tool_call lines and their outputs are the model's side of the
-// same calls, and calls without an item (write_stdin, update_plan) are
-// plumbing.
-func (l *Line) messageType() (rpc.MessageType, bool) {
+// item is l's item, or a zero one.
+func (l *Line) item() *Item {
+	if l.Payload.Item == nil {
+		return &Item{}
+	}
+	return l.Payload.Item
+}
+
+// messageType is the role of the message l is (ok false: none), from its
+// kind only, so that counting never depends on contents. Commands and file
+// changes are their thread items: the response_item calls and outputs are
+// the model's side of them, and calls without an item are plumbing.
+func (l *Line) messageType() (typ rpc.MessageType, ok bool) {
 	switch {
 	case l.Type == "response_item" && l.Payload.Type == "reasoning":
 		return rpc.MessageAssistant, true
@@ -183,26 +178,15 @@ func (l *Line) messageType() (rpc.MessageType, bool) {
 	return "", false
 }
 
-// item is l's item, or a zero one.
-func (l *Line) item() *Item {
-	if l.Payload.Item == nil {
-		return &Item{}
-	}
-	return l.Payload.Item
-}
-
-// isMessage reports whether l is a message (ToMessage converts it).
 func isMessage(l Line) bool {
 	_, ok := l.messageType()
 	return ok
 }
 
-// ToMessage converts one rollout line, found at byte offset off of thread
-// threadID's rollout, to the normalized rpc.Message; ok is false for lines
-// that are not messages, and for a message whose body is not JSON. The
-// message id is the one the line carries (the item id, the model API's
-// output item id); a line without one gets an id made from off, stable as
-// long as the file is only appended to.
+// ToMessage converts one rollout line, at byte offset off of thread
+// threadID's rollout, to the normalized rpc.Message; ok is false for a line
+// that is not a message, or whose body is not JSON. A line without an id
+// gets one made from off, stable while the file is only appended to.
 func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 	typ, ok := l.messageType()
 	if !ok {
@@ -212,7 +196,7 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 	if l.Type == "event_msg" {
 		id = it.ID
 	}
-	if id == "" { // a tool item's too: a message always has an id
+	if id == "" {
 		id = "line-" + strconv.FormatInt(off, 10)
 	}
 	ts := history.Timestamp(l.Timestamp, now)
@@ -248,16 +232,10 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 // now is the clock for lines without a valid timestamp.
 var now = time.Now
 
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
-}
-
 // prompt returns the text the user typed in l, or "".
 func prompt(l Line) string {
 	var parts []textPart
-	if l.Type != "event_msg" || l.Payload.Type != "item_completed" || l.item().Type != "UserMessage" ||
-		!body(l.item().Content, sliceOf(textSchema.ReadAt), &parts) {
+	if typ, _ := l.messageType(); typ != rpc.MessageUser || !body(l.item().Content, sliceOf(textSchema.ReadAt), &parts) {
 		return ""
 	}
 	for _, c := range parts {

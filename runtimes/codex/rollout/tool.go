@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/cdevd/cdevd/internal/jsonstr"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/history"
 )
@@ -12,10 +13,9 @@ import (
 // TimeFormat is RFC 3339 with milliseconds, as Codex writes timestamps.
 const TimeFormat = history.TimeFormat
 
-// Tool names of the tool_use blocks made from command executions and file
-// changes. Codex's thread items do not name the model's tool (exec_command,
-// shell, apply_patch as a function or a freeform tool), so these name what
-// was done; "Bash" is what clients already render as a command.
+// Tool names of the tool_use blocks of command executions and file changes:
+// Codex's items do not name the model's tool, so these name what was done
+// ("Bash" is what clients already render as a command).
 const (
 	CommandTool = "Bash"
 	PatchTool   = "apply_patch"
@@ -31,8 +31,7 @@ func NewMessage(threadID, id string, typ rpc.MessageType, ts string, content []r
 	return rpc.Message{ID: id, SessionID: threadID, Type: typ, UUID: id, Timestamp: ts, Message: body}
 }
 
-// ChangeEntry is one file of a file change, as both the live item and the
-// rollout record it.
+// ChangeEntry is one file of a file change, live or in a rollout.
 type ChangeEntry struct {
 	Path string     `json:"path"`
 	Kind ChangeKind `json:"kind"`
@@ -45,9 +44,8 @@ type ChangeKind struct {
 	MovePath string `json:"move_path,omitempty"`
 }
 
-// ToolItem is a completed command execution (Argv set) or file change
-// (Changes set), from app-server's item/completed or the rollout's
-// event_msg/item_completed: the two carry the same item in two spellings.
+// ToolItem is a completed command execution (Argv set) or file change, from
+// app-server's item/completed or the rollout's event_msg/item_completed.
 type ToolItem struct {
 	ID       string
 	Argv     []string
@@ -58,8 +56,8 @@ type ToolItem struct {
 }
 
 // ToolMessage is the assistant message of a completed tool item: a
-// tool_use block and its tool_result, under the item's id (the model's call
-// id). Codex keeps both halves in one item, so they are one message.
+// tool_use block and its tool_result under the item's id (the model's call
+// id), as Codex keeps both halves in one item.
 func ToolMessage(threadID, ts string, it ToolItem) rpc.Message {
 	failed := it.Status != "completed" || (it.ExitCode != nil && *it.ExitCode != 0)
 	var use, result rpc.ContentBlock
@@ -70,9 +68,8 @@ func ToolMessage(threadID, ts string, it ToolItem) rpc.Message {
 		if out == "" && it.Status == "declined" {
 			out = "declined by the user"
 		}
-		// The exit status as Codex reported it; none for a command that
-		// never ran (declined) or that Codex stopped.
-		result = rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: it.ID, Content: jsonString(out), IsError: failed,
+		// No exit status for a command that never ran (declined) or that Codex stopped.
+		result = rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: it.ID, Content: jsonstr.Append(nil, out), IsError: failed,
 			ExitCode: it.ExitCode}
 	} else {
 		changes := it.Changes
@@ -81,7 +78,7 @@ func ToolMessage(threadID, ts string, it ToolItem) rpc.Message {
 		}
 		input, _ := json.Marshal(map[string]any{"changes": changes})
 		use = rpc.ContentBlock{Type: rpc.BlockToolUse, ID: it.ID, Name: PatchTool, Input: input}
-		result = rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: it.ID, Content: jsonString(it.Status), IsError: failed}
+		result = rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: it.ID, Content: jsonstr.Append(nil, it.Status), IsError: failed}
 	}
 	return NewMessage(threadID, it.ID, rpc.MessageAssistant, ts, []rpc.ContentBlock{use, result})
 }
