@@ -51,7 +51,6 @@ type textPart struct {
 	Text string `json:"text"`
 }
 
-// The schemas of a line and of the objects in it (jsonl.Schema).
 var (
 	lineSchema = jsonl.NewSchema(
 		jsonl.StringKey("timestamp", func(l *Line) *string { return &l.Timestamp }),
@@ -163,16 +162,14 @@ func (l *Line) item() *Item {
 // changes are their thread items: the response_item calls and outputs are
 // the model's side of them, and calls without an item are plumbing.
 func (l *Line) messageType() (typ rpc.MessageType, ok bool) {
+	ityp := l.item().Type
 	switch {
 	case l.Type == "response_item" && l.Payload.Type == "reasoning":
 		return rpc.MessageAssistant, true
 	case l.Type != "event_msg" || l.Payload.Type != "item_completed":
-		return "", false
-	}
-	switch l.item().Type {
-	case "UserMessage":
+	case ityp == "UserMessage":
 		return rpc.MessageUser, true
-	case "AgentMessage", "CommandExecution", "FileChange":
+	case ityp == "AgentMessage" || ityp == "CommandExecution" || ityp == "FileChange":
 		return rpc.MessageAssistant, true
 	}
 	return "", false
