@@ -61,21 +61,36 @@ func (x *index) Merge(y *index) {
 // Size is the memory x takes besides its lines (lineindex.Indexed).
 func (x *index) Size() int64 { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
 
-// AppendFacts appends what x gathered besides its lines (lineindex.Indexed).
+// AppendFacts appends what x gathered besides its lines (lineindex.Indexed);
+// ReadFacts reads it back.
 func (x *index) AppendFacts(b []byte) []byte {
 	for _, s := range []string{x.id, x.cwd, x.prompt} {
 		b = lineindex.AppendString(b, s)
 	}
-	return x.tok.appendTo(b)
+	b = binary.AppendUvarint(b, uint64(len(x.tok)))
+	for i := range x.tok {
+		for _, v := range x.tok[i].fields() {
+			b = binary.AppendVarint(b, *v)
+		}
+	}
+	return b
 }
 
-// ReadFacts reads what AppendFacts wrote.
 func (x *index) ReadFacts(b []byte) error {
 	r := lineindex.FactReader{B: b}
 	for _, s := range []*string{&x.id, &x.cwd, &x.prompt} {
 		*s = r.String()
 	}
-	x.tok.readFrom(&r)
+	n := r.Uvarint()
+	if n > uint64(len(r.B)) { // each call takes bytes
+		n, r.Bad = 0, true
+	}
+	x.tok = make(tokens, n)
+	for i := range x.tok {
+		for _, v := range x.tok[i].fields() {
+			*v = r.Varint()
+		}
+	}
 	if r.Bad || len(r.B) != 0 {
 		return errors.New("bad rollout facts")
 	}
@@ -178,29 +193,4 @@ func (c *call) fields() []*int64 {
 	u, s := &c.usage, &c.total
 	return []*int64{&c.sec, &c.nsec, &u.InputTokens, &u.OutputTokens, &u.CacheReadInputTokens, &u.CacheCreationInputTokens,
 		&s.Input, &s.Cached, &s.CacheWrite, &s.Output}
-}
-
-// appendTo appends t for a persisted index; readFrom reads it back.
-func (t tokens) appendTo(b []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(t)))
-	for i := range t {
-		for _, v := range t[i].fields() {
-			b = binary.AppendVarint(b, *v)
-		}
-	}
-	return b
-}
-
-func (t *tokens) readFrom(r *lineindex.FactReader) {
-	n := r.Uvarint()
-	if n > uint64(len(r.B)) { // each takes bytes
-		r.Bad = true
-		return
-	}
-	*t = make(tokens, n)
-	for i := range *t {
-		for _, v := range (*t)[i].fields() {
-			*v = r.Varint()
-		}
-	}
 }

@@ -3,7 +3,6 @@ package rollout
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -98,24 +97,14 @@ var (
 	)
 )
 
-// readLine reads line b into *l by its schemas, else as ParseLine does
-// (exact false if a value of another type was left zero). What the schemas
+// readLine reads line b into *l by its schemas, else by encoding/json
+// (exact false if it left a value of another type zero). What the schemas
 // skip is not validated: a line whose unread members are not JSON is read.
 func readLine(sh *jsonl.Shape, b []byte, l *Line) (exact bool, err error) {
 	if lineSchema.ReadShaped(sh, b, l) {
 		return true, nil
 	}
 	return decode(b, l)
-}
-
-// ParseLine decodes one rollout line with encoding/json. A field of an
-// unexpected type is left zero: only malformed JSON is an error.
-func ParseLine(b []byte) (Line, error) {
-	var l Line
-	if _, err := decode(b, &l); err != nil {
-		return Line{}, fmt.Errorf("parse rollout line: %w", err)
-	}
-	return l, nil
 }
 
 // decode is json.Unmarshal but for its type errors (exact false).
@@ -127,8 +116,8 @@ func decode(b []byte, v any) (exact bool, err error) {
 	return err == nil, err
 }
 
-// body decodes raw, a body member as written, into *dst by read, else as
-// ParseLine would have; false if raw is not JSON (a message line damaged
+// body decodes raw, a body member as written, into *dst by read, else by
+// decode; false if raw is not JSON (a message line damaged
 // inside, which its index counts and a page leaves out).
 func body[V any](raw json.RawMessage, read func(b []byte, at int, dst *V) int, dst *V) bool {
 	if len(raw) == 0 || jsonl.Whole(raw, read(raw, 0, dst)) {
@@ -147,6 +136,11 @@ func sliceOf[E any](read func(b []byte, at int, dst *E) int) func(b []byte, at i
 			return read(b, at, &(*dst)[len(*dst)-1])
 		})
 	}
+}
+
+// texts decodes raw, an item's content or a reasoning's summary.
+func texts(raw json.RawMessage) (parts []textPart, ok bool) {
+	return parts, body(raw, sliceOf(textSchema.ReadAt), &parts)
 }
 
 // item is l's item, or a zero one.
@@ -207,12 +201,11 @@ func ToMessage(threadID string, off int64, l Line) (m rpc.Message, ok bool) {
 		}
 		return ToolMessage(threadID, ts, ti), ok
 	}
-	var parts []textPart
+	raw := l.Payload.Summary
 	if l.Type == "event_msg" {
-		ok = body(it.Content, sliceOf(textSchema.ReadAt), &parts)
-	} else {
-		ok = body(l.Payload.Summary, sliceOf(textSchema.ReadAt), &parts)
+		raw = it.Content
 	}
+	parts, ok := texts(raw)
 	content := []rpc.ContentBlock{}
 	for _, c := range parts {
 		switch {
@@ -231,10 +224,10 @@ var now = time.Now
 
 // prompt returns the text the user typed in l, or "".
 func prompt(l Line) string {
-	var parts []textPart
-	if typ, _ := l.messageType(); typ != rpc.MessageUser || !body(l.item().Content, sliceOf(textSchema.ReadAt), &parts) {
+	if typ, _ := l.messageType(); typ != rpc.MessageUser {
 		return ""
 	}
+	parts, _ := texts(l.item().Content)
 	for _, c := range parts {
 		if c.Type == "text" && c.Text != "" {
 			return c.Text

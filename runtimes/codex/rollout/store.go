@@ -15,8 +15,7 @@ import (
 )
 
 // Store reads the rollouts under one Codex home ($CODEX_HOME, by default
-// ~/.codex): the shared history store over Codex's format, in its date-tree
-// layout. It is meant to live as long as the daemon, and is safe for
+// ~/.codex). It is meant to live as long as the daemon, and is safe for
 // concurrent use.
 type Store struct {
 	*history.Tree[index, *index]
@@ -48,8 +47,6 @@ func tuned(codexHome string, o history.Options, maxWatchedDirs int, headMin int6
 	}, o)}
 }
 
-// format is how Codex's rollout lines are read: the first line
-// (session_meta) records the workspace.
 var format = history.Format[index, *index]{
 	What:    "rollout",
 	Version: indexVersion,
@@ -98,8 +95,7 @@ func threadID(name string) string {
 }
 
 // uuid7Millis is the creation time (Unix milliseconds) id holds if it is a
-// UUIDv7, as Codex's are: Codex files a rollout under the day it was
-// created.
+// UUIDv7, as Codex's thread ids are.
 func uuid7Millis(id string) (int64, bool) {
 	u, err := uuid.Parse(id)
 	sec, nsec := u.Time().UnixTime()

@@ -68,9 +68,9 @@ func ToolMessage(threadID, ts string, it ToolItem) rpc.Message {
 		if out == "" && it.Status == "declined" {
 			out = "declined by the user"
 		}
-		// No exit status for a command that never ran (declined) or that Codex stopped.
-		result = rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: it.ID, Content: jsonstr.Append(nil, out), IsError: failed,
-			ExitCode: it.ExitCode}
+		// No exit code for a command that never ran (declined) or that Codex stopped.
+		result = rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: it.ID, Content: jsonstr.Append(nil, out),
+			IsError: failed, ExitCode: it.ExitCode}
 	} else {
 		changes := it.Changes
 		if changes == nil {
