@@ -120,8 +120,8 @@ func decode(b []byte, v any) (exact bool, err error) {
 }
 
 // body decodes raw, a body member as written, into *dst by read, else by
-// decode; false if raw is not JSON (a message line damaged
-// inside, which its index counts and a page leaves out).
+// decode; false if raw is not JSON (a message line damaged inside, which
+// its index counts and a page leaves out).
 func body[V any](raw json.RawMessage, read func(b []byte, at int, dst *V) int, dst *V) bool {
 	if len(raw) == 0 || jsonl.Whole(raw, read(raw, 0, dst)) {
 		return true
@@ -143,7 +143,8 @@ func sliceOf[E any](read func(b []byte, at int, dst *E) int) func(b []byte, at i
 
 // texts decodes raw, an item's content or a reasoning's summary.
 func texts(raw json.RawMessage) (parts []textPart, ok bool) {
-	return parts, body(raw, sliceOf(textSchema.ReadAt), &parts)
+	ok = body(raw, sliceOf(textSchema.ReadAt), &parts)
+	return parts, ok
 }
 
 // item is l's item, or a zero one.
