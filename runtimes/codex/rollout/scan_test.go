@@ -1,146 +1,75 @@
 package rollout
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
 	"testing"
-
-	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-// checkClassify fails when classify vouches for a valid JSON line and says
-// other than ParseLine and isMessage would.
-func checkClassify(t *testing.T, b []byte) {
-	t.Helper()
-	f, ok := classify(b)
-	// A scan's classify, which remembers the keys of the lines before (the
-	// real CLI's, the cases here, and b itself), says what classify says.
-	sh := new(jsonl.Shape)
-	for _, l := range shapeLines {
-		classifyIn(sh, l)
-	}
-	for range 2 {
-		sf, sok := classifyIn(sh, b)
-		if sok != ok || !reflect.DeepEqual(sf, f) {
-			t.Fatalf("%q: a scan's classify %+v, %v; classify %+v, %v", b, sf, sok, f, ok)
-		}
-	}
-	if !ok || !json.Valid(b) {
-		return
-	}
-	l, err := ParseLine(b)
-	if err != nil {
-		t.Fatalf("valid line refused: %v", err)
-	}
-	if f.isMessage() != isMessage(l) || string(f.typ) != l.Type {
-		t.Fatalf("classify: message %v, type %q; ParseLine: %v, %q (%s)", f.isMessage(), f.typ, isMessage(l), l.Type, l.kind())
-	}
-	if (l.Type == "event_msg" || l.Type == "response_item") && string(f.ptyp) != l.Payload.Type {
-		t.Fatalf("classify: payload type %q; ParseLine: %q", f.ptyp, l.Payload.Type)
-	}
-}
-
-// shapeLines are the lines of the rollouts in testdata and the cases
-// below, which checkClassify's shapes have seen before each line it checks.
-var shapeLines = func() [][]byte {
-	var ls [][]byte
-	for _, name := range []string{"exec.jsonl", "synthetic.jsonl"} {
-		b, _ := os.ReadFile(filepath.Join("testdata", name))
-		ls = append(ls, bytes.Split(b, []byte("\n"))...)
-	}
-	for _, c := range classifyCases {
-		ls = append(ls, []byte(c.line))
-	}
-	return ls
-}()
-
-// classifyCases are lines where a scan that does not decode could go wrong.
-var classifyCases = []struct {
-	line    string
-	ok, msg bool
+// addCases are lines where an index's reading could go wrong, and whether
+// each is a message.
+var addCases = []struct {
+	line string
+	msg  bool
 }{
-	{`{"type":"response_item","payload":{"type":"reasoning","summary":[]}}`, true, true},
-	{` { "payload" : { "item" : { "type" : "UserMessage" } , "type" : "item_completed" } , "type" : "event_msg" } `, true, true},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"AgentMessage"}}}`, true, true},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution"}}}`, true, true},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"FileChange"}}}`, true, true},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"Reasoning"}}}`, true, false},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":null}}`, true, false},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":"UserMessage"}}`, true, false},
-	{`{"type":"event_msg","payload":{"type":"item_completed"}}`, true, false},
-	{`{"type":"event_msg","payload":{"type":"token_count","item":{"type":"UserMessage"}}}`, true, false},
-	{`{"type":"response_item","payload":{"type":"message","role":"assistant"}}`, true, false},
-	{`{"type":"response_item","payload":{"type":"function_call_output","output":"\"type\":\"reasoning\"}"}}`, true, false},
-	{`{"type":"response_item","payload":"reasoning"}`, true, false},
-	{`{"type":"response_item","payload":null}`, true, false},
-	{`{"type":"response_item","payload":{"type":5}}`, true, false},
-	{`{"type":5,"payload":{"type":"reasoning"}}`, true, false},
-	{`{"types":"response_item","payload":{"type":"reasoning"}}`, true, false}, // keys that begin as read ones do
-	{`{"type":"response_item","payload":{"typed":"message","type":"reasoning"}}`, true, true},
-	{`{"payload":{"type":"reasoning"}}`, true, false},
-	{`{"type":"session_meta","payload":{"type":"reasoning"}}`, true, false}, // only two types hold messages
-	{`{"x":"a\\","type":"response_item","payload":{"s":"}{][","type":"reasoning"}}`, true, true},
-	{`{"type":"response_item","payload":{"type":"reasonin\u0067"}}`, false, true}, // escapes: decoded by ParseLine
-	{`{"type":"response_item","payload":{"Type":"reasoning"}}`, false, true},      // encoding/json folds case
-	{`{"TYPE":"response_item","payload":{"type":"reasoning"}}`, false, true},
-	{`{"type":"response_item","Payload":{"type":"reasoning"}}`, false, true},
-	{`{"type":"event_msg","payload":{"type":"item_completed","ITEM":{"type":"FileChange"}}}`, false, true},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"tYpe":"FileChange"}}}`, false, true},
-	{`{"type":"response_item","payload":{"type":"reasoning"},"type":"event_msg"}`, false, false},  // repeated: the decoder decides
-	{`{"type":"response_item","payload":{"type":"reasoning"},"payload":{"id":"x"}}`, false, true}, // repeated objects merge
-	{`{"type":"response_item","payload":{"type":"reasoning"}`, false, false},                      // torn
-	{`{"type":"response_item","payload":{"type":"reasoning"}} x`, false, false},
-	{`{"type":"response_item","payload":{"type":"reasoning",}}`, false, false},
-	{`{"type":"session_meta","payload":{"id":"t","cwd":"/w","base_instructions":{"text":"\"cwd\":\"/x\""}}}`, true, false},
-	{`{"type":"session_meta","payload":{"id":5,"cwd":null}}`, true, false},
-	{`{"type":"session_meta","payload":[]}`, true, false},
-	{`{"type":"session_meta","payload":{"id":"t","CWD":"/w"}}`, true, false}, // classify vouches; sessionMeta defers
-	{`{"type":"session_meta","payload":{"id":"t","cwd":"/w","cwd":"/v"}}`, true, false},
-	{`{"type":"session_meta","payload":{"id":"t","cwd":"C:\\w"}}`, true, false},
+	{`{"type":"response_item","payload":{"type":"reasoning","summary":[]}}`, true},
+	{` { "payload" : { "item" : { "type" : "UserMessage" } , "type" : "item_completed" } , "type" : "event_msg" } `, true},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"AgentMessage"}}}`, true},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution"}}}`, true},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"FileChange"}}}`, true},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"Reasoning"}}}`, false},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":null}}`, false},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":"UserMessage"}}`, false},
+	{`{"type":"event_msg","payload":{"type":"item_completed"}}`, false},
+	{`{"type":"event_msg","payload":{"type":"token_count","item":{"type":"UserMessage"}}}`, false},
+	{`{"type":"response_item","payload":{"type":"message","role":"assistant"}}`, false},
+	{`{"type":"response_item","payload":{"type":"function_call_output","output":"\"type\":\"reasoning\"}"}}`, false},
+	{`{"type":"response_item","payload":"reasoning"}`, false},
+	{`{"type":"response_item","payload":null}`, false},
+	{`{"type":"response_item","payload":{"type":5}}`, false},
+	{`{"type":5,"payload":{"type":"reasoning"}}`, false},
+	{`{"types":"response_item","payload":{"type":"reasoning"}}`, false}, // keys that begin as read ones do
+	{`{"type":"response_item","payload":{"typed":"message","type":"reasoning"}}`, true},
+	{`{"payload":{"type":"reasoning"}}`, false},
+	{`{"type":"session_meta","payload":{"type":"reasoning"}}`, false}, // only two types hold messages
+	{`{"x":"a\\","type":"response_item","payload":{"s":"}{][","type":"reasoning"}}`, true},
+	{`{"type":"response_item","payload":{"type":"reasonin\u0067"}}`, true}, // escapes: decoded by ParseLine
+	{`{"type":"response_item","payload":{"Type":"reasoning"}}`, true},      // encoding/json folds case
+	{`{"TYPE":"response_item","payload":{"type":"reasoning"}}`, true},
+	{`{"type":"response_item","Payload":{"type":"reasoning"}}`, true},
+	{`{"type":"event_msg","payload":{"type":"item_completed","ITEM":{"type":"FileChange"}}}`, true},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"tYpe":"FileChange"}}}`, true},
+	{`{"type":"response_item","payload":{"type":"reasoning"},"type":"event_msg"}`, false},  // repeated: the decoder decides
+	{`{"type":"response_item","payload":{"type":"reasoning"},"payload":{"id":"x"}}`, true}, // repeated objects merge
+	{`{"type":"response_item","payload":{"type":"reasoning"}`, false},                      // torn
+	{`{"type":"response_item","payload":{"type":"reasoning"}} x`, false},
+	{`{"type":"response_item","payload":{"type":"reasoning",}}`, false},
+	{`{"type":"session_meta","payload":{"id":"t","cwd":"/w","base_instructions":{"text":"\"cwd\":\"/x\""}}}`, false},
+	{`{"type":"session_meta","payload":{"id":5,"cwd":null}}`, false},
+	{`{"type":"session_meta","payload":[]}`, false},
+	{`{"type":"session_meta","payload":{"id":"t","CWD":"/w"}}`, false}, // classify vouches; sessionMeta defers
+	{`{"type":"session_meta","payload":{"id":"t","cwd":"/w","cwd":"/v"}}`, false},
+	{`{"type":"session_meta","payload":{"id":"t","cwd":"C:\\w"}}`, false},
 	// Read where they are (the type first): strings holding brackets and
 	// quotes, and repeats inside the item or the payload.
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","text":"}{\"type\":\"x\""},"extra":[1,{"a":"]"}]}}`, true, true},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","type":"Reasoning"}}}`, false, false},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage"},"item":null}}`, false, false},
-	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage"}},"payload":{"x":1}}`, false, true},
-	{`[1]`, false, false},
-	{``, false, false},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","text":"}{\"type\":\"x\""},"extra":[1,{"a":"]"}]}}`, true},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","type":"Reasoning"}}}`, false},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage"},"item":null}}`, false},
+	{`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage"}},"payload":{"x":1}}`, true},
+	{`[1]`, false},
+	{``, false},
 }
 
-func TestClassify(t *testing.T) {
-	for _, c := range classifyCases {
-		f, ok := classify([]byte(c.line))
-		if ok != c.ok || (ok && f.isMessage() != c.msg) {
-			t.Errorf("%s: ok %v, message %v; want %v, %v", c.line, ok, f.isMessage(), c.ok, c.msg)
-		}
-		// What the decoder makes of it is what an index takes.
+// TestAddCountsAsDecoded: an index counts a line as a message when, and
+// only when, encoding/json's reading of it (ParseLine) is one.
+func TestAddCountsAsDecoded(t *testing.T) {
+	for _, c := range addCases {
 		l, err := ParseLine([]byte(c.line))
 		if got := err == nil && isMessage(l); got != c.msg {
 			t.Errorf("%s: ParseLine says message %v, want %v", c.line, got, c.msg)
 		}
-		checkClassify(t, []byte(c.line))
-	}
-}
-
-// FuzzClassify: whatever classify vouches for in a valid line is what
-// ParseLine says, so that counts from a scan agree with pages decoded.
-func FuzzClassify(f *testing.F) {
-	for _, name := range []string{"exec.jsonl", "synthetic.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, l := range bytes.Split(b, []byte("\n")) {
-			f.Add(l)
+		if got := (&index{}).add([]byte(c.line)); got != c.msg {
+			t.Errorf("%s: add says message %v, want %v", c.line, got, c.msg)
 		}
 	}
-	for _, c := range classifyCases {
-		f.Add([]byte(c.line))
-	}
-	f.Fuzz(checkClassify)
 }
 
 // TestIndexMerge: an index gathered in two parts and merged says what one

@@ -2,22 +2,21 @@ package rollout
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/history"
-
-	"go.uber.org/zap"
 )
 
 // Store reads the rollouts under one Codex home ($CODEX_HOME, by default
-// ~/.codex): the shared history store (runtimes/history) over Codex's
-// format, in its date-tree layout. It is meant to live as long as the
-// daemon, and is safe for concurrent use.
+// ~/.codex). It is meant to live as long as the daemon, and is safe for
+// concurrent use.
 type Store struct {
 	*history.Tree[index, *index]
 }
@@ -30,12 +29,10 @@ func New(codexHome string, logger *zap.Logger) *Store {
 }
 
 // NewWith is New with the store's options.
-func NewWith(codexHome string, o history.Options) *Store {
-	return tuned(codexHome, o, 0, 0)
-}
+func NewWith(codexHome string, o history.Options) *Store { return tuned(codexHome, o, 0, 0) }
 
-// tuned is NewWith with the layout's tuning (see history.DateTree; 0: the
-// default): tests lower them.
+// tuned is NewWith with the layout's tuning (history.DateTree; 0: the
+// default), which tests lower.
 func tuned(codexHome string, o history.Options, maxWatchedDirs int, headMin int64) *Store {
 	return &Store{history.NewTree(format, history.DateTree[*index]{
 		Root: filepath.Join(codexHome, "sessions"),
@@ -50,9 +47,6 @@ func tuned(codexHome string, o history.Options, maxWatchedDirs int, headMin int6
 	}, o)}
 }
 
-// format is how Codex's rollout lines are read. The layout (NewWith) is
-// sessions/YYYY/MM/DD/rollout-<stamp>-<thread id>.jsonl, the workspace
-// recorded by the first line (session_meta).
 var format = history.Format[index, *index]{
 	What:    "rollout",
 	Version: indexVersion,
@@ -61,13 +55,15 @@ var format = history.Format[index, *index]{
 		return history.Shorten(strings.TrimSpace(x.prompt), 100), ""
 	},
 	Message: func(id string, off int64, b []byte) (rpc.Message, bool) {
-		l, err := pageLine(b)
+		var l Line
+		_, err := readLine(nil, b, &l)
 		m, ok := ToMessage(id, off, l)
 		return m, ok && err == nil
 	},
 	Counted: func(b []byte) bool {
-		f, ok := classify(b)
-		return ok && f.isMessage()
+		var l Line
+		_, err := readLine(nil, b, &l)
+		return err == nil && isMessage(l)
 	},
 }
 
@@ -78,9 +74,8 @@ func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	return s
 }
 
-// WithCacheDir makes s keep the indexes of big rollouts in dir too (see
-// lineindex.Cache.Persist), so that the first page of one after a restart needs
-// no scan of it; it returns s.
+// WithCacheDir makes s persist the indexes of big rollouts in dir, so that
+// a first page after a restart scans none; it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
 	s.Tree.WithCacheDir(dir)
 	return s
@@ -89,33 +84,20 @@ func (s *Store) WithCacheDir(dir string) *Store {
 // stampLen is the length of the stamp in rollout-<stamp>-<id>.jsonl.
 const stampLen = len("2006-01-02T15-04-05")
 
-// threadID is the thread id in a rollout file name, or "".
+// threadID is the thread id in a rollout's file name, or "".
 func threadID(name string) string {
 	rest, ok := strings.CutPrefix(name, "rollout-")
-	if !ok {
+	rest, ok2 := strings.CutSuffix(rest, ".jsonl")
+	if !ok || !ok2 || len(rest) < stampLen+2 || rest[stampLen] != '-' || runtimes.ValidSessionID(rest[stampLen+1:]) != nil {
 		return ""
 	}
-	rest, ok = strings.CutSuffix(rest, ".jsonl")
-	if !ok || len(rest) < stampLen+2 || rest[stampLen] != '-' {
-		return ""
-	}
-	id := rest[stampLen+1:]
-	if runtimes.ValidSessionID(id) != nil {
-		return ""
-	}
-	return id
+	return rest[stampLen+1:]
 }
 
-// uuid7Millis is the creation time, in Unix milliseconds, that id holds if
-// it is a UUIDv7 (xxxxxxxx-xxxx-7xxx-...), as Codex's are: Codex files a
-// rollout under the local date of its creation.
+// uuid7Millis is the creation time (Unix milliseconds) id holds if it is a
+// UUIDv7, as Codex's thread ids are.
 func uuid7Millis(id string) (int64, bool) {
-	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[14] != '7' {
-		return 0, false
-	}
-	ms, err := strconv.ParseUint(id[:8]+id[9:13], 16, 64)
-	if err != nil {
-		return 0, false
-	}
-	return int64(ms), true
+	u, err := uuid.Parse(id)
+	sec, nsec := u.Time().UnixTime()
+	return sec*1e3 + nsec/1e6, err == nil && u.Version() == 7
 }

@@ -26,17 +26,8 @@ func countsOf(b []byte, since time.Time) []runtimes.TokenCount {
 	var last codexUsage
 	var sp jsonl.Splitter
 	sp.Feed(b, func(_ int64, line []byte) {
-		var l struct { // the members TokenCounts read
-			Timestamp, Type string
-			Payload         struct {
-				Type string
-				Info *struct {
-					Total codexUsage `json:"total_token_usage"`
-					Last  codexUsage `json:"last_token_usage"`
-				}
-			}
-		}
-		if !bytes.Contains(line, tokenCountTag) || json.Unmarshal(line, &l) != nil || l.Type != "event_msg" ||
+		var l Line // a line encoding/json decodes whole, without a type error
+		if json.Unmarshal(line, &l) != nil || l.Type != "event_msg" ||
 			l.Payload.Type != "token_count" || l.Payload.Info == nil || l.Payload.Info.Total == last {
 			return
 		}
@@ -185,19 +176,20 @@ func TestTokensMerge(t *testing.T) {
 	}
 }
 
-// TestQuickTokenCount: quickLine takes Codex's token_count lines (an
-// index reads thousands in a big rollout) and reads them as encoding/json
-// does (FuzzQuickLine holds it to that for any line).
-func TestQuickTokenCount(t *testing.T) {
+// TestTokenCountLinesRead: the line schema takes Codex's token_count lines
+// (an index reads thousands in a big rollout); TestSchemas holds it to
+// encoding/json.
+func TestTokenCountLinesRead(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "exec.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	taken := 0
 	for _, l := range append(bytes.Split(b, []byte("\n")), []byte(countLine("t", 1, 2))) {
-		if bytes.Contains(l, tokenCountTag) {
-			if !checkQuickLine(t, l) {
-				t.Errorf("quickLine refused %s", l)
+		var got Line
+		if bytes.Contains(l, []byte(`"token_count"`)) && !bytes.Contains(l, []byte(`"info":null`)) {
+			if !lineSchema.Read(l, &got) || got.Payload.Info == nil {
+				t.Errorf("the schema refused %s", l)
 			}
 			taken++
 		}
