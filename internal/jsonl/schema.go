@@ -122,50 +122,50 @@ func FuncKey[T any](key string, read func(b []byte, at int, dst *T) int) Field[T
 	return Field[T]{key, read}
 }
 
-// fieldOf is a Field read by read into the V that f gives of a T.
-func fieldOf[T, V any](key string, f func(*T) *V, read func(b []byte, at int, dst *V) int) Field[T] {
+// Key is a Field read by read into the V that f gives of a T.
+func Key[T, V any](key string, f func(*T) *V, read func(b []byte, at int, dst *V) int) Field[T] {
 	return Field[T]{key, func(b []byte, at int, dst *T) int { return read(b, at, f(dst)) }}
 }
 
 // The kinds of Field, each read as encoding/json reads the member into the
 // field f gives, a null or a value of another type refused.
 
-func StringKey[T any](key string, f func(*T) *string) Field[T] { return fieldOf(key, f, String) }
+func StringKey[T any](key string, f func(*T) *string) Field[T] { return Key(key, f, String) }
 func StringPtrKey[T any](key string, f func(*T) **string) Field[T] {
-	return fieldOf(key, f, newOf(String))
+	return Key(key, f, newOf(String))
 }
-func IntKey[T any](key string, f func(*T) *int64) Field[T] { return fieldOf(key, f, Int) }
-func BoolKey[T any](key string, f func(*T) *bool) Field[T] { return fieldOf(key, f, readBool(false)) }
+func IntKey[T any](key string, f func(*T) *int64) Field[T] { return Key(key, f, Int) }
+func BoolKey[T any](key string, f func(*T) *bool) Field[T] { return Key(key, f, readBool(false)) }
 func StringsKey[T any](key string, f func(*T) *[]string) Field[T] {
-	return fieldOf(key, f, arrayOf(String))
+	return Key(key, f, arrayOf(String))
 }
 func RawKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return fieldOf(key, f, raw(true))
+	return Key(key, f, raw(true))
 }
 
 // RawUncheckedKey is RawKey not validated: for a value its caller checks
 // as it reads it further.
 func RawUncheckedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return fieldOf(key, f, raw(false))
+	return Key(key, f, raw(false))
 }
 
 // StructKey is an object read by s into the U f gives; PtrKey into a new
 // U; SliceKey an array of them ([] gives an empty slice, not nil).
 func StructKey[T, U any](key string, f func(*T) *U, s *Schema[U]) Field[T] {
-	return fieldOf(key, f, s.ReadAt)
+	return Key(key, f, s.ReadAt)
 }
 func PtrKey[T, U any](key string, f func(*T) **U, s *Schema[U]) Field[T] {
-	return fieldOf(key, f, newOf(s.ReadAt))
+	return Key(key, f, newOf(s.ReadAt))
 }
 func SliceKey[T, U any](key string, f func(*T) *[]U, s *Schema[U]) Field[T] {
-	return fieldOf(key, f, arrayOf(s.ReadAt))
+	return Key(key, f, arrayOf(s.ReadAt))
 }
 
 // The kinds below leave their field zero for a value of another type, as
 // encoding/json does for a caller that ignores type errors.
 
-func TextKey[T any](key string, f func(*T) *Text) Field[T] { return fieldOf(key, f, readText) }
-func TrueKey[T any](key string, f func(*T) *bool) Field[T] { return fieldOf(key, f, readBool(true)) }
+func TextKey[T any](key string, f func(*T) *Text) Field[T] { return Key(key, f, readText) }
+func TrueKey[T any](key string, f func(*T) *bool) Field[T] { return Key(key, f, readBool(true)) }
 func BorrowedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return fieldOf(key, f, Borrowed)
+	return Key(key, f, Borrowed)
 }
