@@ -49,8 +49,8 @@ type index struct {
 	// Whether a line set each title (to "" too): what Merge needs.
 	hasCustom, hasAI, hasSummary bool
 
-	// The facts of the line being added (see add).
-	line facts
+	// The line being added (see add).
+	line Line
 
 	// The piece of a full scan x indexes, while it does (lineindex.Indexed):
 	// only the first prompt of the earliest piece that has one is kept,
@@ -83,35 +83,14 @@ func (x *index) Merge(y *index) {
 }
 
 // add takes one line into the index, reporting whether it is a message.
-// Lines are classified without decoding them; only titles, a first prompt
-// still to find, and lines classify cannot vouch for are decoded.
 func (x *index) add(b []byte) bool {
-	// Read into the index's own facts: a line's own escaped to the heap
+	// Read into the index's own Line: a line's own escaped to the heap
 	// (the schema fills it through func values), an allocation a line.
-	f := &x.line
-	ok := factSchema.ReadShaped(x.Shape(), b, f)
-	t, msg, branch := string(f.typ), f.isMessage(), f.branch
-	*f = facts{} // it borrows from b
-	if ok {
-		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
-			(x.prompt == "" && msg && t == "user" && !x.piece.FoundBefore())
-		if !wantsDecode {
-			if len(branch) > 0 && string(branch) != x.branch {
-				x.branch = string(branch)
-			}
-			return msg
-		}
-	}
-	return x.addDecoded(b)
-}
-
-// addDecoded is add by way of ParseLine.
-func (x *index) addDecoded(b []byte) bool {
-	l, err := ParseLine(b)
-	if err != nil {
+	l := &x.line
+	if read(lineSchema, x.Shape(), b, l) != nil {
 		return false // a torn or foreign line: not a message
 	}
-	if l.GitBranch != "" {
+	if l.GitBranch != "" && l.GitBranch != x.branch {
 		x.branch = l.GitBranch
 	}
 	// The latest title of each kind wins: they are re-appended when renamed.
@@ -124,11 +103,13 @@ func (x *index) addDecoded(b []byte) bool {
 		x.summary, x.hasSummary = l.Summary, true
 	}
 	if x.prompt == "" && !x.piece.FoundBefore() {
-		if x.prompt = prompt(l); x.prompt != "" {
+		if x.prompt = prompt(*l); x.prompt != "" {
 			x.piece.Found()
 		}
 	}
-	return isMessage(l)
+	msg := isMessage(*l)
+	l.Message = nil // borrowed from b
+	return msg
 }
 
 // title is the session's summary: a title the user or the CLI gave it, else

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -13,22 +12,24 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/history"
 )
 
-// Line is the subset of a Claude JSONL line (transcript or stream-json
-// stdout) cdevd reads.
+// Line is what cdevd reads of a Claude JSONL line (transcript or
+// stream-json stdout): its top-level members. The API message it carries
+// stays as written until a page or a title needs it: most lines a scan
+// meets are read for their type and branch alone.
 type Line struct {
-	Type       string          `json:"type"`
-	UUID       string          `json:"uuid"`
-	ParentUUID string          `json:"parentUuid"`
-	SessionID  string          `json:"sessionId"`
-	Timestamp  string          `json:"timestamp"`
-	GitBranch  string          `json:"gitBranch"`
-	Cwd        string          `json:"cwd"`
-	Message    json.RawMessage `json:"message"`
-	IsMeta     bool            `json:"isMeta"`
+	Type      string `json:"type"`
+	UUID      string `json:"uuid"`
+	SessionID string `json:"sessionId"`
+	// StdoutSessionID is the session id as stdout lines spell it.
+	StdoutSessionID string `json:"session_id"`
+	Timestamp       string `json:"timestamp"`
+	GitBranch       string `json:"gitBranch"`
+	IsMeta          bool   `json:"isMeta"`
 	// IsSidechain marks a sub-agent's messages: not the main conversation.
 	IsSidechain bool `json:"isSidechain"`
 	// IsCompactSummary marks the user message that replaces a compacted
@@ -38,40 +39,22 @@ type Line struct {
 	Summary     string `json:"summary"`
 	CustomTitle string `json:"customTitle"`
 	AITitle     string `json:"aiTitle"`
+	// Message is the API message, as written (borrowed from the line read).
+	Message json.RawMessage `json:"message"`
 }
 
-// ParseLine decodes one JSONL line. stdout lines spell the session id
-// session_id; it is folded into SessionID. A field of an unexpected type is
-// left zero rather than failing the line: only malformed JSON is an error.
-func ParseLine(b []byte) (Line, error) {
-	var l struct {
-		Line
-		StdoutSessionID string `json:"session_id"`
-	}
-	if err := json.Unmarshal(b, &l); err != nil && !isTypeError(err) {
-		return Line{}, fmt.Errorf("parse transcript line: %w", err)
-	}
-	if l.SessionID == "" {
-		l.SessionID = l.StdoutSessionID
-	}
-	return l.Line, nil
+// message is the Anthropic API message a user or assistant line carries.
+type message struct {
+	ID      string     `json:"id"`
+	Role    string     `json:"role"`
+	Model   string     `json:"model"`
+	Content content    `json:"content"`
+	Usage   *rpc.Usage `json:"usage"`
 }
 
-// isMessage reports whether ToMessage accepts l. It looks only at the line,
-// not at the blocks, so indexing and counting stay cheap and agree with it.
-func isMessage(l Line) bool {
-	return (l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain &&
-		len(l.Message) > 0 && string(l.Message) != "null"
-}
-
-// apiMessage is the Anthropic API message a user or assistant line carries.
-type apiMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
-	Usage   *rpc.Usage      `json:"usage"`
-}
+// content is a message's content: a typed prompt's string (one text
+// block, none when empty) or an array of blocks.
+type content []apiBlock
 
 // apiBlock is one content block of an API message.
 type apiBlock struct {
@@ -87,6 +70,123 @@ type apiBlock struct {
 	Source    json.RawMessage `json:"source"`
 }
 
+// UnmarshalJSON decodes content as readContent reads it, forgiving what
+// is not a string or an array of blocks (no content), and fields of the
+// wrong type (left zero), so that a page never depends on them.
+func (c *content) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*c = textContent(s)
+		return nil
+	}
+	var blocks []apiBlock
+	_ = json.Unmarshal(b, &blocks)
+	*c = blocks
+	return nil
+}
+
+func textContent(s string) content {
+	if s == "" {
+		return content{}
+	}
+	return content{{Type: string(rpc.BlockText), Text: s}}
+}
+
+// readContent is content's reading for messageSchema.
+func readContent(b []byte, at int, c *content) int {
+	if b[at] == '"' {
+		var s string
+		e := jsonl.String(b, at, &s)
+		*c = textContent(s)
+		return e
+	}
+	return jsonl.Array(b, at, func() { *c = content{} }, func(at int) int {
+		*c = append(*c, apiBlock{})
+		return blockSchema.ReadAt(b, at, &(*c)[len(*c)-1])
+	})
+}
+
+// The schemas of a line and of its message: what encoding/json decodes
+// into Line and message (FuzzSchemas holds them to it), read in one pass
+// without reflection: the decoder was two thirds of a page of an indexed
+// transcript, and 97% of a first index build (pprof). Only the message a
+// page shows is validated (RawKey); a line's is borrowed, not checked.
+var (
+	lineSchema = jsonl.NewSchema(
+		jsonl.StringKey("type", func(l *Line) *string { return &l.Type }),
+		jsonl.StringKey("uuid", func(l *Line) *string { return &l.UUID }),
+		jsonl.StringKey("sessionId", func(l *Line) *string { return &l.SessionID }),
+		jsonl.StringKey("session_id", func(l *Line) *string { return &l.StdoutSessionID }),
+		jsonl.StringKey("timestamp", func(l *Line) *string { return &l.Timestamp }),
+		jsonl.StringKey("gitBranch", func(l *Line) *string { return &l.GitBranch }),
+		jsonl.BoolKey("isMeta", func(l *Line) *bool { return &l.IsMeta }),
+		jsonl.BoolKey("isSidechain", func(l *Line) *bool { return &l.IsSidechain }),
+		jsonl.BoolKey("isCompactSummary", func(l *Line) *bool { return &l.IsCompactSummary }),
+		jsonl.StringKey("summary", func(l *Line) *string { return &l.Summary }),
+		jsonl.StringKey("customTitle", func(l *Line) *string { return &l.CustomTitle }),
+		jsonl.StringKey("aiTitle", func(l *Line) *string { return &l.AITitle }),
+		jsonl.BorrowedKey("message", func(l *Line) *json.RawMessage { return &l.Message }),
+	)
+	messageSchema = jsonl.NewSchema(
+		jsonl.StringKey("id", func(m *message) *string { return &m.ID }),
+		jsonl.StringKey("role", func(m *message) *string { return &m.Role }),
+		jsonl.StringKey("model", func(m *message) *string { return &m.Model }),
+		jsonl.Key("content", func(m *message) *content { return &m.Content }, readContent),
+		jsonl.PtrKey("usage", func(m *message) **rpc.Usage { return &m.Usage }, usageSchema),
+	)
+	blockSchema = jsonl.NewSchema(
+		jsonl.StringKey("type", func(b *apiBlock) *string { return &b.Type }),
+		jsonl.StringKey("text", func(b *apiBlock) *string { return &b.Text }),
+		jsonl.StringKey("thinking", func(b *apiBlock) *string { return &b.Thinking }),
+		jsonl.StringKey("id", func(b *apiBlock) *string { return &b.ID }),
+		jsonl.StringKey("name", func(b *apiBlock) *string { return &b.Name }),
+		jsonl.RawKey("input", func(b *apiBlock) *json.RawMessage { return &b.Input }),
+		jsonl.StringKey("tool_use_id", func(b *apiBlock) *string { return &b.ToolUseID }),
+		jsonl.RawKey("content", func(b *apiBlock) *json.RawMessage { return &b.Content }),
+		jsonl.BoolKey("is_error", func(b *apiBlock) *bool { return &b.IsError }),
+		jsonl.RawKey("source", func(b *apiBlock) *json.RawMessage { return &b.Source }),
+	)
+	usageSchema = jsonl.NewSchema(
+		jsonl.IntKey("input_tokens", func(u *rpc.Usage) *int64 { return &u.InputTokens }),
+		jsonl.IntKey("output_tokens", func(u *rpc.Usage) *int64 { return &u.OutputTokens }),
+		jsonl.IntKey("cache_creation_input_tokens", func(u *rpc.Usage) *int64 { return &u.CacheCreationInputTokens }),
+		jsonl.IntKey("cache_read_input_tokens", func(u *rpc.Usage) *int64 { return &u.CacheReadInputTokens }),
+	)
+)
+
+// read fills *dst as encoding/json decodes b into it, a value of another
+// type left zero: by s where it can vouch for that (the keys of the lines
+// before remembered in sh, nil for none), else by encoding/json. Only
+// malformed JSON is an error.
+func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) error {
+	if s.ReadShaped(sh, b, dst) {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if err := json.Unmarshal(b, dst); err != nil && !errors.As(err, &te) {
+		return err
+	}
+	return nil
+}
+
+// ParseLine decodes one JSONL line, folding stdout's session_id into
+// SessionID. Message is b's bytes, not a copy.
+func ParseLine(b []byte) (Line, error) {
+	var l Line
+	if err := read(lineSchema, nil, b, &l); err != nil {
+		return Line{}, fmt.Errorf("parse transcript line: %w", err)
+	}
+	l.SessionID = cmp.Or(l.SessionID, l.StdoutSessionID)
+	return l, nil
+}
+
+// isMessage reports whether ToMessage accepts l. It looks only at the line,
+// not at the blocks, so indexing and counting stay cheap and agree with it.
+func isMessage(l Line) bool {
+	return (l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain &&
+		len(l.Message) > 0 && string(l.Message) != "null"
+}
+
 // now is the clock for messages that carry no timestamp (stdout lines).
 var now = time.Now
 
@@ -99,155 +199,47 @@ var now = time.Now
 // tool blocks…) are left out rather than shown as text: clients decode only
 // the five protocol block types, and raw JSON would be noise. The message is
 // still returned, possibly with no blocks, so that message counts and paging
-// never depend on block contents; for the same reason a field of an
-// unexpected type is dropped, not the whole message.
+// never depend on block contents.
 func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
-	if !isMessage(l) {
+	var am message
+	if !isMessage(l) || read(messageSchema, nil, l.Message, &am) != nil {
 		return rpc.Message{}, false
 	}
-	var am apiMessage
-	if err := json.Unmarshal(l.Message, &am); err != nil && !isTypeError(err) {
-		return rpc.Message{}, false
-	}
-	if sessionID == "" {
-		sessionID = l.SessionID
-	}
-	role := am.Role
-	if role == "" {
-		role = l.Type
-	}
-	id := l.UUID
-	if id == "" {
-		id = am.ID
+	out := make([]rpc.ContentBlock, 0, len(am.Content))
+	for _, b := range am.Content {
+		out = appendBlock(out, b)
 	}
 	return rpc.Message{
-		ID:        id,
-		SessionID: sessionID,
+		ID:        cmp.Or(l.UUID, am.ID),
+		SessionID: cmp.Or(sessionID, l.SessionID),
 		Type:      rpc.MessageType(l.Type),
 		UUID:      l.UUID,
 		Timestamp: history.Timestamp(l.Timestamp, now),
 		Message: rpc.MessageBody{
 			ID:      am.ID,
-			Role:    role,
-			Content: blocks(am.Content),
+			Role:    cmp.Or(am.Role, l.Type),
+			Content: out,
 			Model:   am.Model,
 			Usage:   am.Usage,
 		},
 	}, true
 }
 
-func isTypeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
-}
-
-// blocks converts API content: a plain string (a typed user prompt) or an
-// array of blocks. The result is never nil, so it encodes as [].
-func blocks(raw json.RawMessage) []rpc.ContentBlock {
-	out := []rpc.ContentBlock{}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return out
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil && s != "" {
-			out = append(out, rpc.ContentBlock{Type: rpc.BlockText, Text: s})
-		}
-		return out
-	}
-	var in []json.RawMessage
-	if json.Unmarshal(raw, &in) != nil {
-		return out
-	}
-	for _, r := range in {
-		var b apiBlock
-		if err := json.Unmarshal(r, &b); err != nil && !isTypeError(err) {
-			continue
-		}
-		out = appendBlock(out, b)
-	}
-	return out
-}
-
 // appendBlock appends b to out when it is of a type the protocol knows.
 func appendBlock(out []rpc.ContentBlock, b apiBlock) []rpc.ContentBlock {
-	switch rpc.BlockType(b.Type) {
+	switch t := rpc.BlockType(b.Type); t {
 	case rpc.BlockText:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockText, Text: b.Text})
+		out = append(out, rpc.ContentBlock{Type: t, Text: b.Text})
 	case rpc.BlockThinking:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: b.Thinking})
+		out = append(out, rpc.ContentBlock{Type: t, Thinking: b.Thinking})
 	case rpc.BlockToolUse:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: b.ID, Name: b.Name, Input: b.Input})
+		out = append(out, rpc.ContentBlock{Type: t, ID: b.ID, Name: b.Name, Input: b.Input})
 	case rpc.BlockToolResult:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError})
+		out = append(out, rpc.ContentBlock{Type: t, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError})
 	case rpc.BlockImage:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockImage, Source: b.Source})
+		out = append(out, rpc.ContentBlock{Type: t, Source: b.Source})
 	}
 	return out
-}
-
-// decodedLine is a message line decoded whole, its message and blocks
-// included: one pass of encoding/json where ParseLine, ToMessage and blocks
-// take four (each validates the bytes it is given again). Paging spends
-// nearly all its time decoding (pprof of BenchmarkMessagesPage).
-type decodedLine struct {
-	Type        string          `json:"type"`
-	UUID        string          `json:"uuid"`
-	Timestamp   string          `json:"timestamp"`
-	IsMeta      bool            `json:"isMeta"`
-	IsSidechain bool            `json:"isSidechain"`
-	Message     *decodedMessage `json:"message"`
-}
-
-type decodedMessage struct {
-	ID      string     `json:"id"`
-	Role    string     `json:"role"`
-	Model   string     `json:"model"`
-	Content []apiBlock `json:"content"`
-	Usage   *rpc.Usage `json:"usage"`
-}
-
-// decodeMessage is ToMessage(sessionID, ParseLine(b)) for a non-empty
-// sessionID, in one decoding pass when it can be: when quickLine takes b,
-// or b has the shape classify vouches for (so no repeated "message"
-// member, which one pass would merge where ParseLine keeps the last; nor
-// does quickLine take one) and encoding/json decodes it without any error,
-// into a message. Anything else (a prompt typed as a string, a field of an
-// unexpected type, a line that is not a message) takes the long way.
-func decodeMessage(sessionID string, b []byte) (rpc.Message, bool) {
-	l, ok := quickLine(b)
-	if !ok {
-		_, ok = classify(b)
-		ok = ok && json.Unmarshal(b, &l) == nil
-	}
-	if ok && l.Message != nil &&
-		(l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain {
-		am := l.Message
-		out := make([]rpc.ContentBlock, 0, len(am.Content))
-		for _, bl := range am.Content {
-			out = appendBlock(out, bl)
-		}
-		return rpc.Message{
-			ID:        cmp.Or(l.UUID, am.ID),
-			SessionID: sessionID,
-			Type:      rpc.MessageType(l.Type),
-			UUID:      l.UUID,
-			Timestamp: history.Timestamp(l.Timestamp, now),
-			Message: rpc.MessageBody{
-				ID:      am.ID,
-				Role:    cmp.Or(am.Role, l.Type),
-				Content: out,
-				Model:   am.Model,
-				Usage:   am.Usage,
-			},
-		}, true
-	}
-	pl, err := ParseLine(b)
-	if err != nil {
-		return rpc.Message{}, false
-	}
-	return ToMessage(sessionID, pl)
 }
 
 // notTyped are the openings of user-message text the CLI writes itself
@@ -257,12 +249,13 @@ var notTyped = []string{"<command-", "<local-command-", "<bash-", "<system-remin
 // prompt returns the text the user typed in l, or "" when l is not a typed
 // prompt (a tool result, a command, a compaction summary…).
 func prompt(l Line) string {
-	if l.Type != "user" || !isMessage(l) || l.IsCompactSummary {
+	var am message
+	if l.Type != "user" || !isMessage(l) || l.IsCompactSummary || read(messageSchema, nil, l.Message, &am) != nil {
 		return ""
 	}
 	text := ""
-	for _, b := range blocksOf(l) {
-		switch b.Type {
+	for _, b := range am.Content {
+		switch rpc.BlockType(b.Type) {
 		case rpc.BlockToolResult:
 			return ""
 		case rpc.BlockText:
@@ -277,14 +270,6 @@ func prompt(l Line) string {
 		}
 	}
 	return text
-}
-
-func blocksOf(l Line) []rpc.ContentBlock {
-	var am apiMessage
-	if err := json.Unmarshal(l.Message, &am); err != nil && !isTypeError(err) {
-		return nil
-	}
-	return blocks(am.Content)
 }
 
 // maxDirName is where Claude shortens long folder names (adding a hash).

@@ -52,11 +52,12 @@ func (s *Store) format() history.Format[index, *index] {
 			return x.title(), x.branch
 		},
 		Message: func(sessionID string, _ int64, b []byte) (rpc.Message, bool) {
-			return decodeMessage(sessionID, b)
+			l, _ := ParseLine(b) // a malformed line is read as no message
+			return ToMessage(sessionID, l)
 		},
 		Counted: func(b []byte) bool {
-			f, ok := classify(b)
-			return ok && f.isMessage()
+			l, _ := ParseLine(b)
+			return isMessage(l)
 		},
 	}
 }
