@@ -90,17 +90,19 @@ func (x *index) add(b []byte) bool {
 	if read(lineSchema, x.Shape(), b, l) != nil {
 		return false // a torn or foreign line: not a message
 	}
-	if l.GitBranch != "" && l.GitBranch != x.branch {
-		x.branch = l.GitBranch
+	if len(l.GitBranch) > 0 && !is(l.GitBranch, x.branch) {
+		if branch := str(l.GitBranch); branch != "" {
+			x.branch = branch
+		}
 	}
 	// The latest title of each kind wins: they are re-appended when renamed.
-	switch l.Type {
-	case "custom-title":
-		x.customTitle, x.hasCustom = l.CustomTitle, true
-	case "ai-title":
-		x.aiTitle, x.hasAI = l.AITitle, true
-	case "summary":
-		x.summary, x.hasSummary = l.Summary, true
+	switch {
+	case is(l.Type, "custom-title"):
+		x.customTitle, x.hasCustom = str(l.CustomTitle), true
+	case is(l.Type, "ai-title"):
+		x.aiTitle, x.hasAI = str(l.AITitle), true
+	case is(l.Type, "summary"):
+		x.summary, x.hasSummary = str(l.Summary), true
 	}
 	if x.prompt == "" && !x.piece.FoundBefore() {
 		if x.prompt = prompt(*l); x.prompt != "" {
@@ -108,7 +110,7 @@ func (x *index) add(b []byte) bool {
 		}
 	}
 	msg := isMessage(*l)
-	l.Message = nil // borrowed from b
+	*l = Line{} // it borrows from b
 	return msg
 }
 

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -18,29 +19,53 @@ import (
 )
 
 // Line is what cdevd reads of a Claude JSONL line (transcript or
-// stream-json stdout): its top-level members. The API message it carries
-// stays as written until a page or a title needs it: most lines a scan
-// meets are read for their type and branch alone.
+// stream-json stdout): its top-level members, each as written (borrowed
+// from the line read), decoded only where used. A scan reads every line of
+// a transcript for its type and branch alone: a string allocated for each
+// member made the first index build 2.5 times slower (BenchmarkClassify:
+// 26 allocations for 10 MB, against 79,413).
 type Line struct {
-	Type      string `json:"type"`
-	UUID      string `json:"uuid"`
-	SessionID string `json:"sessionId"`
+	Type      json.RawMessage `json:"type"`
+	UUID      json.RawMessage `json:"uuid"`
+	SessionID json.RawMessage `json:"sessionId"`
 	// StdoutSessionID is the session id as stdout lines spell it.
-	StdoutSessionID string `json:"session_id"`
-	Timestamp       string `json:"timestamp"`
-	GitBranch       string `json:"gitBranch"`
-	IsMeta          bool   `json:"isMeta"`
+	StdoutSessionID json.RawMessage `json:"session_id"`
+	Timestamp       json.RawMessage `json:"timestamp"`
+	GitBranch       json.RawMessage `json:"gitBranch"`
+	IsMeta          bool            `json:"isMeta"`
 	// IsSidechain marks a sub-agent's messages: not the main conversation.
 	IsSidechain bool `json:"isSidechain"`
 	// IsCompactSummary marks the user message that replaces a compacted
 	// conversation: a message, but not a prompt the user typed.
 	IsCompactSummary bool `json:"isCompactSummary"`
 	// Titles, from "summary", "custom-title" (/rename) and "ai-title" lines.
-	Summary     string `json:"summary"`
-	CustomTitle string `json:"customTitle"`
-	AITitle     string `json:"aiTitle"`
-	// Message is the API message, as written (borrowed from the line read).
+	Summary     json.RawMessage `json:"summary"`
+	CustomTitle json.RawMessage `json:"customTitle"`
+	AITitle     json.RawMessage `json:"aiTitle"`
+	// Message is the API message.
 	Message json.RawMessage `json:"message"`
+}
+
+// str is the string raw holds, "" for another value (as a decoding that
+// forgives type errors leaves a string field).
+func str(raw json.RawMessage) string {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if s, ok := jsonl.Unquote(raw[1 : len(raw)-1]); ok {
+			return s
+		}
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// is reports whether raw holds the string s, comparing it as written
+// where it has no escape.
+func is(raw json.RawMessage, s string) bool {
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return str(raw) == s
+	}
+	return len(raw) == len(s)+2 && raw[0] == '"' && string(raw[1:len(raw)-1]) == s
 }
 
 // message is the Anthropic API message a user or assistant line carries.
@@ -106,26 +131,27 @@ func readContent(b []byte, at int, c *content) int {
 	})
 }
 
-// The schemas of a line and of its message: what encoding/json decodes
-// into Line and message (FuzzSchemas holds them to it), read in one pass
-// without reflection: the decoder was two thirds of a page of an indexed
-// transcript, and 97% of a first index build (pprof). Only the message a
-// page shows is validated (RawKey); a line's is borrowed, not checked.
+// The schemas of a line, its message and what that holds: what
+// encoding/json decodes into Line and message (FuzzSchemas holds them to
+// it), read in one pass and without reflection: the decoder was two thirds
+// of a page of an indexed transcript, and 97% of a first index build
+// (pprof). A line's message is not validated; the one a page shows is
+// read in its turn.
 var (
 	lineSchema = jsonl.NewSchema(
-		jsonl.StringKey("type", func(l *Line) *string { return &l.Type }),
-		jsonl.StringKey("uuid", func(l *Line) *string { return &l.UUID }),
-		jsonl.StringKey("sessionId", func(l *Line) *string { return &l.SessionID }),
-		jsonl.StringKey("session_id", func(l *Line) *string { return &l.StdoutSessionID }),
-		jsonl.StringKey("timestamp", func(l *Line) *string { return &l.Timestamp }),
-		jsonl.StringKey("gitBranch", func(l *Line) *string { return &l.GitBranch }),
+		raw("type", func(l *Line) *json.RawMessage { return &l.Type }),
+		raw("uuid", func(l *Line) *json.RawMessage { return &l.UUID }),
+		raw("sessionId", func(l *Line) *json.RawMessage { return &l.SessionID }),
+		raw("session_id", func(l *Line) *json.RawMessage { return &l.StdoutSessionID }),
+		raw("timestamp", func(l *Line) *json.RawMessage { return &l.Timestamp }),
+		raw("gitBranch", func(l *Line) *json.RawMessage { return &l.GitBranch }),
 		jsonl.BoolKey("isMeta", func(l *Line) *bool { return &l.IsMeta }),
 		jsonl.BoolKey("isSidechain", func(l *Line) *bool { return &l.IsSidechain }),
 		jsonl.BoolKey("isCompactSummary", func(l *Line) *bool { return &l.IsCompactSummary }),
-		jsonl.StringKey("summary", func(l *Line) *string { return &l.Summary }),
-		jsonl.StringKey("customTitle", func(l *Line) *string { return &l.CustomTitle }),
-		jsonl.StringKey("aiTitle", func(l *Line) *string { return &l.AITitle }),
-		jsonl.BorrowedKey("message", func(l *Line) *json.RawMessage { return &l.Message }),
+		raw("summary", func(l *Line) *json.RawMessage { return &l.Summary }),
+		raw("customTitle", func(l *Line) *json.RawMessage { return &l.CustomTitle }),
+		raw("aiTitle", func(l *Line) *json.RawMessage { return &l.AITitle }),
+		raw("message", func(l *Line) *json.RawMessage { return &l.Message }),
 	)
 	messageSchema = jsonl.NewSchema(
 		jsonl.StringKey("id", func(m *message) *string { return &m.ID }),
@@ -154,6 +180,9 @@ var (
 	)
 )
 
+// raw is a member of Line, borrowed as written.
+var raw = jsonl.BorrowedKey[Line]
+
 // read fills *dst as encoding/json decodes b into it, a value of another
 // type left zero: by s where it can vouch for that (the keys of the lines
 // before remembered in sh, nil for none), else by encoding/json. Only
@@ -169,21 +198,20 @@ func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) error {
 	return nil
 }
 
-// ParseLine decodes one JSONL line, folding stdout's session_id into
-// SessionID. Message is b's bytes, not a copy.
+// ParseLine decodes one JSONL line; its members are b's bytes, not
+// copies. Only malformed JSON is an error.
 func ParseLine(b []byte) (Line, error) {
 	var l Line
 	if err := read(lineSchema, nil, b, &l); err != nil {
 		return Line{}, fmt.Errorf("parse transcript line: %w", err)
 	}
-	l.SessionID = cmp.Or(l.SessionID, l.StdoutSessionID)
 	return l, nil
 }
 
 // isMessage reports whether ToMessage accepts l. It looks only at the line,
 // not at the blocks, so indexing and counting stay cheap and agree with it.
 func isMessage(l Line) bool {
-	return (l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain &&
+	return (is(l.Type, "user") || is(l.Type, "assistant")) && !l.IsMeta && !l.IsSidechain &&
 		len(l.Message) > 0 && string(l.Message) != "null"
 }
 
@@ -209,15 +237,19 @@ func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 	for _, b := range am.Content {
 		out = appendBlock(out, b)
 	}
+	typ, uuid := rpc.MessageAssistant, str(l.UUID)
+	if is(l.Type, "user") {
+		typ = rpc.MessageUser
+	}
 	return rpc.Message{
-		ID:        cmp.Or(l.UUID, am.ID),
-		SessionID: cmp.Or(sessionID, l.SessionID),
-		Type:      rpc.MessageType(l.Type),
-		UUID:      l.UUID,
-		Timestamp: history.Timestamp(l.Timestamp, now),
+		ID:        cmp.Or(uuid, am.ID),
+		SessionID: cmp.Or(sessionID, str(l.SessionID), str(l.StdoutSessionID)),
+		Type:      typ,
+		UUID:      uuid,
+		Timestamp: history.Timestamp(str(l.Timestamp), now),
 		Message: rpc.MessageBody{
 			ID:      am.ID,
-			Role:    cmp.Or(am.Role, l.Type),
+			Role:    cmp.Or(am.Role, string(typ)),
 			Content: out,
 			Model:   am.Model,
 			Usage:   am.Usage,
@@ -250,7 +282,7 @@ var notTyped = []string{"<command-", "<local-command-", "<bash-", "<system-remin
 // prompt (a tool result, a command, a compaction summary…).
 func prompt(l Line) string {
 	var am message
-	if l.Type != "user" || !isMessage(l) || l.IsCompactSummary || read(messageSchema, nil, l.Message, &am) != nil {
+	if !is(l.Type, "user") || !isMessage(l) || l.IsCompactSummary || read(messageSchema, nil, l.Message, &am) != nil {
 		return ""
 	}
 	text := ""

@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,7 +41,6 @@ func checkClassify(t *testing.T, b []byte) {
 	for range 2 {
 		var sl Line
 		err := read(lineSchema, sh, b, &sl)
-		sl.SessionID = cmp.Or(sl.SessionID, sl.StdoutSessionID)
 		if (err == nil) != (perr == nil) || err == nil && !reflect.DeepEqual(sl, l) {
 			t.Fatalf("%q: a scan's reading %+v, %v; ParseLine %+v, %v", b, sl, err, l, perr)
 		}
