@@ -1,14 +1,9 @@
 // Package transcript reads Claude Code's stored sessions: the JSONL files the
 // CLI writes under ~/.claude/projects/<encoded cwd>/<session id>.jsonl.
 //
-// ToMessage turns one transcript line (or one stream-json stdout line, which
-// has the same shape) into the runtime-neutral rpc.Message. Store implements
-// runtimes.Transcripts on top of the files: it keeps, per file, the byte
-// offsets of its message lines and the facts List reports, and extends them
-// from the old end when the file grows, so neither listing nor paging re-reads
-// a whole transcript. Indexing classifies a line from its top-level members
-// without decoding it (scan.go), in parts on every core for a big file; a
-// page's lines are decoded in one pass. With a cache directory, the indexes
-// of big transcripts outlive a restart (lineindex.Cache.Persist). Tail follows
-// one file through the daemon's shared watcher (internal/fswatch).
+// A line (Line) is read by the shared schema walker (internal/jsonl), and
+// ToMessage turns one (from a transcript, or the CLI's stream-json stdout,
+// which has the same shape) into the runtime-neutral rpc.Message. Store is
+// the shared history store (runtimes/history) over that format: its index
+// keeps where a transcript's messages are and what List reports of it.
 package transcript

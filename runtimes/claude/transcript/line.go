@@ -5,7 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,11 +19,10 @@ import (
 )
 
 // Line is what cdevd reads of a Claude JSONL line (transcript or
-// stream-json stdout): its top-level members, each as written (borrowed
-// from the line read), decoded only where used. A scan reads every line of
-// a transcript for its type and branch alone: a string allocated for each
-// member made the first index build 2.5 times slower (BenchmarkClassify:
-// 26 allocations for 10 MB, against 79,413).
+// stream-json stdout): its top-level members as written (borrowed from the
+// line), decoded where used. A scan reads each line for its type and branch
+// alone: a string allocated for each member made it 2.5 times slower
+// (BenchmarkClassify: 79,413 allocations for 10 MB, against 26).
 type Line struct {
 	Type      json.RawMessage `json:"type"`
 	UUID      json.RawMessage `json:"uuid"`
@@ -38,16 +37,15 @@ type Line struct {
 	// IsCompactSummary marks the user message that replaces a compacted
 	// conversation: a message, but not a prompt the user typed.
 	IsCompactSummary bool `json:"isCompactSummary"`
-	// Titles, from "summary", "custom-title" (/rename) and "ai-title" lines.
+	// Titles, of "summary", "custom-title" and "ai-title" lines.
 	Summary     json.RawMessage `json:"summary"`
 	CustomTitle json.RawMessage `json:"customTitle"`
 	AITitle     json.RawMessage `json:"aiTitle"`
-	// Message is the API message.
-	Message json.RawMessage `json:"message"`
+	Message     json.RawMessage `json:"message"` // the API message
 }
 
-// str is the string raw holds, "" for another value (as a decoding that
-// forgives type errors leaves a string field).
+// str is the string raw holds, "" for another value (as encoding/json,
+// its type errors forgiven, leaves a string).
 func str(raw json.RawMessage) string {
 	if len(raw) >= 2 && raw[0] == '"' {
 		if s, ok := jsonl.Unquote(raw[1 : len(raw)-1]); ok {
@@ -59,8 +57,7 @@ func str(raw json.RawMessage) string {
 	return s
 }
 
-// is reports whether raw holds the string s, comparing it as written
-// where it has no escape.
+// is reports whether raw holds the string s, without decoding it.
 func is(raw json.RawMessage, s string) bool {
 	if bytes.IndexByte(raw, '\\') >= 0 {
 		return str(raw) == s
@@ -77,66 +74,68 @@ type message struct {
 	Usage   *rpc.Usage `json:"usage"`
 }
 
-// content is a message's content: a typed prompt's string (one text
-// block, none when empty) or an array of blocks.
-type content []apiBlock
+// content is a typed prompt's string (a text block, none if empty), or
+// blocks: those of the protocol's five types, each with its type's fields
+// only (others, redacted_thinking say, would be noise to a client).
+type content []rpc.ContentBlock
 
-// apiBlock is one content block of an API message.
-type apiBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Source    json.RawMessage `json:"source"`
-}
-
-// UnmarshalJSON decodes content as readContent reads it, forgiving what
-// is not a string or an array of blocks (no content), and fields of the
-// wrong type (left zero), so that a page never depends on them.
+// UnmarshalJSON decodes content as readContent reads it, forgiving other
+// values (no content) and fields of another type (left zero).
 func (c *content) UnmarshalJSON(b []byte) error {
 	var s string
-	if json.Unmarshal(b, &s) == nil {
-		*c = textContent(s)
-		return nil
+	var blocks []rpc.ContentBlock
+	if json.Unmarshal(b, &s) != nil {
+		_ = json.Unmarshal(b, &blocks)
+	} else if s != "" {
+		blocks = []rpc.ContentBlock{{Type: rpc.BlockText, Text: s}}
 	}
-	var blocks []apiBlock
-	_ = json.Unmarshal(b, &blocks)
-	*c = blocks
+	*c = content{}
+	for _, bl := range blocks {
+		*c = c.with(bl)
+	}
 	return nil
-}
-
-func textContent(s string) content {
-	if s == "" {
-		return content{}
-	}
-	return content{{Type: string(rpc.BlockText), Text: s}}
 }
 
 // readContent is content's reading for messageSchema.
 func readContent(b []byte, at int, c *content) int {
+	*c = content{}
+	bl := rpc.ContentBlock{Type: rpc.BlockText}
 	if b[at] == '"' {
-		var s string
-		e := jsonl.String(b, at, &s)
-		*c = textContent(s)
+		e := jsonl.String(b, at, &bl.Text)
+		if bl.Text != "" {
+			*c = c.with(bl)
+		}
 		return e
 	}
-	return jsonl.Array(b, at, func() { *c = content{} }, func(at int) int {
-		*c = append(*c, apiBlock{})
-		return blockSchema.ReadAt(b, at, &(*c)[len(*c)-1])
+	return jsonl.Array(b, at, nil, func(at int) int {
+		bl = rpc.ContentBlock{}
+		e := blockSchema.ReadAt(b, at, &bl)
+		*c = c.with(bl)
+		return e
 	})
 }
 
-// The schemas of a line, its message and what that holds: what
-// encoding/json decodes into Line and message (FuzzSchemas holds them to
-// it), read in one pass and without reflection: the decoder was two thirds
-// of a page of an indexed transcript, and 97% of a first index build
-// (pprof). A line's message is not validated; the one a page shows is
-// read in its turn.
+// with is c and b, of its type's fields only, if the protocol knows its type.
+func (c content) with(b rpc.ContentBlock) content {
+	switch b.Type {
+	case rpc.BlockText:
+		return append(c, rpc.ContentBlock{Type: b.Type, Text: b.Text})
+	case rpc.BlockThinking:
+		return append(c, rpc.ContentBlock{Type: b.Type, Thinking: b.Thinking})
+	case rpc.BlockToolUse:
+		return append(c, rpc.ContentBlock{Type: b.Type, ID: b.ID, Name: b.Name, Input: b.Input})
+	case rpc.BlockToolResult:
+		return append(c, rpc.ContentBlock{Type: b.Type, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError})
+	case rpc.BlockImage:
+		return append(c, rpc.ContentBlock{Type: b.Type, Source: b.Source})
+	}
+	return c
+}
+
+// The schemas of a line and its message: what encoding/json decodes into
+// Line and message (FuzzSchemas holds them to it), without reflection:
+// encoding/json was two thirds of a page of an indexed transcript, and 97%
+// of a first index build (pprof).
 var (
 	lineSchema = jsonl.NewSchema(
 		raw("type", func(l *Line) *json.RawMessage { return &l.Type }),
@@ -160,17 +159,21 @@ var (
 		jsonl.Key("content", func(m *message) *content { return &m.Content }, readContent),
 		jsonl.PtrKey("usage", func(m *message) **rpc.Usage { return &m.Usage }, usageSchema),
 	)
+	// A block's members that Claude does not write are left to
+	// encoding/json, which decodes them into rpc.ContentBlock.
 	blockSchema = jsonl.NewSchema(
-		jsonl.StringKey("type", func(b *apiBlock) *string { return &b.Type }),
-		jsonl.StringKey("text", func(b *apiBlock) *string { return &b.Text }),
-		jsonl.StringKey("thinking", func(b *apiBlock) *string { return &b.Thinking }),
-		jsonl.StringKey("id", func(b *apiBlock) *string { return &b.ID }),
-		jsonl.StringKey("name", func(b *apiBlock) *string { return &b.Name }),
-		jsonl.RawKey("input", func(b *apiBlock) *json.RawMessage { return &b.Input }),
-		jsonl.StringKey("tool_use_id", func(b *apiBlock) *string { return &b.ToolUseID }),
-		jsonl.RawKey("content", func(b *apiBlock) *json.RawMessage { return &b.Content }),
-		jsonl.BoolKey("is_error", func(b *apiBlock) *bool { return &b.IsError }),
-		jsonl.RawKey("source", func(b *apiBlock) *json.RawMessage { return &b.Source }),
+		jsonl.StringKey("type", func(b *rpc.ContentBlock) *string { return (*string)(&b.Type) }),
+		jsonl.StringKey("text", func(b *rpc.ContentBlock) *string { return &b.Text }),
+		jsonl.StringKey("thinking", func(b *rpc.ContentBlock) *string { return &b.Thinking }),
+		jsonl.StringKey("id", func(b *rpc.ContentBlock) *string { return &b.ID }),
+		jsonl.StringKey("name", func(b *rpc.ContentBlock) *string { return &b.Name }),
+		jsonl.RawKey("input", func(b *rpc.ContentBlock) *json.RawMessage { return &b.Input }),
+		jsonl.StringKey("tool_use_id", func(b *rpc.ContentBlock) *string { return &b.ToolUseID }),
+		jsonl.RawKey("content", func(b *rpc.ContentBlock) *json.RawMessage { return &b.Content }),
+		jsonl.BoolKey("is_error", func(b *rpc.ContentBlock) *bool { return &b.IsError }),
+		jsonl.RawKey("source", func(b *rpc.ContentBlock) *json.RawMessage { return &b.Source }),
+		jsonl.FuncKey("exit_code", refuse[rpc.ContentBlock]),
+		jsonl.FuncKey("diffs", refuse[rpc.ContentBlock]),
 	)
 	usageSchema = jsonl.NewSchema(
 		jsonl.IntKey("input_tokens", func(u *rpc.Usage) *int64 { return &u.InputTokens }),
@@ -180,13 +183,13 @@ var (
 	)
 )
 
-// raw is a member of Line, borrowed as written.
 var raw = jsonl.BorrowedKey[Line]
 
-// read fills *dst as encoding/json decodes b into it, a value of another
-// type left zero: by s where it can vouch for that (the keys of the lines
-// before remembered in sh, nil for none), else by encoding/json. Only
-// malformed JSON is an error.
+func refuse[T any]([]byte, int, *T) int { return -1 }
+
+// read fills *dst as encoding/json decodes b into it, forgiving type
+// errors: by s (with the keys of the lines before in sh, nil for none)
+// where s vouches for it, else by encoding/json.
 func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) error {
 	if s.ReadShaped(sh, b, dst) {
 		return nil
@@ -201,15 +204,22 @@ func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) error {
 // ParseLine decodes one JSONL line; its members are b's bytes, not
 // copies. Only malformed JSON is an error.
 func ParseLine(b []byte) (Line, error) {
-	var l Line
-	if err := read(lineSchema, nil, b, &l); err != nil {
-		return Line{}, fmt.Errorf("parse transcript line: %w", err)
+	if !json.Valid(b) {
+		return Line{}, errors.New("transcript line: malformed JSON")
 	}
-	return l, nil
+	return parse(b), nil
 }
 
-// isMessage reports whether ToMessage accepts l. It looks only at the line,
-// not at the blocks, so indexing and counting stay cheap and agree with it.
+// parse is ParseLine without validating what the schema skips (a page, a
+// count): a line that is not JSON reads as no line.
+func parse(b []byte) Line {
+	var l Line
+	_ = read(lineSchema, nil, b, &l)
+	return l
+}
+
+// isMessage reports whether ToMessage accepts l, from the line alone, so
+// that a scan's counts stay cheap and agree with pages.
 func isMessage(l Line) bool {
 	return (is(l.Type, "user") || is(l.Type, "assistant")) && !l.IsMeta && !l.IsSidechain &&
 		len(l.Message) > 0 && string(l.Message) != "null"
@@ -218,24 +228,14 @@ func isMessage(l Line) bool {
 // now is the clock for messages that carry no timestamp (stdout lines).
 var now = time.Now
 
-// ToMessage converts a user/assistant line (from a transcript or from the
-// CLI's stdout) to the normalized rpc.Message; ok is false for lines that are
-// not conversation messages (attachment, queue-operation, last-prompt,
-// summary, meta and sub-agent lines…).
-//
-// Blocks of a type the protocol does not know (redacted_thinking, server
-// tool blocks…) are left out rather than shown as text: clients decode only
-// the five protocol block types, and raw JSON would be noise. The message is
-// still returned, possibly with no blocks, so that message counts and paging
-// never depend on block contents.
+// ToMessage converts a user or assistant line to the normalized
+// rpc.Message; ok is false for lines that are not conversation messages
+// (attachment, summary, meta and sub-agent lines…). A message is kept
+// even with no blocks, so that counts and paging never depend on them.
 func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 	var am message
 	if !isMessage(l) || read(messageSchema, nil, l.Message, &am) != nil {
 		return rpc.Message{}, false
-	}
-	out := make([]rpc.ContentBlock, 0, len(am.Content))
-	for _, b := range am.Content {
-		out = appendBlock(out, b)
 	}
 	typ, uuid := rpc.MessageAssistant, str(l.UUID)
 	if is(l.Type, "user") {
@@ -250,28 +250,11 @@ func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 		Message: rpc.MessageBody{
 			ID:      am.ID,
 			Role:    cmp.Or(am.Role, string(typ)),
-			Content: out,
+			Content: append(content{}, am.Content...), // [], not null, when none
 			Model:   am.Model,
 			Usage:   am.Usage,
 		},
 	}, true
-}
-
-// appendBlock appends b to out when it is of a type the protocol knows.
-func appendBlock(out []rpc.ContentBlock, b apiBlock) []rpc.ContentBlock {
-	switch t := rpc.BlockType(b.Type); t {
-	case rpc.BlockText:
-		out = append(out, rpc.ContentBlock{Type: t, Text: b.Text})
-	case rpc.BlockThinking:
-		out = append(out, rpc.ContentBlock{Type: t, Thinking: b.Thinking})
-	case rpc.BlockToolUse:
-		out = append(out, rpc.ContentBlock{Type: t, ID: b.ID, Name: b.Name, Input: b.Input})
-	case rpc.BlockToolResult:
-		out = append(out, rpc.ContentBlock{Type: t, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError})
-	case rpc.BlockImage:
-		out = append(out, rpc.ContentBlock{Type: t, Source: b.Source})
-	}
-	return out
 }
 
 // notTyped are the openings of user-message text the CLI writes itself
@@ -287,7 +270,7 @@ func prompt(l Line) string {
 	}
 	text := ""
 	for _, b := range am.Content {
-		switch rpc.BlockType(b.Type) {
+		switch b.Type {
 		case rpc.BlockToolResult:
 			return ""
 		case rpc.BlockText:
@@ -296,16 +279,13 @@ func prompt(l Line) string {
 			}
 		}
 	}
-	for _, p := range notTyped {
-		if strings.HasPrefix(text, p) {
-			return ""
-		}
+	if slices.ContainsFunc(notTyped, func(p string) bool { return strings.HasPrefix(text, p) }) {
+		return ""
 	}
 	return text
 }
 
-// maxDirName is where Claude shortens long folder names (adding a hash).
-const maxDirName = 200
+const maxDirName = 200 // where Claude shortens a folder's name
 
 // EncodeDir is the name Claude gives a working directory's folder under
 // ~/.claude/projects: dir with every non-alphanumeric character as '-'.
@@ -317,18 +297,14 @@ func EncodeDir(dir string) string {
 	var hash int32
 	for i, u := range units {
 		hash = hash*31 + int32(u)
+		name[i] = '-'
 		if u < utf8.RuneSelf && (unicode.IsLetter(rune(u)) || unicode.IsDigit(rune(u))) {
 			name[i] = byte(u)
-		} else {
-			name[i] = '-'
 		}
 	}
 	if len(name) <= maxDirName {
 		return string(name)
 	}
 	h := int64(hash)
-	if h < 0 {
-		h = -h
-	}
-	return string(name[:maxDirName]) + "-" + strconv.FormatInt(h, 36)
+	return string(name[:maxDirName]) + "-" + strconv.FormatInt(max(h, -h), 36)
 }

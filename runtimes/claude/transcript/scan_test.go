@@ -17,20 +17,20 @@ import (
 )
 
 // checkClassify fails unless a scan counts line b as a message exactly
-// when a page reads it as one (ParseLine and isMessage: ToMessage then
-// shows it, or Counted has it left out), and a scan's reading, which
+// when a page reads it as one (isMessage: ToMessage then shows it or,
+// damaged inside, Counted has it left out), and a scan's reading, which
 // remembers the keys of the lines before (the real CLI's, the cases here,
-// and b itself), reads what ParseLine does.
+// and b itself), reads what a page's does.
 func checkClassify(t *testing.T, b []byte) {
 	t.Helper()
-	l, perr := ParseLine(b)
-	if perr != nil && json.Valid(b) {
-		t.Fatalf("%q: valid line refused: %v", b, perr)
+	l := parse(b)
+	if pl, err := ParseLine(b); json.Valid(b) && (err != nil || !reflect.DeepEqual(pl, l)) {
+		t.Fatalf("%q: ParseLine %+v, %v; a page's reading %+v", b, pl, err, l)
 	}
 	if got := (&index{}).add(b); got != isMessage(l) {
-		t.Fatalf("%q: a scan says message %v; ParseLine %v", b, got, isMessage(l))
+		t.Fatalf("%q: a scan says message %v; a page %v", b, got, isMessage(l))
 	}
-	if _, ok := ToMessage("s", l); ok != isMessage(l) {
+	if _, ok := ToMessage("s", l); json.Valid(b) && ok != isMessage(l) {
 		t.Fatalf("%q: ToMessage %v; isMessage %v", b, ok, isMessage(l))
 	}
 	sh := new(jsonl.Shape)
@@ -40,9 +40,9 @@ func checkClassify(t *testing.T, b []byte) {
 	}
 	for range 2 {
 		var sl Line
-		err := read(lineSchema, sh, b, &sl)
-		if (err == nil) != (perr == nil) || err == nil && !reflect.DeepEqual(sl, l) {
-			t.Fatalf("%q: a scan's reading %+v, %v; ParseLine %+v, %v", b, sl, err, l, perr)
+		_ = read(lineSchema, sh, b, &sl)
+		if !reflect.DeepEqual(sl, l) {
+			t.Fatalf("%q: a scan's reading %+v; a page's %+v", b, sl, l)
 		}
 	}
 }
@@ -137,13 +137,12 @@ func TestIndexMerge(t *testing.T) {
 	for cut := range len(lines) + 1 {
 		x := gather(lines[:cut])
 		x.Merge(gather(lines[cut:]))
-		if x.title() != whole.title() || x.prompt != whole.prompt || x.branch != whole.branch ||
-			x.customTitle != whole.customTitle || x.aiTitle != whole.aiTitle || x.summary != whole.summary {
+		if x.title() != whole.title() || x.facts != whole.facts {
 			t.Errorf("cut at %d: %+v; whole: %+v", cut, *x, *whole)
 		}
 	}
-	if whole.title() != "ai name" || whole.prompt != "the prompt" || whole.branch != "feature" {
-		t.Errorf("whole: title %q, prompt %q, branch %q", whole.title(), whole.prompt, whole.branch)
+	if whole.title() != "ai name" || whole.Prompt != "the prompt" || whole.Branch != "feature" {
+		t.Errorf("whole: title %q, prompt %q, branch %q", whole.title(), whole.Prompt, whole.Branch)
 	}
 }
 

@@ -27,7 +27,7 @@ var schemaCases = []struct {
 }{
 	{jsonltest.Case[Line]{Label: "line", Schema: lineSchema}, 80},
 	{jsonltest.Case[message]{Label: "message", Schema: messageSchema}, 40},
-	{jsonltest.Case[apiBlock]{Label: "block", Schema: blockSchema}, 35},
+	{jsonltest.Case[rpc.ContentBlock]{Label: "block", Schema: blockSchema}, 35},
 	{jsonltest.Case[rpc.Usage]{Label: "usage", Schema: usageSchema}, 15},
 }
 
