@@ -18,39 +18,35 @@ import (
 	"github.com/cdevd/cdevd/runtimes/history"
 )
 
-// Line is what cdevd reads of a Claude JSONL line (transcript or
-// stream-json stdout): its top-level members as written (borrowed from the
-// line), decoded where used. A scan reads each line for its type and branch
-// alone: a string allocated for each member made it 2.5 times slower
-// (BenchmarkClassify: 79,413 allocations for 10 MB, against 26).
+// Line is a Claude JSONL line (transcript or stream-json stdout): its
+// top-level members as written (borrowed from the line), decoded where
+// used. A scan reads each line for its type and branch alone: a string
+// allocated for each member made it 2.5 times slower (BenchmarkClassify:
+// 79,413 allocations for 10 MB, against 26).
 type Line struct {
-	Type      json.RawMessage `json:"type"`
-	UUID      json.RawMessage `json:"uuid"`
-	SessionID json.RawMessage `json:"sessionId"`
-	// StdoutSessionID is the session id as stdout lines spell it.
-	StdoutSessionID json.RawMessage `json:"session_id"`
-	Timestamp       json.RawMessage `json:"timestamp"`
-	GitBranch       json.RawMessage `json:"gitBranch"`
-	IsMeta          bool            `json:"isMeta"`
-	// IsSidechain marks a sub-agent's messages: not the main conversation.
-	IsSidechain bool `json:"isSidechain"`
-	// IsCompactSummary marks the user message that replaces a compacted
-	// conversation: a message, but not a prompt the user typed.
-	IsCompactSummary bool `json:"isCompactSummary"`
-	// Titles, of "summary", "custom-title" and "ai-title" lines.
-	Summary     json.RawMessage `json:"summary"`
-	CustomTitle json.RawMessage `json:"customTitle"`
-	AITitle     json.RawMessage `json:"aiTitle"`
-	Message     json.RawMessage `json:"message"` // the API message
+	Type             json.RawMessage `json:"type"`
+	UUID             json.RawMessage `json:"uuid"`
+	SessionID        json.RawMessage `json:"sessionId"`
+	StdoutSessionID  json.RawMessage `json:"session_id"` // as stdout spells it
+	Timestamp        json.RawMessage `json:"timestamp"`
+	GitBranch        json.RawMessage `json:"gitBranch"`
+	IsMeta           bool            `json:"isMeta"`
+	IsSidechain      bool            `json:"isSidechain"`      // a sub-agent's message
+	IsCompactSummary bool            `json:"isCompactSummary"` // a message, but no typed prompt
+	Summary          json.RawMessage `json:"summary"`
+	CustomTitle      json.RawMessage `json:"customTitle"`
+	AITitle          json.RawMessage `json:"aiTitle"`
+	Message          json.RawMessage `json:"message"` // the API message
 }
 
-// str is the string raw holds, "" for another value (as encoding/json,
-// its type errors forgiven, leaves a string).
+// str is the string raw holds, "" for another value (as encoding/json
+// leaves a string, its type errors forgiven).
 func str(raw json.RawMessage) string {
-	if len(raw) >= 2 && raw[0] == '"' {
-		if s, ok := jsonl.Unquote(raw[1 : len(raw)-1]); ok {
-			return s
-		}
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	if s, ok := jsonl.Unquote(raw[1 : len(raw)-1]); ok {
+		return s
 	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
@@ -75,8 +71,8 @@ type message struct {
 }
 
 // content is a typed prompt's string (a text block, none if empty), or
-// blocks: those of the protocol's five types, each with its type's fields
-// only (others, redacted_thinking say, would be noise to a client).
+// blocks: of the protocol's five types only (redacted_thinking and the
+// like would be noise to a client), each with its type's fields.
 type content []rpc.ContentBlock
 
 // UnmarshalJSON decodes content as readContent reads it, forgiving other
@@ -96,19 +92,11 @@ func (c *content) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// readContent is content's reading for messageSchema.
+// readContent reads blocks for messageSchema, leaving a typed prompt's
+// string, rarer, to encoding/json.
 func readContent(b []byte, at int, c *content) int {
-	*c = content{}
-	bl := rpc.ContentBlock{Type: rpc.BlockText}
-	if b[at] == '"' {
-		e := jsonl.String(b, at, &bl.Text)
-		if bl.Text != "" {
-			*c = c.with(bl)
-		}
-		return e
-	}
-	return jsonl.Array(b, at, nil, func(at int) int {
-		bl = rpc.ContentBlock{}
+	return jsonl.Array(b, at, func() { *c = content{} }, func(at int) int {
+		var bl rpc.ContentBlock
 		e := blockSchema.ReadAt(b, at, &bl)
 		*c = c.with(bl)
 		return e
@@ -134,8 +122,7 @@ func (c content) with(b rpc.ContentBlock) content {
 
 // The schemas of a line and its message: what encoding/json decodes into
 // Line and message (FuzzSchemas holds them to it), without reflection:
-// encoding/json was two thirds of a page of an indexed transcript, and 97%
-// of a first index build (pprof).
+// encoding/json was two thirds of an indexed page, 97% of a scan (pprof).
 var (
 	lineSchema = jsonl.NewSchema(
 		raw("type", func(l *Line) *json.RawMessage { return &l.Type }),
@@ -159,8 +146,7 @@ var (
 		jsonl.Key("content", func(m *message) *content { return &m.Content }, readContent),
 		jsonl.PtrKey("usage", func(m *message) **rpc.Usage { return &m.Usage }, usageSchema),
 	)
-	// A block's members that Claude does not write are left to
-	// encoding/json, which decodes them into rpc.ContentBlock.
+	// Members Claude does not write are left to encoding/json.
 	blockSchema = jsonl.NewSchema(
 		jsonl.StringKey("type", func(b *rpc.ContentBlock) *string { return (*string)(&b.Type) }),
 		jsonl.StringKey("text", func(b *rpc.ContentBlock) *string { return &b.Text }),
@@ -189,16 +175,14 @@ func refuse[T any]([]byte, int, *T) int { return -1 }
 
 // read fills *dst as encoding/json decodes b into it, forgiving type
 // errors: by s (with the keys of the lines before in sh, nil for none)
-// where s vouches for it, else by encoding/json.
-func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) error {
+// where s vouches for it, else by encoding/json; false for malformed JSON.
+func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) bool {
 	if s.ReadShaped(sh, b, dst) {
-		return nil
+		return true
 	}
 	var te *json.UnmarshalTypeError
-	if err := json.Unmarshal(b, dst); err != nil && !errors.As(err, &te) {
-		return err
-	}
-	return nil
+	err := json.Unmarshal(b, dst)
+	return err == nil || errors.As(err, &te)
 }
 
 // ParseLine decodes one JSONL line; its members are b's bytes, not
@@ -210,11 +194,11 @@ func ParseLine(b []byte) (Line, error) {
 	return parse(b), nil
 }
 
-// parse is ParseLine without validating what the schema skips (a page, a
-// count): a line that is not JSON reads as no line.
+// parse is ParseLine for a page or a count, which do not validate what
+// the schema skips: a malformed line reads as no line.
 func parse(b []byte) Line {
 	var l Line
-	_ = read(lineSchema, nil, b, &l)
+	read(lineSchema, nil, b, &l)
 	return l
 }
 
@@ -234,13 +218,10 @@ var now = time.Now
 // even with no blocks, so that counts and paging never depend on them.
 func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 	var am message
-	if !isMessage(l) || read(messageSchema, nil, l.Message, &am) != nil {
+	if !isMessage(l) || !read(messageSchema, nil, l.Message, &am) {
 		return rpc.Message{}, false
 	}
-	typ, uuid := rpc.MessageAssistant, str(l.UUID)
-	if is(l.Type, "user") {
-		typ = rpc.MessageUser
-	}
+	typ, uuid := rpc.MessageType(str(l.Type)), str(l.UUID)
 	return rpc.Message{
 		ID:        cmp.Or(uuid, am.ID),
 		SessionID: cmp.Or(sessionID, str(l.SessionID), str(l.StdoutSessionID)),
@@ -257,15 +238,15 @@ func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 	}, true
 }
 
-// notTyped are the openings of user-message text the CLI writes itself
-// (slash commands and their output, shell escapes, reminders).
+// notTyped open the user messages the CLI writes itself (commands and
+// their output, shell escapes, reminders).
 var notTyped = []string{"<command-", "<local-command-", "<bash-", "<system-reminder>"}
 
 // prompt returns the text the user typed in l, or "" when l is not a typed
 // prompt (a tool result, a command, a compaction summary…).
 func prompt(l Line) string {
 	var am message
-	if !is(l.Type, "user") || !isMessage(l) || l.IsCompactSummary || read(messageSchema, nil, l.Message, &am) != nil {
+	if !is(l.Type, "user") || !isMessage(l) || l.IsCompactSummary || !read(messageSchema, nil, l.Message, &am) {
 		return ""
 	}
 	text := ""
@@ -288,9 +269,9 @@ func prompt(l Line) string {
 const maxDirName = 200 // where Claude shortens a folder's name
 
 // EncodeDir is the name Claude gives a working directory's folder under
-// ~/.claude/projects: dir with every non-alphanumeric character as '-'.
-// Like the CLI (JavaScript), it works on UTF-16 code units, and a name longer
-// than 200 units is cut there and suffixed with '-' and a base-36 hash of dir.
+// ~/.claude/projects: dir with every non-alphanumeric character as '-'. As
+// the CLI (JavaScript) does, it counts UTF-16 units, and cuts a name longer
+// than 200 there, suffixed with '-' and a base-36 hash of dir.
 func EncodeDir(dir string) string {
 	units := utf16.Encode([]rune(dir))
 	name := make([]byte, len(units))

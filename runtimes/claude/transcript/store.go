@@ -71,8 +71,8 @@ func (s *Store) Dir(dir string) string {
 	return filepath.Join(s.projectsDir, EncodeDir(dir))
 }
 
-// indexVersion names what add gathers, for persisted indexes: change it
-// whenever add, isMessage or the facts saved change.
+// indexVersion names what add gathers, for saved indexes: change it
+// whenever add, isMessage or facts change.
 const indexVersion = "claude-transcript-2"
 
 // titleKinds are the lines that title a session, by precedence: the
@@ -108,13 +108,11 @@ func (x *index) add(b []byte) bool {
 	// Read into the index's own Line: a line's own escaped to the heap
 	// (the schema fills it through func values), an allocation a line.
 	l := &x.line
-	if read(lineSchema, x.Shape(), b, l) != nil {
+	if !read(lineSchema, x.Shape(), b, l) {
 		return false // a torn or foreign line: not a message
 	}
 	if len(l.GitBranch) > 0 && !is(l.GitBranch, x.Branch) {
-		if branch := str(l.GitBranch); branch != "" {
-			x.Branch = branch
-		}
+		x.Branch = cmp.Or(str(l.GitBranch), x.Branch)
 	}
 	// The latest title of each kind wins: they are re-appended when renamed.
 	for i, k := range titleKinds {
