@@ -18,11 +18,10 @@ import (
 	"github.com/cdevd/cdevd/runtimes/history"
 )
 
-// Line is a Claude JSONL line (transcript or stream-json stdout): its
-// top-level members as written (borrowed from the line), decoded where
-// used. A scan reads each line for its type and branch alone: a string
-// allocated for each member made it 2.5 times slower (BenchmarkClassify:
-// 79,413 allocations for 10 MB, against 26).
+// Line is a Claude JSONL line's top-level members as written (borrowed
+// from it), decoded where used: a scan reads a line for its type and branch
+// alone, and a string allocated for each member made it 2.5 times slower
+// (BenchmarkClassify: 79,413 allocations for 10 MB, against 26).
 type Line struct {
 	Type             json.RawMessage `json:"type"`
 	UUID             json.RawMessage `json:"uuid"`
@@ -39,8 +38,7 @@ type Line struct {
 	Message          json.RawMessage `json:"message"` // the API message
 }
 
-// str is the string raw holds, "" for another value (as encoding/json
-// leaves a string, its type errors forgiven).
+// str is the string raw holds, "" for another value (a type error forgiven).
 func str(raw json.RawMessage) string {
 	if len(raw) < 2 || raw[0] != '"' {
 		return ""
@@ -61,7 +59,7 @@ func is(raw json.RawMessage, s string) bool {
 	return len(raw) == len(s)+2 && raw[0] == '"' && string(raw[1:len(raw)-1]) == s
 }
 
-// message is the Anthropic API message a user or assistant line carries.
+// message is the Anthropic API message of a user or assistant line.
 type message struct {
 	ID      string     `json:"id"`
 	Role    string     `json:"role"`
@@ -70,13 +68,11 @@ type message struct {
 	Usage   *rpc.Usage `json:"usage"`
 }
 
-// content is a typed prompt's string (a text block, none if empty), or
-// blocks: of the protocol's five types only (redacted_thinking and the
-// like would be noise to a client), each with its type's fields.
+// content is a typed prompt's string (a text block, none if empty) or blocks,
+// of the protocol's five types only, each with its type's fields.
 type content []rpc.ContentBlock
 
-// UnmarshalJSON decodes content as readContent reads it, forgiving other
-// values (no content) and fields of another type (left zero).
+// UnmarshalJSON decodes content, forgiving type errors (left zero or empty).
 func (c *content) UnmarshalJSON(b []byte) error {
 	var s string
 	var blocks []rpc.ContentBlock
@@ -92,8 +88,7 @@ func (c *content) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// readContent reads blocks for messageSchema, leaving a typed prompt's
-// string, rarer, to encoding/json.
+// readContent reads blocks, leaving a typed prompt's string to encoding/json.
 func readContent(b []byte, at int, c *content) int {
 	return jsonl.Array(b, at, func() { *c = content{} }, func(at int) int {
 		var bl rpc.ContentBlock
@@ -120,9 +115,8 @@ func (c content) with(b rpc.ContentBlock) content {
 	return c
 }
 
-// The schemas of a line and its message: what encoding/json decodes into
-// Line and message (FuzzSchemas holds them to it), without reflection:
-// encoding/json was two thirds of an indexed page, 97% of a scan (pprof).
+// The schemas: encoding/json's decoding (FuzzSchemas holds them to it) without
+// reflection, which was two thirds of an indexed page, 97% of a scan (pprof).
 var (
 	lineSchema = jsonl.NewSchema(
 		raw("type", func(l *Line) *json.RawMessage { return &l.Type }),
@@ -173,9 +167,8 @@ var raw = jsonl.BorrowedKey[Line]
 
 func refuse[T any]([]byte, int, *T) int { return -1 }
 
-// read fills *dst as encoding/json decodes b into it, forgiving type
-// errors: by s (with the keys of the lines before in sh, nil for none)
-// where s vouches for it, else by encoding/json; false for malformed JSON.
+// read decodes b into *dst, type errors forgiven, by s (with sh, the keys of
+// the lines before) where s vouches for it, else by encoding/json.
 func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) bool {
 	if s.ReadShaped(sh, b, dst) {
 		return true
@@ -185,8 +178,7 @@ func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) bool {
 	return err == nil || errors.As(err, &te)
 }
 
-// ParseLine decodes one JSONL line; its members are b's bytes, not
-// copies. Only malformed JSON is an error.
+// ParseLine decodes a line into members that are b's bytes, not copies.
 func ParseLine(b []byte) (Line, error) {
 	if !json.Valid(b) {
 		return Line{}, errors.New("transcript line: malformed JSON")
@@ -194,27 +186,23 @@ func ParseLine(b []byte) (Line, error) {
 	return parse(b), nil
 }
 
-// parse is ParseLine for a page or a count, which do not validate what
-// the schema skips: a malformed line reads as no line.
+// parse is ParseLine not validating what the schema skips, for a page or a count.
 func parse(b []byte) Line {
 	var l Line
 	read(lineSchema, nil, b, &l)
 	return l
 }
 
-// isMessage reports whether ToMessage accepts l, from the line alone, so
-// that a scan's counts stay cheap and agree with pages.
+// isMessage is whether ToMessage takes l, from l alone: a scan counts it cheaply.
 func isMessage(l Line) bool {
 	return (is(l.Type, "user") || is(l.Type, "assistant")) && !l.IsMeta && !l.IsSidechain &&
 		len(l.Message) > 0 && string(l.Message) != "null"
 }
 
-// now is the clock for messages that carry no timestamp (stdout lines).
-var now = time.Now
+var now = time.Now // the clock of messages without a timestamp (stdout's)
 
-// ToMessage converts a user or assistant line to the normalized
-// rpc.Message; ok is false for lines that are not conversation messages
-// (attachment, summary, meta and sub-agent lines…). A message is kept
+// ToMessage converts a user or assistant line to an rpc.Message; ok is false
+// for other lines (attachment, summary, meta, sub-agent…). A message is kept
 // even with no blocks, so that counts and paging never depend on them.
 func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 	var am message
@@ -242,8 +230,7 @@ func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
 // their output, shell escapes, reminders).
 var notTyped = []string{"<command-", "<local-command-", "<bash-", "<system-reminder>"}
 
-// prompt returns the text the user typed in l, or "" when l is not a typed
-// prompt (a tool result, a command, a compaction summary…).
+// prompt is the text the user typed in l; "" for a tool result, a command…
 func prompt(l Line) string {
 	var am message
 	if !is(l.Type, "user") || !isMessage(l) || l.IsCompactSummary || !read(messageSchema, nil, l.Message, &am) {
@@ -251,13 +238,11 @@ func prompt(l Line) string {
 	}
 	text := ""
 	for _, b := range am.Content {
-		switch b.Type {
-		case rpc.BlockToolResult:
+		if b.Type == rpc.BlockToolResult {
 			return ""
-		case rpc.BlockText:
-			if text == "" {
-				text = strings.TrimSpace(b.Text)
-			}
+		}
+		if text == "" && b.Type == rpc.BlockText {
+			text = strings.TrimSpace(b.Text)
 		}
 	}
 	if slices.ContainsFunc(notTyped, func(p string) bool { return strings.HasPrefix(text, p) }) {
@@ -268,10 +253,9 @@ func prompt(l Line) string {
 
 const maxDirName = 200 // where Claude shortens a folder's name
 
-// EncodeDir is the name Claude gives a working directory's folder under
-// ~/.claude/projects: dir with every non-alphanumeric character as '-'. As
-// the CLI (JavaScript) does, it counts UTF-16 units, and cuts a name longer
-// than 200 there, suffixed with '-' and a base-36 hash of dir.
+// EncodeDir is Claude's name for dir's folder in ~/.claude/projects: dir with
+// each non-alphanumeric as '-', counted in UTF-16 units as JavaScript does,
+// cut at 200 and suffixed with '-' and a base-36 hash of dir if longer.
 func EncodeDir(dir string) string {
 	units := utf16.Encode([]rune(dir))
 	name := make([]byte, len(units))

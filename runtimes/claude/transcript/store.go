@@ -10,20 +10,16 @@ import (
 
 	"github.com/cdevd/cdevd/internal/fswatch"
 	"github.com/cdevd/cdevd/rpc"
-	"github.com/cdevd/cdevd/runtimes"
 	"github.com/cdevd/cdevd/runtimes/history"
 	"github.com/cdevd/cdevd/runtimes/history/lineindex"
 )
 
-// Store reads the transcripts under one Claude projects directory
-// (~/.claude/projects). It is meant to live as long as the daemon, and is
-// safe for concurrent use.
+// Store reads the transcripts of a Claude projects directory, as long as the
+// daemon lives; it is safe for concurrent use.
 type Store struct {
 	*history.Folders[index, *index]
 	projectsDir string
 }
-
-var _ runtimes.Transcripts = (*Store)(nil)
 
 // New returns a Store for projectsDir; a nil logger logs nothing.
 func New(projectsDir string, logger *zap.Logger) *Store {
@@ -52,15 +48,13 @@ func NewWith(projectsDir string, o history.Options) *Store {
 	return s
 }
 
-// WithWatcher makes Tail and List watch through w rather than the process's
-// shared watcher; it returns s.
+// WithWatcher makes s watch through w, not the process's watcher.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.Folders.WithWatcher(w)
 	return s
 }
 
-// WithCacheDir makes s keep the indexes of big transcripts in dir too, so
-// that the first page of one after a restart needs no scan; it returns s.
+// WithCacheDir makes s save the indexes of big transcripts in dir.
 func (s *Store) WithCacheDir(dir string) *Store {
 	s.Folders.WithCacheDir(dir)
 	return s
@@ -71,23 +65,14 @@ func (s *Store) Dir(dir string) string {
 	return filepath.Join(s.projectsDir, EncodeDir(dir))
 }
 
-// indexVersion names what add gathers, for saved indexes: change it
-// whenever add, isMessage or facts change.
+// indexVersion names what add gathers, for saved indexes: change it with add.
 const indexVersion = "claude-transcript-2"
 
-// titleKinds are the lines that title a session, by precedence: the
-// user's name for it (/rename), the CLI's, a compaction's summary.
-var titleKinds = [...]struct {
-	typ  string
-	text func(*Line) json.RawMessage
-}{
-	{"custom-title", func(l *Line) json.RawMessage { return l.CustomTitle }},
-	{"ai-title", func(l *Line) json.RawMessage { return l.AITitle }},
-	{"summary", func(l *Line) json.RawMessage { return l.Summary }},
-}
+// titleTypes title a session, by precedence: the user's (/rename), the
+// CLI's, a compaction's summary.
+var titleTypes = [...]string{"custom-title", "ai-title", "summary"}
 
-// index is what one scan of a transcript learned: where its message lines
-// are (the kept Lines) and what List reports.
+// index is where a transcript's messages are (Lines), and what List reports.
 type index struct {
 	lineindex.Index
 	facts
@@ -97,8 +82,8 @@ type index struct {
 
 // facts are what List reports of a transcript, saved with its index.
 type facts struct {
-	Titles [len(titleKinds)]string
-	Titled [len(titleKinds)]bool // a line set the title (to "" too): what Merge needs
+	Titles [len(titleTypes)]string
+	Titled [len(titleTypes)]bool // a line set the title (to "" too): what Merge needs
 	Prompt string
 	Branch string
 }
@@ -115,14 +100,13 @@ func (x *index) add(b []byte) bool {
 		x.Branch = cmp.Or(str(l.GitBranch), x.Branch)
 	}
 	// The latest title of each kind wins: they are re-appended when renamed.
-	for i, k := range titleKinds {
-		if is(l.Type, k.typ) {
-			x.Titles[i], x.Titled[i] = str(k.text(l)), true
+	for i, t := range [...]json.RawMessage{l.CustomTitle, l.AITitle, l.Summary} {
+		if is(l.Type, titleTypes[i]) {
+			x.Titles[i], x.Titled[i] = str(t), true
 		}
 	}
-	// Only the earliest part of a parallel scan that has a prompt keeps it:
-	// looking for one decodes every user message until found, and most of
-	// a long agentic session's are tool results.
+	// Only the earliest part of a parallel scan with a prompt looks for one:
+	// that decodes every user message until found (most are tool results).
 	if x.Prompt == "" && !x.piece.FoundBefore() {
 		if x.Prompt = prompt(*l); x.Prompt != "" {
 			x.piece.Found()
@@ -136,8 +120,8 @@ func (x *index) add(b []byte) bool {
 // SetPiece tells x which part of a full scan it indexes (lineindex.Indexed).
 func (x *index) SetPiece(p *lineindex.Piece) { x.piece = p }
 
-// Merge takes in the index of the part of the file that follows x's (see
-// lineindex.Indexed): later titles and branch win, the first prompt stays.
+// Merge takes in y, of the part after x's: later titles and branch win, the
+// first prompt stays (lineindex.Indexed).
 func (x *index) Merge(y *index) {
 	for i, set := range y.Titled {
 		if set {
@@ -157,13 +141,7 @@ func (x *index) AppendFacts(b []byte) []byte {
 // ReadFacts reads what AppendFacts wrote.
 func (x *index) ReadFacts(b []byte) error { return json.Unmarshal(b, &x.facts) }
 
-// title is the session's summary: a title the user or the CLI gave it, else
-// the first prompt, cut to about 100 characters.
+// title is the session's title, else its first prompt, cut to 100 characters.
 func (x *index) title() string {
-	for _, t := range x.Titles {
-		if t != "" {
-			return history.Shorten(t, 100)
-		}
-	}
-	return history.Shorten(x.Prompt, 100)
+	return history.Shorten(cmp.Or(append(x.Titles[:], x.Prompt)...), 100)
 }
