@@ -5,7 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,305 +13,260 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 	"github.com/cdevd/cdevd/runtimes/history"
 )
 
-// Line is the subset of a Claude JSONL line (transcript or stream-json
-// stdout) cdevd reads.
+// Line is a Claude JSONL line's top-level members as written (borrowed
+// from it), decoded where used: a scan reads a line for its type and branch
+// alone, and a string allocated for each member made it 2.5 times slower
+// (BenchmarkClassify: 79,413 allocations for 10 MB, against 26).
 type Line struct {
-	Type       string          `json:"type"`
-	UUID       string          `json:"uuid"`
-	ParentUUID string          `json:"parentUuid"`
-	SessionID  string          `json:"sessionId"`
-	Timestamp  string          `json:"timestamp"`
-	GitBranch  string          `json:"gitBranch"`
-	Cwd        string          `json:"cwd"`
-	Message    json.RawMessage `json:"message"`
-	IsMeta     bool            `json:"isMeta"`
-	// IsSidechain marks a sub-agent's messages: not the main conversation.
-	IsSidechain bool `json:"isSidechain"`
-	// IsCompactSummary marks the user message that replaces a compacted
-	// conversation: a message, but not a prompt the user typed.
-	IsCompactSummary bool `json:"isCompactSummary"`
-	// Titles, from "summary", "custom-title" (/rename) and "ai-title" lines.
-	Summary     string `json:"summary"`
-	CustomTitle string `json:"customTitle"`
-	AITitle     string `json:"aiTitle"`
+	Type             json.RawMessage `json:"type"`
+	UUID             json.RawMessage `json:"uuid"`
+	SessionID        json.RawMessage `json:"sessionId"`
+	StdoutSessionID  json.RawMessage `json:"session_id"` // as stdout spells it
+	Timestamp        json.RawMessage `json:"timestamp"`
+	GitBranch        json.RawMessage `json:"gitBranch"`
+	IsMeta           bool            `json:"isMeta"`
+	IsSidechain      bool            `json:"isSidechain"`      // a sub-agent's message
+	IsCompactSummary bool            `json:"isCompactSummary"` // a message, but no typed prompt
+	Summary          json.RawMessage `json:"summary"`
+	CustomTitle      json.RawMessage `json:"customTitle"`
+	AITitle          json.RawMessage `json:"aiTitle"`
+	Message          json.RawMessage `json:"message"` // the API message
 }
 
-// ParseLine decodes one JSONL line. stdout lines spell the session id
-// session_id; it is folded into SessionID. A field of an unexpected type is
-// left zero rather than failing the line: only malformed JSON is an error.
+// str is the string raw holds, "" for another value (a type error forgiven).
+func str(raw json.RawMessage) string {
+	var s string
+	if len(raw) < 2 || raw[0] != '"' || jsonl.String(raw, 0, &s) >= 0 {
+		return s
+	}
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// is reports whether raw holds the string s, without decoding it.
+func is(raw json.RawMessage, s string) bool {
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return str(raw) == s
+	}
+	return len(raw) == len(s)+2 && raw[0] == '"' && string(raw[1:len(raw)-1]) == s
+}
+
+// message is the Anthropic API message of a user or assistant line.
+type message struct {
+	ID      string     `json:"id"`
+	Role    string     `json:"role"`
+	Model   string     `json:"model"`
+	Content content    `json:"content"`
+	Usage   *rpc.Usage `json:"usage"`
+}
+
+// content is a typed prompt's string (a text block, none if empty) or blocks,
+// of the protocol's five types only, each with its type's fields.
+type content []rpc.ContentBlock
+
+// UnmarshalJSON decodes content, forgiving type errors (left zero or empty).
+func (c *content) UnmarshalJSON(b []byte) error {
+	var s string
+	var blocks []rpc.ContentBlock
+	if json.Unmarshal(b, &s) != nil {
+		_ = json.Unmarshal(b, &blocks)
+	} else if s != "" {
+		blocks = []rpc.ContentBlock{{Type: rpc.BlockText, Text: s}}
+	}
+	*c = content{}
+	for _, bl := range blocks {
+		*c = c.with(bl)
+	}
+	return nil
+}
+
+// readContent reads blocks, leaving a typed prompt's string to encoding/json.
+func readContent(b []byte, at int, c *content) int {
+	return jsonl.Array(b, at, func() { *c = content{} }, func(at int) int {
+		var bl rpc.ContentBlock
+		e := blockSchema.ReadAt(b, at, &bl)
+		*c = c.with(bl)
+		return e
+	})
+}
+
+// with is c and b, of its type's fields only, if the protocol knows its type.
+func (c content) with(b rpc.ContentBlock) content {
+	switch b.Type {
+	case rpc.BlockText:
+		return append(c, rpc.ContentBlock{Type: b.Type, Text: b.Text})
+	case rpc.BlockThinking:
+		return append(c, rpc.ContentBlock{Type: b.Type, Thinking: b.Thinking})
+	case rpc.BlockToolUse:
+		return append(c, rpc.ContentBlock{Type: b.Type, ID: b.ID, Name: b.Name, Input: b.Input})
+	case rpc.BlockToolResult:
+		return append(c, rpc.ContentBlock{Type: b.Type, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError})
+	case rpc.BlockImage:
+		return append(c, rpc.ContentBlock{Type: b.Type, Source: b.Source})
+	}
+	return c
+}
+
+// The schemas: encoding/json's decoding (FuzzSchemas holds them to it) without
+// reflection, which was two thirds of an indexed page, 97% of a scan (pprof).
+var (
+	lineSchema = jsonl.NewSchema(
+		raw("type", func(l *Line) *json.RawMessage { return &l.Type }),
+		raw("uuid", func(l *Line) *json.RawMessage { return &l.UUID }),
+		raw("sessionId", func(l *Line) *json.RawMessage { return &l.SessionID }),
+		raw("session_id", func(l *Line) *json.RawMessage { return &l.StdoutSessionID }),
+		raw("timestamp", func(l *Line) *json.RawMessage { return &l.Timestamp }),
+		raw("gitBranch", func(l *Line) *json.RawMessage { return &l.GitBranch }),
+		jsonl.BoolKey("isMeta", func(l *Line) *bool { return &l.IsMeta }),
+		jsonl.BoolKey("isSidechain", func(l *Line) *bool { return &l.IsSidechain }),
+		jsonl.BoolKey("isCompactSummary", func(l *Line) *bool { return &l.IsCompactSummary }),
+		raw("summary", func(l *Line) *json.RawMessage { return &l.Summary }),
+		raw("customTitle", func(l *Line) *json.RawMessage { return &l.CustomTitle }),
+		raw("aiTitle", func(l *Line) *json.RawMessage { return &l.AITitle }),
+		raw("message", func(l *Line) *json.RawMessage { return &l.Message }),
+	)
+	messageSchema = jsonl.NewSchema(
+		jsonl.StringKey("id", func(m *message) *string { return &m.ID }),
+		jsonl.StringKey("role", func(m *message) *string { return &m.Role }),
+		jsonl.StringKey("model", func(m *message) *string { return &m.Model }),
+		jsonl.Key("content", func(m *message) *content { return &m.Content }, readContent),
+		jsonl.PtrKey("usage", func(m *message) **rpc.Usage { return &m.Usage }, usageSchema),
+	)
+	// Members Claude does not write are left to encoding/json.
+	blockSchema = jsonl.NewSchema(
+		jsonl.StringKey("type", func(b *rpc.ContentBlock) *string { return (*string)(&b.Type) }),
+		jsonl.StringKey("text", func(b *rpc.ContentBlock) *string { return &b.Text }),
+		jsonl.StringKey("thinking", func(b *rpc.ContentBlock) *string { return &b.Thinking }),
+		jsonl.StringKey("id", func(b *rpc.ContentBlock) *string { return &b.ID }),
+		jsonl.StringKey("name", func(b *rpc.ContentBlock) *string { return &b.Name }),
+		jsonl.RawKey("input", func(b *rpc.ContentBlock) *json.RawMessage { return &b.Input }),
+		jsonl.StringKey("tool_use_id", func(b *rpc.ContentBlock) *string { return &b.ToolUseID }),
+		jsonl.RawKey("content", func(b *rpc.ContentBlock) *json.RawMessage { return &b.Content }),
+		jsonl.BoolKey("is_error", func(b *rpc.ContentBlock) *bool { return &b.IsError }),
+		jsonl.RawKey("source", func(b *rpc.ContentBlock) *json.RawMessage { return &b.Source }),
+		jsonl.FuncKey("exit_code", refuse[rpc.ContentBlock]),
+		jsonl.FuncKey("diffs", refuse[rpc.ContentBlock]),
+	)
+	usageSchema = jsonl.NewSchema(
+		jsonl.IntKey("input_tokens", func(u *rpc.Usage) *int64 { return &u.InputTokens }),
+		jsonl.IntKey("output_tokens", func(u *rpc.Usage) *int64 { return &u.OutputTokens }),
+		jsonl.IntKey("cache_creation_input_tokens", func(u *rpc.Usage) *int64 { return &u.CacheCreationInputTokens }),
+		jsonl.IntKey("cache_read_input_tokens", func(u *rpc.Usage) *int64 { return &u.CacheReadInputTokens }),
+	)
+)
+
+var raw = jsonl.BorrowedKey[Line]
+
+func refuse[T any]([]byte, int, *T) int { return -1 }
+
+// read decodes b into *dst, type errors forgiven, by s (with sh, the keys of
+// the lines before) where s vouches for it, else by encoding/json.
+func read[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, dst *T) bool {
+	if s.ReadShaped(sh, b, dst) {
+		return true
+	}
+	var te *json.UnmarshalTypeError
+	err := json.Unmarshal(b, dst)
+	return err == nil || errors.As(err, &te)
+}
+
+// ParseLine decodes a line into members that are b's bytes, not copies.
 func ParseLine(b []byte) (Line, error) {
-	var l struct {
-		Line
-		StdoutSessionID string `json:"session_id"`
+	if !json.Valid(b) {
+		return Line{}, errors.New("transcript line: malformed JSON")
 	}
-	if err := json.Unmarshal(b, &l); err != nil && !isTypeError(err) {
-		return Line{}, fmt.Errorf("parse transcript line: %w", err)
-	}
-	if l.SessionID == "" {
-		l.SessionID = l.StdoutSessionID
-	}
-	return l.Line, nil
+	return parse(b), nil
 }
 
-// isMessage reports whether ToMessage accepts l. It looks only at the line,
-// not at the blocks, so indexing and counting stay cheap and agree with it.
+// parse is ParseLine not validating what the schema skips, for a page or a count.
+func parse(b []byte) Line {
+	var l Line
+	read(lineSchema, nil, b, &l)
+	return l
+}
+
+// isMessage is whether ToMessage takes l, from l alone: a scan counts it cheaply.
 func isMessage(l Line) bool {
-	return (l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain &&
+	return (is(l.Type, "user") || is(l.Type, "assistant")) && !l.IsMeta && !l.IsSidechain &&
 		len(l.Message) > 0 && string(l.Message) != "null"
 }
 
-// apiMessage is the Anthropic API message a user or assistant line carries.
-type apiMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
-	Usage   *rpc.Usage      `json:"usage"`
-}
+var now = time.Now // the clock of messages without a timestamp (stdout's)
 
-// apiBlock is one content block of an API message.
-type apiBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Source    json.RawMessage `json:"source"`
-}
-
-// now is the clock for messages that carry no timestamp (stdout lines).
-var now = time.Now
-
-// ToMessage converts a user/assistant line (from a transcript or from the
-// CLI's stdout) to the normalized rpc.Message; ok is false for lines that are
-// not conversation messages (attachment, queue-operation, last-prompt,
-// summary, meta and sub-agent lines…).
-//
-// Blocks of a type the protocol does not know (redacted_thinking, server
-// tool blocks…) are left out rather than shown as text: clients decode only
-// the five protocol block types, and raw JSON would be noise. The message is
-// still returned, possibly with no blocks, so that message counts and paging
-// never depend on block contents; for the same reason a field of an
-// unexpected type is dropped, not the whole message.
+// ToMessage converts a user or assistant line to an rpc.Message; ok is false
+// for other lines (attachment, summary, meta, sub-agent…). A message is kept
+// even with no blocks, so that counts and paging never depend on them.
 func ToMessage(sessionID string, l Line) (m rpc.Message, ok bool) {
-	if !isMessage(l) {
+	var am message
+	if !isMessage(l) || !read(messageSchema, nil, l.Message, &am) {
 		return rpc.Message{}, false
 	}
-	var am apiMessage
-	if err := json.Unmarshal(l.Message, &am); err != nil && !isTypeError(err) {
-		return rpc.Message{}, false
-	}
-	if sessionID == "" {
-		sessionID = l.SessionID
-	}
-	role := am.Role
-	if role == "" {
-		role = l.Type
-	}
-	id := l.UUID
-	if id == "" {
-		id = am.ID
-	}
+	typ, uuid := rpc.MessageType(str(l.Type)), str(l.UUID)
 	return rpc.Message{
-		ID:        id,
-		SessionID: sessionID,
-		Type:      rpc.MessageType(l.Type),
-		UUID:      l.UUID,
-		Timestamp: history.Timestamp(l.Timestamp, now),
+		ID:        cmp.Or(uuid, am.ID),
+		SessionID: cmp.Or(sessionID, str(l.SessionID), str(l.StdoutSessionID)),
+		Type:      typ,
+		UUID:      uuid,
+		Timestamp: history.Timestamp(str(l.Timestamp), now),
 		Message: rpc.MessageBody{
 			ID:      am.ID,
-			Role:    role,
-			Content: blocks(am.Content),
+			Role:    cmp.Or(am.Role, string(typ)),
+			Content: append(content{}, am.Content...), // [], not null, when none
 			Model:   am.Model,
 			Usage:   am.Usage,
 		},
 	}, true
 }
 
-func isTypeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
-}
-
-// blocks converts API content: a plain string (a typed user prompt) or an
-// array of blocks. The result is never nil, so it encodes as [].
-func blocks(raw json.RawMessage) []rpc.ContentBlock {
-	out := []rpc.ContentBlock{}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return out
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil && s != "" {
-			out = append(out, rpc.ContentBlock{Type: rpc.BlockText, Text: s})
-		}
-		return out
-	}
-	var in []json.RawMessage
-	if json.Unmarshal(raw, &in) != nil {
-		return out
-	}
-	for _, r := range in {
-		var b apiBlock
-		if err := json.Unmarshal(r, &b); err != nil && !isTypeError(err) {
-			continue
-		}
-		out = appendBlock(out, b)
-	}
-	return out
-}
-
-// appendBlock appends b to out when it is of a type the protocol knows.
-func appendBlock(out []rpc.ContentBlock, b apiBlock) []rpc.ContentBlock {
-	switch rpc.BlockType(b.Type) {
-	case rpc.BlockText:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockText, Text: b.Text})
-	case rpc.BlockThinking:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockThinking, Thinking: b.Thinking})
-	case rpc.BlockToolUse:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockToolUse, ID: b.ID, Name: b.Name, Input: b.Input})
-	case rpc.BlockToolResult:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError})
-	case rpc.BlockImage:
-		out = append(out, rpc.ContentBlock{Type: rpc.BlockImage, Source: b.Source})
-	}
-	return out
-}
-
-// decodedLine is a message line decoded whole, its message and blocks
-// included: one pass of encoding/json where ParseLine, ToMessage and blocks
-// take four (each validates the bytes it is given again). Paging spends
-// nearly all its time decoding (pprof of BenchmarkMessagesPage).
-type decodedLine struct {
-	Type        string          `json:"type"`
-	UUID        string          `json:"uuid"`
-	Timestamp   string          `json:"timestamp"`
-	IsMeta      bool            `json:"isMeta"`
-	IsSidechain bool            `json:"isSidechain"`
-	Message     *decodedMessage `json:"message"`
-}
-
-type decodedMessage struct {
-	ID      string     `json:"id"`
-	Role    string     `json:"role"`
-	Model   string     `json:"model"`
-	Content []apiBlock `json:"content"`
-	Usage   *rpc.Usage `json:"usage"`
-}
-
-// decodeMessage is ToMessage(sessionID, ParseLine(b)) for a non-empty
-// sessionID, in one decoding pass when it can be: when quickLine takes b,
-// or b has the shape classify vouches for (so no repeated "message"
-// member, which one pass would merge where ParseLine keeps the last; nor
-// does quickLine take one) and encoding/json decodes it without any error,
-// into a message. Anything else (a prompt typed as a string, a field of an
-// unexpected type, a line that is not a message) takes the long way.
-func decodeMessage(sessionID string, b []byte) (rpc.Message, bool) {
-	l, ok := quickLine(b)
-	if !ok {
-		_, ok = classify(b)
-		ok = ok && json.Unmarshal(b, &l) == nil
-	}
-	if ok && l.Message != nil &&
-		(l.Type == "user" || l.Type == "assistant") && !l.IsMeta && !l.IsSidechain {
-		am := l.Message
-		out := make([]rpc.ContentBlock, 0, len(am.Content))
-		for _, bl := range am.Content {
-			out = appendBlock(out, bl)
-		}
-		return rpc.Message{
-			ID:        cmp.Or(l.UUID, am.ID),
-			SessionID: sessionID,
-			Type:      rpc.MessageType(l.Type),
-			UUID:      l.UUID,
-			Timestamp: history.Timestamp(l.Timestamp, now),
-			Message: rpc.MessageBody{
-				ID:      am.ID,
-				Role:    cmp.Or(am.Role, l.Type),
-				Content: out,
-				Model:   am.Model,
-				Usage:   am.Usage,
-			},
-		}, true
-	}
-	pl, err := ParseLine(b)
-	if err != nil {
-		return rpc.Message{}, false
-	}
-	return ToMessage(sessionID, pl)
-}
-
-// notTyped are the openings of user-message text the CLI writes itself
-// (slash commands and their output, shell escapes, reminders).
+// notTyped open the user messages the CLI writes itself (commands and
+// their output, shell escapes, reminders).
 var notTyped = []string{"<command-", "<local-command-", "<bash-", "<system-reminder>"}
 
-// prompt returns the text the user typed in l, or "" when l is not a typed
-// prompt (a tool result, a command, a compaction summary…).
+// prompt is the text the user typed in l; "" for a tool result, a command…
 func prompt(l Line) string {
-	if l.Type != "user" || !isMessage(l) || l.IsCompactSummary {
+	var am message
+	if !is(l.Type, "user") || !isMessage(l) || l.IsCompactSummary || !read(messageSchema, nil, l.Message, &am) {
 		return ""
 	}
 	text := ""
-	for _, b := range blocksOf(l) {
-		switch b.Type {
-		case rpc.BlockToolResult:
+	for _, b := range am.Content {
+		if b.Type == rpc.BlockToolResult {
 			return ""
-		case rpc.BlockText:
-			if text == "" {
-				text = strings.TrimSpace(b.Text)
-			}
+		}
+		if text == "" && b.Type == rpc.BlockText {
+			text = strings.TrimSpace(b.Text)
 		}
 	}
-	for _, p := range notTyped {
-		if strings.HasPrefix(text, p) {
-			return ""
-		}
+	if slices.ContainsFunc(notTyped, func(p string) bool { return strings.HasPrefix(text, p) }) {
+		return ""
 	}
 	return text
 }
 
-func blocksOf(l Line) []rpc.ContentBlock {
-	var am apiMessage
-	if err := json.Unmarshal(l.Message, &am); err != nil && !isTypeError(err) {
-		return nil
-	}
-	return blocks(am.Content)
-}
+const maxDirName = 200 // where Claude shortens a folder's name
 
-// maxDirName is where Claude shortens long folder names (adding a hash).
-const maxDirName = 200
-
-// EncodeDir is the name Claude gives a working directory's folder under
-// ~/.claude/projects: dir with every non-alphanumeric character as '-'.
-// Like the CLI (JavaScript), it works on UTF-16 code units, and a name longer
-// than 200 units is cut there and suffixed with '-' and a base-36 hash of dir.
+// EncodeDir is Claude's name for dir's folder in ~/.claude/projects: dir with
+// each non-alphanumeric as '-', counted in UTF-16 units as JavaScript does,
+// cut at 200 and suffixed with '-' and a base-36 hash of dir if longer.
 func EncodeDir(dir string) string {
 	units := utf16.Encode([]rune(dir))
 	name := make([]byte, len(units))
 	var hash int32
 	for i, u := range units {
 		hash = hash*31 + int32(u)
+		name[i] = '-'
 		if u < utf8.RuneSelf && (unicode.IsLetter(rune(u)) || unicode.IsDigit(rune(u))) {
 			name[i] = byte(u)
-		} else {
-			name[i] = '-'
 		}
 	}
 	if len(name) <= maxDirName {
 		return string(name)
 	}
 	h := int64(hash)
-	if h < 0 {
-		h = -h
-	}
-	return string(name[:maxDirName]) + "-" + strconv.FormatInt(h, 36)
+	return string(name[:maxDirName]) + "-" + strconv.FormatInt(max(h, -h), 36)
 }

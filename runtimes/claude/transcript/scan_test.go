@@ -14,35 +14,36 @@ import (
 	"time"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
-	"github.com/cdevd/cdevd/rpc"
 )
 
-// checkClassify fails when classify vouches for a valid JSON line and says
-// other than ParseLine and isMessage would, or when a scan's classify, which
+// checkClassify fails unless a scan counts line b as a message exactly
+// when a page reads it as one (isMessage: ToMessage then shows it or,
+// damaged inside, Counted has it left out), and a scan's reading, which
 // remembers the keys of the lines before (the real CLI's, the cases here,
-// and b itself), says other than classify.
+// and b itself), reads what a page's does.
 func checkClassify(t *testing.T, b []byte) {
 	t.Helper()
-	f, ok := classify(b)
+	l := parse(b)
+	if pl, err := ParseLine(b); json.Valid(b) && (err != nil || !reflect.DeepEqual(pl, l)) {
+		t.Fatalf("%q: ParseLine %+v, %v; a page's reading %+v", b, pl, err, l)
+	}
+	if got := (&index{}).add(b); got != isMessage(l) {
+		t.Fatalf("%q: a scan says message %v; a page %v", b, got, isMessage(l))
+	}
+	if _, ok := ToMessage("s", l); json.Valid(b) && ok != isMessage(l) {
+		t.Fatalf("%q: ToMessage %v; isMessage %v", b, ok, isMessage(l))
+	}
 	sh := new(jsonl.Shape)
-	for _, l := range shapeLines {
-		classifyIn(sh, l)
+	for _, sl := range shapeLines {
+		var x Line
+		_ = read(lineSchema, sh, sl, &x)
 	}
 	for range 2 {
-		if sf, sok := classifyIn(sh, b); sok != ok || !reflect.DeepEqual(sf, f) {
-			t.Fatalf("%q: a scan's classify %+v, %v; classify %+v, %v", b, sf, sok, f, ok)
+		var sl Line
+		_ = read(lineSchema, sh, b, &sl)
+		if !reflect.DeepEqual(sl, l) {
+			t.Fatalf("%q: a scan's reading %+v; a page's %+v", b, sl, l)
 		}
-	}
-	if !ok || !json.Valid(b) {
-		return
-	}
-	l, err := ParseLine(b)
-	if err != nil {
-		t.Fatalf("valid line refused: %v", err)
-	}
-	if f.isMessage() != isMessage(l) || string(f.typ) != l.Type || string(f.branch) != l.GitBranch {
-		t.Fatalf("classify: message %v, type %q, branch %q; ParseLine: %v, %q, %q",
-			f.isMessage(), f.typ, f.branch, isMessage(l), l.Type, l.GitBranch)
 	}
 }
 
@@ -61,53 +62,48 @@ var shapeLines = func() [][]byte {
 	return ls
 }()
 
-// classifyCases are lines where a scan that does not decode could go wrong.
+// classifyCases are lines where a scan could go wrong, and whether each
+// is a message.
 var classifyCases = []struct {
-	line    string
-	ok, msg bool
+	line string
+	msg  bool
 }{
-	{`{"type":"user","message":{"content":"hi"}}`, true, true},
-	{` { "type" : "assistant" , "message" : [ ] } `, true, true},
-	{`{"type":"user","message":null}`, true, false},
-	{`{"type":"user"}`, true, false},
-	{`{"type":"user","message":{},"isMeta":true}`, true, false},
-	{`{"type":"user","message":{},"isSidechain":true}`, true, false},
-	{`{"type":"user","message":{},"isMeta":"true"}`, true, true},    // a type error leaves it false
-	{`{"type":"user","message":{},"isSidechain":null}`, true, true}, // null leaves it false
-	{`{"type":5,"message":{}}`, true, false},
-	{`{"types":"user","message":{}}`, true, false},                // begins as a fact key does
-	{`{"message":{"type":"user"},"type":"summary"}`, true, false}, // only the top level counts
-	{`{"x":"\"type\":\"user\"","type":"attachment","message":{}}`, true, false},
-	{`{"x":"a\\","type":"user","message":{"s":"}{]["}}`, true, true}, // backslash runs, brackets in strings
-	{`{"type":"us\u0065r","message":{}}`, false, true},               // escapes: decoded by ParseLine
-	{`{"Type":"user","message":{}}`, false, true},                    // encoding/json folds case
-	{`{"type":"user","message":{},"type":"summary"}`, false, false},  // repeated: the decoder decides
-	{`{"typ\u0065":"user","message":{}}`, false, true},
-	{`{"type":"user","message":{}`, false, false}, // torn
-	{`{"type":"user","message":{}} x`, false, false},
-	{`[1]`, false, false},
-	{``, false, false},
+	{`{"type":"user","message":{"content":"hi"}}`, true},
+	{` { "type" : "assistant" , "message" : [ ] } `, true},
+	{`{"type":"user","message":null}`, false},
+	{`{"type":"user"}`, false},
+	{`{"type":"user","message":{},"isMeta":true}`, false},
+	{`{"type":"user","message":{},"isSidechain":true}`, false},
+	{`{"type":"user","message":{},"isMeta":"true"}`, true},    // a type error leaves it false
+	{`{"type":"user","message":{},"isSidechain":null}`, true}, // null leaves it false
+	{`{"type":5,"message":{}}`, false},
+	{`{"types":"user","message":{}}`, false},                // begins as a key read does
+	{`{"message":{"type":"user"},"type":"summary"}`, false}, // only the top level counts
+	{`{"x":"\"type\":\"user\"","type":"attachment","message":{}}`, false},
+	{`{"x":"a\\","type":"user","message":{"s":"}{]["}}`, true}, // backslash runs, brackets in strings
+	{`{"type":"us\u0065r","message":{}}`, true},                // escapes
+	{`{"Type":"user","message":{}}`, true},                     // encoding/json folds case
+	{`{"type":"user","message":{},"type":"summary"}`, false},   // repeated: the last wins
+	{`{"typ\u0065":"user","message":{}}`, true},
+	{`{"type":"user","message":{}`, false}, // torn
+	{`{"type":"user","message":{}} x`, false},
+	{`[1]`, false},
+	{``, false},
 }
 
+// TestClassify: a scan and a page agree on which lines are messages.
 func TestClassify(t *testing.T) {
 	for _, c := range classifyCases {
-		f, ok := classify([]byte(c.line))
-		if ok != c.ok || (ok && f.isMessage() != c.msg) {
-			t.Errorf("%s: ok %v, message %v; want %v, %v", c.line, ok, f.isMessage(), c.ok, c.msg)
-		}
-		if !ok {
-			// What the decoder makes of it is what an index takes.
-			l, err := ParseLine([]byte(c.line))
-			if got := err == nil && isMessage(l); got != c.msg {
-				t.Errorf("%s: ParseLine says message %v, want %v", c.line, got, c.msg)
-			}
+		l, _ := ParseLine([]byte(c.line))
+		if got := (&index{}).add([]byte(c.line)); got != c.msg || isMessage(l) != c.msg {
+			t.Errorf("%s: a scan says message %v, ParseLine %v; want %v", c.line, got, isMessage(l), c.msg)
 		}
 		checkClassify(t, []byte(c.line))
 	}
 }
 
-// FuzzClassify: whatever classify vouches for in a valid line is what
-// ParseLine says, so that counts from a scan agree with pages decoded.
+// FuzzClassify: a scan counts as messages the lines a page reads as
+// messages, so that counts from a scan agree with pages.
 func FuzzClassify(f *testing.F) {
 	seedLines(f)
 	for _, c := range classifyCases {
@@ -141,57 +137,13 @@ func TestIndexMerge(t *testing.T) {
 	for cut := range len(lines) + 1 {
 		x := gather(lines[:cut])
 		x.Merge(gather(lines[cut:]))
-		if x.title() != whole.title() || x.prompt != whole.prompt || x.branch != whole.branch ||
-			x.customTitle != whole.customTitle || x.aiTitle != whole.aiTitle || x.summary != whole.summary {
+		if x.title() != whole.title() || x.facts != whole.facts {
 			t.Errorf("cut at %d: %+v; whole: %+v", cut, *x, *whole)
 		}
 	}
-	if whole.title() != "ai name" || whole.prompt != "the prompt" || whole.branch != "feature" {
-		t.Errorf("whole: title %q, prompt %q, branch %q", whole.title(), whole.prompt, whole.branch)
+	if whole.title() != "ai name" || whole.Prompt != "the prompt" || whole.Branch != "feature" {
+		t.Errorf("whole: title %q, prompt %q, branch %q", whole.title(), whole.Prompt, whole.Branch)
 	}
-}
-
-// FuzzDecodeMessage: the one-pass decoding of a page's valid JSON line
-// gives exactly what ParseLine and ToMessage give.
-func FuzzDecodeMessage(f *testing.F) {
-	seedLines(f)
-	for _, c := range classifyCases {
-		f.Add([]byte(c.line))
-	}
-	for _, s := range []string{
-		`{"type":"user","message":{"content":"typed"},"uuid":"u"}`,
-		`{"type":"user","message":{"content":[{"type":"text","text":"a"},"x",5]},"uuid":"u"}`,
-		`{"type":"assistant","message":{"id":"m","content":null,"usage":{"input_tokens":"x"}}}`,
-		`{"type":"assistant","message":5}`,
-		`{"type":"assistant","message":{"id":"a"},"message":{"role":"r"}}`,
-		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","input":{"a":[1]}}]},"timestamp":"bad"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	defer func(n func() time.Time) { now = n }(now)
-	now = func() time.Time { return time.Unix(1e9, 0) }
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got, gotOK := decodeMessage("s", b)
-		if !json.Valid(b) {
-			// Not compared: quickLine does not validate what it skips (see
-			// it). But what it takes must encode, a page being one reply.
-			if _, err := json.Marshal(got); gotOK && err != nil {
-				t.Fatalf("%s: message does not encode: %v", b, err)
-			}
-			return
-		}
-		var want rpc.Message
-		l, err := ParseLine(b)
-		wantOK := err == nil
-		if wantOK {
-			want, wantOK = ToMessage("s", l)
-		}
-		gj, _ := json.Marshal(got)
-		wj, _ := json.Marshal(want)
-		if gotOK != wantOK || string(gj) != string(wj) {
-			t.Fatalf("one pass: %v %s\nlong way: %v %s", gotOK, gj, wantOK, wj)
-		}
-	})
 }
 
 // TestFirstPromptInParts: a transcript big enough to be scanned in parts

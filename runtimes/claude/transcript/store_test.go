@@ -412,7 +412,7 @@ func TestPersistedIndexRestart(t *testing.T) {
 }
 
 func TestIndexFactsRoundTrip(t *testing.T) {
-	x := &index{customTitle: "c", aiTitle: "a", summary: "s", prompt: "p\nq", branch: "b", hasCustom: true, hasSummary: true}
+	x := &index{facts: facts{Titles: [3]string{"c", "a", "s"}, Prompt: "p\nq", Branch: "b", Titled: [3]bool{true, false, true}}}
 	var y index
 	if err := y.ReadFacts(x.AppendFacts(nil)); err != nil || fmt.Sprint(y) != fmt.Sprint(*x) {
 		t.Errorf("%+v, %v; want %+v", y, err, *x)
