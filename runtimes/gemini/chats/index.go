@@ -90,52 +90,24 @@ func (x *index) clear() {
 }
 
 // add replays one line, reporting whether it holds records (its Span is
-// then the next of Lines).
+// then the next of Lines). A record's strings are copied from the line
+// into strs, none made on the way.
 func (x *index) add(b []byte) bool {
-	line := int32(len(x.Lines()))
-	lr := &x.reader
-	defer lr.reset()
-	lr.shape = x.Shape()
-	kind, ok := lr.scan(b)
-	if ok && kind == KindRecord {
-		// The record's strings are copied from the line into strs, none
-		// made on the way.
-		x.own()
-		take(x, line, &lr.taken)
-		return true
-	}
-	var l Line
-	switch {
-	case ok && kind == KindSet:
-		l = lr.set
-	case ok:
-		lr.header.SessionID, lr.header.ProjectHash = *lr.sid, *lr.ph
-		l = Line{Kind: KindHeader, Header: lr.header}
-	default:
-		var err error
-		if l, err = parseLine(b); err != nil {
-			return false // unparsable: skipped
+	line, held := int32(len(x.Lines())), false
+	err := x.reader.read(x.Shape(), b, func(kind Kind, h *Header, r *taken) {
+		switch {
+		case h != nil:
+			x.header.patch(*h)
+		case kind == KindSet && r == nil: // the list replaced
+			x.clear()
+			held = true
+		default:
+			x.own()
+			take(x, line, r)
+			held = true
 		}
-	}
-	switch l.Kind {
-	case KindHeader:
-		x.header.patch(l.Header)
-	case KindSet:
-		x.header.patch(l.Set)
-		if !l.HasMsgs {
-			return false
-		}
-		x.clear()
-		for i := range l.SetMsgs {
-			take(x, line, takenOf(&l.SetMsgs[i]))
-		}
-		return true
-	case KindRecord:
-		x.own()
-		take(x, line, takenOf(&l.Record))
-		return true
-	}
-	return false
+	})
+	return err == nil && held
 }
 
 // Records are deduped in batches of at most dedupeBatch, or dedupeBytes of
@@ -149,7 +121,7 @@ const (
 )
 
 // take takes in r, found in line; x is its own.
-func take[S string | []byte](x *index, line int32, r *taken[S]) {
+func take(x *index, line int32, r *taken) {
 	rc := rec{line: line, start: int32(r.start), n: int32(len(r.raw)), sum: checksum(r.raw)}
 	before := len(x.strs)
 	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == string(r.id) {
