@@ -50,7 +50,7 @@ type Record struct {
 }
 
 // What a replay reads of a line, each kind of object in one type: read by
-// its schema (schemas.go), or, where that refuses, by encoding/json into the
+// its schema (quick.go), or, where that refuses, by encoding/json into the
 // same type, forgiving values of another type.
 type (
 	// chatLine is a line of any kind: a header's members, a $set's value
@@ -99,21 +99,28 @@ func (t *text) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// readLenient reads b into v with its schema, else with encoding/json
-// (forgiving type errors); false when b is not JSON of that shape.
+// readLenient reads b, an object, into v with its schema, else with
+// encoding/json (forgiving type errors); false when b is not JSON of that
+// shape. The schema reads into v as it is (see lineReader), encoding/json
+// into a zero v.
 func readLenient[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, v *T) bool {
-	if s.ReadShaped(sh, b, v) {
+	if jsonl.Whole(b, s.ReadShapedAt(sh, b, 0, v)) {
 		return true
 	}
-	var te *json.UnmarshalTypeError
+	var zero T
+	*v = zero
 	err := json.Unmarshal(b, v)
-	return err == nil || errors.As(err, &te)
+	return err == nil || isTypeError(err)
 }
 
 // ParseLine decodes one chat-file line. A field of an unexpected type is
 // left zero rather than failing the line: only malformed JSON, a line that
-// is not an object, and a record without an id are errors.
+// is not an object, and a record without an id are errors. (A replay does
+// not validate what it skips: see quick.go.)
 func ParseLine(b []byte) (Line, error) {
+	if !json.Valid(bytes.TrimSpace(b)) {
+		return Line{}, errors.New("chat line: not JSON")
+	}
 	l, err := parseLine(b)
 	l.Record.Raw = bytes.Clone(l.Record.Raw)
 	for i := range l.SetMsgs {
@@ -154,6 +161,7 @@ func lineOf(b []byte) (Line, error) { return parseLine(b) }
 // sixths of what a replay allocated.
 type lineReader struct {
 	line  chatLine
+	set   chatSet
 	elem  recordHead // a record of a $set's list
 	parts []part
 	taken taken
@@ -175,9 +183,9 @@ func (lr *lineReader) read(sh *jsonl.Shape, b []byte, fn func(k Kind, h *Header,
 	}
 	switch {
 	case l.Set != nil:
-		var s chatSet
-		if l.Set[0] == '{' {
-			readLenient(setSchema, nil, l.Set, &s)
+		s := &lr.set
+		if *s = (chatSet{}); l.Set[0] == '{' {
+			readLenient(setSchema, nil, l.Set, s)
 		}
 		fn(KindSet, &s.Header, nil)
 		if s.Messages != nil {

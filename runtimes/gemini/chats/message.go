@@ -48,24 +48,43 @@ type toolCall struct {
 
 // part is one part of a content list, read by a replay and a page alike.
 type part struct {
-	Text             text              `json:"text"`
-	Thought          bool              `json:"thought"` // in a resumed answer's parts
-	FunctionResponse *functionResponse `json:"functionResponse"`
+	Text             text             `json:"text"`
+	Thought          bool             `json:"thought"` // in a resumed answer's parts
+	FunctionResponse functionResponse `json:"functionResponse"`
 }
 
+// functionResponse is a part's, when given: not a pointer, as encoding/json
+// would make, since one allocated for each was a quarter of what a cold
+// first page allocated.
 type functionResponse struct {
 	ID       text            `json:"id"`
 	Name     text            `json:"name"`
 	Response json.RawMessage `json:"response"`
+	given    bool
+}
+
+func readFunctionResponse(b []byte, at int, r *functionResponse) int {
+	r.given = true
+	return functionResponseSchema.ReadAt(b, at, r)
+}
+
+// UnmarshalJSON is encoding/json's reading of a function response, as
+// into a pointer: null is none.
+func (r *functionResponse) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	type plain functionResponse // without this method
+	r.given = true
+	return json.Unmarshal(b, (*plain)(r))
 }
 
 // decode reads a record; fields of unexpected types are left zero.
 func decode(raw []byte) record {
-	if r, ok := quickRecord(raw); ok {
-		return r
-	}
 	var r record
-	_ = json.Unmarshal(raw, &r) // the record was parsed before: its JSON is valid
+	if !recordSchema.Read(raw, &r) {
+		_ = json.Unmarshal(raw, &r) // the record was parsed before: its JSON is valid
+	}
 	return r
 }
 
@@ -175,7 +194,7 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 				return rpc.Message{}, false
 			case len(p.Text) > 0:
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: string(p.Text)})
-			case p.FunctionResponse != nil && !called(string(p.FunctionResponse.ID)):
+			case p.FunctionResponse.given && !called(string(p.FunctionResponse.ID)):
 				out, isErr := responseText(p.FunctionResponse.Response)
 				content = append(content, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: string(p.FunctionResponse.ID), Content: jsonString(out), IsError: isErr})
 			}
@@ -201,7 +220,7 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 			if len(c.Result) > 0 || c.Status != "" {
 				out, isErr := "", c.Status != "" && c.Status != "success"
 				for _, p := range c.Result {
-					if p.FunctionResponse != nil {
+					if p.FunctionResponse.given {
 						o, e := responseText(p.FunctionResponse.Response)
 						out, isErr = out+o, isErr || e
 					}
@@ -239,8 +258,8 @@ type response struct {
 // error: Gemini's tools answer {"output": …} or {"error": …}; anything
 // else is passed on as its JSON text.
 func responseText(resp json.RawMessage) (string, bool) {
-	r, ok := quickResponse(resp)
-	if ok || json.Unmarshal(resp, &r) == nil {
+	var r response
+	if responseSchema.Read(resp, &r) || json.Unmarshal(resp, &r) == nil {
 		switch {
 		case r.Error != nil:
 			return *r.Error, true

@@ -64,7 +64,7 @@ var (
 	partSchema = jsonl.NewSchema(
 		jsonl.Key("text", func(p *part) *text { return &p.Text }, readText),
 		jsonl.BoolKey("thought", func(p *part) *bool { return &p.Thought }),
-		jsonl.PtrKey("functionResponse", func(p *part) **functionResponse { return &p.FunctionResponse }, functionResponseSchema),
+		jsonl.Key("functionResponse", func(p *part) *functionResponse { return &p.FunctionResponse }, readFunctionResponse),
 	)
 	functionResponseSchema = jsonl.NewSchema(
 		jsonl.Key("id", func(r *functionResponse) *text { return &r.ID }, readText),
@@ -86,21 +86,19 @@ func headKeys[T any](h func(*T) *recordHead) []jsonl.Field[T] {
 		jsonl.Key("type", func(t *T) *text { return &h(t).Type }, readText),
 		jsonl.BorrowedKey("content", func(t *T) *json.RawMessage { return &h(t).Content }),
 		jsonl.SliceKey("thoughts", func(t *T) *[]struct{} { return &h(t).Thoughts }, thoughtCountSchema),
-		jsonl.SliceKey("toolCalls", func(t *T) *[]callID { return &h(t).ToolCalls }, callIDSchema),
+		jsonl.Key("toolCalls", func(t *T) *[]callID { return &h(t).ToolCalls }, readCallIDs),
 	}
 }
 
-// quickRecord is a record read by its schema (decode's first way).
-func quickRecord(raw []byte) (record, bool) {
-	var r record
-	ok := recordSchema.Read(raw, &r)
-	return r, ok
-}
-
-// quickParts is the parts of the content c when it is a list of them.
-func quickParts(c []byte) ([]part, bool) {
-	parts, err := readParts(c, nil)
-	return parts, err == nil
+// readCallIDs is SliceKey's reading of the tool calls' ids into the room
+// the list of an earlier record left: a new list for each record was a
+// third of what a cold first page allocated.
+func readCallIDs(b []byte, at int, p *[]callID) int {
+	*p = (*p)[:0]
+	return jsonl.Array(b, at, func() { *p = append(*p, callID{})[:0] }, func(at int) int {
+		*p = append(*p, callID{})
+		return callIDSchema.ReadAt(b, at, &(*p)[len(*p)-1])
+	})
 }
 
 // readParts reads the content list c into parts (emptied), by partSchema
@@ -116,12 +114,4 @@ func readParts(c []byte, parts []part) ([]part, error) {
 	var decoded []part // not into parts, whose elements it would not zero
 	err := json.Unmarshal(c, &decoded)
 	return decoded, err
-}
-
-// quickResponse is a function response read as responseText reads it;
-// zero when not ok.
-func quickResponse(b []byte) (response, bool) {
-	var r response
-	ok := responseSchema.Read(b, &r)
-	return r, ok
 }

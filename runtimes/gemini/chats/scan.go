@@ -117,7 +117,7 @@ func (pi *partsInfo) add(p *part) {
 		if len(pi.prompt) == 0 {
 			pi.prompt = p.Text
 		}
-	case p.FunctionResponse != nil:
+	case p.FunctionResponse.given:
 		pi.responses = append(pi.responses, p.FunctionResponse.ID)
 	}
 }
