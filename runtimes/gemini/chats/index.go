@@ -10,9 +10,9 @@ import (
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
-// whenever add, quickLine, infoOf or the facts saved change, so that
-// indexes saved by an older cdevd are replayed again rather than trusted.
-const indexVersion = "gemini-chats-5"
+// whenever add, the reading of lines (lineReader) or the facts saved
+// change, so that indexes an older cdevd saved are replayed, not trusted.
+const indexVersion = "gemini-chats-6"
 
 // rec is where a record's latest version is (its line's place in Lines,
 // where it begins in the line, its length and a checksum of its bytes),
@@ -48,9 +48,8 @@ type index struct {
 	lazy  *lazyView
 	// saved is the view x was persisted with, when x was read with it
 	// (ReadFacts): its records are there, not in recs, until x changes.
-	saved *savedView
-	// reader is add's, reused from line to line (see lineReader.line).
-	reader lineReader
+	saved  *savedView
+	reader lineReader // add's, reused from line to line
 }
 
 // Finish ends a scan (lineindex.Indexed): what was read makes a new view.

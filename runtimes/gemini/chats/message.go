@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdevd/cdevd/internal/jsonl"
 	"github.com/cdevd/cdevd/rpc"
 )
 
@@ -123,21 +122,8 @@ func contentParts(c json.RawMessage, parts []part) ([]part, error) {
 // string, but as a list of parts when it rewrites a resumed conversation
 // (the $set of messages that `gemini --resume` writes).
 func (r record) geminiText() string {
-	if len(r.Content) > 0 && r.Content[0] == '"' {
-		s, _ := str(r.Content)
-		return s
-	}
-	parts, _ := readParts(r.Content, nil)
+	parts, _ := contentParts(r.Content, nil) // what it reads of a list with a part amiss too
 	return partsText(parts)
-}
-
-// str decodes the JSON string raw; ok is false for any other value.
-func str(raw []byte) (string, bool) {
-	var s string
-	if jsonl.String(raw, 0, &s) == len(raw) {
-		return s, true
-	}
-	return s, len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
 }
 
 // partsText is the answer's text in parts (thoughts apart).

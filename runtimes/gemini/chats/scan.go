@@ -23,7 +23,7 @@ type taken struct {
 // record is the Record t is, with strings of its own.
 func (t *taken) record() Record {
 	in := info{prompt: string(t.prompt), visible: t.visible, responses: strs(t.responses), calls: strs(t.calls)}
-	return Record{ID: string(t.id), Type: typeName(t.typ), Raw: t.raw, Start: t.start, info: in}
+	return Record{ID: string(t.id), Type: string(t.typ), Raw: t.raw, Start: t.start, info: in}
 }
 
 // strs is l as strings; nil for none.
@@ -36,18 +36,6 @@ func strs(l [][]byte) []string {
 		out[i] = string(b)
 	}
 	return out
-}
-
-// typeName is typ as a string, none made for the two types a replay
-// tells apart.
-func typeName(typ []byte) string {
-	switch string(typ) {
-	case "user":
-		return "user"
-	case "gemini":
-		return "gemini"
-	}
-	return string(typ)
 }
 
 // take reads into lr.taken what a replay takes in of the record h, whose
@@ -70,14 +58,20 @@ func (lr *lineReader) take(h *recordHead, raw []byte, start int) bool {
 		if err != nil {
 			parts = nil // as ToMessage reads it (userParts)
 		}
-		var pi partsInfo
-		pi.responses = t.responses
 		for i := range parts {
-			pi.add(&parts[i])
+			switch p := &parts[i]; {
+			case bytes.HasPrefix(p.Text, []byte(contextPrefix)):
+				t.prompt, t.responses = nil, t.responses[:0] // the synthetic context: not a message
+				return true
+			case len(p.Text) > 0:
+				if len(t.prompt) == 0 {
+					t.prompt = p.Text
+				}
+			case p.FunctionResponse.given:
+				t.responses = append(t.responses, p.FunctionResponse.ID)
+			}
 		}
-		if !pi.context {
-			t.prompt, t.responses, t.visible = pi.prompt, pi.responses, len(pi.prompt) > 0
-		}
+		t.visible = len(t.prompt) > 0
 	case "gemini":
 		for i := range h.ToolCalls {
 			t.calls = append(t.calls, h.ToolCalls[i].ID)
@@ -99,25 +93,3 @@ func (lr *lineReader) take(h *recordHead, raw []byte, start int) bool {
 }
 
 func isTypeError(err error) bool { return errors.As(err, new(*json.UnmarshalTypeError)) }
-
-// partsInfo is what a replay keeps of a user record's parts, taken one by
-// one (add).
-type partsInfo struct {
-	context   bool   // a text starts the session context
-	prompt    []byte // the first text that is not empty
-	responses [][]byte
-}
-
-func (pi *partsInfo) add(p *part) {
-	switch {
-	case pi.context:
-	case bytes.HasPrefix(p.Text, []byte(contextPrefix)):
-		pi.context = true
-	case len(p.Text) > 0:
-		if len(pi.prompt) == 0 {
-			pi.prompt = p.Text
-		}
-	case p.FunctionResponse.given:
-		pi.responses = append(pi.responses, p.FunctionResponse.ID)
-	}
-}
