@@ -93,11 +93,14 @@ func (x *index) clear() {
 // into strs, none made on the way.
 func (x *index) add(b []byte) bool {
 	line, held := int32(len(x.Lines())), false
+	var before *index
 	err := x.reader.read(x.Shape(), b, func(kind Kind, h *Header, r *taken) {
 		switch {
 		case h != nil:
 			x.header.patch(*h)
 		case kind == KindSet && r == nil: // the list replaced
+			before = new(index)
+			*before = *x
 			x.clear()
 			held = true
 		default:
@@ -106,6 +109,9 @@ func (x *index) add(b []byte) bool {
 			held = true
 		}
 	})
+	if err != nil && before != nil {
+		*x = *before // a list amiss part way: the line skipped whole
+	}
 	return err == nil && held
 }
 

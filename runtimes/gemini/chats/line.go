@@ -139,8 +139,8 @@ func parseLine(b []byte) (Line, error) {
 			l = Line{Kind: KindHeader, Header: *h}
 		case kind == KindRecord:
 			l = Line{Kind: KindRecord, Record: r.record()}
-		case h != nil: // the $set, before its records
-			l = Line{Kind: KindSet, Set: *h}
+		case h != nil:
+			l.Kind, l.Set = KindSet, *h
 		case r == nil: // a list given
 			l.HasMsgs, l.SetMsgs = true, []Record{}
 		default:
@@ -168,11 +168,12 @@ type lineReader struct {
 	sh    jsonl.Shape
 }
 
-// read reads line b and gives fn what it says, in order: a header
-// (KindHeader, h); a record (KindRecord, r); or a $set (KindSet) as its
-// header h, then, when it replaces the list, a nil r and each record of
-// the list. What fn is given is a part of b or of lr, until fn returns.
-// The keys of the lines read are remembered in sh (nil: none).
+// read reads line b and gives fn what it says: a header (KindHeader, h);
+// a record (KindRecord, r); or a $set (KindSet): when it replaces the
+// list, a nil r and each record of the list, then its header h. An error
+// may come after records of a list: the line is then to be skipped whole.
+// What fn is given is a part of b or of lr, until fn returns. The keys of
+// the lines read are remembered in sh (nil: none).
 func (lr *lineReader) read(sh *jsonl.Shape, b []byte, fn func(k Kind, h *Header, r *taken)) error {
 	lead := len(b) - len(bytes.TrimLeft(b, " \t\r"))
 	b = bytes.TrimSpace(b)
@@ -187,11 +188,13 @@ func (lr *lineReader) read(sh *jsonl.Shape, b []byte, fn func(k Kind, h *Header,
 		if *s = (chatSet{}); l.Set[0] == '{' {
 			readLenient(setSchema, nil, l.Set, s)
 		}
-		fn(KindSet, &s.Header, nil)
 		if s.Messages != nil {
 			fn(KindSet, nil, nil)
-			return lr.setRecords(b, lead, s.Messages, fn)
+			if err := lr.setRecords(b, lead, s.Messages, fn); err != nil {
+				return err
+			}
 		}
+		fn(KindSet, &s.Header, nil)
 	case l.SessionID != nil && l.ProjectHash != nil:
 		h := Header{*l.SessionID, *l.ProjectHash, l.StartTime, l.LastUpdated}
 		fn(KindHeader, &h, nil)
