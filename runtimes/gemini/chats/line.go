@@ -65,9 +65,7 @@ type (
 	}
 	chatSet struct {
 		Header
-		// The list that replaces the records, when given (any other value
-		// empties it); its elements are found in the line (setRecords).
-		Messages json.RawMessage `json:"messages"`
+		Messages json.RawMessage `json:"messages"` // the records' new list (setRecords)
 	}
 	// recordHead is what a replay reads of a record: not what the thoughts
 	// say, nor the tool calls but their ids.

@@ -29,10 +29,9 @@ var (
 		jsonl.StringKey("lastUpdated", func(s *chatSet) *string { return &s.LastUpdated }),
 		jsonl.BorrowedKey("messages", func(s *chatSet) *json.RawMessage { return &s.Messages }),
 	)
-	headSchema   = jsonl.NewSchema(headKeys(func(h *recordHead) *recordHead { return h })...)
-	callIDSchema = jsonl.NewSchema(jsonl.Key("id", func(c *callID) *text { return &c.ID }, readText))
-	// Thoughts are counted, not read.
-	thoughtCountSchema = jsonl.NewSchema[struct{}]()
+	headSchema         = jsonl.NewSchema(headKeys(func(h *recordHead) *recordHead { return h })...)
+	callIDSchema       = jsonl.NewSchema(jsonl.Key("id", func(c *callID) *text { return &c.ID }, readText))
+	thoughtCountSchema = jsonl.NewSchema[struct{}]() // thoughts counted, not read
 
 	recordSchema = jsonl.NewSchema(
 		jsonl.StringKey("id", func(r *record) *string { return &r.ID }),
