@@ -56,6 +56,7 @@ type index struct {
 func (x *index) Finish() {
 	x.dedupe()
 	x.lazy = &lazyView{}
+	x.reader = lineReader{} // nor the last line's bytes held, nor its room
 }
 
 // own makes x's recs and pos its own before they change: lineindex.Refresh
@@ -93,14 +94,14 @@ func (x *index) clear() {
 // into strs, none made on the way.
 func (x *index) add(b []byte) bool {
 	line, held := int32(len(x.Lines())), false
-	var before *index
+	var before index // x before a list replaced its records
+	listed := false
 	err := x.reader.read(x.Shape(), b, func(kind Kind, h *Header, r *taken) {
 		switch {
 		case h != nil:
 			x.header.patch(*h)
 		case kind == KindSet && r == nil: // the list replaced
-			before = new(index)
-			*before = *x
+			before, listed = *x, true
 			x.clear()
 			held = true
 		default:
@@ -109,8 +110,8 @@ func (x *index) add(b []byte) bool {
 			held = true
 		}
 	})
-	if err != nil && before != nil {
-		*x = *before // a list amiss part way: the line skipped whole
+	if err != nil && listed {
+		*x = before // a list amiss part way: the line skipped whole
 	}
 	return err == nil && held
 }

@@ -194,8 +194,8 @@ func (lr *lineReader) read(sh *jsonl.Shape, b []byte, fn func(k Kind, h *Header,
 		}
 		fn(KindSet, &s.Header, nil)
 	case l.SessionID != nil && l.ProjectHash != nil:
-		h := Header{*l.SessionID, *l.ProjectHash, l.StartTime, l.LastUpdated}
-		fn(KindHeader, &h, nil)
+		lr.set.Header = Header{*l.SessionID, *l.ProjectHash, l.StartTime, l.LastUpdated} // not one on the heap
+		fn(KindHeader, &lr.set.Header, nil)
 	case len(l.ID) == 0:
 		return errors.New("chat record without an id")
 	default:
