@@ -22,7 +22,7 @@
 // (a line, or an element of a $set list) with a CRC-32C of its bytes, not
 // the bytes; a page reads and converts only its records. A replay reads
 // only the members a line's kind and a record's listing need, with the
-// shared schema reader (quickLine on jsonl.Schema, encoding/json for any
+// shared schema reader (lineReader on jsonl.Schema, encoding/json for any
 // other shape), a big file in parts on every core (index.Merge). Records
 // hold no pointer: their strings are spans of one byte slice of their
 // index (strs.go), their places found by a hash of their id (positions),

@@ -1,7 +1,6 @@
 package chats
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -83,45 +82,11 @@ func lineSeeds(t testing.TB) [][]byte {
 	return out
 }
 
-// fastLineOf is quickLine's line and answer.
-func fastLineOf(b []byte, _ bool) (Line, bool) { return quickLine(b) }
-
-// checkFast fails t unless quickLine, when it takes b, says what parseLine
-// says. Lines that are not valid JSON are not compared: quickLine does not
-// validate nested values.
-func checkFast(t *testing.T, b []byte) {
-	t.Helper()
-	got, ok := fastLineOf(b, false)
-	if !ok || !json.Valid(b) {
-		return
-	}
-	want, err := parseLine(b)
-	if err != nil {
-		t.Fatalf("%q: fast path took a line parseLine refuses: %v", b, err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%q:\nfast %#v\nwant %#v", b, got, want)
-	}
-}
-
-func TestFastLineEqualsParseLine(t *testing.T) {
-	taken := 0
-	for _, b := range lineSeeds(t) {
-		checkFast(t, b)
-		if _, ok := fastLineOf(b, false); ok {
-			taken++
-		}
-	}
-	if taken < 20 { // the test would prove nothing if all fell back
-		t.Fatalf("fast path took only %d lines", taken)
-	}
-}
-
-func FuzzFastLine(f *testing.F) {
-	for _, b := range lineSeeds(f) {
-		f.Add(b)
-	}
-	f.Fuzz(checkFast)
+// fastLineOf reports whether the line schema reads b without
+// encoding/json (TestSchemas holds what it reads to encoding/json).
+func fastLineOf(b []byte, _ bool) (Line, bool) {
+	var l chatLine
+	return Line{}, lineSchema.Read(b, &l)
 }
 
 // TestReplayKeepsNoPartOfLine: a replay's records say the same when each

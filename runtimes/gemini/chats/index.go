@@ -10,9 +10,9 @@ import (
 )
 
 // indexVersion names what add gathers, for persisted indexes: change it
-// whenever add, quickLine, infoOf or the facts saved change, so that
-// indexes saved by an older cdevd are replayed again rather than trusted.
-const indexVersion = "gemini-chats-5"
+// whenever add, the reading of lines (lineReader) or the facts saved
+// change, so that indexes an older cdevd saved are replayed, not trusted.
+const indexVersion = "gemini-chats-6"
 
 // rec is where a record's latest version is (its line's place in Lines,
 // where it begins in the line, its length and a checksum of its bytes),
@@ -48,15 +48,15 @@ type index struct {
 	lazy  *lazyView
 	// saved is the view x was persisted with, when x was read with it
 	// (ReadFacts): its records are there, not in recs, until x changes.
-	saved *savedView
-	// reader is add's, reused from line to line (see lineReader.line).
-	reader lineReader
+	saved  *savedView
+	reader lineReader // add's, reused from line to line
 }
 
 // Finish ends a scan (lineindex.Indexed): what was read makes a new view.
 func (x *index) Finish() {
 	x.dedupe()
 	x.lazy = &lazyView{}
+	x.reader = lineReader{} // nor the last line's bytes held, nor its room
 }
 
 // own makes x's recs and pos its own before they change: lineindex.Refresh
@@ -90,52 +90,30 @@ func (x *index) clear() {
 }
 
 // add replays one line, reporting whether it holds records (its Span is
-// then the next of Lines).
+// then the next of Lines). A record's strings are copied from the line
+// into strs, none made on the way.
 func (x *index) add(b []byte) bool {
-	line := int32(len(x.Lines()))
-	lr := &x.reader
-	defer lr.reset()
-	lr.shape = x.Shape()
-	kind, ok := lr.scan(b)
-	if ok && kind == KindRecord {
-		// The record's strings are copied from the line into strs, none
-		// made on the way.
-		x.own()
-		take(x, line, &lr.taken)
-		return true
-	}
-	var l Line
-	switch {
-	case ok && kind == KindSet:
-		l = lr.set
-	case ok:
-		lr.header.SessionID, lr.header.ProjectHash = *lr.sid, *lr.ph
-		l = Line{Kind: KindHeader, Header: lr.header}
-	default:
-		var err error
-		if l, err = parseLine(b); err != nil {
-			return false // unparsable: skipped
+	line, held := int32(len(x.Lines())), false
+	var before index // x before a list replaced its records
+	listed := false
+	err := x.reader.read(x.Shape(), b, func(kind Kind, h *Header, r *taken) {
+		switch {
+		case h != nil:
+			x.header.patch(*h)
+		case kind == KindSet && r == nil: // the list replaced
+			before, listed = *x, true
+			x.clear()
+			held = true
+		default:
+			x.own()
+			take(x, line, r)
+			held = true
 		}
+	})
+	if err != nil && listed {
+		*x = before // a list amiss part way: the line skipped whole
 	}
-	switch l.Kind {
-	case KindHeader:
-		x.header.patch(l.Header)
-	case KindSet:
-		x.header.patch(l.Set)
-		if !l.HasMsgs {
-			return false
-		}
-		x.clear()
-		for i := range l.SetMsgs {
-			take(x, line, takenOf(&l.SetMsgs[i]))
-		}
-		return true
-	case KindRecord:
-		x.own()
-		take(x, line, takenOf(&l.Record))
-		return true
-	}
-	return false
+	return err == nil && held
 }
 
 // Records are deduped in batches of at most dedupeBatch, or dedupeBytes of
@@ -149,7 +127,7 @@ const (
 )
 
 // take takes in r, found in line; x is its own.
-func take[S string | []byte](x *index, line int32, r *taken[S]) {
+func take(x *index, line int32, r *taken) {
 	rc := rec{line: line, start: int32(r.start), n: int32(len(r.raw)), sum: checksum(r.raw)}
 	before := len(x.strs)
 	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == string(r.id) {

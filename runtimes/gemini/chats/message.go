@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"strings"
@@ -44,67 +45,84 @@ type toolCall struct {
 	Status string          `json:"status"`
 }
 
+// part is one part of a content list, read by a replay and a page alike.
 type part struct {
-	Text             *string           `json:"text"`
-	Thought          bool              `json:"thought"` // in a resumed answer's parts
-	FunctionResponse *functionResponse `json:"functionResponse"`
+	Text             text             `json:"text"`
+	Thought          bool             `json:"thought"` // in a resumed answer's parts
+	FunctionResponse functionResponse `json:"functionResponse"`
 }
 
+// functionResponse is a part's, when given: not a pointer, as encoding/json
+// would make, since one allocated for each was a quarter of what a cold
+// first page allocated.
 type functionResponse struct {
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
+	ID       text            `json:"id"`
+	Name     text            `json:"name"`
 	Response json.RawMessage `json:"response"`
+	given    bool
+}
+
+func readFunctionResponse(b []byte, at int, r *functionResponse) int {
+	r.given = true
+	return functionResponseSchema.ReadAt(b, at, r)
+}
+
+// UnmarshalJSON is encoding/json's reading of a function response, as
+// into a pointer: null is none.
+func (r *functionResponse) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	type plain functionResponse // without this method
+	r.given = true
+	return json.Unmarshal(b, (*plain)(r))
 }
 
 // decode reads a record; fields of unexpected types are left zero.
 func decode(raw []byte) record {
-	if r, ok := quickRecord(raw); ok {
-		return r
-	}
 	var r record
-	// A field of an unexpected type is left zero and the rest decoded; the
-	// record was parsed before, so its JSON is valid.
-	_ = json.Unmarshal(raw, &r)
+	if !recordSchema.Read(raw, &r) {
+		_ = json.Unmarshal(raw, &r) // the record was parsed before: its JSON is valid
+	}
 	return r
 }
 
-// userParts returns a user record's parts; content written as a plain
-// string is one text part.
+// userParts returns a user record's parts (contentParts), none when they
+// are not all of the types expected.
 func (r record) userParts() []part {
-	if len(r.Content) > 0 && r.Content[0] == '"' {
-		if s, ok := str(r.Content); ok {
-			if s == "" {
-				return nil
-			}
-			return []part{{Text: &s}}
+	parts, err := contentParts(r.Content, nil)
+	if err != nil {
+		return nil
+	}
+	return parts
+}
+
+// contentParts reads content c into parts (emptied): a list of parts, or a
+// string as one text part (none when empty).
+func contentParts(c json.RawMessage, parts []part) ([]part, error) {
+	if len(c) == 0 {
+		return nil, nil
+	}
+	if c[0] != '"' {
+		return readParts(c, parts)
+	}
+	var t text
+	if readText(c, 0, &t) != len(c) {
+		if err := json.Unmarshal(c, &t); err != nil {
+			return nil, err
 		}
 	}
-	if parts, ok := quickParts(r.Content); ok {
-		return parts
+	if len(t) == 0 {
+		return nil, nil
 	}
-	var parts []part
-	if json.Unmarshal(r.Content, &parts) == nil {
-		return parts
-	}
-	var s string
-	if json.Unmarshal(r.Content, &s) == nil && s != "" {
-		return []part{{Text: &s}}
-	}
-	return nil
+	return append(parts, part{Text: t}), nil
 }
 
 // geminiText returns a gemini record's answer. Gemini writes it as a
 // string, but as a list of parts when it rewrites a resumed conversation
 // (the $set of messages that `gemini --resume` writes).
 func (r record) geminiText() string {
-	if len(r.Content) > 0 && r.Content[0] == '"' {
-		s, _ := str(r.Content)
-		return s
-	}
-	parts, ok := quickParts(r.Content)
-	if !ok {
-		_ = json.Unmarshal(r.Content, &parts)
-	}
+	parts, _ := contentParts(r.Content, nil) // what it reads of a list with a part amiss too
 	return partsText(parts)
 }
 
@@ -112,8 +130,8 @@ func (r record) geminiText() string {
 func partsText(parts []part) string {
 	var b strings.Builder
 	for _, p := range parts {
-		if p.Text != nil && !p.Thought {
-			b.WriteString(*p.Text)
+		if !p.Thought {
+			b.Write(p.Text)
 		}
 	}
 	return b.String()
@@ -126,38 +144,6 @@ type info struct {
 	visible   bool     // a message unless all it holds is covered elsewhere
 	responses []string // function-response ids of a user record
 	calls     []string // tool-call ids of a gemini record
-}
-
-func infoOf(r record) info {
-	switch r.Type {
-	case "user":
-		return userInfo(r.userParts())
-	case "gemini":
-		var in info
-		for _, c := range r.ToolCalls {
-			in.calls = append(in.calls, c.ID)
-		}
-		in.visible = r.geminiText() != "" || len(r.Thoughts) > 0 || len(r.ToolCalls) > 0
-		return in
-	}
-	return info{}
-}
-
-// userInfo is the info of a user record whose content is parts: taken in
-// as a replay takes in the parts it reads (partsInfo.add).
-func userInfo(parts []part) info {
-	var pi partsInfo
-	for _, p := range parts {
-		q := partInfo{thought: p.Thought}
-		if p.Text != nil {
-			q.text = []byte(*p.Text)
-		}
-		if p.FunctionResponse != nil {
-			q.response, q.responseID = true, []byte(p.FunctionResponse.ID)
-		}
-		pi.add(&q, true)
-	}
-	return pi.userInfo()
 }
 
 // isMessage reports whether a record with in is a message, given the tool
@@ -190,13 +176,13 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 		typ = rpc.MessageUser
 		for _, p := range r.userParts() {
 			switch {
-			case p.Text != nil && strings.HasPrefix(*p.Text, contextPrefix):
+			case bytes.HasPrefix(p.Text, []byte(contextPrefix)):
 				return rpc.Message{}, false
-			case p.Text != nil && *p.Text != "":
-				content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: *p.Text})
-			case p.FunctionResponse != nil && !called(p.FunctionResponse.ID):
+			case len(p.Text) > 0:
+				content = append(content, rpc.ContentBlock{Type: rpc.BlockText, Text: string(p.Text)})
+			case p.FunctionResponse.given && !called(string(p.FunctionResponse.ID)):
 				out, isErr := responseText(p.FunctionResponse.Response)
-				content = append(content, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: p.FunctionResponse.ID, Content: jsonString(out), IsError: isErr})
+				content = append(content, rpc.ContentBlock{Type: rpc.BlockToolResult, ToolUseID: string(p.FunctionResponse.ID), Content: jsonString(out), IsError: isErr})
 			}
 		}
 	case "gemini":
@@ -220,7 +206,7 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 			if len(c.Result) > 0 || c.Status != "" {
 				out, isErr := "", c.Status != "" && c.Status != "success"
 				for _, p := range c.Result {
-					if p.FunctionResponse != nil {
+					if p.FunctionResponse.given {
 						o, e := responseText(p.FunctionResponse.Response)
 						out, isErr = out+o, isErr || e
 					}
@@ -248,12 +234,18 @@ func ToMessage(sessionID string, raw []byte, called func(id string) bool, fallba
 	return rpc.Message{ID: r.ID, SessionID: sessionID, Type: typ, UUID: r.ID, Timestamp: ts, Message: body}, true
 }
 
+// response is what responseText reads of a function response.
+type response struct {
+	Output *string `json:"output"`
+	Error  *string `json:"error"`
+}
+
 // responseText is a function response's text and whether it reports an
 // error: Gemini's tools answer {"output": …} or {"error": …}; anything
 // else is passed on as its JSON text.
 func responseText(resp json.RawMessage) (string, bool) {
-	r, ok := quickResponse(resp)
-	if ok || json.Unmarshal(resp, &r) == nil {
+	var r response
+	if responseSchema.Read(resp, &r) || json.Unmarshal(resp, &r) == nil {
 		switch {
 		case r.Error != nil:
 			return *r.Error, true

@@ -40,7 +40,7 @@ func (x *index) bytesOf(s span) []byte {
 func (x *index) str(s span) string { return string(x.bytesOf(s)) }
 
 // add appends s to x.strs; x is its own.
-func add[S string | []byte](x *index, s S) span {
+func add(x *index, s []byte) span {
 	if len(s) == 0 {
 		return span{}
 	}
@@ -56,14 +56,14 @@ func add[S string | []byte](x *index, s S) span {
 }
 
 // addInfo appends the strings of r's info to x.strs; x is its own.
-func addInfo[S string | []byte](x *index, r *taken[S]) recInfo {
+func addInfo(x *index, r *taken) recInfo {
 	ri := recInfo{prompt: add(x, r.prompt), visible: r.visible}
 	if len(r.responses) == 0 && len(r.calls) == 0 {
 		return ri
 	}
 	off := len(x.strs)
 	var buf [binary.MaxVarintLen64]byte
-	for _, l := range [2][]S{r.responses, r.calls} {
+	for _, l := range [2][][]byte{r.responses, r.calls} {
 		add(x, binary.AppendUvarint(buf[:0], uint64(len(l))))
 		for _, id := range l {
 			add(x, binary.AppendUvarint(buf[:0], uint64(len(id))))
