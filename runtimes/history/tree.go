@@ -50,8 +50,16 @@ type DateTree[P any] struct {
 	Match func(dir string) func(recorded string) bool
 	// Group, when set, makes a List's sessions of dir's files (all it
 	// found, in no order), for a CLI that keeps a session in several files
-	// (Gemini): it must return them newest first. nil: one per file.
+	// (Gemini): it must return them newest first, leaving out a session it
+	// does not offer (one without a user message, say). nil: one per file.
+	// With Group, Key and Session must be set, and a session is what Files
+	// finds (see treegroup.go).
 	Group func(files []File[P]) []runtimes.Summary
+	// Key is the part of session id that its files' names hold (what ID
+	// returns of them: Gemini's first eight characters).
+	Key func(id string) string
+	// Session is the session id an index says its file belongs to.
+	Session func(x P) string
 	// Near, when set, is the folder where dir's files mostly are (Gemini's
 	// tmp/<slug>/chats): List indexes those without reading their first
 	// line before, whatever HeadMin says.
@@ -297,14 +305,22 @@ func (t *Tree[T, P]) Path(dir, id string) (string, error) {
 	return p, err
 }
 
-// Has reports whether session id has a file that records dir.
-func (t *Tree[T, P]) Has(_ context.Context, dir, id string) bool {
+// Has reports whether session id has a file that records dir (with Group,
+// whether Group offers it).
+func (t *Tree[T, P]) Has(ctx context.Context, dir, id string) bool {
+	if t.l.Group != nil {
+		_, err := t.grouped(ctx, dir, id)
+		return err == nil
+	}
 	_, err := t.Path(dir, id)
 	return err == nil
 }
 
-// Trash moves session id's file into bin.
-func (t *Tree[T, P]) Trash(_ context.Context, dir, id string, bin runtimes.Bin) error {
+// Trash moves session id's file into bin (with Group, every file of it).
+func (t *Tree[T, P]) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) error {
+	if t.l.Group != nil {
+		return t.trashAll(ctx, dir, id, bin)
+	}
 	p, err := t.Path(dir, id)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"errors"
 	"hash/crc32"
 	"io"
 	"sync"
@@ -122,14 +123,18 @@ func (v *view) all() []*entry {
 
 // page is messages [from, to) of v (0 ≤ from ≤ to ≤ v.n), counted from the
 // newest when desc, in that order.
-func (v *view) page(from, to int, desc bool) []*entry {
+func (v *view) page(from, to int, desc bool) []*entry { return pageOf(v.n, from, to, desc, v.entry) }
+
+// pageOf is items [from, to) of n, counted from the newest when desc, in
+// that order: at(j) is item j.
+func pageOf(n, from, to int, desc bool, at func(j int) *entry) []*entry {
 	out := make([]*entry, 0, to-from)
 	for i := from; i < to; i++ {
-		j := i
 		if desc {
-			j = v.n - 1 - i
+			out = append(out, at(n-1-i))
+		} else {
+			out = append(out, at(i))
 		}
-		out = append(out, v.entry(j))
 	}
 	return out
 }
@@ -139,6 +144,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // checksum is CRC-32C, which the CPU computes at memory speed: every
 // record's bytes pass through it on a first read.
 func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// errChanged says a record is no longer where the cached replay has it.
+var errChanged = errors.New("record changed")
 
 // read returns e's bytes from f, the file e is in, checking that they are
 // still the record e describes: a file rewritten in place, keeping its size

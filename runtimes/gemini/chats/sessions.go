@@ -6,10 +6,7 @@ package chats
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -18,29 +15,22 @@ import (
 	"github.com/cdevd/cdevd/runtimes/history"
 )
 
-// sessionFile is one file of a session.
-type sessionFile struct {
-	path string
-	v    *view
-}
-
 // session is one session's files for a workspace, in order of start time.
 type session struct {
 	id    string
-	files []sessionFile // all, phantoms included
-	real  []sessionFile // those with a user message
+	files []*view // all, phantoms included
+	real  []*view // those with a user message
 }
 
-// group groups files, all of one workspace, by session id; with id set,
-// only that session's.
-func group(files []history.File[*index], id string) map[string]*session {
+// group groups files, all of one workspace, by session id.
+func group(files []history.File[*index]) map[string]*session {
 	out := map[string]*session{}
 	for _, f := range files {
 		v := f.X.view(f.Path)
 		sid := v.header.SessionID
 		// An id that could not name a session safely (see
 		// runtimes.ValidSessionID) is not one cdevd offers.
-		if runtimes.ValidSessionID(sid) != nil || (id != "" && sid != id) {
+		if runtimes.ValidSessionID(sid) != nil {
 			continue
 		}
 		ss := out[sid]
@@ -48,16 +38,15 @@ func group(files []history.File[*index], id string) map[string]*session {
 			ss = &session{id: sid}
 			out[sid] = ss
 		}
-		sf := sessionFile{f.Path, v}
-		ss.files = append(ss.files, sf)
+		ss.files = append(ss.files, v)
 		if v.prompt != "" {
-			ss.real = append(ss.real, sf)
+			ss.real = append(ss.real, v)
 		}
 	}
+	byStart := func(a, b *view) int {
+		return cmp.Or(cmp.Compare(a.header.StartTime, b.header.StartTime), cmp.Compare(a.path, b.path))
+	}
 	for _, ss := range out {
-		byStart := func(a, b sessionFile) int {
-			return cmp.Or(cmp.Compare(a.v.header.StartTime, b.v.header.StartTime), cmp.Compare(a.path, b.path))
-		}
 		slices.SortFunc(ss.files, byStart)
 		slices.SortFunc(ss.real, byStart)
 	}
@@ -67,7 +56,7 @@ func group(files []history.File[*index], id string) map[string]*session {
 // count is how many messages the session has (see messages).
 func (ss *session) count() int {
 	if len(ss.real) == 1 {
-		return ss.real[0].v.n
+		return ss.real[0].n
 	}
 	msgs, _ := ss.messages()
 	return len(msgs)
@@ -77,41 +66,36 @@ func (ss *session) count() int {
 // message, in order of start time, a record id seen in an earlier file
 // kept where it was first (its last version wins).
 func (ss *session) messages() ([]*entry, func(string) bool) {
-	if len(ss.real) == 1 {
-		v := ss.real[0].v
-		return v.all(), v.called
-	}
 	called := func(id string) bool {
-		for _, f := range ss.real {
-			if f.v.called(id) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(ss.real, func(v *view) bool { return v.called(id) })
 	}
 	var out []*entry
 	at := map[string]int{}
-	for _, f := range ss.real {
-		for _, e := range f.v.all() {
-			id := e.id
-			if i, ok := at[id]; ok {
+	for _, v := range ss.real {
+		for _, e := range v.all() {
+			if i, ok := at[e.id]; ok {
 				out[i] = e
 				continue
 			}
-			at[id] = len(out)
+			at[e.id] = len(out)
 			out = append(out, e)
 		}
 	}
 	return out, called
 }
 
-// lastUpdated is the newest modification time of the session's files.
-func (ss *session) lastUpdated() int64 {
-	var t int64
-	for _, f := range ss.files {
-		t = max(t, f.v.mtime)
+// page is up to limit of the session's messages from offset, counted from
+// the newest when desc, their number, and its test of a tool call's id. A
+// session of one file (nearly all) makes only the page's entries.
+func (ss *session) page(offset, limit int, desc bool) ([]*entry, int, func(string) bool) {
+	n, at, called := ss.real[0].n, ss.real[0].entry, ss.real[0].called
+	if len(ss.real) > 1 {
+		var msgs []*entry
+		msgs, called = ss.messages()
+		n, at = len(msgs), func(j int) *entry { return msgs[j] }
 	}
-	return t
+	from := min(offset, n)
+	return pageOf(n, from, from+min(limit, n-from), desc, at), n, called // offset+limit could overflow
 }
 
 // list is the history store's List of a workspace's files (see
@@ -123,14 +107,17 @@ func list(files []history.File[*index]) []runtimes.Summary {
 		t int64
 	}
 	var out []listed
-	for _, ss := range group(files, "") {
+	for _, ss := range group(files) {
 		if len(ss.real) == 0 {
 			continue // a phantom
 		}
-		t := ss.lastUpdated()
+		var t int64
+		for _, v := range ss.files {
+			t = max(t, v.mtime)
+		}
 		out = append(out, listed{runtimes.Summary{
 			SessionID:    ss.id,
-			Summary:      history.Shorten(strings.TrimSpace(ss.real[0].v.prompt), 100),
+			Summary:      history.Shorten(strings.TrimSpace(ss.real[0].prompt), 100),
 			MessageCount: ss.count(),
 			LastUpdated:  time.Unix(0, t).UTC().Format(history.TimeFormat),
 		}, t})
@@ -150,39 +137,14 @@ func noSession(id string) error {
 	return fmt.Errorf("gemini session %s: %w", id, runtimes.ErrNoSession)
 }
 
-// session returns session id of dir; with real, only if it has a user
-// message. Only the chat files whose name holds the id's first eight
-// characters are read, and of those in another project's folder only the
-// first line unless it names dir's project.
+// session returns session id of dir (history.Tree.Files); with real, only
+// if it has a user message.
 func (s *Store) session(ctx context.Context, dir, id string, real bool) (*session, error) {
-	if err := runtimes.ValidSessionID(id); err != nil {
-		return nil, err
-	}
-	paths, err := s.walk(ctx, id8(id))
+	files, err := s.t.Files(ctx, dir, id)
 	if err != nil {
 		return nil, err
 	}
-	want := hashes(dir)
-	mine := filepath.Join(s.tmp, s.slug(dir), "chats")
-	var files []history.File[*index]
-	for _, cp := range paths {
-		if filepath.Dir(cp.path) != mine {
-			if ph, ok := s.t.Head(cp.path, cp.fi); ok && !want.has(ph) {
-				continue // another project's: not replayed
-			}
-		}
-		x, err := s.t.Index(ctx, cp.path, cp.fi)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the walk
-		}
-		if err != nil {
-			return nil, err
-		}
-		if want.has(x.header.ProjectHash) {
-			files = append(files, history.File[*index]{Path: cp.path, X: x, Modified: cp.fi.ModTime()})
-		}
-	}
-	ss := group(files, id)[id]
+	ss := group(files)[id]
 	if ss == nil || (real && len(ss.real) == 0) {
 		return nil, noSession(id)
 	}

@@ -5,8 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,10 +24,8 @@ import (
 )
 
 // Store reads the chat files under one Gemini home ($HOME/.gemini): the
-// shared history store (runtimes/history) over Gemini's format, in the
-// layout of a tree tmp/<project>/chats whose files record their project,
-// several files making one session. It is meant to live as long as the
-// daemon, and is safe for concurrent use.
+// history store over Gemini's format (see the package's doc). It is meant
+// to live as long as the daemon, and is safe for concurrent use.
 type Store struct {
 	tmp     string // <gemini home>/tmp
 	log     *zap.Logger
@@ -50,15 +49,12 @@ func NewWith(geminiHome string, o history.Options) *Store { return tuned(geminiH
 func tuned(geminiHome string, o history.Options, maxWatchedDirs int) *Store {
 	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher}
 	s.t = history.NewTree(format, history.DateTree[*index]{
-		Root: s.tmp,
-		ID: func(name string) string {
-			if id := shortID(name); runtimes.ValidSessionID(id) == nil {
-				return id
-			}
-			return ""
-		},
-		Dir:   func(x *index) string { return x.header.ProjectHash },
-		Depth: 2,
+		Root:    s.tmp,
+		ID:      shortID,
+		Dir:     func(x *index) string { return x.header.ProjectHash },
+		Key:     id8,
+		Session: func(x *index) string { return x.header.SessionID },
+		Depth:   2,
 		// tmp/<project>/chats, the chats folder possibly a link.
 		Enter: func(level int, de fs.DirEntry) bool {
 			return de.IsDir() || (level == 2 && de.Name() == "chats" && de.Type()&fs.ModeSymlink != 0)
@@ -76,47 +72,42 @@ func tuned(geminiHome string, o history.Options, maxWatchedDirs int) *Store {
 	return s
 }
 
-// format is how Gemini's chat files are read. Pages and tails are of
-// records, not lines: the Store pages and follows them itself, using the
-// history store for the indexes and the listing (see history.Format).
+// format is how Gemini's chat files are read: pages and tails are of
+// records, not lines, so the Store pages and follows them itself (see
+// history.Format).
 var format = history.Format[index, *index]{
 	What:    "chat file",
 	Version: indexVersion,
 	Add:     (*index).add,
-	// Never asked: with Group, the tree's List makes the summaries of
-	// sessions (list), not of files (history.Tree.summary).
-	Describe: func(*index) (string, string) { return "", "" },
 }
 
 // List returns the sessions of dir that have a user message, newest first
-// (by the last write to any of their files): see history.Tree.List. The
-// result is shared with later calls: callers must not modify it.
+// (by the last write to any of their files): see history.Tree.List.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	return s.t.List(ctx, dir)
 }
 
-// Close releases the watches List holds and waits for the index saves
-// under way; later Lists read the folders. The daemon calls it when it
-// shuts down.
+// Close releases the watches and waits for the index saves under way
+// (history.Tree.Close).
 func (s *Store) Close() error { return s.t.Close() }
 
-// WithCacheDir makes s keep the replays of big chat files in dir too (see
-// lineindex.Cache.Persist), so that the first page of one after a restart needs
-// no replay of it; it returns s.
+// WithCacheDir makes s keep the replays of big chat files in dir too, so
+// that the first page of one after a restart needs no replay of it; it
+// returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
 	s.t.WithCacheDir(dir)
 	return s
 }
 
-// WithWatcher makes List, Tail and Watch use w rather than the process's
-// shared watcher; it returns s.
+// WithWatcher makes s watch through w rather than the process's shared
+// watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
 	s.t.WithWatcher(w)
 	return s
 }
 
-// Stats says what s has read so far (see history.TreeStats).
+// Stats says what s has read so far.
 func (s *Store) Stats() history.TreeStats { return s.t.Stats() }
 
 // ProjectHash is the projectHash Gemini records for a session run in dir:
@@ -140,110 +131,64 @@ type projectHashes [2]string
 
 func (h projectHashes) has(x string) bool { return x != "" && (x == h[0] || x == h[1]) }
 
-// stampLen is the length of the stamp in session-<stamp>-<id8>.jsonl.
-const stampLen = len("2006-01-02T15-04")
+// stampFormat is the minute (UTC) in session-<stamp>-<id8>.jsonl.
+const stampFormat = "2006-01-02T15-04"
 
-// shortID is the id8 of a chat file name, or "".
+// shortID is the id8 of a chat file name, or "" (also when it could not
+// name a session safely: see runtimes.ValidSessionID).
 func shortID(name string) string {
 	rest, ok := strings.CutPrefix(name, "session-")
-	if !ok {
+	rest, ok2 := strings.CutSuffix(rest, ".jsonl")
+	if !ok || !ok2 || len(rest) < len(stampFormat)+2 || rest[len(stampFormat)] != '-' {
 		return ""
 	}
-	rest, ok = strings.CutSuffix(rest, ".jsonl")
-	if !ok || len(rest) < stampLen+2 || rest[stampLen] != '-' {
-		return ""
+	if id := rest[len(stampFormat)+1:]; runtimes.ValidSessionID(id) == nil {
+		return id
 	}
-	return rest[stampLen+1:]
+	return ""
 }
 
 // id8 is the part of a session id Gemini puts in file names.
 func id8(id string) string { return id[:min(8, len(id))] }
 
-// chatPath is one chat file found by walk, and its version then.
-type chatPath struct {
-	path string
-	fi   os.FileInfo
-}
-
-// walk lists the chat files in every tmp/*/chats directory whose name
-// holds short (all when short is ""), reading only directories.
-func (s *Store) walk(ctx context.Context, short string) ([]chatPath, error) {
-	slugs, err := os.ReadDir(s.tmp)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []chatPath
-	for _, sl := range slugs {
-		if !sl.IsDir() {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		dir := filepath.Join(s.tmp, sl.Name(), "chats")
-		out = appendChats(out, dir, short)
-	}
-	return out, nil
-}
-
-// appendChats appends the chat files of dir whose name holds short (all
-// when short is "").
-func appendChats(out []chatPath, dir, short string) []chatPath {
-	df, err := jsonl.OpenDir(dir)
-	if err != nil {
-		return out // no chats (yet), or removed meanwhile
-	}
-	defer df.Close()
-	des, err := df.ReadDir(-1)
-	if err != nil {
-		return out
-	}
-	for _, de := range des {
-		if id := shortID(de.Name()); id != "" && (short == "" || id == short) && de.Type().IsRegular() {
-			path := filepath.Join(dir, de.Name())
-			fi, err := os.Lstat(path)
-			if err != nil {
-				continue // removed since ReadDir
-			}
-			out = append(out, chatPath{path, fi})
-		}
-	}
-	return out
-}
-
-// errChanged says a record is no longer where the cached replay has it.
-var errChanged = errors.New("record changed")
-
 // Has reports whether session id has a chat file with a user message
 // recorded for dir.
-func (s *Store) Has(ctx context.Context, dir, id string) bool {
-	_, err := s.session(ctx, dir, id, true)
-	return err == nil
-}
+func (s *Store) Has(ctx context.Context, dir, id string) bool { return s.t.Has(ctx, dir, id) }
 
 // Trash moves every chat file of session id (those without user messages,
 // which each load leaves, included) into bin.
 func (s *Store) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) error {
-	ss, err := s.session(ctx, dir, id, true)
-	if err != nil {
-		return err
-	}
-	for _, f := range ss.files {
-		if err := bin.Put(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+	return s.t.Trash(ctx, dir, id, bin)
+}
+
+// Watch calls changed with the session id of every chat file of dir that
+// is written and holds a user message, until the Closer is closed: see
+// history.Tree.Watch (Near is the folder slug names).
+func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
+	return s.t.Watch(dir, changed)
+}
+
+// slug is the directory name Gemini files dir's chats under: the one
+// projects.json gives, else dir's base name.
+func (s *Store) slug(dir string) string {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(s.tmp), "projects.json"))
+	if err == nil {
+		var p struct {
+			Projects map[string]string `json:"projects"`
 		}
-		s.t.Forget(f.path)
+		if json.Unmarshal(b, &p) == nil {
+			if sl := p.Projects[dir]; sl != "" && filepath.Base(sl) == sl && sl != ".." && sl != "." {
+				return sl
+			}
+		}
 	}
-	return nil
+	return filepath.Base(filepath.Clean(dir))
 }
 
 // Messages returns a page of session id's messages and their number. With
 // desc, offset counts from the newest message and the page is newest
-// first. Only the page's records are converted. A page holds at most
-// runtimes.PageBytes of records (at least one; a bigger one Omitted).
+// first. Only the page's records are read, at most runtimes.PageBytes of
+// them (at least one; a bigger one Omitted).
 func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
@@ -252,25 +197,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	if err != nil {
 		return nil, 0, err
 	}
-	total := ss.count()
-	from := min(offset, total)
-	to := from + min(limit, total-from) // offset+limit could overflow
-	var es []*entry
-	var called func(string) bool
-	if len(ss.real) == 1 {
-		v := ss.real[0].v
-		es, called = v.page(from, to, desc), v.called
-	} else {
-		var msgs []*entry
-		msgs, called = ss.messages()
-		for i := from; i < to; i++ {
-			j := i
-			if desc {
-				j = total - 1 - i
-			}
-			es = append(es, msgs[j])
-		}
-	}
+	es, total, called := ss.page(offset, limit, desc)
 	// Bounded by bytes too, before any is read: see runtimes.PageBytes.
 	used := 0
 	for i, e := range es {
@@ -280,7 +207,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 		}
 	}
 	page := make([]rpc.Message, 0, len(es))
-	fallback := ss.real[0].v.header.StartTime
+	fallback := ss.real[0].header.StartTime
 	open := map[string]*os.File{}
 	defer func() {
 		for _, f := range open {
@@ -308,9 +235,6 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	return page, total, nil
 }
 
-// stampFormat is the minute in a chat file's name, in UTC.
-const stampFormat = "2006-01-02T15-04"
-
 // Stamps are the minutes (UTC) in the names of session id's chat files for
 // dir: Gemini names each file after the minute in which it began recording
 // it, and a session/load in that same minute would write over the file's
@@ -321,12 +245,9 @@ func (s *Store) Stamps(ctx context.Context, dir, id string) ([]time.Time, error)
 		return nil, err
 	}
 	var out []time.Time
-	for _, f := range ss.files {
-		name := strings.TrimPrefix(filepath.Base(f.path), "session-")
-		if len(name) < stampLen {
-			continue
-		}
-		if t, err := time.Parse(stampFormat, name[:stampLen]); err == nil {
+	for _, v := range ss.files {
+		name := strings.TrimPrefix(filepath.Base(v.path), "session-")
+		if t, err := time.Parse(stampFormat, name[:min(len(name), len(stampFormat))]); err == nil {
 			out = append(out, t)
 		}
 	}
