@@ -52,13 +52,14 @@ type DateTree[P any] struct {
 	// found, in no order), for a CLI that keeps a session in several files
 	// (Gemini): it must return them newest first, leaving out a session it
 	// does not offer (one without a user message, say). nil: one per file.
-	// With Group, Key and Session must be set, and a session is what Files
-	// finds (see treegroup.go).
+	// With Group, a session is what Files finds (see treegroup.go).
 	Group func(files []File[P]) []runtimes.Summary
-	// Key is the part of session id that its files' names hold (what ID
-	// returns of them: Gemini's first eight characters).
+	// Key, when set, is the part of session id that its files' names hold
+	// (what ID returns of them: Gemini's first eight characters); nil: the
+	// whole id.
 	Key func(id string) string
-	// Session is the session id an index says its file belongs to.
+	// Session, when set, is the session id an index says its file belongs
+	// to, for names that hold only part of it (Key); nil: its name's.
 	Session func(x P) string
 	// Near, when set, is the folder where dir's files mostly are (Gemini's
 	// tmp/<slug>/chats): List indexes those without reading their first

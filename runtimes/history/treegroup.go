@@ -2,7 +2,7 @@ package history
 
 // A session in several files (DateTree.Group): its files are found by the
 // part of its id their names hold (Key), and known as its by what their
-// index says (Session).
+// index says (Session) or else by that name.
 
 import (
 	"context"
@@ -37,14 +37,17 @@ func (t *Tree[T, P]) Files(ctx context.Context, dir, id string) ([]File[P], erro
 		}
 		t.lmu.Unlock()
 	}
-	in, near, key := t.match(dir), t.near(dir), t.l.Key(id)
+	in, near, key := t.match(dir), t.near(dir), id
+	if t.l.Key != nil {
+		key = t.l.Key(id)
+	}
 	var files []File[P]
 	dirs, err := t.walk(ctx, root, func(r treeFile) error {
 		if r.id != key {
 			return nil
 		}
 		sum, ok, err := t.take(ctx, r, in, near, nil)
-		if ok && t.l.Session(sum.x) == id {
+		if ok && (t.l.Session == nil || t.l.Session(sum.x) == id) {
 			files = append(files, File[P]{r.id, r.path, sum.x, sum.mtime})
 		}
 		return err

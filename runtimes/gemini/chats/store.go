@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func tuned(geminiHome string, o history.Options, maxWatchedDirs int) *Store {
 		Enter: func(level int, de fs.DirEntry) bool {
 			return de.IsDir() || (level == 2 && de.Name() == "chats" && de.Type()&fs.ModeSymlink != 0)
 		},
-		Match: func(dir string) func(string) bool { return hashes(dir).has },
+		Match: hashes,
 		Group: list,
 		// Another project's file, however small, is known by its first
 		// line; those in the folder Gemini uses for dir are nearly all
@@ -87,13 +88,11 @@ func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error
 	return s.t.List(ctx, dir)
 }
 
-// Close releases the watches and waits for the index saves under way
-// (history.Tree.Close).
+// Close releases the watches and waits for the index saves under way.
 func (s *Store) Close() error { return s.t.Close() }
 
-// WithCacheDir makes s keep the replays of big chat files in dir too, so
-// that the first page of one after a restart needs no replay of it; it
-// returns s.
+// WithCacheDir makes s keep the replays of big chat files in dir too (a
+// first page after a restart then replays nothing); it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
 	s.t.WithCacheDir(dir)
 	return s
@@ -117,19 +116,17 @@ func ProjectHash(dir string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// hashes are the project hashes of dir as given and as a canonical path:
-// Gemini hashes the cwd string it was given, which cdevd passes canonical.
-func hashes(dir string) projectHashes {
+// hashes is the test of whether a projectHash is dir's, as given or as a
+// canonical path: Gemini hashes the cwd string it was given, which cdevd
+// passes canonical.
+func hashes(dir string) func(string) bool {
 	c := dir
 	if p, err := filepath.EvalSymlinks(dir); err == nil {
 		c = p
 	}
-	return projectHashes{ProjectHash(filepath.Clean(dir)), ProjectHash(c)}
+	a, b := ProjectHash(filepath.Clean(dir)), ProjectHash(c)
+	return func(x string) bool { return x != "" && (x == a || x == b) }
 }
-
-type projectHashes [2]string
-
-func (h projectHashes) has(x string) bool { return x != "" && (x == h[0] || x == h[1]) }
 
 // stampFormat is the minute (UTC) in session-<stamp>-<id8>.jsonl.
 const stampFormat = "2006-01-02T15-04"
@@ -151,19 +148,16 @@ func shortID(name string) string {
 // id8 is the part of a session id Gemini puts in file names.
 func id8(id string) string { return id[:min(8, len(id))] }
 
-// Has reports whether session id has a chat file with a user message
-// recorded for dir.
+// Has reports whether session id has a chat file with a user message for dir.
 func (s *Store) Has(ctx context.Context, dir, id string) bool { return s.t.Has(ctx, dir, id) }
 
-// Trash moves every chat file of session id (those without user messages,
-// which each load leaves, included) into bin.
+// Trash moves every chat file of session id (phantoms included) into bin.
 func (s *Store) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) error {
 	return s.t.Trash(ctx, dir, id, bin)
 }
 
-// Watch calls changed with the session id of every chat file of dir that
-// is written and holds a user message, until the Closer is closed: see
-// history.Tree.Watch (Near is the folder slug names).
+// Watch reports the sessions with a user message whose chat files of dir
+// are written (see history.Tree.Watch; Near is the folder slug names).
 func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 	return s.t.Watch(dir, changed)
 }
@@ -171,15 +165,13 @@ func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
 // slug is the directory name Gemini files dir's chats under: the one
 // projects.json gives, else dir's base name.
 func (s *Store) slug(dir string) string {
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(s.tmp), "projects.json"))
-	if err == nil {
-		var p struct {
-			Projects map[string]string `json:"projects"`
-		}
-		if json.Unmarshal(b, &p) == nil {
-			if sl := p.Projects[dir]; sl != "" && filepath.Base(sl) == sl && sl != ".." && sl != "." {
-				return sl
-			}
+	var p struct {
+		Projects map[string]string `json:"projects"`
+	}
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(s.tmp), "projects.json")) // none: Unmarshal fails
+	if json.Unmarshal(b, &p) == nil {
+		if sl := p.Projects[dir]; sl != "" && filepath.Base(sl) == sl && sl != ".." && sl != "." {
+			return sl
 		}
 	}
 	return filepath.Base(filepath.Clean(dir))
@@ -198,17 +190,15 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 		return nil, 0, err
 	}
 	es, total, called := ss.page(offset, limit, desc)
-	// Bounded by bytes too, before any is read: see runtimes.PageBytes.
-	used := 0
+	used := 0 // bounded by bytes too, before any is read
 	for i, e := range es {
 		if used += e.n; i > 0 && used > runtimes.PageBytes {
 			es = es[:i]
 			break
 		}
 	}
-	page := make([]rpc.Message, 0, len(es))
-	fallback := ss.real[0].header.StartTime
-	open := map[string]*os.File{}
+	page, fallback := make([]rpc.Message, 0, len(es)), ss.real[0].header.StartTime
+	open := map[string]*os.File{} // a page of a session of several files reads several
 	defer func() {
 		for _, f := range open {
 			f.Close()
@@ -252,4 +242,132 @@ func (s *Store) Stamps(ctx context.Context, dir, id string) ([]time.Time, error)
 		}
 	}
 	return out, nil
+}
+
+// session is one session's files for a workspace, in order of start time
+// (history.Tree.Files grouped).
+type session struct {
+	id    string
+	files []*view // all, phantoms included
+	real  []*view // those with a user message
+}
+
+// group groups files, all of one workspace, by session id.
+func group(files []history.File[*index]) map[string]*session {
+	out := map[string]*session{}
+	for _, f := range files {
+		v := f.X.view(f.Path)
+		sid := v.header.SessionID
+		// An id that could not name a session safely is not one cdevd offers.
+		if runtimes.ValidSessionID(sid) != nil {
+			continue
+		}
+		ss := out[sid]
+		if ss == nil {
+			ss = &session{id: sid}
+			out[sid] = ss
+		}
+		ss.files = append(ss.files, v)
+		if v.prompt != "" {
+			ss.real = append(ss.real, v)
+		}
+	}
+	byStart := func(a, b *view) int {
+		return cmp.Or(cmp.Compare(a.header.StartTime, b.header.StartTime), cmp.Compare(a.path, b.path))
+	}
+	for _, ss := range out {
+		slices.SortFunc(ss.files, byStart)
+		slices.SortFunc(ss.real, byStart)
+	}
+	return out
+}
+
+// messages is the messages of the session's files with a user message, in
+// order, a record id seen in an earlier file kept where it was first (its
+// last version wins).
+func (ss *session) messages() ([]*entry, func(string) bool) {
+	called := func(id string) bool {
+		return slices.ContainsFunc(ss.real, func(v *view) bool { return v.called(id) })
+	}
+	var out []*entry
+	at := map[string]int{}
+	for _, v := range ss.real {
+		for _, e := range v.all() {
+			if i, ok := at[e.id]; ok {
+				out[i] = e
+				continue
+			}
+			at[e.id] = len(out)
+			out = append(out, e)
+		}
+	}
+	return out, called
+}
+
+// page is up to limit of the session's messages from offset, counted from
+// the newest when desc, their number, and its test of a tool call's id. A
+// session of one file (nearly all) makes only the page's entries.
+func (ss *session) page(offset, limit int, desc bool) ([]*entry, int, func(string) bool) {
+	n, at, called := ss.real[0].n, ss.real[0].entry, ss.real[0].called
+	if len(ss.real) > 1 {
+		var msgs []*entry
+		msgs, called = ss.messages()
+		n, at = len(msgs), func(j int) *entry { return msgs[j] }
+	}
+	from := min(offset, n)
+	return pageOf(n, from, from+min(limit, n-from), desc, at), n, called // offset+limit could overflow
+}
+
+// list is the history store's List of a workspace's files (see
+// history.DateTree.Group): its sessions with a user message, newest first
+// (by the last write to any of their files).
+func list(files []history.File[*index]) []runtimes.Summary {
+	type listed struct {
+		runtimes.Summary
+		t int64
+	}
+	var out []listed
+	for _, ss := range group(files) {
+		if len(ss.real) == 0 {
+			continue // a phantom
+		}
+		_, n, _ := ss.page(0, 0, false) // the count only
+		var t int64
+		for _, v := range ss.files {
+			t = max(t, v.mtime)
+		}
+		out = append(out, listed{runtimes.Summary{
+			SessionID:    ss.id,
+			Summary:      history.Shorten(strings.TrimSpace(ss.real[0].prompt), 100),
+			MessageCount: n,
+			LastUpdated:  time.Unix(0, t).UTC().Format(history.TimeFormat),
+		}, t})
+	}
+	slices.SortFunc(out, func(a, b listed) int {
+		return cmp.Or(cmp.Compare(b.t, a.t), cmp.Compare(a.SessionID, b.SessionID))
+	})
+	res := make([]runtimes.Summary, len(out))
+	for i, l := range out {
+		res[i] = l.Summary
+	}
+	return res
+}
+
+// noSession is the error for a session without a chat file in dir.
+func noSession(id string) error {
+	return fmt.Errorf("gemini session %s: %w", id, runtimes.ErrNoSession)
+}
+
+// session returns session id of dir (history.Tree.Files); with real, only
+// if it has a user message.
+func (s *Store) session(ctx context.Context, dir, id string, real bool) (*session, error) {
+	files, err := s.t.Files(ctx, dir, id)
+	if err != nil {
+		return nil, err
+	}
+	ss := group(files)[id]
+	if ss == nil || (real && len(ss.real) == 0) {
+		return nil, noSession(id)
+	}
+	return ss, nil
 }

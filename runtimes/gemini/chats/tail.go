@@ -31,10 +31,9 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 		f = ss.real[len(ss.real)-1]
 	}
 	t := &tailer{id: id, emit: emit, seen: map[string]uint32{}, calls: map[string]bool{}, known: map[string]int{}, ts: f.header.StartTime}
-	log := s.log.With(zap.String("session_id", id))
 	// Follow first, then take what the file holds as already seen: a line
 	// written between the two is then emitted (at worst twice), not lost.
-	c, err := jsonl.Follow(ctx, s.watcher, f.path, "chat file", func(_ int64, b []byte) { t.line(b) }, log)
+	c, err := jsonl.Follow(ctx, s.watcher, f.path, "chat file", func(_ int64, b []byte) { t.line(b) }, s.log.With(zap.String("session_id", id)))
 	if err != nil {
 		return nil, err
 	}
