@@ -117,8 +117,10 @@ type treeFile struct {
 // reading only the folders, calling each with every session's file while
 // its folder is open, and remembers where each session's file is. It
 // returns the folders it read. With a nil each, it lists the folders only,
-// not reading those of the last level (the files' folders).
-func (t *Tree[T, P]) walk(ctx context.Context, root string, each func(r treeFile) error) ([]string, error) {
+// not reading those of the last level (the files' folders). With only
+// set, each is called with the files whose name holds that id only (a
+// path made for every file was most of what Files allocated).
+func (t *Tree[T, P]) walk(ctx context.Context, root, only string, each func(r treeFile) error) ([]string, error) {
 	if each != nil {
 		t.dirReads.Add(1)
 	}
@@ -154,7 +156,7 @@ func (t *Tree[T, P]) walk(ctx context.Context, root string, each func(r treeFile
 				continue
 			}
 			id := t.l.ID(de.Name())
-			if id == "" || !de.Type().IsRegular() {
+			if id == "" || !de.Type().IsRegular() || (only != "" && id != only) {
 				continue
 			}
 			r := treeFile{id, filepath.Join(dir, de.Name()), len(des)}
@@ -218,7 +220,7 @@ func (t *Tree[T, P]) locate(id string) (string, os.FileInfo, bool) {
 		t.remember(id, p)
 		return p, fi, true
 	}
-	if _, err := t.walk(context.Background(), t.l.Root, func(treeFile) error { return nil }); err != nil {
+	if _, err := t.walk(context.Background(), t.l.Root, "", func(treeFile) error { return nil }); err != nil {
 		t.log.Warn("walk "+t.f.What+"s", zap.Error(err))
 		return "", nil, false
 	}

@@ -42,10 +42,7 @@ func (t *Tree[T, P]) Files(ctx context.Context, dir, id string) ([]File[P], erro
 		key = t.l.Key(id)
 	}
 	var files []File[P]
-	dirs, err := t.walk(ctx, root, func(r treeFile) error {
-		if r.id != key {
-			return nil
-		}
+	dirs, err := t.walk(ctx, root, key, func(r treeFile) error {
 		sum, ok, err := t.take(ctx, r, in, near, nil)
 		if ok && (t.l.Session == nil || t.l.Session(sum.x) == id) {
 			files = append(files, File[P]{r.id, r.path, sum.x, sum.mtime})
@@ -102,7 +99,7 @@ func (t *Tree[T, P]) watchFolders(dir string, changed func(id string)) (io.Close
 		dirs[near] = true
 	}
 	// A folder the walk cannot read is left out, as one made later is.
-	_, _ = t.walk(ctx, t.l.Root, func(r treeFile) error {
+	_, _ = t.walk(ctx, t.l.Root, "", func(r treeFile) error {
 		if d := filepath.Dir(r.path); !dirs[d] {
 			_, dirs[d], _ = t.take(ctx, r, in, near, nil)
 		}

@@ -142,7 +142,7 @@ func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Sum
 	var out []summary[P]
 	var files []File[P] // with Group
 	var seen map[string]bool
-	dirs, err := t.walk(ctx, root, func(r treeFile) error {
+	dirs, err := t.walk(ctx, root, "", func(r treeFile) error {
 		if seen == nil { // sized by the first folder: all of dir's in a folder per directory
 			seen = make(map[string]bool, r.entries)
 			if t.l.Group == nil {

@@ -92,7 +92,7 @@ func (t *Tree[T, P]) generation(ctx context.Context, root string, start bool) (g
 			// The tree's folders are watched before a first read, so that
 			// its result is kept (a folder watched only after the read may
 			// have changed before its watch).
-			dirs, _ := t.walk(ctx, root, nil)
+			dirs, _ := t.walk(ctx, root, "", nil)
 			t.track(root, dirs, 0, 0, false, nil)
 			return t.generation(ctx, root, true)
 		case errors.Is(err, fs.ErrNotExist):
