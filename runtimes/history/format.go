@@ -38,8 +38,9 @@ type Index[T any] interface {
 // (Codex's). Every func must be set (Tailed may be nil), but for a format
 // whose sessions are not pages of lines: Gemini's chat files are patch logs replayed into
 // records, which its own store pages and follows, using a Tree for the
-// indexes and the listing only (List, Index, Head, Forget, Stats); its
-// format leaves Message, Counted and Tailed nil.
+// indexes, the listing, Has, Trash and Watch (with DateTree.Group, whose
+// sessions are summarized by Group); its format leaves Describe, Message,
+// Counted and Tailed nil.
 type Format[T any, P Index[T]] struct {
 	// What names a file in logs and errors ("transcript").
 	What string

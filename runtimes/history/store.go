@@ -203,12 +203,18 @@ func noSession(sessionID string, err error) error {
 	return fmt.Errorf("session %s: %w", sessionID, runtimes.ErrNoSession)
 }
 
-// Forget drops what s keeps of the file at p (one that is gone).
+// Forget drops what t keeps of the file at p (one that is gone, or that
+// its index no longer describes).
 func (t *Tree[T, P]) Forget(p string) {
 	t.cache.Forget(p)
 	t.sumMu.Lock()
 	delete(t.sums, p)
 	t.sumMu.Unlock()
+	t.lmu.Lock()
+	for _, tr := range t.trees {
+		tr.found = nil // rare: not worth looking for p in it
+	}
+	t.lmu.Unlock()
 }
 
 // prune forgets the cached indexes, summaries and heads of files the last

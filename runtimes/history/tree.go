@@ -50,8 +50,17 @@ type DateTree[P any] struct {
 	Match func(dir string) func(recorded string) bool
 	// Group, when set, makes a List's sessions of dir's files (all it
 	// found, in no order), for a CLI that keeps a session in several files
-	// (Gemini): it must return them newest first. nil: one per file.
+	// (Gemini): it must return them newest first, leaving out a session it
+	// does not offer (one without a user message, say). nil: one per file.
+	// With Group, a session is what Files finds (see treegroup.go).
 	Group func(files []File[P]) []runtimes.Summary
+	// Key, when set, is the part of session id that its files' names hold
+	// (what ID returns of them: Gemini's first eight characters); nil: the
+	// whole id.
+	Key func(id string) string
+	// Session, when set, is the session id an index says its file belongs
+	// to, for names that hold only part of it (Key); nil: its name's.
+	Session func(x P) string
 	// Near, when set, is the folder where dir's files mostly are (Gemini's
 	// tmp/<slug>/chats): List indexes those without reading their first
 	// line before, whatever HeadMin says.
@@ -108,8 +117,10 @@ type treeFile struct {
 // reading only the folders, calling each with every session's file while
 // its folder is open, and remembers where each session's file is. It
 // returns the folders it read. With a nil each, it lists the folders only,
-// not reading those of the last level (the files' folders).
-func (t *Tree[T, P]) walk(ctx context.Context, root string, each func(r treeFile) error) ([]string, error) {
+// not reading those of the last level (the files' folders). With only
+// set, each is called with the files whose name holds that id only (a
+// path made for every file was most of what Files allocated).
+func (t *Tree[T, P]) walk(ctx context.Context, root, only string, each func(r treeFile) error) ([]string, error) {
 	if each != nil {
 		t.dirReads.Add(1)
 	}
@@ -145,7 +156,7 @@ func (t *Tree[T, P]) walk(ctx context.Context, root string, each func(r treeFile
 				continue
 			}
 			id := t.l.ID(de.Name())
-			if id == "" || !de.Type().IsRegular() {
+			if id == "" || !de.Type().IsRegular() || (only != "" && id != only) {
 				continue
 			}
 			r := treeFile{id, filepath.Join(dir, de.Name()), len(des)}
@@ -209,7 +220,7 @@ func (t *Tree[T, P]) locate(id string) (string, os.FileInfo, bool) {
 		t.remember(id, p)
 		return p, fi, true
 	}
-	if _, err := t.walk(context.Background(), t.l.Root, func(treeFile) error { return nil }); err != nil {
+	if _, err := t.walk(context.Background(), t.l.Root, "", func(treeFile) error { return nil }); err != nil {
 		t.log.Warn("walk "+t.f.What+"s", zap.Error(err))
 		return "", nil, false
 	}
@@ -297,14 +308,22 @@ func (t *Tree[T, P]) Path(dir, id string) (string, error) {
 	return p, err
 }
 
-// Has reports whether session id has a file that records dir.
-func (t *Tree[T, P]) Has(_ context.Context, dir, id string) bool {
+// Has reports whether session id has a file that records dir (with Group,
+// whether Group offers it).
+func (t *Tree[T, P]) Has(ctx context.Context, dir, id string) bool {
+	if t.l.Group != nil {
+		_, err := t.grouped(ctx, dir, id)
+		return err == nil
+	}
 	_, err := t.Path(dir, id)
 	return err == nil
 }
 
-// Trash moves session id's file into bin.
-func (t *Tree[T, P]) Trash(_ context.Context, dir, id string, bin runtimes.Bin) error {
+// Trash moves session id's file into bin (with Group, every file of it).
+func (t *Tree[T, P]) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) error {
+	if t.l.Group != nil {
+		return t.trashAll(ctx, dir, id, bin)
+	}
 	p, err := t.Path(dir, id)
 	if err != nil {
 		return err

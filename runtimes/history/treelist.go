@@ -70,7 +70,7 @@ type File[P any] struct {
 // length).
 func (t *Tree[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	root := t.root(dir)
-	gen, ver, watched := t.generation(ctx, root)
+	gen, ver, watched := t.generation(ctx, root, true)
 	if watched {
 		t.lmu.Lock()
 		if tr := t.trees[root]; tr != nil && tr.ver == ver && tr.lists[dir] != nil && tr.lists[dir].at == gen {
@@ -85,7 +85,13 @@ func (t *Tree[T, P]) List(ctx context.Context, dir string) ([]runtimes.Summary, 
 		return nil, err
 	}
 	list = slices.Clip(list)
-	t.track(root, dirs, gen, ver, watched, dir, list)
+	t.track(root, dirs, gen, ver, watched, func(tr *tree) {
+		// Generations only grow: a concurrent List that read under a later
+		// one keeps its result.
+		if l := tr.lists[dir]; l == nil || gen > l.at {
+			tr.lists[dir] = &treeListing{at: gen, list: list}
+		}
+	})
 	return list, nil
 }
 
@@ -96,14 +102,7 @@ func (t *Tree[T, P]) match(dir string) func(string) bool {
 	if t.l.Dir == nil {
 		return nil
 	}
-	is := t.l.Match
-	if is == nil {
-		is = func(dir string) func(string) bool {
-			want := canonical(dir)
-			return func(rec string) bool { return inDir(rec, dir, func() string { return want }) }
-		}
-	}
-	match := is(dir)
+	match := t.matcher(dir)
 	// Whether a recorded directory is dir, by directory: the files of one
 	// folder resolve its symlinks once.
 	mine := map[string]bool{}
@@ -117,63 +116,48 @@ func (t *Tree[T, P]) match(dir string) func(string) bool {
 	}
 }
 
+// matcher is the layout's test of whether a recorded directory is dir
+// (DateTree.Match, else compared as canonical paths), remembering nothing:
+// safe for concurrent use.
+func (t *Tree[T, P]) matcher(dir string) func(string) bool {
+	if t.l.Match != nil {
+		return t.l.Match(dir)
+	}
+	want := canonical(dir)
+	return func(rec string) bool { return inDir(rec, dir, func() string { return want }) }
+}
+
+// near is the folder where dir's files mostly are (DateTree.Near), or "".
+func (t *Tree[T, P]) near(dir string) string {
+	if t.l.Near == nil {
+		return ""
+	}
+	return t.l.Near(dir)
+}
+
 // read lists dir's sessions under root from the disk (see List), and
 // returns the folders it read.
 func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Summary, []string, error) {
-	in := t.match(dir)
-	near := ""
-	if t.l.Near != nil {
-		near = t.l.Near(dir)
-	}
+	in, near := t.match(dir), t.near(dir)
 	var out []summary[P]
 	var files []File[P] // with Group
 	var seen map[string]bool
-	dirs, err := t.walk(ctx, root, func(r treeFile) error {
+	dirs, err := t.walk(ctx, root, "", func(r treeFile) error {
 		if seen == nil { // sized by the first folder: all of dir's in a folder per directory
 			seen = make(map[string]bool, r.entries)
 			if t.l.Group == nil {
 				out = make([]summary[P], 0, r.entries)
 			}
 		}
-		fi, err := os.Lstat(r.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed since the folder was read
-		}
-		if err != nil {
-			return err
-		}
-		seen[r.path] = true
-		if in != nil {
-			rec, ok := t.knownDir(r.path, fi)
-			if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) && filepath.Dir(r.path) != near {
-				rec, ok = t.readHead(r.path)
-			}
-			if ok && !in(rec) {
-				return nil // another directory's: not indexed
-			}
-		}
-		sum, err := t.summarize(ctx, r.id, r.path, fi)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if in != nil {
-			// The index is what the file says now (a rewrite in place
-			// shows here).
-			rec := t.l.Dir(sum.x)
-			t.rememberHead(r.path, fi, rec)
-			if !in(rec) {
-				return nil
-			}
-		}
-		if t.l.Group != nil {
+		sum, ok, err := t.take(ctx, r, in, near, seen)
+		switch {
+		case !ok:
+		case t.l.Group != nil:
 			files = append(files, File[P]{r.id, r.path, sum.x, sum.mtime})
-		} else {
+		default:
 			out = append(out, sum)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, nil, err
@@ -183,6 +167,50 @@ func (t *Tree[T, P]) read(ctx context.Context, root, dir string) ([]runtimes.Sum
 		return t.l.Group(files), dirs, nil
 	}
 	return newestFirst(out), dirs, nil
+}
+
+// take is the summary of the file r when it records the directory in
+// accepts (nil: any), ok false when it does not or is gone. A file of
+// another directory is known, where it can be, by its first line (see
+// HeadMin, Near) and not indexed. It marks r seen (when seen is set) once
+// it exists.
+func (t *Tree[T, P]) take(ctx context.Context, r treeFile, in func(string) bool, near string, seen map[string]bool) (summary[P], bool, error) {
+	fi, err := os.Lstat(r.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return summary[P]{}, false, nil // removed since the folder was read
+	}
+	if err != nil {
+		return summary[P]{}, false, err
+	}
+	if seen != nil {
+		seen[r.path] = true
+	}
+	if in != nil {
+		rec, ok := t.knownDir(r.path, fi)
+		if !ok && (t.l.HeadMin < 0 || fi.Size() > t.l.HeadMin) && filepath.Dir(r.path) != near {
+			rec, ok = t.readHead(r.path)
+		}
+		if ok && !in(rec) {
+			return summary[P]{}, false, nil // another directory's: not indexed
+		}
+	}
+	sum, err := t.summarize(ctx, r.id, r.path, fi)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, jsonl.ErrNotRegular) {
+		return summary[P]{}, false, nil
+	}
+	if err != nil {
+		return summary[P]{}, false, err
+	}
+	if in != nil {
+		// The index is what the file says now (a rewrite in place
+		// shows here).
+		rec := t.l.Dir(sum.x)
+		t.rememberHead(r.path, fi, rec)
+		if !in(rec) {
+			return summary[P]{}, false, nil
+		}
+	}
+	return sum, true, nil
 }
 
 // knownDir is the directory the file at p, in version fi, records, if

@@ -51,28 +51,38 @@ type tree struct {
 	refused time.Time               // when watching was last refused
 	timer   *time.Timer             // releases the tree once List is idle
 	lists   map[string]*treeListing // by directory, as asked
+	found   *treeFound              // the last Files result: one, so that it pins no old index for long
+}
+
+// treeFound is a session's files as Files found them under a generation.
+type treeFound struct {
+	at      uint64
+	dir, id string
+	files   any // []File[P]
 }
 
 // generation returns the current generation of the tree under root: one
 // barrier (Now of the root) then the count of every folder, whose largest
 // value moves whenever any of them changes (fswatch's counts come from one
 // increasing counter). ver is the set of folders it covers; watched is
-// false when List must read the tree.
-func (t *Tree[T, P]) generation(ctx context.Context, root string) (gen, ver uint64, watched bool) {
+// false when List must read the tree. Only List (start) watches a tree
+// and keeps it watched: Files uses the watches List holds, so that a page
+// holds no kernel watch of its own.
+func (t *Tree[T, P]) generation(ctx context.Context, root string, start bool) (gen, ver uint64, watched bool) {
 	t.lmu.Lock()
-	if t.closed {
+	tr := t.trees[root]
+	if t.closed || (tr == nil && !start) {
 		t.lmu.Unlock()
 		return 0, 0, false
 	}
-	tr := t.trees[root]
 	if tr == nil {
 		tr = &tree{root: root, gens: map[string]*fswatch.Gen{}, lists: map[string]*treeListing{}}
 		tr.timer = t.afterFunc(t.idle, func() { t.release(tr) })
 		t.trees[root] = tr
-	} else {
+	} else if start {
 		tr.timer.Reset(t.idle)
 	}
-	if len(tr.gens) == 0 && time.Since(tr.refused) >= refusedRetry {
+	if start && len(tr.gens) == 0 && time.Since(tr.refused) >= refusedRetry {
 		g, err := fswatch.Or(t.watcher).WatchGen(root)
 		switch {
 		case err == nil:
@@ -82,9 +92,9 @@ func (t *Tree[T, P]) generation(ctx context.Context, root string) (gen, ver uint
 			// The tree's folders are watched before a first read, so that
 			// its result is kept (a folder watched only after the read may
 			// have changed before its watch).
-			dirs, _ := t.walk(ctx, root, nil)
-			t.track(root, dirs, 0, 0, false, "", nil)
-			return t.generation(ctx, root)
+			dirs, _ := t.walk(ctx, root, "", nil)
+			t.track(root, dirs, 0, 0, false, nil)
+			return t.generation(ctx, root, true)
 		case errors.Is(err, fs.ErrNotExist):
 			// No sessions yet: nothing to read either.
 		default:
@@ -176,6 +186,7 @@ func (t *Tree[T, P]) dropLocked(tr *tree) []*fswatch.Gen {
 	}
 	clear(tr.gens)
 	clear(tr.lists)
+	tr.found = nil
 	t.moved(tr)
 	return gens
 }
@@ -219,11 +230,11 @@ func (t *Tree[T, P]) Close() error {
 }
 
 // track makes the watches of the tree under root the folders dirs that a
-// read found, and keeps list as dir's listing when every one of them was
-// watched under generation gen (ver unchanged): a folder watched only now
-// may have changed before its watch, so that listing is not kept, and the
-// next List reads the tree once more.
-func (t *Tree[T, P]) track(root string, dirs []string, gen, ver uint64, watched bool, dir string, list []runtimes.Summary) {
+// read found, and calls keep (List's or Files') to keep what was read when
+// every one of them was watched under generation gen (ver unchanged): a
+// folder watched only now may have changed before its watch, so that
+// result is not kept, and the next call reads the tree once more.
+func (t *Tree[T, P]) track(root string, dirs []string, gen, ver uint64, watched bool, keep func(tr *tree)) {
 	t.lmu.Lock()
 	tr := t.trees[root]
 	if t.closed || tr == nil || tr.gens[root] == nil {
@@ -234,12 +245,8 @@ func (t *Tree[T, P]) track(root string, dirs []string, gen, ver uint64, watched 
 	if err != nil {
 		drop = append(drop, t.dropLocked(tr)...)
 		t.refuseLocked(tr, err)
-	} else if watched && tr.ver == ver {
-		// Generations only grow: a concurrent List that read under a later
-		// one keeps its result.
-		if l := tr.lists[dir]; l == nil || gen > l.at {
-			tr.lists[dir] = &treeListing{at: gen, list: list}
-		}
+	} else if watched && tr.ver == ver && keep != nil {
+		keep(tr)
 	}
 	t.lmu.Unlock()
 	closeAll(drop)
@@ -284,14 +291,18 @@ func (t *Tree[T, P]) watchLocked(tr *tree, dirs []string) ([]*fswatch.Gen, error
 }
 
 // Watch calls changed with the id of each session of dir whose file is
-// written in dir's folder, or, in a date tree, in today's day folder (local time, as Codex files them), until
-// the Closer is closed. At midnight it moves on to the new day's folder.
+// written in dir's folder, or, in a date tree, in today's day folder (local
+// time, as Codex files them; with Group, see watchFolders), until the
+// Closer is closed. At midnight it moves on to the new day's folder.
 // A session resumed from an older day appends to its old file, which this
 // does not see; cdevd reports the sessions it runs itself from their
 // events.
 func (t *Tree[T, P]) Watch(dir string, changed func(id string)) (io.Closer, error) {
 	if t.byDir.Folder != nil {
 		return t.byDir.Watch(dir, changed)
+	}
+	if t.l.Group != nil {
+		return t.watchFolders(dir, changed)
 	}
 	w := &dayWatch[T, P]{t: t, dir: dir, changed: changed}
 	if err := w.aim(); err != nil {

@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -29,9 +30,19 @@ func TestFIFOInPlaceOfAChat(t *testing.T) {
 				t.Error("Head of a FIFO: ok")
 			}
 		},
-		"appendChats": func() {
-			if got := appendChats(nil, fifo, ""); len(got) != 0 {
-				t.Errorf("appendChats of a FIFO folder: %v", got)
+		// A chats folder that is a link (which the store follows) to a FIFO.
+		"Has": func() {
+			chats := filepath.Join(dir, "tmp", "p", "chats")
+			if err := os.MkdirAll(filepath.Dir(chats), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(fifo, chats); err != nil {
+				t.Fatal(err)
+			}
+			s := New(dir, nil)
+			defer s.Close()
+			if s.Has(context.Background(), "/ws", "abcdef12-0000-4000-8000-000000000000") {
+				t.Error("Has through a FIFO folder: true")
 			}
 		},
 	}

@@ -1,6 +1,7 @@
 package chats
 
 import (
+	"errors"
 	"hash/crc32"
 	"io"
 	"sync"
@@ -17,12 +18,11 @@ type entry struct {
 	sum  uint32 // of the record's bytes: Tail's test for a change
 }
 
-// view is an immutable snapshot of a chat file: its messages in order,
-// each by its record's place among the records (order), so that a page
-// converts only its own records to entries. The list of them all (all) is
-// made once something needs it: making it for a big file was most of the
-// time a first page spent after its replay. A view saved with its index
-// reads the records and tool calls in place (see savedView).
+// view is an immutable snapshot of a chat file: its messages in order, by
+// their records' places (order), so that a page makes only its own
+// entries; the list of them all is made once something needs it (for a big
+// file, most of a first page after its replay). A saved view reads the
+// records and tool calls in place (see savedView).
 type view struct {
 	x      *index // made from; nil for a view made with msgs (tests)
 	path   string
@@ -60,9 +60,8 @@ func (x *index) view(path string) *view {
 	return x.lazy.v
 }
 
-// lazyView is the view of one version of an index: each scan that makes
-// or extends an index (Finish, Merge, ReadFacts) gives it a new one. It
-// goes with its index when the cache drops that.
+// lazyView is the view of one version of an index (each scan that makes or
+// extends one gives it a new one), dropped with it.
 type lazyView struct {
 	once sync.Once
 	v    *view
@@ -122,14 +121,18 @@ func (v *view) all() []*entry {
 
 // page is messages [from, to) of v (0 ≤ from ≤ to ≤ v.n), counted from the
 // newest when desc, in that order.
-func (v *view) page(from, to int, desc bool) []*entry {
+func (v *view) page(from, to int, desc bool) []*entry { return pageOf(v.n, from, to, desc, v.entry) }
+
+// pageOf is items [from, to) of n, counted from the newest when desc, in
+// that order: at(j) is item j.
+func pageOf(n, from, to int, desc bool, at func(j int) *entry) []*entry {
 	out := make([]*entry, 0, to-from)
 	for i := from; i < to; i++ {
 		j := i
 		if desc {
-			j = v.n - 1 - i
+			j = n - 1 - i
 		}
-		out = append(out, v.entry(j))
+		out = append(out, at(j))
 	}
 	return out
 }
@@ -139,6 +142,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // checksum is CRC-32C, which the CPU computes at memory speed: every
 // record's bytes pass through it on a first read.
 func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// errChanged says a record is no longer where the cached replay has it.
+var errChanged = errors.New("record changed")
 
 // read returns e's bytes from f, the file e is in, checking that they are
 // still the record e describes: a file rewritten in place, keeping its size

@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,10 +25,8 @@ import (
 )
 
 // Store reads the chat files under one Gemini home ($HOME/.gemini): the
-// shared history store (runtimes/history) over Gemini's format, in the
-// layout of a tree tmp/<project>/chats whose files record their project,
-// several files making one session. It is meant to live as long as the
-// daemon, and is safe for concurrent use.
+// history store over Gemini's format (see the package's doc). It is meant
+// to live as long as the daemon, and is safe for concurrent use.
 type Store struct {
 	tmp     string // <gemini home>/tmp
 	log     *zap.Logger
@@ -50,20 +50,17 @@ func NewWith(geminiHome string, o history.Options) *Store { return tuned(geminiH
 func tuned(geminiHome string, o history.Options, maxWatchedDirs int) *Store {
 	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher}
 	s.t = history.NewTree(format, history.DateTree[*index]{
-		Root: s.tmp,
-		ID: func(name string) string {
-			if id := shortID(name); runtimes.ValidSessionID(id) == nil {
-				return id
-			}
-			return ""
-		},
-		Dir:   func(x *index) string { return x.header.ProjectHash },
-		Depth: 2,
+		Root:    s.tmp,
+		ID:      shortID,
+		Dir:     func(x *index) string { return x.header.ProjectHash },
+		Key:     id8,
+		Session: func(x *index) string { return x.header.SessionID },
+		Depth:   2,
 		// tmp/<project>/chats, the chats folder possibly a link.
 		Enter: func(level int, de fs.DirEntry) bool {
 			return de.IsDir() || (level == 2 && de.Name() == "chats" && de.Type()&fs.ModeSymlink != 0)
 		},
-		Match: func(dir string) func(string) bool { return hashes(dir).has },
+		Match: hashes,
 		Group: list,
 		// Another project's file, however small, is known by its first
 		// line; those in the folder Gemini uses for dir are nearly all
@@ -76,47 +73,40 @@ func tuned(geminiHome string, o history.Options, maxWatchedDirs int) *Store {
 	return s
 }
 
-// format is how Gemini's chat files are read. Pages and tails are of
-// records, not lines: the Store pages and follows them itself, using the
-// history store for the indexes and the listing (see history.Format).
+// format is how Gemini's chat files are read: pages and tails are of
+// records, not lines, so the Store pages and follows them itself (see
+// history.Format).
 var format = history.Format[index, *index]{
 	What:    "chat file",
 	Version: indexVersion,
 	Add:     (*index).add,
-	// Never asked: with Group, the tree's List makes the summaries of
-	// sessions (list), not of files (history.Tree.summary).
-	Describe: func(*index) (string, string) { return "", "" },
 }
 
 // List returns the sessions of dir that have a user message, newest first
-// (by the last write to any of their files): see history.Tree.List. The
-// result is shared with later calls: callers must not modify it.
+// (by the last write to any of their files): see history.Tree.List.
 func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
 	return s.t.List(ctx, dir)
 }
 
-// Close releases the watches List holds and waits for the index saves
-// under way; later Lists read the folders. The daemon calls it when it
-// shuts down.
+// Close releases the watches and waits for the index saves under way.
 func (s *Store) Close() error { return s.t.Close() }
 
-// WithCacheDir makes s keep the replays of big chat files in dir too (see
-// lineindex.Cache.Persist), so that the first page of one after a restart needs
-// no replay of it; it returns s.
+// WithCacheDir makes s keep the replays of big chat files in dir too (a
+// first page after a restart then replays nothing); it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
 	s.t.WithCacheDir(dir)
 	return s
 }
 
-// WithWatcher makes List, Tail and Watch use w rather than the process's
-// shared watcher; it returns s.
+// WithWatcher makes s watch through w rather than the process's shared
+// watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
 	s.t.WithWatcher(w)
 	return s
 }
 
-// Stats says what s has read so far (see history.TreeStats).
+// Stats says what s has read so far.
 func (s *Store) Stats() history.TreeStats { return s.t.Stats() }
 
 // ProjectHash is the projectHash Gemini records for a session run in dir:
@@ -126,124 +116,71 @@ func ProjectHash(dir string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// hashes are the project hashes of dir as given and as a canonical path:
-// Gemini hashes the cwd string it was given, which cdevd passes canonical.
-func hashes(dir string) projectHashes {
+// hashes is the test of whether a projectHash is dir's, as given or as a
+// canonical path: Gemini hashes the cwd string it was given, which cdevd
+// passes canonical.
+func hashes(dir string) func(string) bool {
 	c := dir
 	if p, err := filepath.EvalSymlinks(dir); err == nil {
 		c = p
 	}
-	return projectHashes{ProjectHash(filepath.Clean(dir)), ProjectHash(c)}
+	a, b := ProjectHash(filepath.Clean(dir)), ProjectHash(c)
+	return func(x string) bool { return x != "" && (x == a || x == b) }
 }
 
-type projectHashes [2]string
+// stampFormat is the minute (UTC) in session-<stamp>-<id8>.jsonl.
+const stampFormat = "2006-01-02T15-04"
 
-func (h projectHashes) has(x string) bool { return x != "" && (x == h[0] || x == h[1]) }
-
-// stampLen is the length of the stamp in session-<stamp>-<id8>.jsonl.
-const stampLen = len("2006-01-02T15-04")
-
-// shortID is the id8 of a chat file name, or "".
+// shortID is the id8 of a chat file name, or "" (also when it could not
+// name a session safely: see runtimes.ValidSessionID).
 func shortID(name string) string {
 	rest, ok := strings.CutPrefix(name, "session-")
-	if !ok {
+	rest, ok2 := strings.CutSuffix(rest, ".jsonl")
+	if !ok || !ok2 || len(rest) < len(stampFormat)+2 || rest[len(stampFormat)] != '-' {
 		return ""
 	}
-	rest, ok = strings.CutSuffix(rest, ".jsonl")
-	if !ok || len(rest) < stampLen+2 || rest[stampLen] != '-' {
-		return ""
+	if id := rest[len(stampFormat)+1:]; runtimes.ValidSessionID(id) == nil {
+		return id
 	}
-	return rest[stampLen+1:]
+	return ""
 }
 
 // id8 is the part of a session id Gemini puts in file names.
 func id8(id string) string { return id[:min(8, len(id))] }
 
-// chatPath is one chat file found by walk, and its version then.
-type chatPath struct {
-	path string
-	fi   os.FileInfo
-}
+// Has reports whether session id has a chat file with a user message for dir.
+func (s *Store) Has(ctx context.Context, dir, id string) bool { return s.t.Has(ctx, dir, id) }
 
-// walk lists the chat files in every tmp/*/chats directory whose name
-// holds short (all when short is ""), reading only directories.
-func (s *Store) walk(ctx context.Context, short string) ([]chatPath, error) {
-	slugs, err := os.ReadDir(s.tmp)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []chatPath
-	for _, sl := range slugs {
-		if !sl.IsDir() {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		dir := filepath.Join(s.tmp, sl.Name(), "chats")
-		out = appendChats(out, dir, short)
-	}
-	return out, nil
-}
-
-// appendChats appends the chat files of dir whose name holds short (all
-// when short is "").
-func appendChats(out []chatPath, dir, short string) []chatPath {
-	df, err := jsonl.OpenDir(dir)
-	if err != nil {
-		return out // no chats (yet), or removed meanwhile
-	}
-	defer df.Close()
-	des, err := df.ReadDir(-1)
-	if err != nil {
-		return out
-	}
-	for _, de := range des {
-		if id := shortID(de.Name()); id != "" && (short == "" || id == short) && de.Type().IsRegular() {
-			path := filepath.Join(dir, de.Name())
-			fi, err := os.Lstat(path)
-			if err != nil {
-				continue // removed since ReadDir
-			}
-			out = append(out, chatPath{path, fi})
-		}
-	}
-	return out
-}
-
-// errChanged says a record is no longer where the cached replay has it.
-var errChanged = errors.New("record changed")
-
-// Has reports whether session id has a chat file with a user message
-// recorded for dir.
-func (s *Store) Has(ctx context.Context, dir, id string) bool {
-	_, err := s.session(ctx, dir, id, true)
-	return err == nil
-}
-
-// Trash moves every chat file of session id (those without user messages,
-// which each load leaves, included) into bin.
+// Trash moves every chat file of session id (phantoms included) into bin.
 func (s *Store) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) error {
-	ss, err := s.session(ctx, dir, id, true)
-	if err != nil {
-		return err
+	return s.t.Trash(ctx, dir, id, bin)
+}
+
+// Watch reports the sessions with a user message whose chat files of dir
+// are written (see history.Tree.Watch; Near is the folder slug names).
+func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
+	return s.t.Watch(dir, changed)
+}
+
+// slug is the directory name Gemini files dir's chats under: the one
+// projects.json gives, else dir's base name.
+func (s *Store) slug(dir string) string {
+	var p struct {
+		Projects map[string]string `json:"projects"`
 	}
-	for _, f := range ss.files {
-		if err := bin.Put(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(s.tmp), "projects.json")) // none: Unmarshal fails
+	if json.Unmarshal(b, &p) == nil {
+		if sl := p.Projects[dir]; sl != "" && filepath.Base(sl) == sl && sl != ".." && sl != "." {
+			return sl
 		}
-		s.t.Forget(f.path)
 	}
-	return nil
+	return filepath.Base(filepath.Clean(dir))
 }
 
 // Messages returns a page of session id's messages and their number. With
 // desc, offset counts from the newest message and the page is newest
-// first. Only the page's records are converted. A page holds at most
-// runtimes.PageBytes of records (at least one; a bigger one Omitted).
+// first. Only the page's records are read, at most runtimes.PageBytes of
+// them (at least one; a bigger one Omitted).
 func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int, desc bool) ([]rpc.Message, int, error) {
 	if offset < 0 || limit < 0 {
 		return nil, 0, fmt.Errorf("invalid page: offset %d, limit %d", offset, limit)
@@ -252,36 +189,16 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	if err != nil {
 		return nil, 0, err
 	}
-	total := ss.count()
-	from := min(offset, total)
-	to := from + min(limit, total-from) // offset+limit could overflow
-	var es []*entry
-	var called func(string) bool
-	if len(ss.real) == 1 {
-		v := ss.real[0].v
-		es, called = v.page(from, to, desc), v.called
-	} else {
-		var msgs []*entry
-		msgs, called = ss.messages()
-		for i := from; i < to; i++ {
-			j := i
-			if desc {
-				j = total - 1 - i
-			}
-			es = append(es, msgs[j])
-		}
-	}
-	// Bounded by bytes too, before any is read: see runtimes.PageBytes.
-	used := 0
+	es, total, called := ss.page(offset, limit, desc)
+	used := 0 // bounded by bytes too, before any is read
 	for i, e := range es {
 		if used += e.n; i > 0 && used > runtimes.PageBytes {
 			es = es[:i]
 			break
 		}
 	}
-	page := make([]rpc.Message, 0, len(es))
-	fallback := ss.real[0].v.header.StartTime
-	open := map[string]*os.File{}
+	page, fallback := make([]rpc.Message, 0, len(es)), ss.real[0].header.StartTime
+	open := map[string]*os.File{} // a page of a session of several files reads several
 	defer func() {
 		for _, f := range open {
 			f.Close()
@@ -308,9 +225,6 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 	return page, total, nil
 }
 
-// stampFormat is the minute in a chat file's name, in UTC.
-const stampFormat = "2006-01-02T15-04"
-
 // Stamps are the minutes (UTC) in the names of session id's chat files for
 // dir: Gemini names each file after the minute in which it began recording
 // it, and a session/load in that same minute would write over the file's
@@ -321,14 +235,139 @@ func (s *Store) Stamps(ctx context.Context, dir, id string) ([]time.Time, error)
 		return nil, err
 	}
 	var out []time.Time
-	for _, f := range ss.files {
-		name := strings.TrimPrefix(filepath.Base(f.path), "session-")
-		if len(name) < stampLen {
-			continue
-		}
-		if t, err := time.Parse(stampFormat, name[:stampLen]); err == nil {
+	for _, v := range ss.files {
+		name := strings.TrimPrefix(filepath.Base(v.path), "session-")
+		if t, err := time.Parse(stampFormat, name[:min(len(name), len(stampFormat))]); err == nil {
 			out = append(out, t)
 		}
 	}
 	return out, nil
+}
+
+// session is one session's files for a workspace, in order of start time
+// (history.Tree.Files grouped).
+type session struct {
+	id    string
+	files []*view // all, phantoms included
+	real  []*view // those with a user message
+}
+
+// group groups files, all of one workspace, by session id.
+func group(files []history.File[*index]) map[string]*session {
+	out := map[string]*session{}
+	for _, f := range files {
+		v := f.X.view(f.Path)
+		sid := v.header.SessionID
+		// An id that could not name a session safely is not one cdevd offers.
+		if runtimes.ValidSessionID(sid) != nil {
+			continue
+		}
+		ss := out[sid]
+		if ss == nil {
+			ss = &session{id: sid}
+			out[sid] = ss
+		}
+		ss.files = append(ss.files, v)
+		if v.prompt != "" {
+			ss.real = append(ss.real, v)
+		}
+	}
+	byStart := func(a, b *view) int {
+		return cmp.Or(cmp.Compare(a.header.StartTime, b.header.StartTime), cmp.Compare(a.path, b.path))
+	}
+	for _, ss := range out {
+		slices.SortFunc(ss.files, byStart)
+		slices.SortFunc(ss.real, byStart)
+	}
+	return out
+}
+
+// messages is the messages of the session's files with a user message, in
+// order, a record id seen in an earlier file kept where it was first (its
+// last version wins).
+func (ss *session) messages() ([]*entry, func(string) bool) {
+	called := func(id string) bool {
+		return slices.ContainsFunc(ss.real, func(v *view) bool { return v.called(id) })
+	}
+	var out []*entry
+	at := map[string]int{}
+	for _, v := range ss.real {
+		for _, e := range v.all() {
+			if i, ok := at[e.id]; ok {
+				out[i] = e
+				continue
+			}
+			at[e.id] = len(out)
+			out = append(out, e)
+		}
+	}
+	return out, called
+}
+
+// page is up to limit of the session's messages from offset, counted from
+// the newest when desc, their number, and its test of a tool call's id. A
+// session of one file (nearly all) makes only the page's entries.
+func (ss *session) page(offset, limit int, desc bool) ([]*entry, int, func(string) bool) {
+	n, at, called := ss.real[0].n, ss.real[0].entry, ss.real[0].called
+	if len(ss.real) > 1 {
+		var msgs []*entry
+		msgs, called = ss.messages()
+		n, at = len(msgs), func(j int) *entry { return msgs[j] }
+	}
+	from := min(offset, n)
+	return pageOf(n, from, from+min(limit, n-from), desc, at), n, called // offset+limit could overflow
+}
+
+// list is the history store's List of a workspace's files (see
+// history.DateTree.Group): its sessions with a user message, newest first
+// (by the last write to any of their files).
+func list(files []history.File[*index]) []runtimes.Summary {
+	type listed struct {
+		runtimes.Summary
+		t int64
+	}
+	var out []listed
+	for _, ss := range group(files) {
+		if len(ss.real) == 0 {
+			continue // a phantom
+		}
+		_, n, _ := ss.page(0, 0, false) // the count only
+		var t int64
+		for _, v := range ss.files {
+			t = max(t, v.mtime)
+		}
+		out = append(out, listed{runtimes.Summary{
+			SessionID:    ss.id,
+			Summary:      history.Shorten(strings.TrimSpace(ss.real[0].prompt), 100),
+			MessageCount: n,
+			LastUpdated:  time.Unix(0, t).UTC().Format(history.TimeFormat),
+		}, t})
+	}
+	slices.SortFunc(out, func(a, b listed) int {
+		return cmp.Or(cmp.Compare(b.t, a.t), cmp.Compare(a.SessionID, b.SessionID))
+	})
+	res := make([]runtimes.Summary, len(out))
+	for i, l := range out {
+		res[i] = l.Summary
+	}
+	return res
+}
+
+// noSession is the error for a session without a chat file in dir.
+func noSession(id string) error {
+	return fmt.Errorf("gemini session %s: %w", id, runtimes.ErrNoSession)
+}
+
+// session returns session id of dir (history.Tree.Files); with real, only
+// if it has a user message.
+func (s *Store) session(ctx context.Context, dir, id string, real bool) (*session, error) {
+	files, err := s.t.Files(ctx, dir, id)
+	if err != nil {
+		return nil, err
+	}
+	ss := group(files)[id]
+	if ss == nil || (real && len(ss.real) == 0) {
+		return nil, noSession(id)
+	}
+	return ss, nil
 }

@@ -17,33 +17,29 @@ import (
 // Tail follows session id's chat file from its current end, calling emit
 // (one call at a time, in file order) with every message record written
 // after that, until ctx ends or the returned Closer is closed. The file
-// followed is the session's newest with a user message, else its newest
-// (a session that has not had a prompt yet). Records are upserts: a record
-// written again with a changed content is emitted again, with the same id,
-// and clients replace the message they have; one written again unchanged
-// is not. A $set of the message list emits the records it holds that are
-// new or changed.
+// followed is the session's newest with a user message, else its newest.
+// Records are upserts: one written again with a changed content is emitted
+// again, with the same id (clients replace the message they have); one
+// written again unchanged is not, nor one a $set of the list rewrites.
 func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)) (io.Closer, error) {
 	ss, err := s.session(ctx, dir, id, false)
 	if err != nil {
 		return nil, err
 	}
-	files := ss.real
-	if len(files) == 0 {
-		files = ss.files
+	f := ss.files[len(ss.files)-1]
+	if len(ss.real) > 0 {
+		f = ss.real[len(ss.real)-1]
 	}
-	f := files[len(files)-1]
-	t := &tailer{id: id, emit: emit, seen: map[string]uint32{}, calls: map[string]bool{}, known: map[string]int{}, ts: f.v.header.StartTime}
-	log := s.log.With(zap.String("session_id", id))
+	t := &tailer{id: id, emit: emit, seen: map[string]uint32{}, calls: map[string]bool{}, known: map[string]int{}, ts: f.header.StartTime}
 	// Follow first, then take what the file holds as already seen: a line
 	// written between the two is then emitted (at worst twice), not lost.
-	c, err := jsonl.Follow(ctx, s.watcher, f.path, "chat file", func(_ int64, b []byte) { t.line(b) }, log)
+	c, err := jsonl.Follow(ctx, s.watcher, f.path, "chat file", func(_ int64, b []byte) { t.line(b) }, s.log.With(zap.String("session_id", id)))
 	if err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(f.path); err == nil {
 		if x, err := s.t.Index(ctx, f.path, fi); err == nil {
-			t.seed(x.view(f.path), f.path)
+			t.seed(x.view(f.path))
 		}
 	}
 	return c, nil
@@ -59,16 +55,14 @@ type tailer struct {
 	seen   map[string]uint32 // checksum of the last version emitted or found, by record id
 	calls  map[string]bool   // besides the followed file's when seeded (seeded.called)
 	seeded *view
-	// known counts the messages found or emitted by what they say (see
-	// said): a resume rewrites them all under new ids.
-	known map[string]int
+	known  map[string]int // messages found or emitted, by what they say (a resume rewrites them under new ids)
 }
 
-func (t *tailer) seed(v *view, path string) {
+func (t *tailer) seed(v *view) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seeded = v
-	f, err := jsonl.OpenRegular(path)
+	f, err := jsonl.OpenRegular(v.path)
 	if err == nil {
 		defer f.Close()
 	}
@@ -76,10 +70,7 @@ func (t *tailer) seed(v *view, path string) {
 		if _, ok := t.seen[e.id]; !ok {
 			t.seen[e.id] = e.sum
 		}
-		if f == nil {
-			continue
-		}
-		if raw, err := e.read(f); err == nil {
+		if raw, err := e.read(f); err == nil { // a nil f reads nothing (os.ErrInvalid)
 			if m, ok := ToMessage(t.id, raw, v.called, t.ts); ok {
 				t.known[said(m)]++
 			}
