@@ -37,17 +37,15 @@ func Bytes(b []byte, at int, dst *[]byte) int {
 	return e
 }
 
-// raw copies the value at b[at], not null, and valid JSON when check is
-// set: a value passed on as written (a tool's input) must encode again.
-func raw(check bool) func(b []byte, at int, dst *json.RawMessage) int {
-	return func(b []byte, at int, dst *json.RawMessage) int {
-		e := ValueEnd(b, at)
-		if e < 0 || string(b[at:e]) == "null" || check && !json.Valid(b[at:e]) {
-			return -1
-		}
-		*dst = append([]byte(nil), b[at:e]...)
-		return e
+// raw copies the value at b[at], not null, and valid JSON: a value passed
+// on as written (a tool's input) must encode again.
+func raw(b []byte, at int, dst *json.RawMessage) int {
+	e := ValueEnd(b, at)
+	if e < 0 || string(b[at:e]) == "null" || !json.Valid(b[at:e]) {
+		return -1
 	}
+	*dst = append([]byte(nil), b[at:e]...)
+	return e
 }
 
 // Int reads an integer as into an int64: a fraction, an exponent or an
@@ -65,17 +63,14 @@ func Int(b []byte, at int, dst *int64) int {
 	return e
 }
 
-// readBool reads the literal true or false; lenient (TrueKey), it takes
-// any other value for false rather than refuse it.
-func readBool(lenient bool) func(b []byte, at int, dst *bool) int {
-	return func(b []byte, at int, dst *bool) int {
-		e := ValueEnd(b, at)
-		if e < 0 || !lenient && string(b[at:e]) != "true" && string(b[at:e]) != "false" {
-			return -1
-		}
-		*dst = string(b[at:e]) == "true"
-		return e
+// readBool reads the literal true or false.
+func readBool(b []byte, at int, dst *bool) int {
+	e := ValueEnd(b, at)
+	if e < 0 || string(b[at:e]) != "true" && string(b[at:e]) != "false" {
+		return -1
 	}
+	*dst = string(b[at:e]) == "true"
+	return e
 }
 
 // Array calls fn with the offset of each element of the array at b[at],
@@ -132,28 +127,9 @@ func newOf[V any](read func(b []byte, at int, dst *V) int) func(b []byte, at int
 // for spaces.
 func Whole(b []byte, end int) bool { return end >= 0 && skipSpace(b, end) == len(b) }
 
-// Text is a string's content as written, borrowed from the line: what
-// TextKey reads.
-type Text []byte
-
-// The readers below leave *dst zero for a value of another type (see
-// TextKey). readText reads a string without escapes, borrowed from b; an
-// escape or bytes not UTF-8 it refuses (only a decoder reads those).
-func readText(b []byte, at int, dst *Text) int {
-	e := ValueEnd(b, at)
-	if e < 0 || b[at] != '"' {
-		return e
-	}
-	if in := b[at+1 : e-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		*dst = in
-		return e
-	}
-	return -1
-}
-
-// Borrowed reads any value as written, null included (as encoding/json
+// borrowed reads any value as written, null included (as encoding/json
 // fills a json.RawMessage), borrowed from b, not validated.
-func Borrowed(b []byte, at int, dst *json.RawMessage) int {
+func borrowed(b []byte, at int, dst *json.RawMessage) int {
 	e := ValueEnd(b, at)
 	if e >= 0 {
 		*dst = b[at:e:e]

@@ -135,18 +135,9 @@ func StringPtrKey[T any](key string, f func(*T) **string) Field[T] {
 	return Key(key, f, newOf(String))
 }
 func IntKey[T any](key string, f func(*T) *int64) Field[T] { return Key(key, f, Int) }
-func BoolKey[T any](key string, f func(*T) *bool) Field[T] { return Key(key, f, readBool(false)) }
-func StringsKey[T any](key string, f func(*T) *[]string) Field[T] {
-	return Key(key, f, arrayOf(String))
-}
+func BoolKey[T any](key string, f func(*T) *bool) Field[T] { return Key(key, f, readBool) }
 func RawKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return Key(key, f, raw(true))
-}
-
-// RawUncheckedKey is RawKey not validated: for a value its caller checks
-// as it reads it further.
-func RawUncheckedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return Key(key, f, raw(false))
+	return Key(key, f, raw)
 }
 
 // StructKey is an object read by s into the U f gives; PtrKey into a new
@@ -161,11 +152,8 @@ func SliceKey[T, U any](key string, f func(*T) *[]U, s *Schema[U]) Field[T] {
 	return Key(key, f, arrayOf(s.ReadAt))
 }
 
-// The kinds below leave their field zero for a value of another type, as
-// encoding/json does for a caller that ignores type errors.
-
-func TextKey[T any](key string, f func(*T) *Text) Field[T] { return Key(key, f, readText) }
-func TrueKey[T any](key string, f func(*T) *bool) Field[T] { return Key(key, f, readBool(true)) }
+// BorrowedKey reads any value as written, null included, borrowed from the
+// line: a member passed on, or read further only where it is used.
 func BorrowedKey[T any](key string, f func(*T) *json.RawMessage) Field[T] {
-	return Key(key, f, Borrowed)
+	return Key(key, f, borrowed)
 }
