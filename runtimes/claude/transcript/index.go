@@ -51,16 +51,7 @@ type index struct {
 
 	// The facts of the line being added (see add).
 	line facts
-
-	// The piece of a full scan x indexes, while it does (lineindex.Indexed):
-	// only the first prompt of the earliest piece that has one is kept,
-	// and looking for one decodes every user message until found (most of
-	// a long agentic session's are tool results, not prompts).
-	piece *lineindex.Piece
 }
-
-// SetPiece tells x which piece of a full scan it indexes (lineindex.Indexed).
-func (x *index) SetPiece(p *lineindex.Piece) { x.piece = p }
 
 // Merge takes in the index of the part of the file that follows x's (see
 // lineindex.Indexed): later titles and branch win, the first prompt stays.
@@ -82,6 +73,16 @@ func (x *index) Merge(y *index) {
 	}
 }
 
+// Expect and Finish do nothing (lineindex.Indexed): x sizes nothing ahead
+// and puts nothing off.
+func (x *index) Expect(part, total float64) {}
+func (x *index) Finish()                    {}
+
+// Size is the memory x takes besides its lines (lineindex.Indexed).
+func (x *index) Size() int64 {
+	return int64(len(x.customTitle) + len(x.aiTitle) + len(x.summary) + len(x.prompt) + len(x.branch))
+}
+
 // add takes one line into the index, reporting whether it is a message.
 // Lines are classified without decoding them; only titles, a first prompt
 // still to find, and lines classify cannot vouch for are decoded.
@@ -94,7 +95,7 @@ func (x *index) add(b []byte) bool {
 	*f = facts{} // it borrows from b
 	if ok {
 		wantsDecode := t == "custom-title" || t == "ai-title" || t == "summary" ||
-			(x.prompt == "" && msg && t == "user" && !x.piece.FoundBefore())
+			(x.prompt == "" && msg && t == "user" && !x.FoundBefore())
 		if !wantsDecode {
 			if len(branch) > 0 && string(branch) != x.branch {
 				x.branch = string(branch)
@@ -123,9 +124,12 @@ func (x *index) addDecoded(b []byte) bool {
 	case "summary":
 		x.summary, x.hasSummary = l.Summary, true
 	}
-	if x.prompt == "" && !x.piece.FoundBefore() {
+	// Only the first prompt of the earliest part of a scan in parts that
+	// has one is kept, and looking for one decodes every user message
+	// until found (most of a long agentic session's are tool results).
+	if x.prompt == "" && !x.FoundBefore() {
 		if x.prompt = prompt(l); x.prompt != "" {
-			x.piece.Found()
+			x.Found()
 		}
 	}
 	return isMessage(l)

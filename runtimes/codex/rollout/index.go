@@ -66,6 +66,11 @@ func (x *index) Merge(y *index) {
 	x.tok = append(x.tok, y.tok...)
 }
 
+// Expect and Finish do nothing (lineindex.Indexed): x sizes nothing ahead
+// and puts nothing off.
+func (x *index) Expect(part, total float64) {}
+func (x *index) Finish()                    {}
+
 // Size is the memory x takes besides its lines (lineindex.Indexed).
 func (x *index) Size() int64 { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
 

@@ -17,37 +17,33 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-// Cache keeps the Index of each file of a set, brought up to date (see
-// Refresh) when used, within a budget of memory (DefaultBudget), the least
-// recently used dropped first. It is safe for concurrent use.
+// Cache keeps the Index of each file of a set, brought up to date when
+// used, within a budget of memory, the least recently used dropped first.
+// It is safe for concurrent use.
 type Cache[T any, P Indexed[T]] struct {
-	add    func(x P, line []byte) bool
-	onScan func(Scan)
-	log    *zap.Logger
-	what   string
+	scanner[T, P] // its tuning set before use (Tune)
+	onScan        func(Scan)
 
-	disk   *disk  // nil: indexes live only in memory
-	tuning Tuning // set before use
+	// With dir set, indexes of big files are persisted there too; version
+	// is the owner's, bumped when what its add gathers changes.
+	dir, version string
 
 	mu      sync.Mutex
 	entries map[string]*cached[P] // by path
 	lru     list.List             // of the entries, most recently used first
 	used    int64                 // the sizes of the entries
-	budget  int64                 // more than this used: the least recently used are dropped
 	closed  bool                  // saves run in line (Close)
 	closing chan struct{}         // closed by Close: saves waiting for saveDelay go at once
 	saving  sync.WaitGroup        // saves under way
-	hold    chan struct{}         // tests: a save that runs apart waits for it to close
 }
 
 // DefaultBudget is the memory a Cache's indexes may take, as they estimate
-// it (Indexed's Size), before the least recently used are dropped. The
-// index of a 100 MB Gemini chat file takes about 10 MB (its replay keeps
-// every record's place), that of a session of a few turns a few kilobytes:
-// 64 MB keeps every small session of a big workspace and the few big
-// transcripts being read, and a daemon with a cache per store within 200
-// MB. A dropped index costs its next use a load of its persisted copy
-// (15–20 ms for a 100 MB Gemini file) or a scan.
+// it (Indexed's Size). The index of a 100 MB Gemini chat file takes about
+// 10 MB, that of a session of a few turns a few kilobytes: 64 MB keeps
+// every small session of a big workspace and the few big transcripts being
+// read, and a daemon with a cache per store within 200 MB. A dropped index
+// costs its next use a load of its persisted copy (15–20 ms for a 100 MB
+// Gemini file) or a scan.
 const DefaultBudget = 64 << 20
 
 // entryCost is what an entry takes besides its index's own: the entry, its
@@ -65,49 +61,39 @@ type cached[P any] struct {
 	idx    P     // nil until first scanned
 	loaded bool  // the persisted index was looked for
 	saved  int64 // how much of the file the persisted index covers
-	// epoch moves when the index stops growing from the one before it: a
-	// full scan, a drop as stale, the path forgotten. A save that ran apart
-	// writes its index only if the epoch is still the one it was made in.
+	// epoch moves when the index stops growing from the one before it (a
+	// full scan, a drop as stale, the path forgotten): a save that ran
+	// apart writes its index only if the epoch is still the one it was
+	// made in.
 	epoch uint64
 }
 
-// Persist makes c keep the indexes of big files in dir too, so that a
-// Cache after a restart starts from them rather than scanning again. An
-// index saved by another version of the owner's add (version names what it
-// gathers), or that no longer describes its file, is never used. It does
-// nothing for an empty dir, nor where files have no identity (FileKey). It
-// returns c.
-func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
-	if dir != "" {
-		c.disk = &disk{dir: dir, version: version}
-	}
-	return c
-}
-
-// Tune sets how c scans files and persists their indexes, before c is
-// first used; it returns c.
-func (c *Cache[T, P]) Tune(t Tuning) *Cache[T, P] {
-	c.tuning = t
-	return c
-}
-
-// Budget sets how much memory c's indexes may take; it returns c.
-func (c *Cache[T, P]) Budget(n int64) *Cache[T, P] {
-	c.mu.Lock()
-	c.budget = n
-	c.mu.Unlock()
-	return c
-}
-
-// NewCache returns a Cache whose indexes take lines with add (see Refresh).
-// onScan, when set, is told what each refresh read; what names the files in
-// log messages.
+// NewCache returns a Cache whose indexes take lines with add, which reports
+// whether to keep a line's Span. onScan, when set, is told what each
+// refresh read; what names the files in log messages.
 func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(Scan), log *zap.Logger, what string) *Cache[T, P] {
 	if onScan == nil {
 		onScan = func(Scan) {}
 	}
-	return &Cache[T, P]{add: add, onScan: onScan, log: log, what: what, entries: map[string]*cached[P]{}, closing: make(chan struct{}),
-		budget: DefaultBudget}
+	return &Cache[T, P]{scanner: scanner[T, P]{add: add, log: log, what: what}, onScan: onScan,
+		entries: map[string]*cached[P]{}, closing: make(chan struct{})}
+}
+
+// Persist makes c keep the indexes of big files in dir too, so that a
+// Cache after a restart starts from them rather than scanning again. An
+// index saved by another version of the owner's add, or that no longer
+// describes its file, is never used. It does nothing for an empty dir,
+// nor where files have no identity (FileKey). It returns c.
+func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
+	c.dir, c.version = dir, version
+	return c
+}
+
+// Tune sets how c scans, keeps and persists indexes, before c is first
+// used; it returns c.
+func (c *Cache[T, P]) Tune(t Tuning) *Cache[T, P] {
+	c.tuning = t
+	return c
 }
 
 // entry returns the entry of path, creating it, as the most recently used.
@@ -127,14 +113,17 @@ func (c *Cache[T, P]) entry(path string) *cached[P] {
 
 // refresh brings e's index up to date with f, whose current version is fi.
 // The caller holds e.mu.
-func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f *os.File, fi os.FileInfo) error {
-	if c.disk != nil && !e.loaded {
-		e.loaded = true
-		if e.idx == nil && fi.Size() >= c.tuning.persistMin() {
-			c.load(path, e, f, fi)
+func (c *Cache[T, P]) refresh(ctx context.Context, e *cached[P], f *os.File, fi os.FileInfo) error {
+	if c.dir != "" && !e.loaded && e.idx == nil && fi.Size() >= c.tuning.persistMin() {
+		x, err := c.load(e.path, f, fi)
+		if err == nil {
+			e.idx, e.saved = x, x.base().split.Pos
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Debug("persisted "+c.what+" index not used", zap.String("path", e.path), zap.Error(err))
 		}
 	}
-	x, sc, err := refreshTuned(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
+	e.loaded = true
+	x, sc, err := c.scanner.refresh(ctx, e.idx, f, fi)
 	c.onScan(sc)
 	if err != nil {
 		return err
@@ -146,43 +135,39 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 	// Saved again when it has grown by a quarter: a file that grows by a
 	// line a turn is not rewritten every turn, and a restart reads again
 	// only a fraction of the file.
-	if pos := x.base().split.Pos; c.disk != nil && pos >= c.tuning.persistMin() && (sc.Full || pos >= e.saved+e.saved/4) {
-		c.saveApart(path, e, x, f)
+	if pos := x.base().split.Pos; c.dir != "" && pos >= c.tuning.persistMin() && (sc.Full || pos >= e.saved+e.saved/4) {
+		c.saveApart(e, x, f)
 	}
 	c.use(e)
 	return nil
 }
 
-// saveApart persists x, the index of path just put in e (whose lock the
-// caller holds), once the request that built it is done: encoding and
-// writing a big index on the reply's path cost 2 ms (Claude) to 30 ms
-// (Gemini) per 100 MB of a first page. The checksum of the file's last
-// indexed bytes is taken now, from f, the version x describes; the rest
-// runs on a goroutine that waits saveDelay, then takes e's lock (started at
-// once, it took a core from the reply's last steps on a 2-core machine). x
-// is saved even if an index that extends it replaced it meanwhile, but not
-// once the epoch moved: it would then overwrite a truer save, or bring back
-// a removed one. Close waits for it; after Close, saves run in line.
-func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
+// saveApart persists x, the index just put in e (whose lock the caller
+// holds), once the request that built it is done: encoding and writing a
+// big index on the reply's path cost 2 ms (Claude) to 30 ms (Gemini) per
+// 100 MB of a first page. The checksum of the file's last indexed bytes is
+// taken now, from f, the version x describes; the rest runs on a goroutine
+// that waits saveDelay (started at once, it took a core from the reply's
+// last steps on a 2-core machine), then saves x unless e's epoch moved
+// meanwhile: it would overwrite a truer save, or bring back a removed one.
+// Close waits for it; after Close, saves run in line.
+func (c *Cache[T, P]) saveApart(e *cached[P], x P, f *os.File) {
 	tail, err := tailSum(f, x.base().split.Pos)
 	if err != nil {
-		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", path), zap.Error(err))
+		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", e.path), zap.Error(err))
 		return
 	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		c.save(path, e, x, tail)
+		c.save(e, x, tail)
 		return
 	}
 	c.saving.Add(1)
 	c.mu.Unlock()
-	epoch, hold := e.epoch, c.hold
+	epoch := e.epoch
 	go func() {
 		defer c.saving.Done()
-		if hold != nil {
-			<-hold
-		}
 		t := time.NewTimer(c.tuning.saveDelay())
 		select {
 		case <-t.C:
@@ -191,7 +176,7 @@ func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 		}
 		e.mu.Lock()
 		if e.epoch == epoch {
-			c.save(path, e, x, tail)
+			c.save(e, x, tail)
 		}
 		e.mu.Unlock()
 	}()
@@ -207,37 +192,6 @@ func (c *Cache[T, P]) Close() {
 	}
 	c.mu.Unlock()
 	c.saving.Wait()
-}
-
-// load takes the persisted index of path into e, if it still describes f.
-func (c *Cache[T, P]) load(path string, e *cached[P], f *os.File, fi os.FileInfo) {
-	x := P(new(T))
-	facts, err := c.disk.load(x.base(), path, f, fi)
-	if err == nil {
-		err = x.ReadFacts(facts)
-	}
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			c.log.Debug("persisted "+c.what+" index not used", zap.String("path", path), zap.Error(err))
-		}
-		return
-	}
-	e.idx, e.saved = x, x.base().split.Pos
-}
-
-// save persists x, e's index of path, whose file's last indexed bytes sum
-// to tail; the caller holds e's lock. A failure costs only a scan after a
-// restart: it is logged, not returned.
-func (c *Cache[T, P]) save(path string, e *cached[P], x P, tail uint32) {
-	data, err := encode(x.base(), x.AppendFacts(nil), path, c.disk.version, tail)
-	if err == nil {
-		err = c.disk.save(path, data, c.tuning)
-	}
-	if err != nil {
-		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", path), zap.Error(err))
-		return
-	}
-	e.saved = x.base().split.Pos
 }
 
 // Get returns the up-to-date index of the file at path, whose version fi is
@@ -256,7 +210,7 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 			return nil, err
 		}
 		defer f.Close()
-		if err := c.refresh(ctx, path, e, f, fi); err != nil {
+		if err := c.refresh(ctx, e, f, fi); err != nil {
 			return nil, err
 		}
 	}
@@ -275,7 +229,7 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 	e := c.entry(path)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := c.refresh(ctx, path, e, f, fi); err != nil {
+	if err := c.refresh(ctx, e, f, fi); err != nil {
 		return err
 	}
 	// Dropped for the budget meanwhile, e keeps its index for fn: a
@@ -313,8 +267,8 @@ func (c *Cache[T, P]) Forget(path string) {
 		e.epoch++
 		e.mu.Unlock()
 	}
-	if c.disk != nil {
-		os.Remove(c.disk.name(path))
+	if c.dir != "" {
+		os.Remove(c.savedName(path))
 	}
 }
 
@@ -336,15 +290,6 @@ func (c *Cache[T, P]) Len() int {
 	return len(c.entries)
 }
 
-// sizeOf estimates the memory x, which may be nil, takes.
-func sizeOf[T any, P Indexed[T]](x P) int64 {
-	if x == nil {
-		return 0
-	}
-	b := x.base()
-	return int64(unsafe.Sizeof(*x)) + int64(cap(b.lines))*int64(unsafe.Sizeof(Span{})) + int64(cap(b.split.Pending)) + x.Size()
-}
-
 // use counts e's index, just refreshed (the caller holds e.mu), at its
 // size now, and drops the least recently used entries, e excepted, while
 // the cache is over its budget. A dropped entry is only no longer found:
@@ -352,7 +297,10 @@ func sizeOf[T any, P Indexed[T]](x P) int64 {
 // is not broken), and the next use of its path makes a new entry, loaded
 // from the persisted index (whose save a drop does not stop) or scanned.
 func (c *Cache[T, P]) use(e *cached[P]) {
-	n := entryCost + int64(len(e.path)) + sizeOf(e.idx)
+	n := entryCost + int64(len(e.path))
+	if x := e.idx; x != nil {
+		n += int64(unsafe.Sizeof(*x)) + int64(cap(x.base().lines))*int64(unsafe.Sizeof(Span{})) + int64(cap(x.base().split.Pending)) + x.Size()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e.elem == nil { // dropped (forgotten, pruned) meanwhile
@@ -361,7 +309,7 @@ func (c *Cache[T, P]) use(e *cached[P]) {
 	c.used += n - e.size
 	e.size = n
 	c.lru.MoveToFront(e.elem)
-	for c.used > c.budget && c.lru.Len() > 1 {
+	for c.used > c.tuning.budget() && c.lru.Len() > 1 {
 		c.drop(c.lru.Back().Value.(*cached[P]))
 	}
 }
@@ -374,10 +322,14 @@ func (c *Cache[T, P]) drop(e *cached[P]) {
 	e.elem, e.size = nil, 0
 }
 
-// Tuning is how a Cache scans files and persists their indexes (Cache.Tune).
-// A zero field takes its default, as the daemon leaves them all; tests set
-// small values, each its own, so that they can run in parallel.
+// Tuning is how a Cache scans files, keeps and persists their indexes
+// (Cache.Tune). A zero field takes its default, as the daemon leaves them
+// all; tests set small values, each its own, so that they can run in
+// parallel.
 type Tuning struct {
+	// Budget is the memory the indexes may take before the least recently
+	// used are dropped. Default DefaultBudget.
+	Budget int64
 	// ParallelMin is the size from which a full scan is cut into parts
 	// scanned at once, at least this much each: below it, goroutines cost
 	// more than they save. Default 8 MB.
@@ -403,12 +355,9 @@ const (
 	maxPersistBytes = 64 << 20
 )
 
-func (t Tuning) parallelMin() int64 { return cmp.Or(t.ParallelMin, 8<<20) }
-
-func (t Tuning) parts() int64 { return int64(min(cmp.Or(t.Parts, runtime.GOMAXPROCS(0)), maxParts)) }
-
-func (t Tuning) persistMin() int64 { return cmp.Or(t.PersistMin, 1<<20) }
-
-func (t Tuning) maxPersistFiles() int { return cmp.Or(t.MaxPersistFiles, 512) }
-
+func (t Tuning) budget() int64            { return cmp.Or(t.Budget, DefaultBudget) }
+func (t Tuning) parallelMin() int64       { return cmp.Or(t.ParallelMin, 8<<20) }
+func (t Tuning) parts() int64             { return int64(min(cmp.Or(t.Parts, runtime.GOMAXPROCS(0)), maxParts)) }
+func (t Tuning) persistMin() int64        { return cmp.Or(t.PersistMin, 1<<20) }
+func (t Tuning) maxPersistFiles() int     { return cmp.Or(t.MaxPersistFiles, 512) }
 func (t Tuning) saveDelay() time.Duration { return cmp.Or(t.SaveDelay, 200*time.Millisecond) }

@@ -8,13 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/crc32"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
@@ -24,37 +24,24 @@ const persistFormat = 1
 
 var persistMagic = []byte("cdevd jsonl index\n")
 
-// persistedInfo is a version of a file known from its stat fields alone:
-// the one a loaded index describes (up to the end of its lines).
-type persistedInfo struct {
-	name     string
-	size     int64
-	mtime    time.Time
-	dev, ino uint64
+// loadedInfo is the version of a file a loaded index describes: the file
+// as it is now, up to the end of the index's lines.
+type loadedInfo struct {
+	os.FileInfo
+	size int64
 }
 
-func (p *persistedInfo) Name() string       { return p.name }
-func (p *persistedInfo) Size() int64        { return p.size }
-func (p *persistedInfo) Mode() fs.FileMode  { return 0 }
-func (p *persistedInfo) ModTime() time.Time { return p.mtime }
-func (p *persistedInfo) IsDir() bool        { return false }
-func (p *persistedInfo) Sys() any           { return nil }
+func (l loadedInfo) Size() int64 { return l.size }
 
 // tailLen is how much of the file before the index's end is checksummed, so
 // that a file rewritten in place with its size and time kept, or replaced by
 // one that took its inode, is not described by an index of the old one.
 const tailLen = 4 << 10
 
-// disk keeps a Cache's persisted indexes in one directory, one file per
-// indexed file, named by a hash of its path.
-type disk struct {
-	dir     string
-	version string // the owner's: bumped when what its add gathers changes
-}
-
-func (d *disk) name(path string) string {
+// savedName is where c persists the index of path: named by a hash of it.
+func (c *Cache[T, P]) savedName(path string) string {
 	h := sha256.Sum256([]byte(path))
-	return filepath.Join(d.dir, hex.EncodeToString(h[:16])+".idx")
+	return filepath.Join(c.dir, hex.EncodeToString(h[:16])+".idx")
 }
 
 // encode is the persisted form of x, an index of the file at path whose
@@ -110,10 +97,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	pos, mtime := r.Varint(), r.Varint()
 	skipped := r.Uvarint()
 	tail := r.Uint32()
-	n := r.Uvarint()
-	if r.Bad {
-		return nil, errTruncated
-	}
+	n := r.Uvarint() // read short, each is zero: the facts then are
 	if n > uint64(len(r.B)) || pos < 0 || skipped > uint64(pos) {
 		return nil, errors.New("bad header")
 	}
@@ -122,11 +106,8 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 		return nil, err
 	}
 	facts = r.Bytes() // not a copy: ReadFacts may keep data (Gemini's reads its tables in place), mapped
-	if r.Bad {
-		return nil, errTruncated
-	}
-	if len(r.B) != 0 {
-		return nil, errors.New("trailing bytes")
+	if r.Bad || len(r.B) != 0 {
+		return nil, errors.New("truncated index, or trailing bytes")
 	}
 	// The file it describes must still be there, at least as long, with the
 	// same last indexed bytes; a file of exactly that length must not have
@@ -138,7 +119,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if got, err := tailSum(f, pos); err != nil || got != tail {
 		return nil, errors.New("file changed")
 	}
-	x.fi = &persistedInfo{name: fi.Name(), size: pos, mtime: time.Unix(0, mtime), dev: dev, ino: ino}
+	x.fi = loadedInfo{fi, pos} // its time is the file's when no line was added since
 	x.split = jsonl.Splitter{Pos: pos, Skipped: int(skipped)}
 	x.lines = lines
 	return facts, nil
@@ -184,9 +165,11 @@ func tailSum(f *os.File, pos int64) (uint32, error) {
 	return crc32.Checksum(b, castagnoli), nil
 }
 
-// load reads the persisted index of path, if any still describes f.
-func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, error) {
-	pf, err := jsonl.OpenRegular(d.name(path))
+// load reads the persisted index of path, if one still describes f, whose
+// current version is fi. It is mapped (see mapping): saves replace the file
+// by renaming, so the open one keeps its size.
+func (c *Cache[T, P]) load(path string, f *os.File, fi os.FileInfo) (P, error) {
+	pf, err := jsonl.OpenRegular(c.savedName(path))
 	if err != nil {
 		return nil, err
 	}
@@ -195,68 +178,74 @@ func (d *disk) load(x *Index, path string, f *os.File, fi os.FileInfo) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	// Bounded: a damaged file must not make the daemon allocate without end.
+	// Bounded: a damaged file must not make the daemon map without end.
 	if pi.Size() > maxPersistBytes {
 		return nil, errors.New("too big")
 	}
-	// Mapped (see mapping); else read at its size in one buffer
-	// (io.ReadAll's growing was a third of loading the index of a 100 MB
-	// chat file): saves replace the file by renaming, so the open one keeps
-	// its size.
-	var data []byte
-	if x.saved = mapSaved(pf, pi.Size()); x.saved != nil {
-		data = x.saved.data
-	} else {
-		data = make([]byte, pi.Size())
-		if _, err := io.ReadFull(pf, data); err != nil {
-			return nil, err
-		}
+	x := P(new(T))
+	b := x.base()
+	var data []byte // nil where it cannot be mapped: then not an index
+	if b.saved = mapSaved(pf, pi.Size()); b.saved != nil {
+		data = b.saved.data
 	}
-	facts, err := decode(x, data, path, d.version, f, fi)
+	facts, err := decode(b, data, path, c.version, f, fi)
+	if err == nil {
+		err = x.ReadFacts(facts)
+	}
 	if err != nil {
 		// Stale, damaged or planted: removed (the scan that follows saves
 		// a true one).
-		os.Remove(d.name(path))
+		os.Remove(c.savedName(path))
+		return nil, err
 	}
-	return facts, err
+	return x, nil
 }
 
-// save writes data as the persisted index of path: to a temporary file
-// renamed into place, so that a crash never leaves a wrong one that looks
-// right. It then keeps the directory within its bounds.
-func (d *disk) save(path string, data []byte, t Tuning) error {
-	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+// save persists x, e's index, whose file's last indexed bytes sum to tail;
+// the caller holds e's lock. A failure costs only a scan after a restart:
+// it is logged, not returned.
+func (c *Cache[T, P]) save(e *cached[P], x P, tail uint32) {
+	data, err := encode(x.base(), x.AppendFacts(nil), e.path, c.version, tail)
+	if err == nil {
+		err = c.write(c.savedName(e.path), data)
+	}
+	if err != nil {
+		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", e.path), zap.Error(err))
+		return
+	}
+	e.saved = x.base().split.Pos
+}
+
+// write writes data to name through a temporary file renamed into place,
+// so that a crash never leaves a wrong index that looks right, then keeps
+// the directory within its bounds.
+func (c *Cache[T, P]) write(name string, data []byte) error {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(d.dir, "tmp-*")
+	tmp, err := os.CreateTemp(c.dir, "tmp-*")
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(data)
-	if err := cmp.Or(werr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
+	defer os.Remove(tmp.Name()) // nothing left to remove once renamed
+	_, err = tmp.Write(data)
+	if err := cmp.Or(err, tmp.Close()); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), d.name(path)); err != nil {
-		os.Remove(tmp.Name())
+	if err := os.Rename(tmp.Name(), name); err != nil {
 		return err
 	}
-	return d.trim(t)
+	return c.trim()
 }
 
 // trim drops the least recently saved indexes beyond the bounds, and
 // temporary files left by a crash.
-func (d *disk) trim(t Tuning) error {
-	des, err := os.ReadDir(d.dir)
+func (c *Cache[T, P]) trim() error {
+	des, err := os.ReadDir(c.dir)
 	if err != nil {
 		return err
 	}
-	type file struct {
-		name  string
-		size  int64
-		mtime time.Time
-	}
-	var files []file
+	var files []os.FileInfo
 	var total int64
 	for _, de := range des {
 		fi, err := de.Info()
@@ -265,21 +254,18 @@ func (d *disk) trim(t Tuning) error {
 		}
 		if strings.HasPrefix(de.Name(), "tmp-") {
 			if time.Since(fi.ModTime()) > time.Minute { // not one being written
-				os.Remove(filepath.Join(d.dir, de.Name()))
+				os.Remove(filepath.Join(c.dir, de.Name()))
 			}
 			continue
 		}
-		files = append(files, file{de.Name(), fi.Size(), fi.ModTime()})
+		files = append(files, fi)
 		total += fi.Size()
 	}
-	slices.SortFunc(files, func(a, b file) int { return a.mtime.Compare(b.mtime) })
-	for len(files) > 0 && (total > maxPersistBytes || len(files) > t.maxPersistFiles()) {
-		os.Remove(filepath.Join(d.dir, files[0].name))
-		total -= files[0].size
+	slices.SortFunc(files, func(a, b os.FileInfo) int { return a.ModTime().Compare(b.ModTime()) })
+	for len(files) > 0 && (total > maxPersistBytes || len(files) > c.tuning.maxPersistFiles()) {
+		os.Remove(filepath.Join(c.dir, files[0].Name()))
+		total -= files[0].Size()
 		files = files[1:]
 	}
 	return nil
 }
-
-// errTruncated is a persisted index cut short (FactReader.Bad).
-var errTruncated = errors.New("truncated index")

@@ -10,11 +10,8 @@ import (
 )
 
 // FileKey is the device and inode of the file fi describes (from os.Stat,
-// os.Lstat); ok is false where they are unknown.
+// os.Lstat, or a loaded index's Info); ok is false where they are unknown.
 func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
-	if p, isP := fi.(*persistedInfo); isP {
-		return p.dev, p.ino, true
-	}
 	st, isSt := fi.Sys().(*syscall.Stat_t)
 	if !isSt {
 		return 0, 0, false
