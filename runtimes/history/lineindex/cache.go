@@ -23,10 +23,7 @@ import (
 type Cache[T any, P Indexed[T]] struct {
 	scanner[T, P] // its tuning set before use (Tune)
 	onScan        func(Scan)
-
-	// With dir set, indexes of big files are persisted there too; version
-	// is the owner's, bumped when what its add gathers changes.
-	dir, version string
+	dir, version  string // where indexes are persisted, if anywhere (Persist)
 
 	mu      sync.Mutex
 	entries map[string]*cached[P] // by path
@@ -37,13 +34,11 @@ type Cache[T any, P Indexed[T]] struct {
 	saving  sync.WaitGroup        // saves under way
 }
 
-// DefaultBudget is the memory a Cache's indexes may take, as they estimate
-// it (Indexed's Size). The index of a 100 MB Gemini chat file takes about
-// 10 MB, that of a session of a few turns a few kilobytes: 64 MB keeps
-// every small session of a big workspace and the few big transcripts being
-// read, and a daemon with a cache per store within 200 MB. A dropped index
-// costs its next use a load of its persisted copy (15–20 ms for a 100 MB
-// Gemini file) or a scan.
+// DefaultBudget is the memory a Cache's indexes may take (Indexed's Size):
+// that of a 100 MB Gemini chat file takes about 10 MB, a session of a few
+// turns a few kilobytes, so 64 MB keeps every small session of a big
+// workspace and the few big transcripts being read. A dropped index costs
+// its next use a load (15–20 ms for a 100 MB Gemini file) or a scan.
 const DefaultBudget = 64 << 20
 
 // entryCost is what an entry takes besides its index's own: the entry, its
@@ -61,16 +56,14 @@ type cached[P any] struct {
 	idx    P     // nil until first scanned
 	loaded bool  // the persisted index was looked for
 	saved  int64 // how much of the file the persisted index covers
-	// epoch moves when the index stops growing from the one before it (a
-	// full scan, a drop as stale, the path forgotten): a save that ran
-	// apart writes its index only if the epoch is still the one it was
-	// made in.
+	// epoch moves when the index stops growing from the one before (a full
+	// scan, a drop as stale, the path forgotten): a save apart made in an
+	// older one would overwrite a truer save, or bring back a removed one.
 	epoch uint64
 }
 
-// NewCache returns a Cache whose indexes take lines with add, which reports
-// whether to keep a line's Span. onScan, when set, is told what each
-// refresh read; what names the files in log messages.
+// NewCache returns a Cache whose indexes take lines with add (see scanner).
+// onScan, when set, is told what each refresh read.
 func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(Scan), log *zap.Logger, what string) *Cache[T, P] {
 	if onScan == nil {
 		onScan = func(Scan) {}
@@ -79,18 +72,16 @@ func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(
 		entries: map[string]*cached[P]{}, closing: make(chan struct{})}
 }
 
-// Persist makes c keep the indexes of big files in dir too, so that a
-// Cache after a restart starts from them rather than scanning again. An
-// index saved by another version of the owner's add, or that no longer
-// describes its file, is never used. It does nothing for an empty dir,
-// nor where files have no identity (FileKey). It returns c.
+// Persist makes c keep the indexes of big files in dir too (none for ""),
+// so that after a restart it starts from them rather than scanning again.
+// One saved by another version of the owner's add, or that no longer
+// describes its file, is never used. It returns c.
 func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
 	c.dir, c.version = dir, version
 	return c
 }
 
-// Tune sets how c scans, keeps and persists indexes, before c is first
-// used; it returns c.
+// Tune sets c's Tuning before c is first used; it returns c.
 func (c *Cache[T, P]) Tune(t Tuning) *Cache[T, P] {
 	c.tuning = t
 	return c
@@ -111,8 +102,8 @@ func (c *Cache[T, P]) entry(path string) *cached[P] {
 	return e
 }
 
-// refresh brings e's index up to date with f, whose current version is fi.
-// The caller holds e.mu.
+// refresh brings e's index up to date with f, whose current version is fi;
+// the caller holds e.mu.
 func (c *Cache[T, P]) refresh(ctx context.Context, e *cached[P], f *os.File, fi os.FileInfo) error {
 	if c.dir != "" && !e.loaded && e.idx == nil && fi.Size() >= c.tuning.persistMin() {
 		x, err := c.load(e.path, f, fi)
@@ -132,9 +123,8 @@ func (c *Cache[T, P]) refresh(ctx context.Context, e *cached[P], f *os.File, fi 
 	if sc.Full {
 		e.epoch++
 	}
-	// Saved again when it has grown by a quarter: a file that grows by a
-	// line a turn is not rewritten every turn, and a restart reads again
-	// only a fraction of the file.
+	// Saved again once grown by a quarter: not every turn, and a restart
+	// reads again only a fraction of the file.
 	if pos := x.base().split.Pos; c.dir != "" && pos >= c.tuning.persistMin() && (sc.Full || pos >= e.saved+e.saved/4) {
 		c.saveApart(e, x, f)
 	}
@@ -142,15 +132,13 @@ func (c *Cache[T, P]) refresh(ctx context.Context, e *cached[P], f *os.File, fi 
 	return nil
 }
 
-// saveApart persists x, the index just put in e (whose lock the caller
-// holds), once the request that built it is done: encoding and writing a
-// big index on the reply's path cost 2 ms (Claude) to 30 ms (Gemini) per
-// 100 MB of a first page. The checksum of the file's last indexed bytes is
-// taken now, from f, the version x describes; the rest runs on a goroutine
-// that waits saveDelay (started at once, it took a core from the reply's
-// last steps on a 2-core machine), then saves x unless e's epoch moved
-// meanwhile: it would overwrite a truer save, or bring back a removed one.
-// Close waits for it; after Close, saves run in line.
+// saveApart persists x, just put in e (whose lock the caller holds), once
+// the request that built it is done: on the reply's path, a save cost a
+// first page of 100 MB 2 ms (Claude) to 30 ms (Gemini). The file's tail is
+// summed now, from f, the version x describes; a goroutine waits saveDelay
+// (started at once, it took a core from the reply on a 2-core machine),
+// then saves x unless e's epoch moved. Close waits for it; after Close,
+// saves run in line.
 func (c *Cache[T, P]) saveApart(e *cached[P], x P, f *os.File) {
 	tail, err := tailSum(f, x.base().split.Pos)
 	if err != nil {
@@ -182,8 +170,7 @@ func (c *Cache[T, P]) saveApart(e *cached[P], x P, f *os.File) {
 	}()
 }
 
-// Close waits for the saves under way (starting those that wait); the
-// cache stays usable, and any later save runs in line.
+// Close starts the saves that wait and waits for them; c stays usable.
 func (c *Cache[T, P]) Close() {
 	c.mu.Lock()
 	if !c.closed {
@@ -194,17 +181,16 @@ func (c *Cache[T, P]) Close() {
 	c.saving.Wait()
 }
 
-// Get returns the up-to-date index of the file at path, whose version fi is
-// (from a directory listing, say): a file whose cached index still
-// describes fi is not even opened. The index is never modified later.
+// Get returns the up-to-date index of the file at path, whose version is fi
+// (from a directory listing, say): a file whose index still describes fi
+// is not even opened. The index is never modified later.
 func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, error) {
 	e := c.entry(path)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !current(e.idx, fi) {
-		// Not a FIFO that took the file's place since fi; the version
-		// read is the opened file's (one stat: a second was a tenth of a
-		// first history of 1,000 sessions).
+		// Not a FIFO that took the file's place; one stat (a second was a
+		// tenth of a first history of 1,000 sessions).
 		f, fi, err := jsonl.OpenRegularInfo(path)
 		if err != nil {
 			return nil, err
@@ -218,9 +204,8 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 }
 
 // Read brings the index of f, open on path, up to date and calls fn with
-// it. The index is held meanwhile: its offsets are those of the file
-// version f has open only until someone refreshes it again. An error of fn
-// marked by Stale drops the index, so that the next use rebuilds it.
+// it, held (its offsets are f's only until the next refresh). An error of
+// fn marked by Stale drops the index, so that the next use rebuilds it.
 func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func(x P) error) error {
 	fi, err := f.Stat()
 	if err != nil {
@@ -232,9 +217,7 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 	if err := c.refresh(ctx, e, f, fi); err != nil {
 		return err
 	}
-	// Dropped for the budget meanwhile, e keeps its index for fn: a
-	// dropped entry is only no longer found.
-	err = fn(e.idx)
+	err = fn(e.idx) // dropped for the budget meanwhile, e keeps its index
 	var s staleError
 	if errors.As(err, &s) {
 		e.idx = nil
@@ -291,11 +274,10 @@ func (c *Cache[T, P]) Len() int {
 }
 
 // use counts e's index, just refreshed (the caller holds e.mu), at its
-// size now, and drops the least recently used entries, e excepted, while
-// the cache is over its budget. A dropped entry is only no longer found:
-// a request that holds it goes on with its index (a page read in progress
-// is not broken), and the next use of its path makes a new entry, loaded
-// from the persisted index (whose save a drop does not stop) or scanned.
+// size now, and drops the least recently used entries but e while over
+// budget. A dropped entry is only no longer found: a request holding it
+// goes on (a page read is not broken), and the next use of its path makes
+// a new entry, loaded from the persisted index or scanned.
 func (c *Cache[T, P]) use(e *cached[P]) {
 	n := entryCost + int64(len(e.path))
 	if x := e.idx; x != nil {
@@ -322,31 +304,22 @@ func (c *Cache[T, P]) drop(e *cached[P]) {
 	e.elem, e.size = nil, 0
 }
 
-// Tuning is how a Cache scans files, keeps and persists their indexes
-// (Cache.Tune). A zero field takes its default, as the daemon leaves them
-// all; tests set small values, each its own, so that they can run in
-// parallel.
+// Tuning is how a Cache scans, keeps and persists indexes. A zero field
+// takes its default, as the daemon leaves them all; tests set their own, so
+// that they can run in parallel.
 type Tuning struct {
-	// Budget is the memory the indexes may take before the least recently
-	// used are dropped. Default DefaultBudget.
-	Budget int64
-	// ParallelMin is the size from which a full scan is cut into parts
-	// scanned at once, at least this much each: below it, goroutines cost
-	// more than they save. Default 8 MB.
+	Budget int64 // the memory indexes may take (DefaultBudget)
+	// ParallelMin is the least size of a part of a full scan: below it,
+	// goroutines cost more than they save (8 MB). Parts bounds the parts
+	// (GOMAXPROCS, at most maxParts).
 	ParallelMin int64
-	// Parts bounds the parts of one full scan. Default GOMAXPROCS, at most
-	// maxParts.
-	Parts int
-	// PersistMin is the size from which a file's index is persisted:
-	// smaller files are scanned again in about a millisecond. Default 1 MB.
-	PersistMin int64
-	// MaxPersistFiles bounds the directory of persisted indexes (as
-	// maxPersistBytes does), the least recently saved dropped first.
-	// Default 512.
-	MaxPersistFiles int
-	// SaveDelay is how long a save that runs apart waits: long enough for
-	// the reply of the request that read the file to be written, short
-	// enough that a restart soon after finds the index. Default 200 ms.
+	Parts       int
+	// PersistMin is the size from which an index is persisted: smaller
+	// files are scanned again in about a millisecond (1 MB).
+	PersistMin      int64
+	MaxPersistFiles int // bounds the saved indexes, as maxPersistBytes does (512)
+	// SaveDelay is how long a save apart waits: for the reply to be
+	// written, not so long that a restart soon after misses it (200 ms).
 	SaveDelay time.Duration
 }
 

@@ -3,7 +3,7 @@ package lineindex
 import "encoding/binary"
 
 // AppendString appends s led by its length (a uvarint): how a persisted
-// index and each index's facts (Indexed's AppendFacts) hold a string.
+// index and its facts hold a string.
 func AppendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
@@ -17,8 +17,7 @@ type FactReader struct {
 	Bad bool
 }
 
-// took consumes the n bytes v was read from; n <= 0 (nothing could be
-// read) sets Bad and gives zero.
+// took consumes the n bytes v was read from; n <= 0 sets Bad, gives zero.
 func took[V any](r *FactReader, v V, n int) V {
 	if n <= 0 {
 		r.Bad, r.B = true, nil

@@ -1,3 +1,9 @@
+// Package lineindex is the history store's index of a JSON Lines file: the
+// places of the lines a format keeps and the facts it gathers besides,
+// extended from the old end when the file grows (a big file scanned in
+// parts on every core), cached within a memory budget, and persisted so that
+// a restarted daemon does not scan a big file again. The store
+// (runtimes/history) owns it; a format embeds Index in its own index type.
 package lineindex
 
 import (
@@ -22,62 +28,55 @@ type Span struct {
 }
 
 // Index is where the lines its owner kept are in one version of a JSON
-// Lines file, up to its last complete line. An owner embeds it in its own
-// index type next to what else it gathers (titles, counts); a scan keeps
-// both up to date together.
+// Lines file, up to its last complete line. An owner embeds it in its index
+// type next to what else it gathers (titles, counts).
 type Index struct {
 	fi    os.FileInfo
 	split jsonl.Splitter
 	lines []Span
 	shape *jsonl.Shape // the keys of the lines a scan under way read (see Shape)
-	// The part of a full scan in parts x indexes, and the earliest part
-	// that found what only the first finding of is kept (FoundBefore);
-	// first is nil outside a scan in parts.
+	// In a full scan in parts, x's part and the earliest that found what
+	// only the first finding of is kept (FoundBefore); else first is nil.
 	part  int64
 	first *atomic.Int64
-	// saved holds the mapped saved index x was loaded from, if any: its
-	// facts may be kept in place, so it stays mapped while x is reachable.
-	saved *mapping
+	saved *mapping // the saved index x was loaded from: mapped while x is reachable
 }
 
 // Indexed is an index type: a pointer to its owner's struct, which embeds
-// Index (only embedding provides base). Its methods are what a scan and a
-// Cache call on it, each written by the owner.
+// Index (base). The others are what scans and a Cache call on it, each
+// written by the owner.
 type Indexed[T any] interface {
 	*T
 	base() *Index
-	// Merge takes in next, the index of the part of the file after x's,
-	// whose Lines are already after x's: a big file is scanned in parts.
+	// Merge takes in next, the index of the part of the file after x's
+	// (its Lines already taken in): a big file is scanned in parts.
 	Merge(next *T)
-	// Expect is told, once early in a big scan, how much more is to come,
-	// so that the index sizes what it gathers once rather than growing it
-	// (the copies, and the fresh pages each touches, were a fifth of a
-	// first read). part is the bytes of the part x scans over those read
-	// so far; total the same for the bytes whose lines x will end up
-	// holding (a scan's first part takes in the others).
+	// Expect is told, once early in a big scan, how much is to come, so
+	// that the index sizes what it gathers once rather than growing it (the
+	// copies, and the fresh pages each touches, were a fifth of a first
+	// read): the bytes of x's part, and of all the lines x will hold (a
+	// first part takes in the others), over those read so far.
 	Expect(part, total float64)
-	// Finish ends each scan: what the index put off, it does then.
-	Finish()
-	// AppendFacts appends what the index gathered besides its Lines, for
-	// a Cache that persists it; ReadFacts reads that back.
+	Finish() // ends each scan: what the index put off, it does then
+	// AppendFacts appends what the index gathered besides its Lines, to be
+	// persisted; ReadFacts reads that back.
 	AppendFacts(b []byte) []byte
 	ReadFacts(b []byte) error
-	// Size is the memory the index takes besides its Lines.
-	Size() int64
+	Size() int64 // the memory the index takes besides its Lines
 }
 
-// Shape remembers the keys of the lines read by the scan that adds a line,
-// for its owner's Schema (ReadShaped): nil for a scan's first lines (a
-// short file would spend more on making it than it saves) and outside a
-// scan, so that an index kept for each of a thousand sessions keeps none.
+// Shape remembers the keys of the lines the scan under way read, for its
+// owner's Schema (ReadShaped): nil for a scan's first lines (a short file
+// would spend more on it than it saves) and outside a scan (an index kept
+// for each of a thousand sessions keeps none).
 func (x *Index) Shape() *jsonl.Shape { return x.shape }
 
 // shapeAfter is how many lines a scan reads before it makes its jsonl.Shape.
 const shapeAfter = 64
 
 // FoundBefore reports whether, in a full scan in parts, a part before x's
-// found what only the first finding of is kept (a transcript's first
-// prompt), so that x need not look; false outside a scan in parts.
+// found what only the first finding of is kept (a first prompt), so that x
+// need not look.
 func (x *Index) FoundBefore() bool { return x.first != nil && x.first.Load() < x.part }
 
 // Found records that x's part found it (see FoundBefore).
@@ -108,13 +107,10 @@ func current[T any, P Indexed[T]](x P, fi os.FileInfo) bool {
 	return sameFile(b.fi, fi) && b.fi.Size() == fi.Size() && b.fi.ModTime().Equal(fi.ModTime())
 }
 
-// sameFile is os.SameFile, which also knows the version of a file that a
-// persisted index describes.
+// sameFile is os.SameFile, which also knows a loaded index's Info.
 func sameFile(a, b os.FileInfo) bool {
-	ad, ai, aok := FileKey(a)
-	bd, bi, bok := FileKey(b)
-	if aok && bok {
-		return ad == bd && ai == bi
+	if l, ok := a.(loadedInfo); ok {
+		a = l.FileInfo
 	}
 	return os.SameFile(a, b)
 }
@@ -135,19 +131,16 @@ type scanner[T any, P Indexed[T]] struct {
 	tuning Tuning
 }
 
-// Refresh is a Cache's refresh of one index, untuned: for a format's tests
-// that build and extend an index without a Cache.
+// Refresh is a Cache's refresh of old, untuned: for a format's tests.
 func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
 	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
 	return scanner[T, P]{add: add, log: log, what: what}.refresh(ctx, old, f, fi)
 }
 
 // refresh returns old, which may be nil, brought up to date with f, whose
-// current version is fi: old itself when unchanged; a copy extended by only
-// the appended bytes when the same file grew; a new index from a full scan
-// when the file is new, shrank, was replaced or rewritten. old is never
-// modified: it stays intact if ctx ends the scan, and a reader holding it
-// may go on using it.
+// current version is fi: old itself when unchanged; a copy extended by the
+// appended bytes when the same file grew; else a full scan. old is never
+// modified: a reader holding it may go on, and it stays if ctx ends a scan.
 func (s scanner[T, P]) refresh(ctx context.Context, old P, f *os.File, fi os.FileInfo) (P, Scan, error) {
 	if current(old, fi) {
 		return old, Scan{}, nil
@@ -171,15 +164,12 @@ func (s scanner[T, P]) refresh(ctx context.Context, old P, f *os.File, fi os.Fil
 	return x, Scan{Bytes: n}, nil
 }
 
-// scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
-// complete line into x, and returns how many bytes it read. into is how
-// many bytes of lines x will hold once merged (0: no estimate).
-//
-// The file is read, not mapped: mapping saved the copy into a buffer (11 of
-// the 16 ms of reading and splitting 100 MB on one core, about 6 ms of a
-// first page) but needed a recovery, with unsafe pointers, from the faults
-// of a file cut short under it; the first page of a never-read 100 MB
-// transcript is 30 to 46 ms without it (target 100).
+// scanPart takes the complete lines of f in [from, to) into x and returns
+// how many bytes it read; into is how many bytes of lines x will hold once
+// merged (0: no estimate). The file is read, not mapped: mapping saved a
+// copy (11 of the 16 ms of splitting 100 MB on one core, 6 ms of a first
+// page) but needed unsafe recovery from the faults of a file cut short
+// under it; a first page of 100 MB is 30 to 46 ms without (target 100).
 func (s scanner[T, P]) scanPart(ctx context.Context, x P, f *os.File, from, to, into int64) (int64, error) {
 	b, seen := x.base(), 0
 	defer func() { b.shape = nil }()
@@ -189,27 +179,24 @@ func (s scanner[T, P]) scanPart(ctx context.Context, x P, f *os.File, from, to, 
 		}
 		if s.add(x, line) {
 			if len(b.lines) == cap(b.lines) {
-				// Doubled, not grown by a quarter as append grows a big
-				// slice: its copies were a fifth of a first read's
-				// allocations, each new page a fault. From 16, not 256: 4
-				// KB a small session was half a first history's bytes.
+				// Doubled, not grown by a quarter as append does: its
+				// copies were a fifth of a first read's allocations. From
+				// 16, not 256: 4 KB a session was half a first history's.
 				b.lines = Grow(b.lines, max(len(b.lines), 16))
 			}
 			b.lines = append(b.lines, Span{off, int64(len(line))})
 		}
 	}
-	// Never empty: a zero-length read would never reach EOF. Reused (add
-	// keeps nothing of a line): one made for each file was 37 of the 48 MB
-	// a first history of 1,000 sessions allocated.
+	// Never empty (a zero-length read never reaches EOF); pooled: one per
+	// file was 37 of the 48 MB a first history of 1,000 sessions allocated.
 	pooled := chunks.Get().(*[]byte)
 	defer chunks.Put(pooled)
 	buf := (*pooled)[:min(jsonl.ChunkSize, to-from+1)]
 	n, err := jsonl.ReadRange(ctx, f, from, to, buf, func(chunk []byte, first bool) {
 		b.split.Feed(chunk, keep)
 		if first && into > 0 && to-from >= 4*jsonl.ChunkSize && len(chunk) > 0 {
-			// Lines sized as Expect says; bounded by a line of 16 bytes at
-			// least, so that a head of short lines does not reserve much
-			// for a file of long ones.
+			// Sized as Expect says, for lines of 16 bytes at least: a
+			// head of short lines must not reserve much for long ones.
 			part, total := float64(to-from)/float64(len(chunk)), float64(into)/float64(len(chunk))
 			if want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16; want > cap(b.lines) {
 				b.lines = Grow(b.lines, want-len(b.lines))
@@ -226,9 +213,8 @@ func (s scanner[T, P]) scanPart(ctx context.Context, x P, f *os.File, from, to, 
 // chunks are scanPart's read buffers.
 var chunks = sync.Pool{New: func() any { b := make([]byte, jsonl.ChunkSize); return &b }}
 
-// Grow is slices.Grow without writing the room it makes: slices.Grow
-// zeroes it, touching every page of a reservation (a fault each) whether
-// it is filled or not, while memory new from the system is zero already.
+// Grow is slices.Grow without zeroing the room it makes, which touched
+// every page of a reservation (a fault each) whether filled or not.
 func Grow[S ~[]E, E any](s S, n int) S {
 	if n <= cap(s)-len(s) {
 		return s
@@ -238,13 +224,11 @@ func Grow[S ~[]E, E any](s S, n int) S {
 	return g
 }
 
-// fullScan indexes f from its start: in parts scanned at once when it is
-// big (a first read of a 100 MB transcript is the scan of its lines, which
-// parts divide), else in one. Measured in one part (issue 30, cdevd bench
-// back to back, loads 5 to 10): Claude's first page of a never-read 100 MB
-// transcript took 148–194 ms against 39–106 in parts, past its target of
-// 100; Codex's and Gemini's moved within their spread (one part took less
-// CPU: Codex 93 CPU ms against 121).
+// fullScan indexes f from its start, in parts scanned at once when it is
+// big. In one part (issue 30, cdevd bench back to back, loads 5 to 10),
+// Claude's first page of a never-read 100 MB transcript took 148–194 ms
+// against 39–106, past its target of 100; Codex's and Gemini's moved within
+// their spread (one part took less CPU: Codex 93 CPU ms against 121).
 func (s scanner[T, P]) fullScan(ctx context.Context, f *os.File, fi os.FileInfo) (P, Scan, error) {
 	parts := min(s.tuning.parts(), fi.Size()/s.tuning.parallelMin())
 	cuts := []int64{0}
@@ -264,9 +248,8 @@ func (s scanner[T, P]) fullScan(ctx context.Context, f *os.File, fi os.FileInfo)
 	var first atomic.Int64
 	first.Store(maxParts)
 	var wg sync.WaitGroup
-	// The first part last, on this goroutine: a goroutine for a small
-	// file's one part woke another thread each time (6,000 futex and
-	// nanosleep calls a first history of 1,000 sessions).
+	// The first part last, on this goroutine: one started for a small file
+	// woke a thread (6,000 futex and nanosleep calls a history of 1,000).
 	for i := len(xs) - 1; i >= 0; i-- {
 		xs[i] = P(new(T))
 		b := xs[i].base()
@@ -328,8 +311,8 @@ func lineAfter(f *os.File, off, size int64) (int64, error) {
 	return size, nil
 }
 
-// appendedTo reports whether f still ends a line at pos, the cheap sign that
-// it was appended to rather than rewritten.
+// appendedTo reports whether f still ends a line at pos: appended to, not
+// rewritten.
 func appendedTo(f *os.File, pos int64) bool {
 	if pos == 0 {
 		return true
@@ -339,18 +322,13 @@ func appendedTo(f *os.File, pos int64) bool {
 	return err == nil && b[0] == '\n'
 }
 
-// ReadPage reads one page of x's lines from f, open on the file version x
-// describes, calling fn with each line's offset and content (valid only
-// during the call) in page order: from the offset-th line on, at most limit
-// lines; with desc, offset counts from the last line and the page runs
-// backwards. It stops before a line that would take the page's bytes past
-// budget (0: no bound), though never before the first, so that a reply
-// stays one frame of bounded size; and at fn's first error, returned.
-//
-// A span no scan makes (a negative length, one that is not a whole line),
-// or a panic while reading the page (in fn too), is an error marked Stale
-// and wrapping ErrBadIndex: a Cache drops the index, and the next read
-// scans the file again, rather than failing each page the same way.
+// ReadPage calls fn with the offset and content (valid during the call) of
+// a page of x's lines, read from f, open on the version x describes: from
+// the offset-th on (with desc, from the last, backwards), at most limit,
+// and not past budget bytes (0: no bound) but for the first, so that a
+// reply stays one bounded frame. It stops at fn's first error, returned.
+// A span no scan makes, or a panic (in fn too), is an error marked Stale
+// wrapping ErrBadIndex: a Cache drops the index, and the next read scans.
 func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64, fn func(off int64, line []byte) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -372,9 +350,8 @@ func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64,
 		if used += sp.N; i > from && budget > 0 && used > budget {
 			return nil
 		}
-		// Read with the newlines around it, in the same read: a span that
-		// is not a whole line (an index planted with right checksums, or a
-		// file rewritten in place) shows at once.
+		// Read with the newlines around it: a span that is not a line (a
+		// planted index, a file rewritten in place) shows at once.
 		from, n := sp.Off-1, sp.N+2
 		if sp.Off == 0 {
 			from, n = 0, sp.N+1

@@ -8,7 +8,5 @@ import "os"
 // so indexes are not persisted.
 func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) { return 0, 0, false }
 
-// mapFile does not map here: saved indexes are not persisted.
-func mapFile(f *os.File, size int64) []byte { return nil }
-
-func unmapFile(b []byte) {}
+// mapSaved does not map here: indexes are not persisted.
+func mapSaved(f *os.File, size int64) *mapping { return nil }

@@ -4,6 +4,7 @@ package lineindex
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -19,14 +20,18 @@ func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	return uint64(st.Dev), uint64(st.Ino), true //nolint:unconvert // Dev is int32 on darwin
 }
 
-// mapFile maps the size bytes of f read-only (see mapping); nil if it
-// cannot.
-func mapFile(f *os.File, size int64) []byte {
+// mapSaved maps the size bytes of f, a saved index, read-only, unmapped
+// once unreachable (see mapping); nil if it cannot.
+func mapSaved(f *os.File, size int64) *mapping {
 	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil || len(b) != int(size) {
 		return nil
 	}
-	return b
+	m := &mapping{data: b}
+	liveMappings.Add(1)
+	runtime.AddCleanup(m, func(b []byte) {
+		unix.Munmap(b)
+		liveMappings.Add(-1)
+	}, b)
+	return m
 }
-
-func unmapFile(b []byte) { unix.Munmap(b) }
