@@ -18,8 +18,8 @@ import (
 )
 
 // Cache keeps the Index of each file of a set, brought up to date when
-// used, within a budget of memory, the least recently used dropped first.
-// It is safe for concurrent use.
+// used, the least recently used dropped past its budget. It is safe for
+// concurrent use.
 type Cache[T any, P Indexed[T]] struct {
 	scanner[T, P] // its tuning set before use (Tune)
 	onScan        func(Scan)
@@ -34,16 +34,12 @@ type Cache[T any, P Indexed[T]] struct {
 	saving  sync.WaitGroup        // saves under way
 }
 
-// DefaultBudget is the memory a Cache's indexes may take (Indexed's Size):
-// that of a 100 MB Gemini chat file takes about 10 MB, a session of a few
-// turns a few kilobytes, so 64 MB keeps every small session of a big
-// workspace and the few big transcripts being read. A dropped index costs
-// its next use a load (15–20 ms for a 100 MB Gemini file) or a scan.
+// DefaultBudget is the memory a Cache's indexes may take: that of a 100 MB
+// Gemini chat file takes 10 MB, of a few turns a few kilobytes, so 64 MB
+// keeps a big workspace's small sessions and the few big files being read
+// (a daemon with a cache per store within 200 MB). A dropped index costs
+// its next use a load (15–20 ms for 100 MB) or a scan.
 const DefaultBudget = 64 << 20
-
-// entryCost is what an entry takes besides its index's own: the entry, its
-// list element and map slot, the index's struct and file version.
-const entryCost = 512
 
 // cached is the index of one path; mu serializes its refreshes and covers
 // reading the file by its offsets.
@@ -73,9 +69,8 @@ func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(
 }
 
 // Persist makes c keep the indexes of big files in dir too (none for ""),
-// so that after a restart it starts from them rather than scanning again.
-// One saved by another version of the owner's add, or that no longer
-// describes its file, is never used. It returns c.
+// so that after a restart it need not scan them again; one saved by another
+// version of the owner's add, or no longer true, is never used. It returns c.
 func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
 	c.dir, c.version = dir, version
 	return c
@@ -123,8 +118,8 @@ func (c *Cache[T, P]) refresh(ctx context.Context, e *cached[P], f *os.File, fi 
 	if sc.Full {
 		e.epoch++
 	}
-	// Saved again once grown by a quarter: not every turn, and a restart
-	// reads again only a fraction of the file.
+	// Saved again once grown by a quarter: not every turn, yet a restart
+	// reads again only a fraction.
 	if pos := x.base().split.Pos; c.dir != "" && pos >= c.tuning.persistMin() && (sc.Full || pos >= e.saved+e.saved/4) {
 		c.saveApart(e, x, f)
 	}
@@ -182,13 +177,12 @@ func (c *Cache[T, P]) Close() {
 }
 
 // Get returns the up-to-date index of the file at path, whose version is fi
-// (from a directory listing, say): a file whose index still describes fi
-// is not even opened. The index is never modified later.
+// (from a listing): if its index describes fi, it is not even opened.
 func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, error) {
 	e := c.entry(path)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !current(e.idx, fi) {
+	if e.idx == nil || !e.idx.base().current(fi) {
 		// Not a FIFO that took the file's place; one stat (a second was a
 		// tenth of a first history of 1,000 sessions).
 		f, fi, err := jsonl.OpenRegularInfo(path)
@@ -203,9 +197,8 @@ func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, 
 	return e.idx, nil
 }
 
-// Read brings the index of f, open on path, up to date and calls fn with
-// it, held (its offsets are f's only until the next refresh). An error of
-// fn marked by Stale drops the index, so that the next use rebuilds it.
+// Read calls fn with the up-to-date index of f, open on path, held (its
+// offsets are f's). An error of fn marked Stale drops it: the next rebuilds.
 func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func(x P) error) error {
 	fi, err := f.Stat()
 	if err != nil {
@@ -274,12 +267,10 @@ func (c *Cache[T, P]) Len() int {
 }
 
 // use counts e's index, just refreshed (the caller holds e.mu), at its
-// size now, and drops the least recently used entries but e while over
-// budget. A dropped entry is only no longer found: a request holding it
-// goes on (a page read is not broken), and the next use of its path makes
-// a new entry, loaded from the persisted index or scanned.
+// size, and drops the least recently used entries but e while over budget:
+// they are no longer found, but a request holding one goes on with it.
 func (c *Cache[T, P]) use(e *cached[P]) {
-	n := entryCost + int64(len(e.path))
+	n := 512 + int64(len(e.path)) // the entry, its list element and map slot, the file version
 	if x := e.idx; x != nil {
 		n += int64(unsafe.Sizeof(*x)) + int64(cap(x.base().lines))*int64(unsafe.Sizeof(Span{})) + int64(cap(x.base().split.Pending)) + x.Size()
 	}
@@ -304,14 +295,12 @@ func (c *Cache[T, P]) drop(e *cached[P]) {
 	e.elem, e.size = nil, 0
 }
 
-// Tuning is how a Cache scans, keeps and persists indexes. A zero field
-// takes its default, as the daemon leaves them all; tests set their own, so
-// that they can run in parallel.
+// Tuning is how a Cache scans, keeps and persists indexes: zero fields take
+// their defaults (the daemon's); tests set their own, to run in parallel.
 type Tuning struct {
 	Budget int64 // the memory indexes may take (DefaultBudget)
-	// ParallelMin is the least size of a part of a full scan: below it,
-	// goroutines cost more than they save (8 MB). Parts bounds the parts
-	// (GOMAXPROCS, at most maxParts).
+	// ParallelMin is a part's least size in a full scan: smaller, goroutines
+	// cost more than they save (8 MB). Parts bounds them (GOMAXPROCS).
 	ParallelMin int64
 	Parts       int
 	// PersistMin is the size from which an index is persisted: smaller
@@ -323,10 +312,8 @@ type Tuning struct {
 	SaveDelay time.Duration
 }
 
-const (
-	maxParts        = 16
-	maxPersistBytes = 64 << 20
-)
+// The bounds of Parts, and of the bytes of the saved indexes.
+const maxParts, maxPersistBytes = 16, 64 << 20
 
 func (t Tuning) budget() int64            { return cmp.Or(t.Budget, DefaultBudget) }
 func (t Tuning) parallelMin() int64       { return cmp.Or(t.ParallelMin, 8<<20) }

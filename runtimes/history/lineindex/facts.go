@@ -8,10 +8,9 @@ func AppendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// FactReader reads back what was appended with binary.AppendUvarint,
-// binary.AppendVarint, binary.LittleEndian.AppendUint32, a byte, and
-// AppendString. A read that runs short (or a varint that overflows) sets
-// Bad; every read after it returns zero.
+// FactReader reads back what binary's AppendUvarint, AppendVarint and
+// LittleEndian.AppendUint32, a byte, and AppendString appended. A read that
+// runs short (or overflows) sets Bad; every read after it returns zero.
 type FactReader struct {
 	B   []byte // what is left to read
 	Bad bool

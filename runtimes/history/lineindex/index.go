@@ -1,13 +1,12 @@
-// Package lineindex is the history store's index of a JSON Lines file: the
-// places of the lines a format keeps and the facts it gathers besides,
-// extended from the old end when the file grows (a big file scanned in
-// parts on every core), cached within a memory budget, and persisted so that
-// a restarted daemon does not scan a big file again. The store
-// (runtimes/history) owns it; a format embeds Index in its own index type.
+// Package lineindex is the history store's (runtimes/history) index of a
+// JSON Lines file: where the lines a format keeps are, and the facts it
+// gathers besides; extended as the file grows (a big file scanned in parts),
+// cached within a memory budget, and persisted so that a restart need not
+// scan a big file again. A format embeds Index in its own index type.
 package lineindex
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -28,23 +27,19 @@ type Span struct {
 }
 
 // Index is where the lines its owner kept are in one version of a JSON
-// Lines file, up to its last complete line. An owner embeds it in its index
-// type next to what else it gathers (titles, counts).
+// Lines file, up to its last complete line.
 type Index struct {
 	fi    os.FileInfo
 	split jsonl.Splitter
 	lines []Span
-	shape *jsonl.Shape // the keys of the lines a scan under way read (see Shape)
-	// In a full scan in parts, x's part and the earliest that found what
-	// only the first finding of is kept (FoundBefore); else first is nil.
-	part  int64
-	first *atomic.Int64
-	saved *mapping // the saved index x was loaded from: mapped while x is reachable
+	shape *jsonl.Shape  // the keys of the lines a scan under way read (see Shape)
+	part  int64         // in a full scan in parts, x's (see FoundBefore)
+	first *atomic.Int64 // the earliest part that found it; nil outside one
+	saved *mapping      // the saved index x was loaded from: mapped while x is reachable
 }
 
-// Indexed is an index type: a pointer to its owner's struct, which embeds
-// Index (base). The others are what scans and a Cache call on it, each
-// written by the owner.
+// Indexed is an index type: a pointer to a struct embedding Index (base),
+// with what scans and a Cache call on it, each written by its owner.
 type Indexed[T any] interface {
 	*T
 	base() *Index
@@ -67,16 +62,14 @@ type Indexed[T any] interface {
 
 // Shape remembers the keys of the lines the scan under way read, for its
 // owner's Schema (ReadShaped): nil for a scan's first lines (a short file
-// would spend more on it than it saves) and outside a scan (an index kept
-// for each of a thousand sessions keeps none).
+// would spend more on it than it saves) and outside a scan.
 func (x *Index) Shape() *jsonl.Shape { return x.shape }
 
 // shapeAfter is how many lines a scan reads before it makes its jsonl.Shape.
 const shapeAfter = 64
 
 // FoundBefore reports whether, in a full scan in parts, a part before x's
-// found what only the first finding of is kept (a first prompt), so that x
-// need not look.
+// found what only the first finding of is kept (a first prompt).
 func (x *Index) FoundBefore() bool { return x.first != nil && x.first.Load() < x.part }
 
 // Found records that x's part found it (see FoundBefore).
@@ -91,28 +84,19 @@ func (x *Index) Found() {
 
 func (x *Index) base() *Index { return x }
 
-// Info is the file version x describes.
+// Info is the file's version at x's last scan or load.
 func (x *Index) Info() os.FileInfo { return x.fi }
+
+// size is how much of the file x describes.
+func (x *Index) size() int64 { return x.split.Pos + x.split.Partial }
 
 // Lines are the kept lines, in file order. The slice must not be modified.
 func (x *Index) Lines() []Span { return x.lines }
 
-// current reports whether x, which may be nil, still describes the file
-// version fi: the same file, with the same size and modification time.
-func current[T any, P Indexed[T]](x P, fi os.FileInfo) bool {
-	if x == nil {
-		return false
-	}
-	b := x.base()
-	return sameFile(b.fi, fi) && b.fi.Size() == fi.Size() && b.fi.ModTime().Equal(fi.ModTime())
-}
-
-// sameFile is os.SameFile, which also knows a loaded index's Info.
-func sameFile(a, b os.FileInfo) bool {
-	if l, ok := a.(loadedInfo); ok {
-		a = l.FileInfo
-	}
-	return os.SameFile(a, b)
+// current reports whether x still describes the file version fi: the same
+// file, with the same size and modification time.
+func (x *Index) current(fi os.FileInfo) bool {
+	return os.SameFile(x.fi, fi) && x.size() == fi.Size() && x.fi.ModTime().Equal(fi.ModTime())
 }
 
 // Scan says what a refresh read.
@@ -121,9 +105,9 @@ type Scan struct {
 	Bytes int64 // bytes read
 }
 
-// scanner takes a file's lines into an index: add takes each new complete
-// line (valid only during the call) and reports whether to keep its Span;
-// overlong lines are skipped and logged with what naming the file.
+// scanner takes a file's lines into an index: add takes each complete line
+// (valid during the call), reporting whether to keep its Span; overlong
+// ones are skipped, logged with what naming the file.
 type scanner[T any, P Indexed[T]] struct {
 	add    func(x P, line []byte) bool
 	log    *zap.Logger
@@ -142,10 +126,10 @@ func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.
 // appended bytes when the same file grew; else a full scan. old is never
 // modified: a reader holding it may go on, and it stays if ctx ends a scan.
 func (s scanner[T, P]) refresh(ctx context.Context, old P, f *os.File, fi os.FileInfo) (P, Scan, error) {
-	if current(old, fi) {
+	if old != nil && old.base().current(fi) {
 		return old, Scan{}, nil
 	}
-	if old == nil || !sameFile(old.base().fi, fi) || fi.Size() <= old.base().fi.Size() || !appendedTo(f, old.base().split.Pos) {
+	if old == nil || !os.SameFile(old.base().fi, fi) || fi.Size() <= old.base().size() || !appendedTo(f, old.base().split.Pos) {
 		return s.fullScan(ctx, f, fi)
 	}
 	// Extend a copy: appending to lines (or the owner's slices) cannot
@@ -156,7 +140,7 @@ func (s scanner[T, P]) refresh(ctx context.Context, old P, f *os.File, fi os.Fil
 	b.split.Pending = append([]byte(nil), old.base().split.Pending...)
 	b.fi = fi
 	skipped := b.split.Skipped
-	n, err := s.scanPart(ctx, x, f, b.split.Pos+b.split.Partial, fi.Size(), 0)
+	n, err := s.scanPart(ctx, x, f, b.size(), fi.Size(), 0)
 	if err != nil {
 		return nil, Scan{Bytes: n}, err
 	}
@@ -294,21 +278,18 @@ func (s scanner[T, P]) fullScan(ctx context.Context, f *os.File, fi os.FileInfo)
 // lineAfter is the offset just after the first newline at or after off in
 // f, or size when there is none.
 func lineAfter(f *os.File, off, size int64) (int64, error) {
-	buf := make([]byte, 64<<10)
-	for off < size {
-		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return off + int64(i) + 1, nil
-		}
-		if err != nil && err != io.EOF {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, off, size-off), 64<<10)
+	for {
+		b, err := r.ReadSlice('\n')
+		off += int64(len(b))
+		switch err {
+		case nil, io.EOF:
+			return off, nil
+		case bufio.ErrBufferFull:
+		default:
 			return 0, err
 		}
-		if n == 0 {
-			break
-		}
-		off += int64(n)
 	}
-	return size, nil
 }
 
 // appendedTo reports whether f still ends a line at pos: appended to, not
@@ -325,10 +306,9 @@ func appendedTo(f *os.File, pos int64) bool {
 // ReadPage calls fn with the offset and content (valid during the call) of
 // a page of x's lines, read from f, open on the version x describes: from
 // the offset-th on (with desc, from the last, backwards), at most limit,
-// and not past budget bytes (0: no bound) but for the first, so that a
-// reply stays one bounded frame. It stops at fn's first error, returned.
-// A span no scan makes, or a panic (in fn too), is an error marked Stale
-// wrapping ErrBadIndex: a Cache drops the index, and the next read scans.
+// and within budget bytes (0: any) but for the first, so that a reply stays
+// one bounded frame; it stops at fn's first error. A span no scan makes, or
+// a panic, is Stale, wrapping ErrBadIndex: a Cache drops the index.
 func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64, fn func(off int64, line []byte) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -20,41 +20,26 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-// persistFormat changes whenever the encoding below does.
-const persistFormat = 1
+const persistFormat = 1 // changes whenever the encoding below does
 
 var persistMagic = []byte("cdevd jsonl index\n")
 
-// A saved index is mapped rather than read: read, a restarted daemon's
-// first page of the bench's 100 MB Gemini chat file put its 6.3 MB in fresh
-// pages, a fault each (~20 µs on our VMs). BenchmarkRestartFresh
-// (runtimes/gemini/chats), per page, read against mapped: 2,300 against 650
-// faults, 65–71 ms against 16 ms of CPU. Gemini keeps its tables in place;
-// Claude's and Codex's ReadFacts copy. The files are the daemon's own (a
-// 0700 folder, replaced by renames): only another process of the user, who
-// could as well kill the daemon, could truncate one under it, so no
-// recovery from the faults is made.
-
-// mapping is a saved index's mapped bytes. Every Index made from it (an
-// extended copy too) points to it, so it is unmapped only once none can be
-// reached: a reader may still hold an index the cache dropped.
+// mapping is a saved index's bytes, mapped rather than read: read, a first
+// page after a restart of the bench's 100 MB Gemini chat file put its 6.3
+// MB in fresh pages, a fault each (~20 µs; BenchmarkRestartFresh, runtimes/
+// gemini/chats: 2,300 faults against 650, 65–71 ms of CPU against 16). Gemini keeps
+// its tables in place. The files are the daemon's (a 0700 folder, replaced
+// by renames): only a process that could as well kill the daemon could cut
+// one short under it, so its faults are not recovered from. Every Index
+// made from a mapping (an extended copy too) points to it: it is unmapped
+// once none can be reached, as a reader may hold one the cache dropped.
 type mapping struct{ data []byte }
 
 // liveMappings counts the mappings not yet unmapped (tests).
 var liveMappings atomic.Int64
 
-// loadedInfo is the version of a file a loaded index describes: the file
-// as it is now, up to the end of the index's lines.
-type loadedInfo struct {
-	os.FileInfo
-	size int64
-}
-
-func (l loadedInfo) Size() int64 { return l.size }
-
-// tailLen is how much of the file before the index's end is checksummed: a
-// file rewritten in place with its size and time kept, or replaced by one
-// that took its inode, is not described by an index of the old one.
+// tailLen is how much of the file before the index's end is summed: a file
+// rewritten with its size and time kept, or one that took its inode, fails.
 const tailLen = 4 << 10
 
 // savedName is where c persists the index of path: named by a hash of it.
@@ -95,8 +80,7 @@ func encode(x *Index, facts []byte, path, version string, tail uint32) ([]byte, 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // decode reads into x the index in data if it is one of this format and
-// version, of path, that still describes a prefix of f, whose current
-// version is fi; else it returns an error (then the file is scanned).
+// version, of path, that still describes a prefix of f, whose version is fi.
 func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileInfo) (facts []byte, err error) {
 	if len(data) < len(persistMagic)+4 || !bytes.HasPrefix(data, persistMagic) {
 		return nil, errors.New("not an index")
@@ -117,8 +101,7 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if n > uint64(len(r.B)) || pos < 0 || skipped > uint64(pos) {
 		return nil, errors.New("bad header")
 	}
-	lines, err := decodeSpans(&r, n, pos)
-	if err != nil {
+	if x.lines, err = decodeSpans(&r, n, pos); err != nil {
 		return nil, err
 	}
 	facts = r.Bytes() // not a copy: Gemini's ReadFacts keeps its tables in place, mapped
@@ -134,14 +117,10 @@ func decode(x *Index, data []byte, path, version string, f *os.File, fi os.FileI
 	if got, err := tailSum(f, pos); err != nil || got != tail {
 		return nil, errors.New("file changed")
 	}
-	x.fi = loadedInfo{fi, pos} // its time is the file's when no line was added since
+	x.fi = fi // the file's version: its own when no byte was added since
 	x.split = jsonl.Splitter{Pos: pos, Skipped: int(skipped)}
-	x.lines = lines
 	return facts, nil
 }
-
-// errBadSpan is a persisted index whose lines are not the file's.
-var errBadSpan = errors.New("line out of range")
 
 // decodeSpans reads the n lines encode wrote, in a file whose lines end by
 // pos, each checked as a scan makes them: after the line before and its
@@ -155,7 +134,7 @@ func decodeSpans(r *FactReader, n uint64, pos int64) ([]Span, error) {
 		gap, size := r.Uvarint(), r.Uvarint()
 		room := uint64(pos - end) // end <= pos: checked for the line before
 		if (i > 0 && gap == 0) || gap > room || size >= room-gap || size > jsonl.MaxLine {
-			return nil, errBadSpan
+			return nil, errors.New("line out of range")
 		}
 		sp := Span{Off: end + int64(gap), N: int64(size)}
 		end = sp.Off + sp.N
@@ -164,8 +143,7 @@ func decodeSpans(r *FactReader, n uint64, pos int64) ([]Span, error) {
 	return lines, nil
 }
 
-// tailSum is the checksum of the tailLen bytes of f before pos, which must
-// end a line.
+// tailSum sums the tailLen bytes of f before pos, which must end a line.
 func tailSum(f *os.File, pos int64) (uint32, error) {
 	from := max(0, pos-tailLen)
 	b := make([]byte, pos-from)
@@ -213,20 +191,21 @@ func (c *Cache[T, P]) load(path string, f *os.File, fi os.FileInfo) (P, error) {
 // save persists x, e's index, whose file's tail sums to tail; the caller
 // holds e's lock. A failure costs only a scan after a restart: logged.
 func (c *Cache[T, P]) save(e *cached[P], x P, tail uint32) {
-	data, err := encode(x.base(), x.AppendFacts(nil), e.path, c.version, tail)
-	if err == nil {
-		err = c.write(c.savedName(e.path), data)
-	}
-	if err != nil {
+	if err := c.write(e.path, x, tail); err != nil {
 		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", e.path), zap.Error(err))
 		return
 	}
 	e.saved = x.base().split.Pos
 }
 
-// write writes data to name by a rename, so that a crash never leaves a
-// wrong index that looks right, then keeps the directory within bounds.
-func (c *Cache[T, P]) write(name string, data []byte) error {
+// write writes x as the saved index of path by a rename, so that a crash
+// never leaves a wrong index that looks right, then keeps the directory
+// within bounds.
+func (c *Cache[T, P]) write(path string, x P, tail uint32) error {
+	data, err := encode(x.base(), x.AppendFacts(nil), path, c.version, tail)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
@@ -239,7 +218,7 @@ func (c *Cache[T, P]) write(name string, data []byte) error {
 	if err := cmp.Or(err, tmp.Close()); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
+	if err := os.Rename(tmp.Name(), c.savedName(path)); err != nil {
 		return err
 	}
 	return c.trim()

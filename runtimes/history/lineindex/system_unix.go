@@ -11,7 +11,7 @@ import (
 )
 
 // FileKey is the device and inode of the file fi describes (from os.Stat,
-// os.Lstat, or a loaded index's Info); ok is false where they are unknown.
+// os.Lstat); ok is false where they are unknown.
 func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	st, isSt := fi.Sys().(*syscall.Stat_t)
 	if !isSt {
@@ -20,8 +20,7 @@ func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	return uint64(st.Dev), uint64(st.Ino), true //nolint:unconvert // Dev is int32 on darwin
 }
 
-// mapSaved maps the size bytes of f, a saved index, read-only, unmapped
-// once unreachable (see mapping); nil if it cannot.
+// mapSaved maps f, a saved index of size bytes (see mapping); nil if it cannot.
 func mapSaved(f *os.File, size int64) *mapping {
 	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil || len(b) != int(size) {
