@@ -74,11 +74,9 @@ func (x *index) Merge(y *index) {
 }
 
 // Expect and Finish do nothing (lineindex.Indexed): x sizes nothing ahead
-// and puts nothing off.
+// and puts nothing off. Size is the memory x takes besides its lines.
 func (x *index) Expect(part, total float64) {}
 func (x *index) Finish()                    {}
-
-// Size is the memory x takes besides its lines (lineindex.Indexed).
 func (x *index) Size() int64 {
 	return int64(len(x.customTitle) + len(x.aiTitle) + len(x.summary) + len(x.prompt) + len(x.branch))
 }
@@ -124,9 +122,8 @@ func (x *index) addDecoded(b []byte) bool {
 	case "summary":
 		x.summary, x.hasSummary = l.Summary, true
 	}
-	// Only the first prompt of the earliest part of a scan in parts that
-	// has one is kept, and looking for one decodes every user message
-	// until found (most of a long agentic session's are tool results).
+	// Only the earliest part's first prompt is kept; looking decodes every
+	// user message (most of a long agentic session's are tool results).
 	if x.prompt == "" && !x.FoundBefore() {
 		if x.prompt = prompt(l); x.prompt != "" {
 			x.Found()

@@ -67,12 +67,10 @@ func (x *index) Merge(y *index) {
 }
 
 // Expect and Finish do nothing (lineindex.Indexed): x sizes nothing ahead
-// and puts nothing off.
+// and puts nothing off. Size is the memory x takes besides its lines.
 func (x *index) Expect(part, total float64) {}
 func (x *index) Finish()                    {}
-
-// Size is the memory x takes besides its lines (lineindex.Indexed).
-func (x *index) Size() int64 { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
+func (x *index) Size() int64                { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
 
 // AppendFacts appends what x gathered besides its lines (lineindex.Indexed).
 func (x *index) AppendFacts(b []byte) []byte {
