@@ -66,6 +66,12 @@ func (x *notes) AppendFacts(b []byte) []byte {
 	return lineindex.AppendString(lineindex.AppendString(b, x.title), x.first)
 }
 
+// Expect, Finish and Size: x sizes nothing ahead, puts nothing off, and
+// takes its two strings.
+func (x *notes) Expect(part, total float64) {}
+func (x *notes) Finish()                    {}
+func (x *notes) Size() int64                { return int64(len(x.title) + len(x.first)) }
+
 func (x *notes) ReadFacts(b []byte) error {
 	r := lineindex.FactReader{B: b}
 	x.title, x.first = r.String(), r.String()

@@ -38,7 +38,7 @@ type Options struct {
 	// AfterFunc is time.AfterFunc; tests fire the idle release themselves.
 	AfterFunc func(time.Duration, func()) *time.Timer
 	// Budget bounds the memory of the cached indexes (0:
-	// lineindex.DefaultBudget; see lineindex.Cache.Budget).
+	// lineindex.DefaultBudget; see lineindex.Tuning).
 	Budget int64
 }
 
@@ -110,9 +110,7 @@ func newTree[T any, P Index[T]](f Format[T, P], l DateTree[P], o Options, byDir 
 	if o.CacheDir != "" {
 		t.cache.Persist(o.CacheDir, f.Version)
 	}
-	if o.Budget > 0 {
-		t.cache.Budget(o.Budget)
-	}
+	t.cache.Tune(lineindex.Tuning{Budget: o.Budget})
 	return t
 }
 

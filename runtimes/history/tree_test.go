@@ -37,6 +37,9 @@ func (x *dated) add(b []byte) bool {
 
 func (x *dated) Merge(y *dated)              { x.dir = cmpOr(x.dir, y.dir) }
 func (x *dated) AppendFacts(b []byte) []byte { return lineindex.AppendString(b, x.dir) }
+func (x *dated) Expect(part, total float64)  {}
+func (x *dated) Finish()                     {}
+func (x *dated) Size() int64                 { return int64(len(x.dir)) }
 func (x *dated) ReadFacts(b []byte) error {
 	r := lineindex.FactReader{B: b}
 	if x.dir = r.String(); r.Bad || len(r.B) != 0 {

@@ -76,8 +76,7 @@ var titleTypes = [...]string{"custom-title", "ai-title", "summary"}
 type index struct {
 	lineindex.Index
 	facts
-	line  Line             // the line being added (see add)
-	piece *lineindex.Piece // the part of a full scan x indexes, while it does
+	line Line // the line being added (see add)
 }
 
 // facts are what List reports of a transcript, saved with its index.
@@ -107,9 +106,9 @@ func (x *index) add(b []byte) bool {
 	}
 	// Only the earliest part of a parallel scan with a prompt looks for one:
 	// that decodes every user message until found (most are tool results).
-	if x.Prompt == "" && !x.piece.FoundBefore() {
+	if x.Prompt == "" && !x.FoundBefore() {
 		if x.Prompt = prompt(*l); x.Prompt != "" {
-			x.piece.Found()
+			x.Found()
 		}
 	}
 	msg := isMessage(*l)
@@ -117,8 +116,17 @@ func (x *index) add(b []byte) bool {
 	return msg
 }
 
-// SetPiece tells x which part of a full scan it indexes (lineindex.Indexed).
-func (x *index) SetPiece(p *lineindex.Piece) { x.piece = p }
+// Expect and Finish do nothing (lineindex.Indexed): x sizes nothing ahead
+// and puts nothing off. Size is the memory x takes besides its lines.
+func (x *index) Expect(part, total float64) {}
+func (x *index) Finish()                    {}
+func (x *index) Size() int64 {
+	n := len(x.Prompt) + len(x.Branch)
+	for _, t := range x.Titles {
+		n += len(t)
+	}
+	return int64(n)
+}
 
 // Merge takes in y, of the part after x's: later titles and branch win, the
 // first prompt stays (lineindex.Indexed).

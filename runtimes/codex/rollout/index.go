@@ -58,8 +58,11 @@ func (x *index) Merge(y *index) {
 	x.tok = append(x.tok, y.tok...)
 }
 
-// Size is the memory x takes besides its lines (lineindex.Indexed).
-func (x *index) Size() int64 { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
+// Expect and Finish do nothing (lineindex.Indexed): x sizes nothing ahead
+// and puts nothing off. Size is the memory x takes besides its lines.
+func (x *index) Expect(part, total float64) {}
+func (x *index) Finish()                    {}
+func (x *index) Size() int64                { return int64(len(x.id)+len(x.cwd)+len(x.prompt)) + x.tok.size() }
 
 // AppendFacts appends what x gathered besides its lines (lineindex.Indexed);
 // ReadFacts reads it back.

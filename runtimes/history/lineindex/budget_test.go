@@ -51,7 +51,7 @@ func TestCacheBudget(t *testing.T) {
 	if one < 1000*16 {
 		t.Fatalf("an index of 1,000 lines counts %d bytes", one)
 	}
-	c.Budget(2*one + one/2) // room for two
+	c.tuning.Budget = 2*one + one/2 // room for two
 
 	get(b)
 	get(a) // a is now more recent than b
@@ -126,8 +126,9 @@ func TestCacheBudgetReloads(t *testing.T) {
 	e := newPersistEnv(t)
 	other := filepath.Join(filepath.Dir(e.path), "other.jsonl")
 	writeFile(t, other, e.lines(10))
-	c := e.openCache("v1").Budget(1) // an index at a time
-	c.Close()                        // saves in line
+	c := e.openCache("v1")
+	c.tuning.Budget = 1 // an index at a time
+	c.Close()           // saves in line
 	get := func(p string) {
 		t.Helper()
 		fi, err := os.Stat(p)

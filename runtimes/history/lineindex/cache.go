@@ -17,42 +17,29 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
-// Cache keeps the Index of each file of a set, brought up to date (see
-// Refresh) when used, within a budget of memory (DefaultBudget), the least
-// recently used dropped first. It is safe for concurrent use.
+// Cache keeps the Index of each file of a set, brought up to date when
+// used, the least recently used dropped past its budget. It is safe for
+// concurrent use.
 type Cache[T any, P Indexed[T]] struct {
-	add    func(x P, line []byte) bool
-	onScan func(Scan)
-	log    *zap.Logger
-	what   string
-
-	disk   *disk  // nil: indexes live only in memory
-	tuning Tuning // set before use
+	scanner[T, P] // its tuning set before use (Tune)
+	onScan        func(Scan)
+	dir, version  string // where indexes are persisted, if anywhere (Persist)
 
 	mu      sync.Mutex
 	entries map[string]*cached[P] // by path
 	lru     list.List             // of the entries, most recently used first
 	used    int64                 // the sizes of the entries
-	budget  int64                 // more than this used: the least recently used are dropped
 	closed  bool                  // saves run in line (Close)
 	closing chan struct{}         // closed by Close: saves waiting for saveDelay go at once
 	saving  sync.WaitGroup        // saves under way
-	hold    chan struct{}         // tests: a save that runs apart waits for it to close
 }
 
-// DefaultBudget is the memory a Cache's indexes may take, as they estimate
-// it (Indexed's Size), before the least recently used are dropped. The
-// index of a 100 MB Gemini chat file takes about 10 MB (its replay keeps
-// every record's place), that of a session of a few turns a few kilobytes:
-// 64 MB keeps every small session of a big workspace and the few big
-// transcripts being read, and a daemon with a cache per store within 200
-// MB. A dropped index costs its next use a load of its persisted copy
-// (15–20 ms for a 100 MB Gemini file) or a scan.
+// DefaultBudget is the memory a Cache's indexes may take: that of a 100 MB
+// Gemini chat file takes 10 MB, of a few turns a few kilobytes, so 64 MB
+// keeps a big workspace's small sessions and the few big files being read
+// (a daemon with a cache per store within 200 MB). A dropped index costs
+// its next use a load (15–20 ms for 100 MB) or a scan.
 const DefaultBudget = 64 << 20
-
-// entryCost is what an entry takes besides its index's own: the entry, its
-// list element and map slot, the index's struct and file version.
-const entryCost = 512
 
 // cached is the index of one path; mu serializes its refreshes and covers
 // reading the file by its offsets.
@@ -65,49 +52,34 @@ type cached[P any] struct {
 	idx    P     // nil until first scanned
 	loaded bool  // the persisted index was looked for
 	saved  int64 // how much of the file the persisted index covers
-	// epoch moves when the index stops growing from the one before it: a
-	// full scan, a drop as stale, the path forgotten. A save that ran apart
-	// writes its index only if the epoch is still the one it was made in.
+	// epoch moves when the index stops growing from the one before (a full
+	// scan, a drop as stale, the path forgotten): a save apart made in an
+	// older one would overwrite a truer save, or bring back a removed one.
 	epoch uint64
 }
 
-// Persist makes c keep the indexes of big files in dir too, so that a
-// Cache after a restart starts from them rather than scanning again. An
-// index saved by another version of the owner's add (version names what it
-// gathers), or that no longer describes its file, is never used. It does
-// nothing for an empty dir, nor where files have no identity (FileKey). It
-// returns c.
-func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
-	if dir != "" {
-		c.disk = &disk{dir: dir, version: version}
-	}
-	return c
-}
-
-// Tune sets how c scans files and persists their indexes, before c is
-// first used; it returns c.
-func (c *Cache[T, P]) Tune(t Tuning) *Cache[T, P] {
-	c.tuning = t
-	return c
-}
-
-// Budget sets how much memory c's indexes may take; it returns c.
-func (c *Cache[T, P]) Budget(n int64) *Cache[T, P] {
-	c.mu.Lock()
-	c.budget = n
-	c.mu.Unlock()
-	return c
-}
-
-// NewCache returns a Cache whose indexes take lines with add (see Refresh).
-// onScan, when set, is told what each refresh read; what names the files in
-// log messages.
+// NewCache returns a Cache whose indexes take lines with add (see scanner).
+// onScan, when set, is told what each refresh read.
 func NewCache[T any, P Indexed[T]](add func(x P, line []byte) bool, onScan func(Scan), log *zap.Logger, what string) *Cache[T, P] {
 	if onScan == nil {
 		onScan = func(Scan) {}
 	}
-	return &Cache[T, P]{add: add, onScan: onScan, log: log, what: what, entries: map[string]*cached[P]{}, closing: make(chan struct{}),
-		budget: DefaultBudget}
+	return &Cache[T, P]{scanner: scanner[T, P]{add: add, log: log, what: what}, onScan: onScan,
+		entries: map[string]*cached[P]{}, closing: make(chan struct{})}
+}
+
+// Persist makes c keep the indexes of big files in dir too (none for ""),
+// so that after a restart it need not scan them again; one saved by another
+// version of the owner's add, or no longer true, is never used. It returns c.
+func (c *Cache[T, P]) Persist(dir, version string) *Cache[T, P] {
+	c.dir, c.version = dir, version
+	return c
+}
+
+// Tune sets c's Tuning before c is first used; it returns c.
+func (c *Cache[T, P]) Tune(t Tuning) *Cache[T, P] {
+	c.tuning = t
+	return c
 }
 
 // entry returns the entry of path, creating it, as the most recently used.
@@ -125,16 +97,19 @@ func (c *Cache[T, P]) entry(path string) *cached[P] {
 	return e
 }
 
-// refresh brings e's index up to date with f, whose current version is fi.
-// The caller holds e.mu.
-func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f *os.File, fi os.FileInfo) error {
-	if c.disk != nil && !e.loaded {
-		e.loaded = true
-		if e.idx == nil && fi.Size() >= c.tuning.persistMin() {
-			c.load(path, e, f, fi)
+// refresh brings e's index up to date with f, whose current version is fi;
+// the caller holds e.mu.
+func (c *Cache[T, P]) refresh(ctx context.Context, e *cached[P], f *os.File, fi os.FileInfo) error {
+	if c.dir != "" && !e.loaded && e.idx == nil && fi.Size() >= c.tuning.persistMin() {
+		x, err := c.load(e.path, f, fi)
+		if err == nil {
+			e.idx, e.saved = x, x.base().split.Pos
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Debug("persisted "+c.what+" index not used", zap.String("path", e.path), zap.Error(err))
 		}
 	}
-	x, sc, err := refreshTuned(ctx, e.idx, f, fi, c.add, c.log, c.what, c.tuning)
+	e.loaded = true
+	x, sc, err := c.scanner.refresh(ctx, e.idx, f, fi)
 	c.onScan(sc)
 	if err != nil {
 		return err
@@ -143,46 +118,39 @@ func (c *Cache[T, P]) refresh(ctx context.Context, path string, e *cached[P], f 
 	if sc.Full {
 		e.epoch++
 	}
-	// Saved again when it has grown by a quarter: a file that grows by a
-	// line a turn is not rewritten every turn, and a restart reads again
-	// only a fraction of the file.
-	if pos := x.base().split.Pos; c.disk != nil && pos >= c.tuning.persistMin() && (sc.Full || pos >= e.saved+e.saved/4) {
-		c.saveApart(path, e, x, f)
+	// Saved again once grown by a quarter: not every turn, yet a restart
+	// reads again only a fraction.
+	if pos := x.base().split.Pos; c.dir != "" && pos >= c.tuning.persistMin() && (sc.Full || pos >= e.saved+e.saved/4) {
+		c.saveApart(e, x, f)
 	}
 	c.use(e)
 	return nil
 }
 
-// saveApart persists x, the index of path just put in e (whose lock the
-// caller holds), once the request that built it is done: encoding and
-// writing a big index on the reply's path cost 2 ms (Claude) to 30 ms
-// (Gemini) per 100 MB of a first page. The checksum of the file's last
-// indexed bytes is taken now, from f, the version x describes; the rest
-// runs on a goroutine that waits saveDelay, then takes e's lock (started at
-// once, it took a core from the reply's last steps on a 2-core machine). x
-// is saved even if an index that extends it replaced it meanwhile, but not
-// once the epoch moved: it would then overwrite a truer save, or bring back
-// a removed one. Close waits for it; after Close, saves run in line.
-func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
+// saveApart persists x, just put in e (whose lock the caller holds), once
+// the request that built it is done: on the reply's path, a save cost a
+// first page of 100 MB 2 ms (Claude) to 30 ms (Gemini). The file's tail is
+// summed now, from f, the version x describes; a goroutine waits saveDelay
+// (started at once, it took a core from the reply on a 2-core machine),
+// then saves x unless e's epoch moved. Close waits for it; after Close,
+// saves run in line.
+func (c *Cache[T, P]) saveApart(e *cached[P], x P, f *os.File) {
 	tail, err := tailSum(f, x.base().split.Pos)
 	if err != nil {
-		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", path), zap.Error(err))
+		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", e.path), zap.Error(err))
 		return
 	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		c.save(path, e, x, tail)
+		c.save(e, x, tail)
 		return
 	}
 	c.saving.Add(1)
 	c.mu.Unlock()
-	epoch, hold := e.epoch, c.hold
+	epoch := e.epoch
 	go func() {
 		defer c.saving.Done()
-		if hold != nil {
-			<-hold
-		}
 		t := time.NewTimer(c.tuning.saveDelay())
 		select {
 		case <-t.C:
@@ -191,14 +159,13 @@ func (c *Cache[T, P]) saveApart(path string, e *cached[P], x P, f *os.File) {
 		}
 		e.mu.Lock()
 		if e.epoch == epoch {
-			c.save(path, e, x, tail)
+			c.save(e, x, tail)
 		}
 		e.mu.Unlock()
 	}()
 }
 
-// Close waits for the saves under way (starting those that wait); the
-// cache stays usable, and any later save runs in line.
+// Close starts the saves that wait and waits for them; c stays usable.
 func (c *Cache[T, P]) Close() {
 	c.mu.Lock()
 	if !c.closed {
@@ -209,64 +176,29 @@ func (c *Cache[T, P]) Close() {
 	c.saving.Wait()
 }
 
-// load takes the persisted index of path into e, if it still describes f.
-func (c *Cache[T, P]) load(path string, e *cached[P], f *os.File, fi os.FileInfo) {
-	x := P(new(T))
-	facts, err := c.disk.load(x.base(), path, f, fi)
-	if err == nil {
-		err = x.ReadFacts(facts)
-	}
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			c.log.Debug("persisted "+c.what+" index not used", zap.String("path", path), zap.Error(err))
-		}
-		return
-	}
-	e.idx, e.saved = x, x.base().split.Pos
-}
-
-// save persists x, e's index of path, whose file's last indexed bytes sum
-// to tail; the caller holds e's lock. A failure costs only a scan after a
-// restart: it is logged, not returned.
-func (c *Cache[T, P]) save(path string, e *cached[P], x P, tail uint32) {
-	data, err := encode(x.base(), x.AppendFacts(nil), path, c.disk.version, tail)
-	if err == nil {
-		err = c.disk.save(path, data, c.tuning)
-	}
-	if err != nil {
-		c.log.Warn("cannot persist "+c.what+" index", zap.String("path", path), zap.Error(err))
-		return
-	}
-	e.saved = x.base().split.Pos
-}
-
-// Get returns the up-to-date index of the file at path, whose version fi is
-// (from a directory listing, say): a file whose cached index still
-// describes fi is not even opened. The index is never modified later.
+// Get returns the up-to-date index of the file at path, whose version is fi
+// (from a listing): if its index describes fi, it is not even opened.
 func (c *Cache[T, P]) Get(ctx context.Context, path string, fi os.FileInfo) (P, error) {
 	e := c.entry(path)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !current(e.idx, fi) {
-		// Not a FIFO that took the file's place since fi; the version
-		// read is the opened file's (one stat: a second was a tenth of a
-		// first history of 1,000 sessions).
+	if e.idx == nil || !e.idx.base().current(fi) {
+		// Not a FIFO that took the file's place; one stat (a second was a
+		// tenth of a first history of 1,000 sessions).
 		f, fi, err := jsonl.OpenRegularInfo(path)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		if err := c.refresh(ctx, path, e, f, fi); err != nil {
+		if err := c.refresh(ctx, e, f, fi); err != nil {
 			return nil, err
 		}
 	}
 	return e.idx, nil
 }
 
-// Read brings the index of f, open on path, up to date and calls fn with
-// it. The index is held meanwhile: its offsets are those of the file
-// version f has open only until someone refreshes it again. An error of fn
-// marked by Stale drops the index, so that the next use rebuilds it.
+// Read calls fn with the up-to-date index of f, open on path, held (its
+// offsets are f's). An error of fn marked Stale drops it: the next rebuilds.
 func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func(x P) error) error {
 	fi, err := f.Stat()
 	if err != nil {
@@ -275,12 +207,10 @@ func (c *Cache[T, P]) Read(ctx context.Context, path string, f *os.File, fn func
 	e := c.entry(path)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := c.refresh(ctx, path, e, f, fi); err != nil {
+	if err := c.refresh(ctx, e, f, fi); err != nil {
 		return err
 	}
-	// Dropped for the budget meanwhile, e keeps its index for fn: a
-	// dropped entry is only no longer found.
-	err = fn(e.idx)
+	err = fn(e.idx) // dropped for the budget meanwhile, e keeps its index
 	var s staleError
 	if errors.As(err, &s) {
 		e.idx = nil
@@ -313,8 +243,8 @@ func (c *Cache[T, P]) Forget(path string) {
 		e.epoch++
 		e.mu.Unlock()
 	}
-	if c.disk != nil {
-		os.Remove(c.disk.name(path))
+	if c.dir != "" {
+		os.Remove(c.savedName(path))
 	}
 }
 
@@ -336,23 +266,14 @@ func (c *Cache[T, P]) Len() int {
 	return len(c.entries)
 }
 
-// sizeOf estimates the memory x, which may be nil, takes.
-func sizeOf[T any, P Indexed[T]](x P) int64 {
-	if x == nil {
-		return 0
-	}
-	b := x.base()
-	return int64(unsafe.Sizeof(*x)) + int64(cap(b.lines))*int64(unsafe.Sizeof(Span{})) + int64(cap(b.split.Pending)) + x.Size()
-}
-
 // use counts e's index, just refreshed (the caller holds e.mu), at its
-// size now, and drops the least recently used entries, e excepted, while
-// the cache is over its budget. A dropped entry is only no longer found:
-// a request that holds it goes on with its index (a page read in progress
-// is not broken), and the next use of its path makes a new entry, loaded
-// from the persisted index (whose save a drop does not stop) or scanned.
+// size, and drops the least recently used entries but e while over budget:
+// they are no longer found, but a request holding one goes on with it.
 func (c *Cache[T, P]) use(e *cached[P]) {
-	n := entryCost + int64(len(e.path)) + sizeOf(e.idx)
+	n := 512 + int64(len(e.path)) // the entry, its list element and map slot, the file version
+	if x := e.idx; x != nil {
+		n += int64(unsafe.Sizeof(*x)) + int64(cap(x.base().lines))*int64(unsafe.Sizeof(Span{})) + int64(cap(x.base().split.Pending)) + x.Size()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e.elem == nil { // dropped (forgotten, pruned) meanwhile
@@ -361,7 +282,7 @@ func (c *Cache[T, P]) use(e *cached[P]) {
 	c.used += n - e.size
 	e.size = n
 	c.lru.MoveToFront(e.elem)
-	for c.used > c.budget && c.lru.Len() > 1 {
+	for c.used > c.tuning.budget() && c.lru.Len() > 1 {
 		c.drop(c.lru.Back().Value.(*cached[P]))
 	}
 }
@@ -374,41 +295,29 @@ func (c *Cache[T, P]) drop(e *cached[P]) {
 	e.elem, e.size = nil, 0
 }
 
-// Tuning is how a Cache scans files and persists their indexes (Cache.Tune).
-// A zero field takes its default, as the daemon leaves them all; tests set
-// small values, each its own, so that they can run in parallel.
+// Tuning is how a Cache scans, keeps and persists indexes: zero fields take
+// their defaults (the daemon's); tests set their own, to run in parallel.
 type Tuning struct {
-	// ParallelMin is the size from which a full scan is cut into parts
-	// scanned at once, at least this much each: below it, goroutines cost
-	// more than they save. Default 8 MB.
+	Budget int64 // the memory indexes may take (DefaultBudget)
+	// ParallelMin is a part's least size in a full scan: smaller, goroutines
+	// cost more than they save (8 MB). Parts bounds them (GOMAXPROCS).
 	ParallelMin int64
-	// Parts bounds the parts of one full scan. Default GOMAXPROCS, at most
-	// maxParts.
-	Parts int
-	// PersistMin is the size from which a file's index is persisted:
-	// smaller files are scanned again in about a millisecond. Default 1 MB.
-	PersistMin int64
-	// MaxPersistFiles bounds the directory of persisted indexes (as
-	// maxPersistBytes does), the least recently saved dropped first.
-	// Default 512.
-	MaxPersistFiles int
-	// SaveDelay is how long a save that runs apart waits: long enough for
-	// the reply of the request that read the file to be written, short
-	// enough that a restart soon after finds the index. Default 200 ms.
+	Parts       int
+	// PersistMin is the size from which an index is persisted: smaller
+	// files are scanned again in about a millisecond (1 MB).
+	PersistMin      int64
+	MaxPersistFiles int // bounds the saved indexes, as maxPersistBytes does (512)
+	// SaveDelay is how long a save apart waits: for the reply to be
+	// written, not so long that a restart soon after misses it (200 ms).
 	SaveDelay time.Duration
 }
 
-const (
-	maxParts        = 16
-	maxPersistBytes = 64 << 20
-)
+// The bounds of Parts, and of the bytes of the saved indexes.
+const maxParts, maxPersistBytes = 16, 64 << 20
 
-func (t Tuning) parallelMin() int64 { return cmp.Or(t.ParallelMin, 8<<20) }
-
-func (t Tuning) parts() int64 { return int64(min(cmp.Or(t.Parts, runtime.GOMAXPROCS(0)), maxParts)) }
-
-func (t Tuning) persistMin() int64 { return cmp.Or(t.PersistMin, 1<<20) }
-
-func (t Tuning) maxPersistFiles() int { return cmp.Or(t.MaxPersistFiles, 512) }
-
+func (t Tuning) budget() int64            { return cmp.Or(t.Budget, DefaultBudget) }
+func (t Tuning) parallelMin() int64       { return cmp.Or(t.ParallelMin, 8<<20) }
+func (t Tuning) parts() int64             { return int64(min(cmp.Or(t.Parts, runtime.GOMAXPROCS(0)), maxParts)) }
+func (t Tuning) persistMin() int64        { return cmp.Or(t.PersistMin, 1<<20) }
+func (t Tuning) maxPersistFiles() int     { return cmp.Or(t.MaxPersistFiles, 512) }
 func (t Tuning) saveDelay() time.Duration { return cmp.Or(t.SaveDelay, 200*time.Millisecond) }

@@ -3,22 +3,20 @@ package lineindex
 import "encoding/binary"
 
 // AppendString appends s led by its length (a uvarint): how a persisted
-// index and each index's facts (Indexed's AppendFacts) hold a string.
+// index and its facts hold a string.
 func AppendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// FactReader reads back what was appended with binary.AppendUvarint,
-// binary.AppendVarint, binary.LittleEndian.AppendUint32, a byte, and
-// AppendString. A read that runs short (or a varint that overflows) sets
-// Bad; every read after it returns zero.
+// FactReader reads back what binary's AppendUvarint, AppendVarint and
+// LittleEndian.AppendUint32, a byte, and AppendString appended. A read that
+// runs short (or overflows) sets Bad; every read after it returns zero.
 type FactReader struct {
 	B   []byte // what is left to read
 	Bad bool
 }
 
-// took consumes the n bytes v was read from; n <= 0 (nothing could be
-// read) sets Bad and gives zero.
+// took consumes the n bytes v was read from; n <= 0 sets Bad, gives zero.
 func took[V any](r *FactReader, v V, n int) V {
 	if n <= 0 {
 		r.Bad, r.B = true, nil

@@ -73,7 +73,7 @@ func TestCacheFIFO(t *testing.T) {
 	if err := os.MkdirAll(e.dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	idx := c.disk.name(e.path)
+	idx := c.savedName(e.path)
 	mkfifo(t, idx)
 	promptly(t, "a read with a FIFO for its persisted index", []string{idx}, func() {
 		e.restart("v1", true)

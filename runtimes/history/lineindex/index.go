@@ -1,7 +1,12 @@
+// Package lineindex is the history store's (runtimes/history) index of a
+// JSON Lines file: where the lines a format keeps are, and the facts it
+// gathers besides; extended as the file grows (a big file scanned in parts),
+// cached within a memory budget, and persisted so that a restart need not
+// scan a big file again. A format embeds Index in its own index type.
 package lineindex
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -22,185 +27,160 @@ type Span struct {
 }
 
 // Index is where the lines its owner kept are in one version of a JSON
-// Lines file, up to its last complete line. An owner embeds it in its own
-// index type next to what else it gathers (titles, counts); Refresh keeps
-// both up to date together.
+// Lines file, up to its last complete line.
 type Index struct {
 	fi    os.FileInfo
 	split jsonl.Splitter
 	lines []Span
-	shape *jsonl.Shape // the keys of the lines a scan under way read (see jsonl.Shape)
-	// saved holds the mapped saved index x was loaded from, if any: its
-	// facts may be kept in place, so it stays mapped while x is reachable.
-	saved *mapping
+	shape *jsonl.Shape  // the keys of the lines a scan under way read (see Shape)
+	part  int64         // in a full scan in parts, x's (see FoundBefore)
+	first *atomic.Int64 // the earliest part that found it; nil outside one
+	saved *mapping      // the saved index x was loaded from: mapped while x is reachable
 }
 
-// Shape remembers the keys of the lines read by the scan that adds a line,
-// for its owner's Schema (ReadShaped): nil for a scan's first lines (a
-// short file would spend more on making it than it saves) and outside a
-// scan, so that an index kept for each of a thousand sessions keeps none.
+// Indexed is an index type: a pointer to a struct embedding Index (base),
+// with what scans and a Cache call on it, each written by its owner.
+type Indexed[T any] interface {
+	*T
+	base() *Index
+	// Merge takes in next, the index of the part of the file after x's
+	// (its Lines already taken in): a big file is scanned in parts.
+	Merge(next *T)
+	// Expect is told, once early in a big scan, how much is to come, so
+	// that the index sizes what it gathers once rather than growing it (the
+	// copies, and the fresh pages each touches, were a fifth of a first
+	// read): the bytes of x's part, and of all the lines x will hold (a
+	// first part takes in the others), over those read so far.
+	Expect(part, total float64)
+	Finish() // ends each scan: what the index put off, it does then
+	// AppendFacts appends what the index gathered besides its Lines, to be
+	// persisted; ReadFacts reads that back.
+	AppendFacts(b []byte) []byte
+	ReadFacts(b []byte) error
+	Size() int64 // the memory the index takes besides its Lines
+}
+
+// Shape remembers the keys of the lines the scan under way read, for its
+// owner's Schema (ReadShaped): nil for a scan's first lines (a short file
+// would spend more on it than it saves) and outside a scan.
 func (x *Index) Shape() *jsonl.Shape { return x.shape }
 
 // shapeAfter is how many lines a scan reads before it makes its jsonl.Shape.
 const shapeAfter = 64
 
-// base gives Refresh the Index embedded in its owner.
+// FoundBefore reports whether, in a full scan in parts, a part before x's
+// found what only the first finding of is kept (a first prompt).
+func (x *Index) FoundBefore() bool { return x.first != nil && x.first.Load() < x.part }
+
+// Found records that x's part found it (see FoundBefore).
+func (x *Index) Found() {
+	for x.first != nil {
+		v := x.first.Load()
+		if v <= x.part || x.first.CompareAndSwap(v, x.part) {
+			return
+		}
+	}
+}
+
 func (x *Index) base() *Index { return x }
 
-// Info is the file version x describes.
+// Info is the file's version at x's last scan or load.
 func (x *Index) Info() os.FileInfo { return x.fi }
+
+// size is how much of the file x describes.
+func (x *Index) size() int64 { return x.split.Pos + x.split.Partial }
 
 // Lines are the kept lines, in file order. The slice must not be modified.
 func (x *Index) Lines() []Span { return x.lines }
 
-// Indexed is an index type: a pointer to its owner's struct, which embeds
-// Index (only embedding provides base). It is every hook a scan and a Cache
-// call: an owner writes Merge, AppendFacts and ReadFacts; Index gives the
-// others a default that does nothing.
-type Indexed[T any] interface {
-	*T
-	base() *Index
-	// Merge takes in what next, the scan of the part of the file after
-	// x's, gathered besides its Lines: a big file is indexed in parts.
-	Merge(next *T)
-	// AppendFacts appends what the index gathered besides its Lines, for
-	// a Cache that persists its indexes; ReadFacts reads it back.
-	AppendFacts(b []byte) []byte
-	ReadFacts(b []byte) error
-	// Finish ends each scan: what the index put off, it does then.
-	Finish()
-	// Expect is told, once early in a big scan, how much more is to come,
-	// so that the index sizes what it gathers once rather than growing it:
-	// the copies of a growing slice, and the fresh pages each touches (a
-	// fault each, costly in a VM), were a fifth of a first read. part is
-	// the bytes of the part this index scans over those read so far; total
-	// the same for the bytes whose lines it will end up holding (a scan's
-	// first part takes in the others: Merge).
-	Expect(part, total float64)
-	// SetPiece tells the index which part of a full scan in parts it
-	// indexes (see Piece), before its scan and, with nil, once merged.
-	SetPiece(p *Piece)
-	// Size is the memory the index takes besides its Lines.
-	Size() int64
+// current reports whether x still describes the file version fi: the same
+// file, with the same size and modification time.
+func (x *Index) current(fi os.FileInfo) bool {
+	return os.SameFile(x.fi, fi) && x.size() == fi.Size() && x.fi.ModTime().Equal(fi.ModTime())
 }
 
-// The defaults of Indexed's hooks, which do nothing.
-
-func (x *Index) Finish()                    {}
-func (x *Index) Expect(part, total float64) {}
-func (x *Index) SetPiece(p *Piece)          {}
-func (x *Index) Size() int64                { return 0 }
-
-// current reports whether x, which may be nil, still describes the file
-// version fi: the same file, with the same size and modification time.
-func current[T any, P Indexed[T]](x P, fi os.FileInfo) bool {
-	if x == nil {
-		return false
-	}
-	b := x.base()
-	return sameFile(b.fi, fi) && b.fi.Size() == fi.Size() && b.fi.ModTime().Equal(fi.ModTime())
-}
-
-// sameFile is os.SameFile, which also knows the version of a file that a
-// persisted index describes.
-func sameFile(a, b os.FileInfo) bool {
-	ad, ai, aok := FileKey(a)
-	bd, bi, bok := FileKey(b)
-	if aok && bok {
-		return ad == bd && ai == bi
-	}
-	return os.SameFile(a, b)
-}
-
-// Scan says what a Refresh read.
+// Scan says what a refresh read.
 type Scan struct {
 	Full  bool  // the file was read from its start
 	Bytes int64 // bytes read
 }
 
-// Refresh returns old, which may be nil, brought up to date with f, whose
-// current version is fi: old itself when unchanged; a copy extended by only
-// the appended bytes when the same file grew; a new index from a full scan
-// when the file is new, shrank, was replaced or rewritten. add takes each
-// new complete line (valid only during the call) into the index being built
-// and reports whether to keep its Span in Lines. Overlong lines are skipped
-// and logged with what naming the file. old is never modified: it stays
-// intact if ctx ends the scan, and a reader holding it may go on using it.
-func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
-	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
-	return refreshTuned(ctx, old, f, fi, add, log, what, Tuning{})
+// scanner takes a file's lines into an index: add takes each complete line
+// (valid during the call), reporting whether to keep its Span; overlong
+// ones are skipped, logged with what naming the file.
+type scanner[T any, P Indexed[T]] struct {
+	add    func(x P, line []byte) bool
+	log    *zap.Logger
+	what   string
+	tuning Tuning
 }
 
-// refreshTuned is Refresh with its scan tuned by t.
-func refreshTuned[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
-	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
-	if current(old, fi) {
+// Refresh is a Cache's refresh of old, untuned: for a format's tests.
+func Refresh[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
+	add func(x P, line []byte) bool, log *zap.Logger, what string) (P, Scan, error) {
+	return scanner[T, P]{add: add, log: log, what: what}.refresh(ctx, old, f, fi)
+}
+
+// refresh returns old, which may be nil, brought up to date with f, whose
+// current version is fi: old itself when unchanged; a copy extended by the
+// appended bytes when the same file grew; else a full scan. old is never
+// modified: a reader holding it may go on, and it stays if ctx ends a scan.
+func (s scanner[T, P]) refresh(ctx context.Context, old P, f *os.File, fi os.FileInfo) (P, Scan, error) {
+	if old != nil && old.base().current(fi) {
 		return old, Scan{}, nil
 	}
-	var ob *Index
-	if old != nil {
-		ob = old.base()
-	}
-	if ob == nil || !sameFile(ob.fi, fi) || fi.Size() <= ob.fi.Size() || !appendedTo(f, ob.split.Pos) {
-		return fullScan[T, P](ctx, f, fi, add, log, what, t)
+	if old == nil || !os.SameFile(old.base().fi, fi) || fi.Size() <= old.base().size() || !appendedTo(f, old.base().split.Pos) {
+		return s.fullScan(ctx, f, fi)
 	}
 	// Extend a copy: appending to lines (or the owner's slices) cannot
 	// change old's view of them, but Pending is rewritten in place.
 	x := P(new(T))
 	*x = *old
 	b := x.base()
-	b.split.Pending = append([]byte(nil), ob.split.Pending...)
+	b.split.Pending = append([]byte(nil), old.base().split.Pending...)
 	b.fi = fi
 	skipped := b.split.Skipped
-	from := b.split.Pos + b.split.Partial
-	n, err := scanPart(ctx, x, f, from, fi.Size(), 0, add)
+	n, err := s.scanPart(ctx, x, f, b.size(), fi.Size(), 0)
 	if err != nil {
 		return nil, Scan{Bytes: n}, err
 	}
-	jsonl.WarnSkipped(log, what, f, b.split.Skipped-skipped)
+	jsonl.WarnSkipped(s.log, s.what, f, b.split.Skipped-skipped)
 	return x, Scan{Bytes: n}, nil
 }
 
-// scanPart feeds the bytes of f in [from, to) to x's splitter, taking each
-// complete line into x with add, and returns how many bytes it read. into
-// is how many bytes of lines x will hold once merged (0: no estimate).
-//
-// The file is read, not mapped. Mapping it saved the copy into a buffer
-// (11 of the 16 ms of reading and splitting 100 MB on one core; about 6 ms
-// of a first page, whose scan runs in parts on two), and cost a recovery
-// from the faults of a file cut short under the mapping, with unsafe
-// pointers to tell those faults from others. The first page of a never-read
-// 100 MB transcript was 30 to 46 ms with it, against a target of 100 ms.
-func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, to, into int64, add func(x P, line []byte) bool) (int64, error) {
+// scanPart takes the complete lines of f in [from, to) into x and returns
+// how many bytes it read; into is how many bytes of lines x will hold once
+// merged (0: no estimate). The file is read, not mapped: mapping saved a
+// copy (11 of the 16 ms of splitting 100 MB on one core, 6 ms of a first
+// page) but needed unsafe recovery from the faults of a file cut short
+// under it; a first page of 100 MB is 30 to 46 ms without (target 100).
+func (s scanner[T, P]) scanPart(ctx context.Context, x P, f *os.File, from, to, into int64) (int64, error) {
 	b, seen := x.base(), 0
 	defer func() { b.shape = nil }()
 	keep := func(off int64, line []byte) {
 		if seen++; seen == shapeAfter {
 			b.shape = new(jsonl.Shape)
 		}
-		if add(x, line) {
+		if s.add(x, line) {
 			if len(b.lines) == cap(b.lines) {
-				// Doubled, not grown by a quarter as append grows a big
-				// slice: its copies were a fifth of a first read's
-				// allocations, each new page a fault. From 16, not 256: 4
-				// KB a small session was half a first history's bytes.
+				// Doubled, not grown by a quarter as append does: its
+				// copies were a fifth of a first read's allocations. From
+				// 16, not 256: 4 KB a session was half a first history's.
 				b.lines = Grow(b.lines, max(len(b.lines), 16))
 			}
 			b.lines = append(b.lines, Span{off, int64(len(line))})
 		}
 	}
-	// Never empty: a zero-length read would never reach EOF. Reused (add
-	// keeps nothing of a line): one made for each file was 37 of the 48 MB
-	// a first history of 1,000 sessions allocated.
+	// Never empty (a zero-length read never reaches EOF); pooled: one per
+	// file was 37 of the 48 MB a first history of 1,000 sessions allocated.
 	pooled := chunks.Get().(*[]byte)
 	defer chunks.Put(pooled)
 	buf := (*pooled)[:min(jsonl.ChunkSize, to-from+1)]
 	n, err := jsonl.ReadRange(ctx, f, from, to, buf, func(chunk []byte, first bool) {
 		b.split.Feed(chunk, keep)
 		if first && into > 0 && to-from >= 4*jsonl.ChunkSize && len(chunk) > 0 {
-			// Told once how much is to come (Indexed's Expect); bounded by
-			// a line of 16 bytes at least, so that a head of short lines
-			// does not reserve much for a file of long ones.
+			// Sized as Expect says, for lines of 16 bytes at least: a
+			// head of short lines must not reserve much for long ones.
 			part, total := float64(to-from)/float64(len(chunk)), float64(into)/float64(len(chunk))
 			if want := int(min(float64(len(b.lines))*total*1.1, float64(into)/16)) + 16; want > cap(b.lines) {
 				b.lines = Grow(b.lines, want-len(b.lines))
@@ -217,10 +197,8 @@ func scanPart[T any, P Indexed[T]](ctx context.Context, x P, f *os.File, from, t
 // chunks are scanPart's read buffers.
 var chunks = sync.Pool{New: func() any { b := make([]byte, jsonl.ChunkSize); return &b }}
 
-// Grow is slices.Grow without writing the room it makes: slices.Grow
-// zeroes it, touching every page of a reservation (a fault each) whether
-// it is filled or not, while memory new from the system is zero already and
-// is touched only as it is filled.
+// Grow is slices.Grow without zeroing the room it makes, which touched
+// every page of a reservation (a fault each) whether filled or not.
 func Grow[S ~[]E, E any](s S, n int) S {
 	if n <= cap(s)-len(s) {
 		return s
@@ -230,41 +208,13 @@ func Grow[S ~[]E, E any](s S, n int) S {
 	return g
 }
 
-// Piece is one part of a full scan in parts, and what the parts share: the
-// earliest of them that found what only the earliest finding of is kept (a
-// transcript's first prompt), so that a later part need not look.
-type Piece struct {
-	i     int64
-	first *atomic.Int64 // the earliest part that found it, or maxParts
-}
-
-// Found records that p found it.
-func (p *Piece) Found() {
-	if p == nil {
-		return
-	}
-	for {
-		v := p.first.Load()
-		if v <= p.i || p.first.CompareAndSwap(v, p.i) {
-			return
-		}
-	}
-}
-
-// FoundBefore reports whether an earlier part than p found it; false for
-// nil, an index that is not a part of a scan.
-func (p *Piece) FoundBefore() bool { return p != nil && p.first.Load() < p.i }
-
-// fullScan indexes f from its start: in parts scanned at once when it is
-// big (a first read of a 100 MB transcript is the scan of its lines, which
-// parts divide), else in one. Measured again in one part (issue 30, cdevd
-// bench back to back, loads 5 to 10): Claude's first page of a never-read
-// 100 MB transcript took 148–194 ms against 39–106 in parts, past its target
-// of 100; Codex's and Gemini's moved within their spread (one part took
-// less CPU: Codex 93 CPU ms against 121).
-func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileInfo,
-	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
-	parts := min(t.parts(), fi.Size()/t.parallelMin())
+// fullScan indexes f from its start, in parts scanned at once when it is
+// big. In one part (issue 30, cdevd bench back to back, loads 5 to 10),
+// Claude's first page of a never-read 100 MB transcript took 148–194 ms
+// against 39–106, past its target of 100; Codex's and Gemini's moved within
+// their spread (one part took less CPU: Codex 93 CPU ms against 121).
+func (s scanner[T, P]) fullScan(ctx context.Context, f *os.File, fi os.FileInfo) (P, Scan, error) {
+	parts := min(s.tuning.parts(), fi.Size()/s.tuning.parallelMin())
 	cuts := []int64{0}
 	for i := int64(1); i < parts; i++ {
 		c, err := lineAfter(f, fi.Size()*i/parts, fi.Size())
@@ -282,20 +232,20 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 	var first atomic.Int64
 	first.Store(maxParts)
 	var wg sync.WaitGroup
-	// The first part last, on this goroutine: a goroutine for a small
-	// file's one part woke another thread each time (6,000 futex and
-	// nanosleep calls a first history of 1,000 sessions).
+	// The first part last, on this goroutine: one started for a small file
+	// woke a thread (6,000 futex and nanosleep calls a history of 1,000).
 	for i := len(xs) - 1; i >= 0; i-- {
 		xs[i] = P(new(T))
-		xs[i].base().split.Pos = cuts[i]
+		b := xs[i].base()
+		b.split.Pos = cuts[i]
 		if len(xs) > 1 {
-			xs[i].SetPiece(&Piece{int64(i), &first})
+			b.part, b.first = int64(i), &first
 		}
 		into := cuts[i+1] - cuts[i]
 		if i == 0 {
 			into = fi.Size() // the first part takes in the others' lines
 		}
-		scan := func() { reads[i], errs[i] = scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into, add) }
+		scan := func() { reads[i], errs[i] = s.scanPart(ctx, xs[i], f, cuts[i], cuts[i+1], into) }
 		if i > 0 {
 			wg.Go(scan)
 		} else {
@@ -320,34 +270,30 @@ func fullScan[T any, P Indexed[T]](ctx context.Context, f *os.File, fi os.FileIn
 		b.split = yb.split
 		x.Merge(y)
 	}
-	x.SetPiece(nil)
-	b.fi = fi
-	jsonl.WarnSkipped(log, what, f, b.split.Skipped)
+	b.fi, b.first = fi, nil
+	jsonl.WarnSkipped(s.log, s.what, f, b.split.Skipped)
 	return x, sc, nil
 }
 
 // lineAfter is the offset just after the first newline at or after off in
 // f, or size when there is none.
 func lineAfter(f *os.File, off, size int64) (int64, error) {
-	buf := make([]byte, 64<<10)
-	for off < size {
-		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return off + int64(i) + 1, nil
-		}
-		if err != nil && err != io.EOF {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, off, size-off), 64<<10)
+	for {
+		b, err := r.ReadSlice('\n')
+		off += int64(len(b))
+		switch err {
+		case nil, io.EOF:
+			return off, nil
+		case bufio.ErrBufferFull:
+		default:
 			return 0, err
 		}
-		if n == 0 {
-			break
-		}
-		off += int64(n)
 	}
-	return size, nil
 }
 
-// appendedTo reports whether f still ends a line at pos, the cheap sign that
-// it was appended to rather than rewritten.
+// appendedTo reports whether f still ends a line at pos: appended to, not
+// rewritten.
 func appendedTo(f *os.File, pos int64) bool {
 	if pos == 0 {
 		return true
@@ -357,18 +303,12 @@ func appendedTo(f *os.File, pos int64) bool {
 	return err == nil && b[0] == '\n'
 }
 
-// ReadPage reads one page of x's lines from f, open on the file version x
-// describes, calling fn with each line's offset and content (valid only
-// during the call) in page order: from the offset-th line on, at most limit
-// lines; with desc, offset counts from the last line and the page runs
-// backwards. It stops before a line that would take the page's bytes past
-// budget (0: no bound), though never before the first, so that a reply
-// stays one frame of bounded size; and at fn's first error, returned.
-//
-// A span no scan makes (a negative length, one that is not a whole line),
-// or a panic while reading the page (in fn too), is an error marked Stale
-// and wrapping ErrBadIndex: a Cache drops the index, and the next read
-// scans the file again, rather than failing each page the same way.
+// ReadPage calls fn with the offset and content (valid during the call) of
+// a page of x's lines, read from f, open on the version x describes: from
+// the offset-th on (with desc, from the last, backwards), at most limit,
+// and within budget bytes (0: any) but for the first, so that a reply stays
+// one bounded frame; it stops at fn's first error. A span no scan makes, or
+// a panic, is Stale, wrapping ErrBadIndex: a Cache drops the index.
 func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64, fn func(off int64, line []byte) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -390,9 +330,8 @@ func (x *Index) ReadPage(f *os.File, offset, limit int, desc bool, budget int64,
 		if used += sp.N; i > from && budget > 0 && used > budget {
 			return nil
 		}
-		// Read with the newlines around it, in the same read: a span that
-		// is not a whole line (an index planted with right checksums, or a
-		// file rewritten in place) shows at once.
+		// Read with the newlines around it: a span that is not a line (a
+		// planted index, a file rewritten in place) shows at once.
 		from, n := sp.Off-1, sp.N+2
 		if sp.Off == 0 {
 			from, n = 0, sp.N+1

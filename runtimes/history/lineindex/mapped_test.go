@@ -13,7 +13,7 @@ import (
 // rawIndex keeps its facts as given: in place in a mapped saved index, as
 // Gemini's tables are read.
 type rawIndex struct {
-	Index
+	plain
 	facts []byte
 }
 

@@ -15,9 +15,15 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
+// refreshTuned is a Cache's refresh of old with t.
+func refreshTuned[T any, P Indexed[T]](ctx context.Context, old P, f *os.File, fi os.FileInfo,
+	add func(x P, line []byte) bool, log *zap.Logger, what string, t Tuning) (P, Scan, error) {
+	return scanner[T, P]{add: add, log: log, what: what, tuning: t}.refresh(ctx, old, f, fi)
+}
+
 // mergingIndex is testIndex that can be built in parts.
 type mergingIndex struct {
-	Index
+	plain
 	all []string
 }
 
@@ -84,18 +90,21 @@ func TestFullScanInParts(t *testing.T) {
 // transcript index keeps its first prompt, looking only while no earlier
 // part found one.
 type firstIndex struct {
-	Index
+	plain
 	first    string
-	piece    *Piece
+	started  bool // add was called
 	late     bool // the part began after an earlier one found
 	searched int  // lines looked at after an earlier part found
 }
 
 func (x *firstIndex) add(b []byte) bool {
-	if x.first == "" && !x.piece.FoundBefore() {
+	if !x.started {
+		x.started, x.late = true, x.FoundBefore()
+	}
+	if x.first == "" && !x.FoundBefore() {
 		if strings.HasPrefix(string(b), "!") {
 			x.first = string(b)
-			x.piece.Found()
+			x.Found()
 		}
 		if x.late {
 			x.searched++
@@ -109,11 +118,6 @@ func (x *firstIndex) Merge(y *firstIndex) {
 		x.first = y.first
 	}
 	x.searched += y.searched
-}
-
-func (x *firstIndex) SetPiece(p *Piece) {
-	x.piece = p
-	x.late = p.FoundBefore()
 }
 
 // TestFullScanFirstFound: what only the earliest part's finding of is kept
@@ -147,15 +151,15 @@ func TestFullScanFirstFound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if x.first != want || x.searched != 0 || x.piece != nil {
-			t.Errorf("first at %d: kept %q, want %q; %d lines looked at late; piece %v", at, x.first, want, x.searched, x.piece)
+		if x.first != want || x.searched != 0 || x.Index.first != nil {
+			t.Errorf("first at %d: kept %q, want %q; %d lines looked at late; still a part: %v", at, x.first, want, x.searched, x.Index.first != nil)
 		}
 	}
 }
 
 // expectIndex keeps every line and records what a scan expects (Indexed's Expect).
 type expectIndex struct {
-	Index
+	plain
 	expects  []expected
 	finished int // scans ended (Indexed's Finish)
 }

@@ -17,7 +17,7 @@ import (
 
 // factIndex is an index whose facts (every line it saw) are persisted.
 type factIndex struct {
-	Index
+	plain
 	all []string
 }
 
@@ -104,7 +104,7 @@ func TestSaveAfterTheRead(t *testing.T) {
 	}
 	defer f.Close()
 	err = c.Read(context.Background(), e.path, f, func(x *factIndex) error {
-		if _, err := os.Stat(c.disk.name(e.path)); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(c.savedName(e.path)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("index saved while its first reader still reads (%v)", err)
 		}
 		return nil
@@ -113,7 +113,7 @@ func TestSaveAfterTheRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	if _, err := os.Stat(c.disk.name(e.path)); err != nil {
+	if _, err := os.Stat(c.savedName(e.path)); err != nil {
 		t.Fatalf("no index saved once Close returned: %v", err)
 	}
 	e.restart("v1", false)
@@ -124,8 +124,8 @@ func TestSaveAfterTheRead(t *testing.T) {
 func TestSaveAfterForget(t *testing.T) {
 	t.Parallel()
 	e := newPersistEnv(t)
+	e.tuning.SaveDelay = time.Hour // the save waits for Close
 	c := e.openCache("v1")
-	c.hold = make(chan struct{})
 	fi, err := os.Stat(e.path)
 	if err != nil {
 		t.Fatal(err)
@@ -134,9 +134,8 @@ func TestSaveAfterForget(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Forget(e.path)
-	close(c.hold)
 	c.Close()
-	if _, err := os.Stat(c.disk.name(e.path)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(c.savedName(e.path)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("index of a forgotten path saved after all (%v)", err)
 	}
 }
@@ -284,9 +283,9 @@ func TestPersistedIndex(t *testing.T) {
 			if _, err := c.Get(context.Background(), link, fi); err != nil {
 				e.t.Fatal(err)
 			}
-			b, _ := os.ReadFile(c.disk.name(link))
-			os.Remove(c.disk.name(link))
-			writeFile(e.t, c.disk.name(e.path), string(b))
+			b, _ := os.ReadFile(c.savedName(link))
+			os.Remove(c.savedName(link))
+			writeFile(e.t, c.savedName(e.path), string(b))
 		}, "v1", true},
 		{"persisted by another version", func(e *persistEnv) {}, "v2", true},
 	} {
@@ -351,13 +350,13 @@ func TestPersistBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Order the saves by time, whatever the file system's resolution.
-		if err := os.Chtimes(c.disk.name(p), ti, ti); err != nil {
+		if err := os.Chtimes(c.savedName(p), ti, ti); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)
 	}
 	m, _ := filepath.Glob(filepath.Join(e.dir, "*"))
-	want := []string{c.disk.name(paths[2]), c.disk.name(paths[3])}
+	want := []string{c.savedName(paths[2]), c.savedName(paths[3])}
 	slices.Sort(want)
 	if !slices.Equal(m, want) {
 		t.Errorf("cache dir holds %q, want %q", m, want)

@@ -14,7 +14,7 @@ import (
 
 // shapesIndex records the Shape its scan gave each line.
 type shapesIndex struct {
-	Index
+	plain
 	shapes []*jsonl.Shape
 }
 

@@ -4,16 +4,9 @@ package lineindex
 
 import "os"
 
-// FileKey is the device and inode of the file fi describes: unknown here
-// (but for a persisted index's), so indexes are not persisted.
-func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
-	if p, isP := fi.(*persistedInfo); isP {
-		return p.dev, p.ino, true
-	}
-	return 0, 0, false
-}
+// FileKey is the device and inode of the file fi describes: unknown here,
+// so indexes are not persisted.
+func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) { return 0, 0, false }
 
-// mapFile does not map here: saved indexes are not persisted.
-func mapFile(f *os.File, size int64) []byte { return nil }
-
-func unmapFile(b []byte) {}
+// mapSaved does not map here: indexes are not persisted.
+func mapSaved(f *os.File, size int64) *mapping { return nil }

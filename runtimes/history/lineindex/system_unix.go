@@ -4,6 +4,7 @@ package lineindex
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -12,9 +13,6 @@ import (
 // FileKey is the device and inode of the file fi describes (from os.Stat,
 // os.Lstat); ok is false where they are unknown.
 func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
-	if p, isP := fi.(*persistedInfo); isP {
-		return p.dev, p.ino, true
-	}
 	st, isSt := fi.Sys().(*syscall.Stat_t)
 	if !isSt {
 		return 0, 0, false
@@ -22,14 +20,17 @@ func FileKey(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	return uint64(st.Dev), uint64(st.Ino), true //nolint:unconvert // Dev is int32 on darwin
 }
 
-// mapFile maps the size bytes of f read-only (see mapping); nil if it
-// cannot.
-func mapFile(f *os.File, size int64) []byte {
+// mapSaved maps f, a saved index of size bytes (see mapping); nil if it cannot.
+func mapSaved(f *os.File, size int64) *mapping {
 	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil || len(b) != int(size) {
 		return nil
 	}
-	return b
+	m := &mapping{data: b}
+	liveMappings.Add(1)
+	runtime.AddCleanup(m, func(b []byte) {
+		unix.Munmap(b)
+		liveMappings.Add(-1)
+	}, b)
+	return m
 }
-
-func unmapFile(b []byte) { unix.Munmap(b) }
