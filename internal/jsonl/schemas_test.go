@@ -30,10 +30,10 @@ type (
 		Args      json.RawMessage `json:"args"`
 	}
 	message struct {
-		ID      string   `json:"id"`
-		Role    string   `json:"role"`
-		Content []block  `json:"content"`
-		Usage   tokens   `json:"usage"`
+		ID      string  `json:"id"`
+		Role    string  `json:"role"`
+		Content []block `json:"content"`
+		Usage   tokens  `json:"usage"`
 	}
 	block struct {
 		Type    string          `json:"type"`
