@@ -11,6 +11,12 @@ import (
 	"github.com/cdevd/cdevd/internal/jsonl"
 )
 
+// Checker is a Case of any type, for a list of a reader's schemas.
+type Checker interface {
+	Check(t testing.TB, b []byte) bool
+	Took(t testing.TB, seeds [][]byte) int
+}
+
 // Case is one schema held to encoding/json decoding into its T.
 type Case[T any] struct {
 	Label  string

@@ -12,17 +12,11 @@ import (
 	"github.com/cdevd/cdevd/testdoubles/claudegen"
 )
 
-// schemaCase is a jsonltest.Case of any type.
-type schemaCase interface {
-	Check(t testing.TB, b []byte) bool
-	Took(t testing.TB, seeds [][]byte) int
-}
-
 // schemaCases are this package's schemas, each with how many of the seeds
 // of its level (schemaSeeds) it must take at least: a schema that took
 // none would prove nothing.
 var schemaCases = []struct {
-	c    schemaCase
+	c    jsonltest.Checker
 	took int
 }{
 	{jsonltest.Case[Line]{Label: "line", Schema: lineSchema}, 80},

@@ -13,19 +13,13 @@ import (
 	"github.com/cdevd/cdevd/testdoubles/codexgen"
 )
 
-// schemaCase is a jsonltest.Case of any type.
-type schemaCase interface {
-	Check(t testing.TB, b []byte) bool
-	Took(t testing.TB, seeds [][]byte) int
-}
-
 // schemaCases are this package's schemas, each held to encoding/json, with
 // where its objects are in a line (keys between dots, [] for each element
 // of an array; "": the line) and how many of those in the seed lines it
 // must read: a schema that left most of them to encoding/json would prove
 // little, and would make scans and pages slow.
 var schemaCases = []struct {
-	c        schemaCase
+	c        jsonltest.Checker
 	paths    []string
 	minTaken int
 }{
