@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -253,21 +252,7 @@ func BenchmarkListCold(b *testing.B) {
 // BenchmarkClassify indexes the lines of 10 MB of rollout held in memory:
 // the CPU cost of a first index build without its reads.
 func BenchmarkClassify(b *testing.B) {
-	home := b.TempDir()
-	data, err := os.ReadFile(writeBig(b, home, "/w", threadA, 10<<20))
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := bytes.Split(data[:len(data)-1], []byte("\n"))
-	b.SetBytes(int64(len(data)))
-	cpu := cpuMeter(b)
-	for b.Loop() {
-		x := &index{}
-		for _, l := range lines {
-			x.add(l)
-		}
-	}
-	cpu()
+	benchAdd(b, writeBig(b, b.TempDir(), "/w", threadA, 10<<20))
 }
 
 // BenchmarkListBesideBig is the first List (a new Store) of a workspace of
