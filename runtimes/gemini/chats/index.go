@@ -16,15 +16,16 @@ const indexVersion = "gemini-chats-6"
 
 // rec is where a record's latest version is (its line's place in Lines,
 // where it begins in the line, its length and a checksum of its bytes),
-// and what List and a page's count need of it. Its strings are in its
-// index's strs (see span).
+// and what List and a page's count need of it (see info). Its strings are
+// in its index's strs, from off (see rec.id).
 type rec struct {
-	id    span
-	info  recInfo
-	line  int32
-	start int32 // a $set holds several records in a line
-	n     int32
-	sum   uint32
+	off                  int
+	idN, promptN, listsN uint32
+	line                 int32
+	start                int32 // a $set holds several records in a line
+	n                    int32
+	sum                  uint32
+	visible              bool
 }
 
 // index is a chat file replayed: the patch log's state, each record by
@@ -130,14 +131,13 @@ const (
 func take(x *index, line int32, r *taken) {
 	rc := rec{line: line, start: int32(r.start), n: int32(len(r.raw)), sum: checksum(r.raw)}
 	before := len(x.strs)
-	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id)) == string(r.id) {
+	addStrs(x, &rc, r)
+	if n := len(x.recs); n > 0 && string(x.bytesOf(x.recs[n-1].id())) == string(r.id) {
 		// Gemini writes a record again as it grows, on the next line.
 		last := &x.recs[n-1]
-		x.dead += last.info.size()
-		rc.id, rc.info = last.id, addInfo(x, r)
+		x.dead += int64(last.allStrs().n)
 		*last = rc
 	} else {
-		rc.id, rc.info = add(x, r.id), addInfo(x, r)
 		x.recs = append(x.recs, rc)
 		x.pending++
 	}
@@ -165,14 +165,13 @@ func (x *index) takePending() {
 	if x.pos == nil {
 		x.pos = newPositions(max(x.want, len(x.recs)))
 		for i := range x.recs[:w] {
-			x.pos.add(x, x.bytesOf(x.recs[i].id), int32(i))
+			x.pos.add(x, x.bytesOf(x.recs[i].id()), int32(i))
 		}
 	}
 	for i := w; i < len(x.recs); i++ {
 		r := x.recs[i]
-		if j, ok := x.pos.add(x, x.bytesOf(r.id), int32(w)); ok {
-			x.dead += int64(r.id.n) + x.recs[j].info.size()
-			r.id = x.recs[j].id
+		if j, ok := x.pos.add(x, x.bytesOf(r.id()), int32(w)); ok {
+			x.dead += int64(x.recs[j].allStrs().n)
 			x.recs[j] = r
 			continue
 		}
@@ -244,9 +243,7 @@ func (x *index) Merge(y *index) {
 	x.dead += y.dead
 	for _, r := range y.recs {
 		r.line += shift
-		r.id.off += base // an empty span moved stays empty
-		r.info.prompt.off += base
-		r.info.lists.off += base
+		r.off += base
 		x.recs = append(x.recs, r)
 	}
 	x.pending += len(y.recs)

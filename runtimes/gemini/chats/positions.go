@@ -42,7 +42,7 @@ func (p *positions) add(x *index, id []byte, i int32) (int32, bool) {
 	case !ok:
 		p.byHash[h] = i
 		return i, false
-	case string(x.bytesOf(x.recs[j].id)) == string(id):
+	case string(x.bytesOf(x.recs[j].id())) == string(id):
 		return j, true
 	}
 	if j, ok := p.more[string(id)]; ok {

@@ -42,10 +42,10 @@ var le = binary.LittleEndian
 // appendRec appends r to the saved table; its strings follow one another
 // from its id's.
 func appendRec(b []byte, r *rec) []byte {
-	for _, v := range []uint32{uint32(r.line), uint32(r.start), uint32(r.n), r.sum, uint32(r.id.off), r.id.n, r.info.prompt.n, r.info.lists.n} {
+	for _, v := range []uint32{uint32(r.line), uint32(r.start), uint32(r.n), r.sum, uint32(r.off), r.idN, r.promptN, r.listsN} {
 		b = le.AppendUint32(b, v)
 	}
-	if r.info.visible {
+	if r.visible {
 		return append(b, 1)
 	}
 	return append(b, 0)
@@ -55,9 +55,7 @@ func appendRec(b []byte, r *rec) []byte {
 func (s *savedView) rec(i int) rec {
 	b := s.recs[i*recSize : (i+1)*recSize]
 	u := func(k int) uint32 { return le.Uint32(b[4*k:]) }
-	id := span{int(u(4)), u(5)}
-	prompt := span{id.off + int(id.n), u(6)}
-	return rec{id: id, info: recInfo{prompt: prompt, lists: span{prompt.off + int(prompt.n), u(7)}, visible: b[32] != 0},
+	return rec{off: int(u(4)), idN: u(5), promptN: u(6), listsN: u(7), visible: b[32] != 0,
 		line: int32(u(0)), start: int32(u(1)), n: int32(u(2)), sum: u(3)}
 }
 
@@ -92,9 +90,9 @@ func (x *index) AppendFacts(b []byte) []byte {
 	var recs []byte
 	var calls []span
 	for _, r := range v.recs {
-		r.id, r.info.prompt, r.info.lists = add(out, x.bytesOf(r.id)), add(out, x.bytesOf(r.info.prompt)), add(out, x.bytesOf(r.info.lists))
+		r.off = add(out, x.bytesOf(r.allStrs())).off
 		recs = appendRec(recs, &r)
-		out.eachList(&r.info, func(call bool, id span) {
+		out.eachList(&r, func(call bool, id span) {
 			if call {
 				calls = append(calls, id)
 			}
@@ -132,8 +130,8 @@ func (x *index) ReadFacts(b []byte) error {
 	lines := x.Lines()
 	for i := range n {
 		rc := s.rec(i)
-		end := uint64(rc.id.off) + uint64(rc.id.n) + uint64(rc.info.prompt.n) + uint64(rc.info.lists.n)
-		if rc.id.n == 0 || end > uint64(len(strs)) || uint64(rc.line) >= uint64(len(lines)) ||
+		end := uint64(rc.off) + uint64(rc.idN) + uint64(rc.promptN) + uint64(rc.listsN)
+		if rc.idN == 0 || end > uint64(len(strs)) || uint64(rc.line) >= uint64(len(lines)) ||
 			int64(uint32(rc.start))+int64(uint32(rc.n)) > lines[rc.line].N {
 			return errFacts
 		}
