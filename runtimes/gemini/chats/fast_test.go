@@ -89,7 +89,7 @@ func fastLineOf(b []byte, _ bool) (Line, bool) {
 }
 
 // TestReplayKeepsNoPartOfLine: a replay's records say the same when each
-// line's bytes are overwritten after it is replayed (lineOf borrows them).
+// line's bytes are overwritten after it is replayed (parseLine borrows them).
 // Each file is replayed twice, so that its records are found again by id
 // (by their string too, under TestReplayWithHashCollisions).
 func TestReplayKeepsNoPartOfLine(t *testing.T) {

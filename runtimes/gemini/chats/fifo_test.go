@@ -26,7 +26,7 @@ func TestFIFOInPlaceOfAChat(t *testing.T) {
 			}
 			s := New(dir, nil)
 			defer s.Close()
-			if _, ok := s.t.Head(fifo, fi); ok {
+			if _, ok := s.Head(fifo, fi); ok {
 				t.Error("Head of a FIFO: ok")
 			}
 		},

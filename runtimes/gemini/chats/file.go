@@ -129,10 +129,6 @@ func (v *view) all() []*entry {
 	return v.msgs
 }
 
-// page is messages [from, to) of v (0 ≤ from ≤ to ≤ v.n), counted from the
-// newest when desc, in that order.
-func (v *view) page(from, to int, desc bool) []*entry { return pageOf(v.n, from, to, desc, v.entry) }
-
 // pageOf is items [from, to) of n, counted from the newest when desc, in
 // that order: at(j) is item j.
 func pageOf(n, from, to int, desc bool, at func(j int) *entry) []*entry {

@@ -3,11 +3,26 @@ package chats
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// ParseLine is parseLine of a line that must be valid JSON, each Raw its
+// own: what the fuzz target holds the replay to.
+func ParseLine(b []byte) (Line, error) {
+	if !json.Valid(bytes.TrimSpace(b)) {
+		return Line{}, errors.New("chat line: not JSON")
+	}
+	l, err := parseLine(b)
+	l.Record.Raw = bytes.Clone(l.Record.Raw)
+	for i := range l.SetMsgs {
+		l.SetMsgs[i].Raw = bytes.Clone(l.SetMsgs[i].Raw)
+	}
+	return l, err
+}
 
 // FuzzParseLine: no line makes the parser, the replay or the conversion
 // panic, and a record line always converts without failing.

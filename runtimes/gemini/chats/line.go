@@ -111,23 +111,10 @@ func readLenient[T any](s *jsonl.Schema[T], sh *jsonl.Shape, b []byte, v *T) boo
 	return err == nil || isTypeError(err)
 }
 
-// ParseLine decodes one chat-file line. A field of an unexpected type is
-// left zero rather than failing the line: only malformed JSON, a line that
-// is not an object, and a record without an id are errors. (A replay does
-// not validate what it skips: see quick.go.)
-func ParseLine(b []byte) (Line, error) {
-	if !json.Valid(bytes.TrimSpace(b)) {
-		return Line{}, errors.New("chat line: not JSON")
-	}
-	l, err := parseLine(b)
-	l.Record.Raw = bytes.Clone(l.Record.Raw)
-	for i := range l.SetMsgs {
-		l.SetMsgs[i].Raw = bytes.Clone(l.SetMsgs[i].Raw)
-	}
-	return l, err
-}
-
-// parseLine is ParseLine with each Raw a part of b (no copy).
+// parseLine decodes one chat-file line, each Raw a part of b (no copy). A
+// field of an unexpected type is left zero rather than failing the line:
+// only a line that is not an object, and a record without an id, are
+// errors. (A replay does not validate what it skips: see quick.go.)
 func parseLine(b []byte) (Line, error) {
 	var lr lineReader
 	var l Line
@@ -150,9 +137,6 @@ func parseLine(b []byte) (Line, error) {
 	}
 	return l, nil
 }
-
-// lineOf is parseLine (tail.go's name for it).
-func lineOf(b []byte) (Line, error) { return parseLine(b) }
 
 // lineReader reads lines into what a replay takes of them, keeping the
 // room it made from line to line: a reader made for each line was five

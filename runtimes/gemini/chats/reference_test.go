@@ -152,7 +152,7 @@ func checkReplay(t *testing.T, content []byte, cut int) {
 }
 
 // validLines reports whether every line fastLine takes is valid JSON: the
-// only lines on which the replays may differ (see lineOf).
+// only lines on which the replays may differ (see parseLine).
 func validLines(b []byte) bool {
 	for _, l := range bytes.Split(b, []byte("\n")) {
 		if _, ok := fastLineOf(l, false); ok && !json.Valid(l) {

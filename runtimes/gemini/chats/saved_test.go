@@ -16,6 +16,10 @@ import (
 	"github.com/cdevd/cdevd/testdoubles/geminigen"
 )
 
+// page is messages [from, to) of v (0 ≤ from ≤ to ≤ v.n), counted from the
+// newest when desc, in that order.
+func (v *view) page(from, to int, desc bool) []*entry { return pageOf(v.n, from, to, desc, v.entry) }
+
 // savedChats are chat files whose views a saved index must give back:
 // the testdata files, and the generator's turns with early records
 // written again.

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,10 +27,12 @@ import (
 // history store over Gemini's format (see the package's doc). It is meant
 // to live as long as the daemon, and is safe for concurrent use.
 type Store struct {
+	// List, Has, Trash, Watch, Close and Stats are the tree's.
+	*history.Tree[index, *index]
+
 	tmp     string // <gemini home>/tmp
 	log     *zap.Logger
 	watcher *fswatch.Watcher // nil: the shared one
-	t       *history.Tree[index, *index]
 }
 
 var _ runtimes.Transcripts = (*Store)(nil)
@@ -49,7 +50,7 @@ func NewWith(geminiHome string, o history.Options) *Store { return tuned(geminiH
 // default; see history.DateTree): tests lower it.
 func tuned(geminiHome string, o history.Options, maxWatchedDirs int) *Store {
 	s := &Store{tmp: filepath.Join(geminiHome, "tmp"), log: cmp.Or(o.Log, zap.NewNop()), watcher: o.Watcher}
-	s.t = history.NewTree(format, history.DateTree[*index]{
+	s.Tree = history.NewTree(format, history.DateTree[*index]{
 		Root:    s.tmp,
 		ID:      shortID,
 		Dir:     func(x *index) string { return x.header.ProjectHash },
@@ -82,19 +83,10 @@ var format = history.Format[index, *index]{
 	Add:     (*index).add,
 }
 
-// List returns the sessions of dir that have a user message, newest first
-// (by the last write to any of their files): see history.Tree.List.
-func (s *Store) List(ctx context.Context, dir string) ([]runtimes.Summary, error) {
-	return s.t.List(ctx, dir)
-}
-
-// Close releases the watches and waits for the index saves under way.
-func (s *Store) Close() error { return s.t.Close() }
-
 // WithCacheDir makes s keep the replays of big chat files in dir too (a
 // first page after a restart then replays nothing); it returns s.
 func (s *Store) WithCacheDir(dir string) *Store {
-	s.t.WithCacheDir(dir)
+	s.Tree.WithCacheDir(dir)
 	return s
 }
 
@@ -102,12 +94,9 @@ func (s *Store) WithCacheDir(dir string) *Store {
 // watcher; it returns s.
 func (s *Store) WithWatcher(w *fswatch.Watcher) *Store {
 	s.watcher = w
-	s.t.WithWatcher(w)
+	s.Tree.WithWatcher(w)
 	return s
 }
-
-// Stats says what s has read so far.
-func (s *Store) Stats() history.TreeStats { return s.t.Stats() }
 
 // ProjectHash is the projectHash Gemini records for a session run in dir:
 // the SHA-256 hex of the path string.
@@ -147,20 +136,6 @@ func shortID(name string) string {
 
 // id8 is the part of a session id Gemini puts in file names.
 func id8(id string) string { return id[:min(8, len(id))] }
-
-// Has reports whether session id has a chat file with a user message for dir.
-func (s *Store) Has(ctx context.Context, dir, id string) bool { return s.t.Has(ctx, dir, id) }
-
-// Trash moves every chat file of session id (phantoms included) into bin.
-func (s *Store) Trash(ctx context.Context, dir, id string, bin runtimes.Bin) error {
-	return s.t.Trash(ctx, dir, id, bin)
-}
-
-// Watch reports the sessions with a user message whose chat files of dir
-// are written (see history.Tree.Watch; Near is the folder slug names).
-func (s *Store) Watch(dir string, changed func(id string)) (io.Closer, error) {
-	return s.t.Watch(dir, changed)
-}
 
 // slug is the directory name Gemini files dir's chats under: the one
 // projects.json gives, else dir's base name.
@@ -215,7 +190,7 @@ func (s *Store) Messages(ctx context.Context, dir, id string, offset, limit int,
 		raw, err := e.read(f)
 		if err != nil {
 			// Rewritten in place, or cut short: replayed afresh next time.
-			s.t.Forget(e.path)
+			s.Forget(e.path)
 			return nil, 0, fmt.Errorf("chat file %s changed while read: %w", e.path, err)
 		}
 		if m, ok := ToMessage(id, raw, called, fallback); ok {
@@ -361,7 +336,7 @@ func noSession(id string) error {
 // session returns session id of dir (history.Tree.Files); with real, only
 // if it has a user message.
 func (s *Store) session(ctx context.Context, dir, id string, real bool) (*session, error) {
-	files, err := s.t.Files(ctx, dir, id)
+	files, err := s.Files(ctx, dir, id)
 	if err != nil {
 		return nil, err
 	}

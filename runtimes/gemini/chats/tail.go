@@ -38,7 +38,7 @@ func (s *Store) Tail(ctx context.Context, dir, id string, emit func(rpc.Message)
 		return nil, err
 	}
 	if fi, err := os.Stat(f.path); err == nil {
-		if x, err := s.t.Index(ctx, f.path, fi); err == nil {
+		if x, err := s.Index(ctx, f.path, fi); err == nil {
 			t.seed(x.view(f.path))
 		}
 	}
@@ -85,7 +85,7 @@ func said(m rpc.Message) string {
 }
 
 func (t *tailer) line(b []byte) {
-	l, err := lineOf(b) // Raw is used during this call only
+	l, err := parseLine(b) // Raw is used during this call only
 	if err != nil {
 		return
 	}
