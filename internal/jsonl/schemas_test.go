@@ -1,10 +1,7 @@
 package jsonl_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cdevd/cdevd/internal/jsonl"
@@ -114,24 +111,10 @@ var (
 // refuse: every kind of value of another type, null, escaped, folded and
 // repeated keys, spaces, objects cut short.
 func seeds(t testing.TB) [][]byte {
-	var seeds [][]byte
-	for _, glob := range []string{
+	seeds := jsonltest.Lines(t,
 		"../../runtimes/claude/transcript/testdata/lines/*.jsonl",
 		"../../runtimes/codex/rollout/testdata/*.jsonl",
-		"../../runtimes/gemini/chats/testdata/*.jsonl",
-	} {
-		files, err := filepath.Glob(glob)
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no seeds in %s: %v", glob, err)
-		}
-		for _, file := range files {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seeds = append(seeds, bytes.Split(b, []byte("\n"))...)
-		}
-	}
+		"../../runtimes/gemini/chats/testdata/*.jsonl")
 	cg := claudegen.New("00000000-0000-4000-8000-000000000001", "/home/user/p")
 	xg := codexgen.New("00000000-0000-4000-8000-000000000002", "/home/user/p")
 	gg := geminigen.New("00000000-0000-4000-8000-000000000003", "/home/user/p")

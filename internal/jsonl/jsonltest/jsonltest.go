@@ -4,7 +4,10 @@
 package jsonltest
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -68,4 +71,25 @@ func (c Case[T]) Took(t testing.TB, seeds [][]byte) int {
 		}
 	}
 	return n
+}
+
+// Lines is every line of the files the globs match, in order (a glob that
+// matches none fails t): the seeds a reader's testdata gives its schemas.
+func Lines(t testing.TB, globs ...string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, glob := range globs {
+		files, err := filepath.Glob(glob)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no seeds in %s: %v", glob, err)
+		}
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, bytes.Split(b, []byte("\n"))...)
+		}
+	}
+	return out
 }

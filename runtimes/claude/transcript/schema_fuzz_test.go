@@ -1,9 +1,7 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -30,18 +28,7 @@ var schemaCases = []struct {
 // and shapes where a schema must refuse or read right; the messages inside
 // them; their blocks; their usages.
 func schemaSeeds(t testing.TB) [4][][]byte {
-	files, err := filepath.Glob(filepath.Join("testdata", "lines", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no seeds: %v", err)
-	}
-	var lines [][]byte
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, bytes.Split(b, []byte("\n"))...)
-	}
+	lines := jsonltest.Lines(t, filepath.Join("testdata", "lines", "*.jsonl"))
 	g := claudegen.New("00000000-0000-4000-8000-000000000001", "/home/user/p")
 	for range 3 {
 		lines = append(lines, []byte(g.Message()), []byte(g.Noise()))

@@ -62,14 +62,7 @@ func at(b []byte, path string) [][]byte {
 // synthetic.jsonl), lines as codexgen writes them, and shapes a schema must
 // leave to encoding/json or get right.
 func seedLines(t testing.TB) [][]byte {
-	var out [][]byte
-	for _, name := range []string{"exec.jsonl", "synthetic.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, bytes.Split(b, []byte("\n"))...)
-	}
+	out := jsonltest.Lines(t, filepath.Join("testdata", "exec.jsonl"), filepath.Join("testdata", "synthetic.jsonl"))
 	g := codexgen.New(threadA, "/home/user/p")
 	g.Pad = claudegen.LoremPad + "\n\t\"é\""
 	lines := g.Header()

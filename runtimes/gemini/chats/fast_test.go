@@ -5,25 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cdevd/cdevd/internal/jsonl/jsonltest"
 )
 
 // lineSeeds are the lines of every testdata chat file, and lines of the
 // shapes fastLine must leave to encoding/json or get right.
 func lineSeeds(t testing.TB) [][]byte {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatal(err, files)
-	}
-	var out [][]byte
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			out = append(out, []byte(l))
-		}
-	}
+	out := jsonltest.Lines(t, filepath.Join("testdata", "*.jsonl"))
 	for _, l := range []string{
 		`{"$set":{"messages":7}}`,
 		`{"$set":{"messages":null}}`,
